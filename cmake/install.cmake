@@ -1,0 +1,1 @@
+# install rules, CMake package config and pkg-config file (owned by the build infra)

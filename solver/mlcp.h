@@ -1,0 +1,213 @@
+/* Heft: the boxed mixed linear complementarity problem and the solver interface.
+ *
+ * This header is the whole public surface of the heft_solver library. It knows
+ * nothing about bodies or shapes: an island of the engine, an .mlcp file and a
+ * randomly generated test problem all become the same heft_mlcp.
+ *
+ * The problem (design.md "The MLCP of an island", mlcp-format.md): find lambda
+ * with w = A lambda - b such that for every row i
+ *   lo_i < lambda_i < hi_i  and  w_i = 0     (free)
+ *   lambda_i = lo_i         and  w_i >= 0    (tight at the lower bound)
+ *   lambda_i = hi_i         and  w_i <= 0    (tight at the upper bound)
+ * A friction row (findex_i >= 0) has bounds [-mu_i lambda_f, +mu_i lambda_f]
+ * with f = findex_i and mu_i stored in hi_i (ODE's findex convention).
+ */
+#ifndef HEFT_MLCP_H
+#define HEFT_MLCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* Every allocation of the engine and the solvers goes through these hooks, so
+ * an application can supply its own allocator and a test can count calls.
+ * Passing NULL functions restores malloc/realloc/free. */
+typedef struct heft_allocator {
+    void *(*alloc)(size_t size, void *user);
+    void *(*realloc)(void *ptr, size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} heft_allocator;
+
+void heft_set_allocator(const heft_allocator *allocator);
+void *heft_alloc(size_t size);
+void *heft_realloc(void *ptr, size_t size);
+void heft_free(void *ptr);
+
+/* ---- the problem ------------------------------------------------------- */
+
+typedef enum heft_row_kind {
+    HEFT_ROW_BILATERAL = 0,
+    HEFT_ROW_NORMAL = 1,
+    HEFT_ROW_FRICTION = 2,
+    HEFT_ROW_LIMIT = 3,
+    HEFT_ROW_MOTOR = 4
+} heft_row_kind;
+
+/* One dynamic body of the structured form: inverse mass and the world-frame
+ * inverse inertia, symmetric, stored as xx xy xz yy yz zz. */
+typedef struct heft_mlcp_body {
+    double inv_mass;
+    double inv_inertia[6];
+} heft_mlcp_body;
+
+/* One row of the structured form: bodies a and b (indices into the body list,
+ * -1 for the static world) and their Jacobian blocks, linear part first. */
+typedef struct heft_mlcp_row {
+    int32_t a, b;
+    double ja[6];
+    double jb[6];
+} heft_mlcp_row;
+
+/* A problem of n rows. The arrays are not owned by the struct unless it was
+ * made by heft_mlcp_create (or read from a file); the engine points them into
+ * its per-step arena. Either the structured form (nbodies, bodies, rows,
+ * epsilon) or the dense matrix A (row-major n x n) must be present; when both
+ * are, they describe the same A = J M^-1 J^T + diag(epsilon). */
+typedef struct heft_mlcp {
+    int n;
+    double *b;
+    double *lo;
+    double *hi;
+    int32_t *findex;   /* -1: not a friction row */
+    uint8_t *kind;     /* heft_row_kind per row; may be NULL */
+    int32_t *block;    /* rows of one joint or contact share a number; may be NULL */
+    double *lambda0;   /* warm start; may be NULL (zeros) */
+
+    /* structured form (may be absent: nbodies == 0 and rows == NULL) */
+    int nbodies;
+    heft_mlcp_body *bodies;
+    heft_mlcp_row *rows;
+    double *epsilon;   /* compliance per row, added to the diagonal of A */
+
+    /* assembled form (may be NULL) */
+    double *A;
+
+    /* bookkeeping for heft_mlcp_create / heft_mlcp_destroy */
+    void *owned_;
+} heft_mlcp;
+
+typedef enum heft_mlcp_parts {
+    HEFT_MLCP_DENSE = 1,      /* allocate A */
+    HEFT_MLCP_STRUCTURED = 2, /* allocate bodies, rows and epsilon */
+    HEFT_MLCP_META = 4        /* allocate kind, block and lambda0 */
+} heft_mlcp_parts;
+
+/* Allocates a problem of n rows (and nbodies bodies when structured), filled
+ * with a neutral problem: b = 0, lo = -inf, hi = +inf, findex = -1, A = 0.
+ * Returns NULL on allocation failure or bad sizes. */
+heft_mlcp *heft_mlcp_create(int n, int nbodies, unsigned parts);
+void heft_mlcp_destroy(heft_mlcp *p);
+
+/* Writes the dense A (row-major n x n) of a structured problem into out. */
+void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out);
+
+/* The diagonal entry A_ii, from whichever form is present. */
+double heft_mlcp_diagonal(const heft_mlcp *p, int i);
+
+/* w = A lambda - b, from whichever form is present. work must hold
+ * 6 * nbodies doubles when the structured form is used (it may be NULL
+ * otherwise; with the structured form and work == NULL, the dense A is used
+ * when present). */
+void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, double *work);
+
+/* Lower and upper bound of row i at lambda (friction rows use lambda[findex]). */
+void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi);
+
+/* ---- the error measure (mlcp-format.md "The error measure") ------------- */
+
+typedef struct heft_mlcp_error {
+    double max;            /* J: largest row error 0.5 (lambda_i - p_i)^2 d_i */
+    double sum;            /* J: sum of the row errors */
+    int worst_row;         /* row of the largest error, -1 when n == 0 */
+    int bound_violations;  /* rows with lambda outside [lo, hi] beyond 1e-12 relative */
+    int nonfinite;         /* rows whose lambda or w is NaN or Inf */
+} heft_mlcp_error;
+
+/* Measures lambda against the problem. work: n + 6 * nbodies doubles, or NULL
+ * to allocate (tests and tools; the engine passes arena memory). */
+heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work);
+
+/* ---- solvers ------------------------------------------------------------ */
+
+/* Options every solver reads what it needs from; heft_solver_default_options()
+ * gives the documented defaults. */
+typedef struct heft_solver_options {
+    int max_iterations;   /* PGS sweeps, CG iterations (default 50) */
+    double tolerance;     /* stop when an iteration changes no row by more than this energy, J (default 1e-12) */
+    double relaxation;    /* PGS over-relaxation factor in (0, 2) (default 1.0) */
+    int warm_start;       /* start from lambda0 when present (default 1) */
+    int max_pivots;       /* pivoting steps for the BPP family (default 35) */
+    int keep_index_sets;  /* BPP: start from the previous step's index sets (default 1) */
+    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this (default 0.15) */
+} heft_solver_options;
+
+heft_solver_options heft_solver_default_options(void);
+
+#define HEFT_MAX_PIVOT_TRACE 64
+
+typedef struct heft_solver_stats {
+    int n;                    /* rows */
+    int iterations;           /* PGS sweeps, pivoting steps, CG iterations */
+    int inner_iterations;     /* e.g. CG iterations inside pivoting steps */
+    int factorizations;
+    int downdates;
+    int tight_trace_count;    /* entries used in tight_trace */
+    int tight_trace[HEFT_MAX_PIVOT_TRACE]; /* size of the tight set at each pivoting step */
+    double time_assembly_ms;
+    double time_ordering_ms;
+    double time_factor_ms;
+    double time_solve_ms;
+    double time_total_ms;
+    double error_max;         /* J, the MLCP error of the answer */
+    double error_sum;         /* J */
+    int bound_violations;
+    int converged;
+    int fallback;             /* a fallback was used (single pivoting, refactoring, PGS after NaN) */
+} heft_solver_stats;
+
+/* A solver: one table of functions registered under a short name.
+ * create() makes the persistent state of one island (warm starts, index sets,
+ * symbolic factorizations); solve() answers one problem into lambda (length
+ * p->n) and fills stats; reset() forgets what was learned from earlier steps
+ * (called when the island's topology changes). */
+typedef struct heft_solver_vtable {
+    const char *name;
+    const char *description;
+    void *(*create)(const heft_solver_options *options);
+    int (*solve)(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
+    void (*reset)(void *state);
+    void (*destroy)(void *state);
+} heft_solver_vtable;
+
+/* Return codes of solve(). */
+#define HEFT_SOLVE_OK 0            /* converged */
+#define HEFT_SOLVE_NOT_CONVERGED 1 /* best answer returned */
+#define HEFT_SOLVE_FAILED 2        /* no usable answer (out of memory, NaN) */
+
+/* The registry. Built-in solvers are registered on first use. Returns NULL
+ * for an unknown name. */
+const heft_solver_vtable *heft_solver_find(const char *name);
+int heft_solver_count(void);
+const heft_solver_vtable *heft_solver_at(int index);
+/* Adds a solver (an application's own); fails (returns -1) on a duplicate name. */
+int heft_solver_register(const heft_solver_vtable *vtable);
+
+/* One-shot convenience: create, solve, destroy; stats may be NULL. Fills the
+ * error fields of stats with heft_mlcp_measure. */
+int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,
+               double *lambda, heft_solver_stats *stats);
+
+/* Monotonic clock in milliseconds, for the statistics. */
+double heft_time_ms(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
