@@ -1,0 +1,283 @@
+/* Heft: the boxed MLCP of an island (design.md "The MLCP of an island").
+ *
+ * A problem carries a structured form (bodies, rows with Jacobian blocks,
+ * compliance) and/or an assembled dense A = J M^-1 J^T + diag(epsilon). This
+ * file makes and frees problems, turns the structured form into the dense one,
+ * and evaluates the residual w = A lambda - b and the bounds of a row from
+ * whichever form is present. */
+#include "mlcp.h"
+
+#include <math.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <string.h>
+
+/* ---- create / destroy -------------------------------------------------- */
+
+/* Adds count elements of size elem to a running block size, keeping every
+ * array aligned for doubles. Returns 0 on size_t overflow. */
+static int block_add(size_t *total, size_t count, size_t elem, size_t *offset)
+{
+    const size_t align = alignof(double);
+    size_t at = (*total + align - 1) / align * align;
+    if (at < *total)
+        return 0;
+    if (elem != 0 && count > (SIZE_MAX - at) / elem)
+        return 0;
+    *offset = at;
+    *total = at + count * elem;
+    return 1;
+}
+
+heft_mlcp *heft_mlcp_create(int n, int nbodies, unsigned parts)
+{
+    const int dense = (parts & HEFT_MLCP_DENSE) != 0;
+    const int structured = (parts & HEFT_MLCP_STRUCTURED) != 0;
+    const int meta = (parts & HEFT_MLCP_META) != 0;
+    if (n < 0 || nbodies < 0 || (!structured && nbodies > 0))
+        return NULL;
+
+    const size_t un = (size_t)n, ub = (size_t)nbodies;
+    size_t total = 0, off_b, off_lo, off_hi, off_findex;
+    size_t off_kind = 0, off_block = 0, off_lambda0 = 0;
+    size_t off_bodies = 0, off_rows = 0, off_eps = 0, off_A = 0;
+    int ok = block_add(&total, 1, sizeof(heft_mlcp), &(size_t){0});
+    ok = ok && block_add(&total, un, sizeof(double), &off_b);
+    ok = ok && block_add(&total, un, sizeof(double), &off_lo);
+    ok = ok && block_add(&total, un, sizeof(double), &off_hi);
+    ok = ok && block_add(&total, un, sizeof(int32_t), &off_findex);
+    if (meta) {
+        ok = ok && block_add(&total, un, sizeof(double), &off_lambda0);
+        ok = ok && block_add(&total, un, sizeof(int32_t), &off_block);
+        ok = ok && block_add(&total, un, sizeof(uint8_t), &off_kind);
+    }
+    if (structured) {
+        ok = ok && block_add(&total, ub, sizeof(heft_mlcp_body), &off_bodies);
+        ok = ok && block_add(&total, un, sizeof(heft_mlcp_row), &off_rows);
+        ok = ok && block_add(&total, un, sizeof(double), &off_eps);
+    }
+    if (dense) {
+        if (n > 0 && un > SIZE_MAX / un)
+            return NULL;
+        ok = ok && block_add(&total, un * un, sizeof(double), &off_A);
+    }
+    if (!ok)
+        return NULL;
+
+    unsigned char *mem = heft_alloc(total);
+    if (mem == NULL)
+        return NULL;
+    memset(mem, 0, total);
+
+    heft_mlcp *p = (heft_mlcp *)mem;
+    p->n = n;
+    p->b = (double *)(mem + off_b);
+    p->lo = (double *)(mem + off_lo);
+    p->hi = (double *)(mem + off_hi);
+    p->findex = (int32_t *)(mem + off_findex);
+    for (int i = 0; i < n; ++i) {
+        p->lo[i] = -INFINITY;
+        p->hi[i] = INFINITY;
+        p->findex[i] = -1;
+    }
+    if (meta) {
+        p->lambda0 = (double *)(mem + off_lambda0);
+        p->block = (int32_t *)(mem + off_block);
+        p->kind = mem + off_kind;
+        /* Neutral: every row is its own block, bilateral (0), no warm start. */
+        for (int i = 0; i < n; ++i)
+            p->block[i] = i;
+    }
+    if (structured) {
+        p->nbodies = nbodies;
+        p->bodies = (heft_mlcp_body *)(mem + off_bodies);
+        p->rows = (heft_mlcp_row *)(mem + off_rows);
+        p->epsilon = (double *)(mem + off_eps);
+        for (int i = 0; i < n; ++i) {
+            p->rows[i].a = -1;
+            p->rows[i].b = -1;
+        }
+    }
+    if (dense)
+        p->A = (double *)(mem + off_A);
+    p->owned_ = mem;
+    return p;
+}
+
+/* The struct lives at the start of its own block, so freeing the block frees
+ * everything; a problem whose arrays belong to someone else (owned_ NULL) is
+ * left alone. */
+void heft_mlcp_destroy(heft_mlcp *p)
+{
+    if (p != NULL && p->owned_ != NULL)
+        heft_free(p->owned_);
+}
+
+/* ---- the structured form ----------------------------------------------- */
+
+/* The body a row side acts on, or NULL for the static world (index -1; an
+ * index outside the body list is treated the same way). */
+static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index)
+{
+    if (index < 0 || index >= p->nbodies)
+        return NULL;
+    return &p->bodies[index];
+}
+
+/* out = M^-1 j for one body: inv_mass on the linear part, the symmetric
+ * inverse inertia (xx xy xz yy yz zz) on the angular part. */
+static void body_inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
+{
+    const double *I = body->inv_inertia;
+    out[0] = body->inv_mass * j[0];
+    out[1] = body->inv_mass * j[1];
+    out[2] = body->inv_mass * j[2];
+    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
+    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
+    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
+}
+
+static double dot6(const double x[6], const double y[6])
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+}
+
+/* J_i M^-1 J_j^T: a sum over the pairs of sides of rows i and j that act on
+ * the same dynamic body (a row may in principle name one body twice). */
+static double rows_coupling(const heft_mlcp *p, int i, int j)
+{
+    const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
+    const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
+    const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
+    double sum = 0.0;
+    for (int s = 0; s < 2; ++s) {
+        const heft_mlcp_body *body = row_body(p, bi[s]);
+        if (body == NULL)
+            continue;
+        for (int t = 0; t < 2; ++t) {
+            if (bj[t] != bi[s])
+                continue;
+            double mj[6];
+            body_inverse_mass_times(body, jj[t], mj);
+            sum += dot6(ji[s], mj);
+        }
+    }
+    return sum;
+}
+
+static double row_epsilon(const heft_mlcp *p, int i)
+{
+    return p->epsilon != NULL ? p->epsilon[i] : 0.0;
+}
+
+void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out)
+{
+    const int n = p->n;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j <= i; ++j) {
+            double a = rows_coupling(p, i, j);
+            out[(size_t)i * n + j] = a;
+            out[(size_t)j * n + i] = a;
+        }
+        out[(size_t)i * n + i] += row_epsilon(p, i);
+    }
+}
+
+double heft_mlcp_diagonal(const heft_mlcp *p, int i)
+{
+    if (p->A != NULL)
+        return p->A[(size_t)i * p->n + i];
+    if (p->rows != NULL)
+        return rows_coupling(p, i, i) + row_epsilon(p, i);
+    return 0.0;
+}
+
+/* ---- the residual ------------------------------------------------------ */
+
+/* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
+ * velocity change the impulses cause, so no entry of A is ever formed. */
+static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv)
+{
+    const int n = p->n, nb = p->nbodies;
+    /* First the generalized impulse J^T lambda per body, then M^-1 once per body. */
+    for (size_t k = 0; k < 6 * (size_t)nb; ++k)
+        dv[k] = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        if (row_body(p, r->a) != NULL)
+            for (int k = 0; k < 6; ++k)
+                dv[6 * r->a + k] += r->ja[k] * lambda[i];
+        if (row_body(p, r->b) != NULL)
+            for (int k = 0; k < 6; ++k)
+                dv[6 * r->b + k] += r->jb[k] * lambda[i];
+    }
+    for (int k = 0; k < nb; ++k) {
+        double impulse[6];
+        memcpy(impulse, &dv[6 * k], sizeof impulse);
+        body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * k]);
+    }
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        double wi = row_epsilon(p, i) * lambda[i] - p->b[i];
+        if (row_body(p, r->a) != NULL)
+            wi += dot6(r->ja, &dv[6 * r->a]);
+        if (row_body(p, r->b) != NULL)
+            wi += dot6(r->jb, &dv[6 * r->b]);
+        w[i] = wi;
+    }
+}
+
+static void residual_dense(const heft_mlcp *p, const double *lambda, double *w)
+{
+    const int n = p->n;
+    for (int i = 0; i < n; ++i) {
+        const double *Ai = &p->A[(size_t)i * n];
+        double wi = -p->b[i];
+        for (int j = 0; j < n; ++j)
+            wi += Ai[j] * lambda[j];
+        w[i] = wi;
+    }
+}
+
+void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, double *work)
+{
+    if (p->rows != NULL && (work != NULL || p->nbodies == 0)) {
+        residual_structured(p, lambda, w, work);
+        return;
+    }
+    if (p->A != NULL) {
+        residual_dense(p, lambda, w);
+        return;
+    }
+    if (p->rows != NULL) {
+        /* The caller gave no workspace and there is no A to fall back on:
+         * borrow one (tools and tests only; the engine passes its arena). */
+        double *dv = heft_alloc(sizeof(double) * 6 * (size_t)p->nbodies);
+        if (dv != NULL) {
+            residual_structured(p, lambda, w, dv);
+            heft_free(dv);
+            return;
+        }
+    }
+    for (int i = 0; i < p->n; ++i)
+        w[i] = NAN; /* no form to evaluate, or out of memory: say so loudly */
+}
+
+/* ---- bounds ------------------------------------------------------------ */
+
+/* A friction row's box is [-mu lambda_f, +mu lambda_f] with mu in hi_i
+ * (ODE's findex convention). A normal impulse that is negative (an iterate
+ * on its way, or NaN) gives a closed box rather than an inverted one. */
+void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi)
+{
+    const int32_t f = p->findex != NULL ? p->findex[i] : -1;
+    if (f >= 0 && f < p->n) {
+        const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
+        const double limit = lf > 0.0 ? fabs(p->hi[i]) * lf : 0.0;
+        *lo = -limit;
+        *hi = limit;
+        return;
+    }
+    *lo = p->lo[i];
+    *hi = p->hi[i];
+}

@@ -1,0 +1,99 @@
+/* Heft: the solver registry (design.md "The solver interface").
+ *
+ * Solvers are tables of functions found by a short name. The built-in ones
+ * sit in the table from the start; an application may add its own. The table
+ * has a fixed capacity so registering never allocates. */
+#include "mlcp.h"
+
+#include <string.h>
+
+/* The built-in solvers, one file each. */
+extern const heft_solver_vtable heft_pgs_solver;
+
+#define HEFT_SOLVER_CAPACITY 32
+
+static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
+    &heft_pgs_solver,
+};
+static int solver_count = 1;
+
+const heft_solver_vtable *heft_solver_find(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (int i = 0; i < solver_count; ++i)
+        if (strcmp(solvers[i]->name, name) == 0)
+            return solvers[i];
+    return NULL;
+}
+
+int heft_solver_count(void)
+{
+    return solver_count;
+}
+
+const heft_solver_vtable *heft_solver_at(int index)
+{
+    if (index < 0 || index >= solver_count)
+        return NULL;
+    return solvers[index];
+}
+
+/* Returns the new solver's index, or -1 for a NULL table or name, a missing
+ * create/solve/destroy, a name already taken, or a full table. The table is
+ * kept by pointer: it must outlive its use. */
+int heft_solver_register(const heft_solver_vtable *vtable)
+{
+    if (vtable == NULL || vtable->name == NULL || vtable->create == NULL ||
+        vtable->solve == NULL || vtable->destroy == NULL)
+        return -1;
+    if (heft_solver_find(vtable->name) != NULL || solver_count >= HEFT_SOLVER_CAPACITY)
+        return -1;
+    solvers[solver_count] = vtable;
+    return solver_count++;
+}
+
+heft_solver_options heft_solver_default_options(void)
+{
+    heft_solver_options o;
+    o.max_iterations = 50;
+    o.tolerance = 1e-12;
+    o.relaxation = 1.0;
+    o.warm_start = 1;
+    o.max_pivots = 35;
+    o.keep_index_sets = 1;
+    o.skyline_refactor_fraction = 0.15;
+    return o;
+}
+
+int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,
+               double *lambda, heft_solver_stats *stats)
+{
+    const double start = heft_time_ms();
+    heft_solver_stats local;
+    if (stats == NULL)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    stats->n = p->n;
+
+    const heft_solver_vtable *vt = heft_solver_find(solver);
+    if (vt == NULL)
+        return HEFT_SOLVE_FAILED;
+    const heft_solver_options defaults = heft_solver_default_options();
+    void *state = vt->create(options != NULL ? options : &defaults);
+    if (state == NULL)
+        return HEFT_SOLVE_FAILED;
+    int rc = vt->solve(state, p, lambda, stats);
+    vt->destroy(state);
+
+    /* Measured here, whatever the solver reported, so every solver's answer
+     * is judged by the same yardstick. */
+    const heft_mlcp_error err = heft_mlcp_measure(p, lambda, NULL);
+    stats->error_max = err.max;
+    stats->error_sum = err.sum;
+    stats->bound_violations = err.bound_violations;
+    if (err.nonfinite > 0)
+        rc = HEFT_SOLVE_FAILED;
+    stats->time_total_ms = heft_time_ms() - start;
+    return rc;
+}
