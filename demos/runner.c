@@ -1,0 +1,231 @@
+#include "runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void csv_header(FILE *f) {
+    fprintf(f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
+               "fallbacks,joint_gap_max\n");
+}
+
+int run_scenario(const run_config *cfg, run_result *r) {
+    memset(r, 0, sizeof *r);
+    r->desc = scenario_find(cfg->scenario);
+    if (!r->desc) {
+        snprintf(r->error, sizeof r->error, "unknown scenario \"%s\"",
+                 cfg->scenario ? cfg->scenario : "(null)");
+        return -1;
+    }
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = cfg->solver ? cfg->solver : "pgs";
+    if (cfg->has_options) {
+        wd.solver_options = cfg->options;
+    }
+    r->world = heft_world_create(&wd);
+    if (!r->world) {
+        snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        return -1;
+    }
+    snprintf(r->solver, sizeof r->solver, "%s", heft_world_solver(r->world));
+    r->scene = r->desc->create(r->world, &cfg->params);
+    if (!r->scene) {
+        snprintf(r->error, sizeof r->error, "scenario %s could not be built: %s", r->desc->name,
+                 heft_last_error());
+        run_result_free(r);
+        return -1;
+    }
+    r->steps = cfg->steps > 0 ? cfg->steps : r->desc->steps;
+    r->h = cfg->h > 0.0 ? cfg->h : r->desc->h;
+    r->joint_count = heft_world_joints(r->world, NULL, 0);
+    heft_joint_id *ids = calloc((size_t)r->joint_count + 1, sizeof *ids);
+    r->joints = calloc((size_t)r->joint_count + 1, sizeof *r->joints);
+    if (!ids || !r->joints) {
+        free(ids);
+        snprintf(r->error, sizeof r->error, "out of memory");
+        run_result_free(r);
+        return -1;
+    }
+    heft_world_joints(r->world, ids, r->joint_count);
+    for (int i = 0; i < r->joint_count; ++i) {
+        snprintf(r->joints[i].name, sizeof r->joints[i].name, "%s", heft_joint_name(r->world, ids[i]));
+    }
+    if (cfg->csv) {
+        csv_header(cfg->csv);
+    }
+    double solve_sum = 0.0, step_sum = 0.0, iter_sum = 0.0;
+    for (int step = 0; step < r->steps; ++step) {
+        if (r->desc->control) {
+            r->desc->control(r->scene, r->world, step, r->h);
+        }
+        if (heft_world_step(r->world, r->h) != HEFT_OK) {
+            snprintf(r->error, sizeof r->error, "step %d failed: %s", step, heft_last_error());
+            free(ids);
+            return -1;
+        }
+        if (r->desc->observe) {
+            r->desc->observe(r->scene, r->world, step, r->h);
+        }
+        const heft_step_stats *st = heft_world_stats(r->world);
+        double gap_max = 0.0;
+        for (int i = 0; i < r->joint_count; ++i) {
+            double gap = heft_joint_gap(r->world, ids[i]);
+            r->joints[i].max_gap = gap > r->joints[i].max_gap ? gap : r->joints[i].max_gap;
+            gap_max = gap > gap_max ? gap : gap_max;
+        }
+        solve_sum += st->time_solve_ms;
+        step_sum += st->time_total_ms;
+        iter_sum += st->iterations_max;
+        r->solve_ms_max = st->time_solve_ms > r->solve_ms_max ? st->time_solve_ms : r->solve_ms_max;
+        r->mlcp_error_max = st->error_max > r->mlcp_error_max ? st->error_max : r->mlcp_error_max;
+        r->islands_max = st->islands > r->islands_max ? st->islands : r->islands_max;
+        r->rows_max = st->rows_max > r->rows_max ? st->rows_max : r->rows_max;
+        r->fallbacks += st->fallbacks;
+        r->not_converged += st->not_converged;
+        r->nonfinite_rejected += st->nonfinite_rejected;
+        if (cfg->csv) {
+            fprintf(cfg->csv, "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e\n", step,
+                    heft_world_time(r->world), st->islands, st->rows, st->contacts, st->iterations_max,
+                    st->error_max, st->time_solve_ms, st->time_total_ms, st->fallbacks, gap_max);
+        }
+        if (cfg->frame) {
+            cfg->frame(cfg->frame_user, r->world, step);
+        }
+    }
+    free(ids);
+    if (r->steps > 0) {
+        r->solve_ms_mean = solve_sum / r->steps;
+        r->step_ms_mean = step_sum / r->steps;
+        r->iterations_mean = iter_sum / r->steps;
+    }
+    r->check_count = r->desc->checks(r->scene, r->world, r->checks, SCENARIO_MAX_CHECKS);
+    return 0;
+}
+
+void run_result_free(run_result *r) {
+    if (r->scene) {
+        r->desc->destroy(r->scene);
+    }
+    heft_world_destroy(r->world);
+    free(r->joints);
+    r->scene = NULL;
+    r->world = NULL;
+    r->joints = NULL;
+}
+
+int run_all_checks_pass(const run_result *r) {
+    for (int i = 0; i < r->check_count; ++i) {
+        if (!r->checks[i].pass) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* JSON numbers: full precision, null for NaN and Inf (JSON has neither) */
+static void num(FILE *f, double x) {
+    if (isfinite(x)) {
+        fprintf(f, "%.17g", x);
+    } else {
+        fputs("null", f);
+    }
+}
+
+static void str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            fprintf(f, "\\%c", c);
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void vec(FILE *f, const double *v, int n) {
+    fputc('[', f);
+    for (int i = 0; i < n; ++i) {
+        if (i) {
+            fputs(", ", f);
+        }
+        num(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+void run_write_json(FILE *f, const run_result *r) {
+    fputs("{\n  \"scenario\": ", f);
+    str(f, r->desc->name);
+    fputs(",\n  \"solver\": ", f);
+    str(f, r->solver);
+    fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
+    num(f, r->h);
+    fputs(",\n  \"time\": ", f);
+    num(f, heft_world_time(r->world));
+    fputs(",\n  \"bodies\": [", f);
+    int nb = heft_world_bodies(r->world, NULL, 0);
+    heft_body_id *ids = calloc((size_t)nb + 1, sizeof *ids);
+    int written = 0;
+    if (ids) {
+        heft_world_bodies(r->world, ids, nb);
+        for (int i = 0; i < nb; ++i) {
+            heft_body_state s;
+            heft_body_get_state(r->world, ids[i], &s);
+            if (s.type == HEFT_BODY_STATIC) {
+                continue;
+            }
+            fputs(written++ ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+            str(f, heft_body_name(r->world, ids[i]));
+            double p[3] = {s.position.x, s.position.y, s.position.z};
+            double q[4] = {s.orientation.w, s.orientation.x, s.orientation.y, s.orientation.z};
+            double v[3] = {s.linear_velocity.x, s.linear_velocity.y, s.linear_velocity.z};
+            double w[3] = {s.angular_velocity.x, s.angular_velocity.y, s.angular_velocity.z};
+            fputs(", \"position\": ", f);
+            vec(f, p, 3);
+            fputs(", \"quaternion\": ", f);
+            vec(f, q, 4);
+            fputs(", \"velocity\": ", f);
+            vec(f, v, 3);
+            fputs(", \"angular_velocity\": ", f);
+            vec(f, w, 3);
+            fputc('}', f);
+        }
+        free(ids);
+    }
+    fputs(written ? "\n  ],\n  \"joints\": [" : "],\n  \"joints\": [", f);
+    for (int i = 0; i < r->joint_count; ++i) {
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        str(f, r->joints[i].name);
+        fputs(", \"max_gap\": ", f);
+        num(f, r->joints[i].max_gap);
+        fputc('}', f);
+    }
+    fputs(r->joint_count ? "\n  ],\n  \"stats\": {" : "],\n  \"stats\": {", f);
+    fputs("\"solve_ms_mean\": ", f);
+    num(f, r->solve_ms_mean);
+    fputs(", \"solve_ms_max\": ", f);
+    num(f, r->solve_ms_max);
+    fputs(", \"step_ms_mean\": ", f);
+    num(f, r->step_ms_mean);
+    fputs(", \"iterations_mean\": ", f);
+    num(f, r->iterations_mean);
+    fputs(", \"mlcp_error_max\": ", f);
+    num(f, r->mlcp_error_max);
+    fprintf(f, ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
+               "\"nonfinite_rejected\": %d},\n  \"checks\": [",
+            r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
+    for (int i = 0; i < r->check_count; ++i) {
+        fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+        str(f, r->checks[i].name);
+        fprintf(f, ", \"pass\": %s, \"value\": ", r->checks[i].pass ? "true" : "false");
+        num(f, r->checks[i].value);
+        fputs(", \"limit\": ", f);
+        num(f, r->checks[i].limit);
+        fputc('}', f);
+    }
+    fputs(r->check_count ? "\n  ],\n" : "],\n", f);
+    fprintf(f, "  \"pass\": %s\n}\n", run_all_checks_pass(r) ? "true" : "false");
+}

@@ -1,0 +1,56 @@
+/* The headless runner behind heft-run, the scenario tests and the benchmarks:
+ * builds a scene, steps it, aggregates the statistics and joint gaps, and
+ * writes the documented JSON (docs/heft-run.md). */
+#ifndef HEFT_RUNNER_H
+#define HEFT_RUNNER_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+
+typedef struct run_config {
+    const char *scenario;
+    const char *solver;            /* NULL: "pgs" */
+    int steps;                     /* 0: the scene's default */
+    double h;                      /* 0: the scene's default */
+    scenario_params params;
+    heft_solver_options options;
+    int has_options;               /* options above are set; else solver defaults */
+    FILE *csv;                     /* per-step statistics, may be NULL */
+    /* called after every step, e.g. to draw; may be NULL */
+    void (*frame)(void *user, heft_world *world, int step);
+    void *frame_user;
+} run_config;
+
+typedef struct run_joint {
+    char name[48];
+    double max_gap;
+} run_joint;
+
+typedef struct run_result {
+    const scenario_desc *desc;
+    heft_world *world;             /* the world after the run, freed by run_result_free */
+    scenario *scene;
+    char solver[32];
+    int steps;
+    double h;
+    double solve_ms_mean, solve_ms_max;
+    double step_ms_mean;
+    double iterations_mean;
+    double mlcp_error_max;
+    int islands_max, rows_max;
+    int fallbacks, not_converged, nonfinite_rejected;
+    run_joint *joints;
+    int joint_count;
+    scenario_check checks[SCENARIO_MAX_CHECKS];
+    int check_count;
+    char error[256];               /* set when run_scenario fails */
+} run_result;
+
+/* Returns 0 on success, -1 with result->error set. */
+int run_scenario(const run_config *config, run_result *result);
+void run_result_free(run_result *result);
+int run_all_checks_pass(const run_result *result);
+void run_write_json(FILE *out, const run_result *result);
+
+#endif

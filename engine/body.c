@@ -1,0 +1,397 @@
+/* Bodies: creation with validation, mass properties, readback and setters. */
+#include <string.h>
+
+#include "error.h"
+#include "world.h"
+
+heft_body_def heft_default_body_def(void) {
+    heft_body_def d;
+    memset(&d, 0, sizeof d);
+    d.type = HEFT_BODY_DYNAMIC;
+    d.orientation = heft_quat_identity();
+    d.mass = 1.0;
+    d.gravity_scale = 1.0;
+    return d;
+}
+
+heft_mat3 heft_inertia_box(double mass, heft_vec3 he) {
+    double x = 4.0 * he.x * he.x, y = 4.0 * he.y * he.y, z = 4.0 * he.z * he.z;
+    return heft_mat3_diag(mass * (y + z) / 12.0, mass * (x + z) / 12.0, mass * (x + y) / 12.0);
+}
+
+heft_mat3 heft_inertia_sphere(double mass, double radius) {
+    double i = 0.4 * mass * radius * radius;
+    return heft_mat3_diag(i, i, i);
+}
+
+heft_mat3 heft_inertia_cylinder(double mass, double radius, double half_length) {
+    double l = 2.0 * half_length;
+    double axial = 0.5 * mass * radius * radius;
+    double transverse = mass * (3.0 * radius * radius + l * l) / 12.0;
+    return heft_mat3_diag(transverse, transverse, axial);
+}
+
+heft_mat3 heft_inertia_capsule(double mass, double radius, double half_length) {
+    /* a cylinder plus two hemispheres, the mass shared by volume */
+    double r = radius, l = 2.0 * half_length;
+    double vc = l * r * r, vs = 4.0 / 3.0 * r * r * r; /* volumes without the common pi */
+    double mc = mass * vc / (vc + vs), ms = mass * vs / (vc + vs);
+    double axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
+    /* hemisphere centroid at 3r/8 beyond the cylinder end */
+    double d = half_length + 3.0 * r / 8.0;
+    double hemi = 83.0 / 320.0 * ms * r * r + ms * d * d; /* both halves about their centroids, shifted */
+    double transverse = mc * (3.0 * r * r + l * l) / 12.0 + hemi;
+    return heft_mat3_diag(transverse, transverse, axial);
+}
+
+int body_check_mass(double mass, heft_mat3 I) {
+    if (!isfinite(mass) || mass <= 0.0) {
+        heft_set_error("mass must be finite and positive (got %g)", mass);
+        return 0;
+    }
+    if (!heft_mat3_isfinite(I)) {
+        heft_set_error("inertia tensor is not finite");
+        return 0;
+    }
+    double scale = fabs(I.m[0][0]) + fabs(I.m[1][1]) + fabs(I.m[2][2]);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = i + 1; j < 3; ++j) {
+            if (fabs(I.m[i][j] - I.m[j][i]) > 1e-12 * scale) {
+                heft_set_error("inertia tensor is not symmetric");
+                return 0;
+            }
+        }
+    }
+    /* positive definite: leading principal minors positive (Sylvester) */
+    double m1 = I.m[0][0];
+    double m2 = I.m[0][0] * I.m[1][1] - I.m[0][1] * I.m[1][0];
+    double m3 = heft_mat3_det(I);
+    if (!(m1 > 0.0 && m2 > 0.0 && m3 > 0.0)) {
+        heft_set_error("inertia tensor is not positive definite");
+        return 0;
+    }
+    return 1;
+}
+
+static int is_zero_mat(heft_mat3 a) {
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            if (a.m[i][j] != 0.0) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+void body_set_mass_properties(body *b, double mass, heft_mat3 inertia) {
+    if (b->type == HEFT_BODY_DYNAMIC) {
+        b->mass = mass;
+        b->inv_mass = 1.0 / mass;
+        b->inertia = inertia;
+        b->inv_inertia_body = heft_mat3_inverse(inertia);
+    } else {
+        b->mass = 0.0;
+        b->inv_mass = 0.0;
+        b->inertia = heft_mat3_zero();
+        b->inv_inertia_body = heft_mat3_zero();
+    }
+    body_update_world_inertia(b);
+}
+
+void body_update_world_inertia(body *b) {
+    b->inv_inertia_world =
+        heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inv_inertia_body);
+}
+
+int body_is_dynamic(const body *b) { return b->type == HEFT_BODY_DYNAMIC; }
+
+heft_vec3 body_point_velocity(const body *b, heft_vec3 p) {
+    return heft_v3_add(b->linear_velocity,
+                       heft_v3_cross(b->angular_velocity, heft_v3_sub(p, b->position)));
+}
+
+static int check_vec(heft_vec3 v, const char *what) {
+    if (!heft_v3_isfinite(v)) {
+        heft_set_error("%s is not finite", what);
+        return 0;
+    }
+    return 1;
+}
+
+static int check_quat(heft_quat q) {
+    if (!heft_quat_isfinite(q)) {
+        heft_set_error("orientation is not finite");
+        return 0;
+    }
+    double n = heft_quat_norm(q);
+    if (!(n > 1e-9) || !isfinite(n)) {
+        heft_set_error("orientation quaternion has zero length");
+        return 0;
+    }
+    return 1;
+}
+
+static void copy_name(char *dst, const char *src) {
+    dst[0] = '\0';
+    if (src) {
+        strncpy(dst, src, HEFT_NAME_MAX - 1);
+        dst[HEFT_NAME_MAX - 1] = '\0';
+    }
+}
+
+heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
+    heft_body_id invalid = {-1, 0};
+    if (!w || !def) {
+        heft_set_error("heft_create_body: world and def must not be NULL");
+        return invalid;
+    }
+    if (def->type != HEFT_BODY_STATIC && def->type != HEFT_BODY_KINEMATIC &&
+        def->type != HEFT_BODY_DYNAMIC) {
+        heft_set_error("unknown body type %d", (int)def->type);
+        return invalid;
+    }
+    if (!check_vec(def->position, "position") || !check_quat(def->orientation) ||
+        !check_vec(def->linear_velocity, "linear velocity") ||
+        !check_vec(def->angular_velocity, "angular velocity")) {
+        return invalid;
+    }
+    heft_mat3 inertia = def->inertia;
+    if (def->type == HEFT_BODY_DYNAMIC) {
+        if (isfinite(def->mass) && def->mass > 0.0 && is_zero_mat(inertia)) {
+            double i = def->mass / 6.0;
+            inertia = heft_mat3_diag(i, i, i);
+        }
+        if (!body_check_mass(def->mass, inertia)) {
+            return invalid;
+        }
+    }
+    if (!isfinite(def->linear_damping) || def->linear_damping < 0.0 ||
+        !isfinite(def->angular_damping) || def->angular_damping < 0.0) {
+        heft_set_error("damping must be finite and non-negative");
+        return invalid;
+    }
+    if (!isfinite(def->gravity_scale)) {
+        heft_set_error("gravity scale is not finite");
+        return invalid;
+    }
+
+    int index;
+    if (w->body_free >= 0) {
+        index = w->body_free;
+    } else {
+        if (w->body_high == w->body_capacity &&
+            !world_grow((void **)&w->bodies, &w->body_capacity, w->body_high + 1, sizeof(body))) {
+            heft_set_error("out of memory");
+            return invalid;
+        }
+        index = w->body_high;
+        w->bodies[index].generation = 1;
+    }
+    body *b = &w->bodies[index];
+    if (w->body_free >= 0) {
+        w->body_free = b->next_free;
+    } else {
+        w->body_high++;
+    }
+    uint32_t generation = b->generation;
+    memset(b, 0, sizeof *b);
+    b->generation = generation;
+    b->alive = 1;
+    b->next_free = -1;
+    b->type = def->type;
+    b->position = def->position;
+    b->orientation = heft_quat_normalize(def->orientation);
+    if (def->type != HEFT_BODY_STATIC) {
+        b->linear_velocity = def->linear_velocity;
+        b->angular_velocity = def->angular_velocity;
+    }
+    b->linear_damping = def->linear_damping;
+    b->angular_damping = def->angular_damping;
+    b->gravity_scale = def->gravity_scale;
+    b->user_data = def->user_data;
+    b->island = -1;
+    copy_name(b->name, def->name);
+    body_set_mass_properties(b, def->mass, inertia);
+    w->body_live++;
+    heft_body_id id = {index, generation};
+    return id;
+}
+
+heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    for (int i = 0; i < w->joint_high; ++i) {
+        joint *j = &w->joints[i];
+        if (j->alive && (j->body_a == id.index || j->body_b == id.index)) {
+            heft_joint_id jid = {i, j->generation};
+            heft_destroy_joint(w, jid);
+        }
+    }
+    for (int i = 0; i < w->shape_high; ++i) {
+        shape *s = &w->shapes[i];
+        if (s->alive && s->body == id.index) {
+            heft_shape_id sid = {i, s->generation};
+            heft_destroy_shape(w, sid);
+        }
+    }
+    b->alive = 0;
+    b->generation++;
+    b->next_free = w->body_free;
+    w->body_free = id.index;
+    w->body_live--;
+    return HEFT_OK;
+}
+
+int heft_body_is_valid(const heft_world *w, heft_body_id id) { return world_body(w, id) != NULL; }
+
+heft_result heft_body_get_state(const heft_world *w, heft_body_id id, heft_body_state *out) {
+    const body *b = world_body(w, id);
+    if (!b || !out) {
+        return b ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    }
+    out->type = b->type;
+    out->position = b->position;
+    out->orientation = b->orientation;
+    out->linear_velocity = b->linear_velocity;
+    out->angular_velocity = b->angular_velocity;
+    out->mass = b->mass;
+    out->inertia = b->inertia;
+    out->force = b->force;
+    out->torque = b->torque;
+    return HEFT_OK;
+}
+
+heft_vec3 heft_body_position(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->position : heft_v3(0.0, 0.0, 0.0);
+}
+heft_quat heft_body_orientation(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->orientation : heft_quat_identity();
+}
+heft_vec3 heft_body_linear_velocity(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->linear_velocity : heft_v3(0.0, 0.0, 0.0);
+}
+heft_vec3 heft_body_angular_velocity(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->angular_velocity : heft_v3(0.0, 0.0, 0.0);
+}
+double heft_body_mass(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->mass : 0.0;
+}
+const char *heft_body_name(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->name : "";
+}
+void *heft_body_user_data(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    return b ? b->user_data : NULL;
+}
+heft_vec3 heft_body_world_point(const heft_world *w, heft_body_id id, heft_vec3 local) {
+    const body *b = world_body(w, id);
+    return b ? heft_v3_add(b->position, heft_quat_rotate(b->orientation, local)) : local;
+}
+heft_vec3 heft_body_local_point(const heft_world *w, heft_body_id id, heft_vec3 p) {
+    const body *b = world_body(w, id);
+    return b ? heft_quat_rotate_inv(b->orientation, heft_v3_sub(p, b->position)) : p;
+}
+heft_vec3 heft_body_angular_momentum(const heft_world *w, heft_body_id id) {
+    const body *b = world_body(w, id);
+    if (!b) {
+        return heft_v3(0.0, 0.0, 0.0);
+    }
+    heft_mat3 R = heft_quat_to_mat3(b->orientation);
+    return heft_mat3_mulv(heft_mat3_rotate_tensor(R, b->inertia), b->angular_velocity);
+}
+
+heft_result heft_body_set_transform(heft_world *w, heft_body_id id, heft_vec3 p, heft_quat q) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!check_vec(p, "position") || !check_quat(q)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    b->position = p;
+    b->orientation = heft_quat_normalize(q);
+    body_update_world_inertia(b);
+    return HEFT_OK;
+}
+
+heft_result heft_body_set_linear_velocity(heft_world *w, heft_body_id id, heft_vec3 v) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!check_vec(v, "linear velocity")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->type != HEFT_BODY_STATIC) {
+        b->linear_velocity = v;
+    }
+    return HEFT_OK;
+}
+
+heft_result heft_body_set_angular_velocity(heft_world *w, heft_body_id id, heft_vec3 v) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!check_vec(v, "angular velocity")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->type != HEFT_BODY_STATIC) {
+        b->angular_velocity = v;
+    }
+    return HEFT_OK;
+}
+
+heft_result heft_body_set_mass(heft_world *w, heft_body_id id, double mass, heft_mat3 inertia) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (b->type != HEFT_BODY_DYNAMIC) {
+        heft_set_error("only dynamic bodies have a mass");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!body_check_mass(mass, inertia)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    body_set_mass_properties(b, mass, inertia);
+    return HEFT_OK;
+}
+
+heft_result heft_body_apply_force(heft_world *w, heft_body_id id, heft_vec3 f, heft_vec3 p) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!check_vec(f, "force") || !check_vec(p, "point")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->type == HEFT_BODY_DYNAMIC) {
+        b->force = heft_v3_add(b->force, f);
+        b->torque = heft_v3_add(b->torque, heft_v3_cross(heft_v3_sub(p, b->position), f));
+    }
+    return HEFT_OK;
+}
+
+heft_result heft_body_apply_torque(heft_world *w, heft_body_id id, heft_vec3 t) {
+    body *b = world_body(w, id);
+    if (!b) {
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!check_vec(t, "torque")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (b->type == HEFT_BODY_DYNAMIC) {
+        b->torque = heft_v3_add(b->torque, t);
+    }
+    return HEFT_OK;
+}

@@ -1,0 +1,42 @@
+/* A rigid body as the engine stores it. Private to the library. */
+#ifndef HEFT_BODY_H
+#define HEFT_BODY_H
+
+#include "heft.h"
+
+#define HEFT_NAME_MAX 48
+
+typedef struct body {
+    uint32_t generation; /* bumped on destroy; an id is valid while it matches */
+    int alive;
+    int next_free;
+    heft_body_type type;
+    heft_vec3 position;
+    heft_quat orientation;
+    heft_vec3 linear_velocity;
+    heft_vec3 angular_velocity;
+    double mass, inv_mass;
+    heft_mat3 inertia;           /* body frame */
+    heft_mat3 inv_inertia_body;
+    heft_mat3 inv_inertia_world; /* refreshed from the orientation */
+    heft_vec3 force, torque;     /* accumulated for the next step */
+    double linear_damping, angular_damping, gravity_scale;
+    char name[HEFT_NAME_MAX];
+    void *user_data;
+    /* per step */
+    heft_vec3 free_linear_velocity;  /* v + h M^-1 f: the velocity without constraints */
+    heft_vec3 free_angular_velocity;
+    int island;        /* island of the step, -1 for static and kinematic bodies */
+    int island_local;  /* index in its island's body list */
+} body;
+
+/* Checks a mass and body-frame inertia: finite, mass > 0, the tensor
+ * symmetric positive definite. Sets the last error and returns 0 if not. */
+int body_check_mass(double mass, heft_mat3 inertia);
+void body_set_mass_properties(body *b, double mass, heft_mat3 inertia);
+void body_update_world_inertia(body *b);
+int body_is_dynamic(const body *b);
+/* velocity of a world point attached to the body */
+heft_vec3 body_point_velocity(const body *b, heft_vec3 world_point);
+
+#endif

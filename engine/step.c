@@ -1,0 +1,546 @@
+/* The step (design.md "The step"): forces, collision, rows, islands, one
+ * MLCP per island solved by the current solver, velocities, positions. */
+#include <string.h>
+
+#include "error.h"
+#include "island.h"
+#include "world.h"
+
+/* ---- 1. forces: the unconstrained velocities v + h M^-1 f ---------------- */
+
+static heft_mat3 skew(heft_vec3 a) {
+    heft_mat3 r = {{{0.0, -a.z, a.y}, {a.z, 0.0, -a.x}, {-a.y, a.x, 0.0}}};
+    return r;
+}
+
+/* Gyroscopic term omega x I omega over one step. The implicit form solves
+ * Euler's equations by the implicit midpoint rule in body frame,
+ *   I (w2 - w1) + h wm x I wm = 0,  wm = (w1 + w2) / 2,
+ * with Newton's method: dotting with I wm and with wm shows that it keeps
+ * both |I w| (so |L|) and the kinetic energy exactly, for any h. */
+static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, heft_gyroscopic mode) {
+    if (mode == HEFT_GYROSCOPIC_NONE) {
+        return omega;
+    }
+    heft_mat3 R = heft_quat_to_mat3(b->orientation);
+    if (mode == HEFT_GYROSCOPIC_EXPLICIT) {
+        heft_mat3 Iw = heft_mat3_rotate_tensor(R, b->inertia);
+        heft_vec3 tau = heft_v3_neg(heft_v3_cross(omega, heft_mat3_mulv(Iw, omega)));
+        return heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, tau));
+    }
+    const heft_mat3 I = b->inertia;
+    heft_vec3 w1 = heft_mat3_mulv(heft_mat3_transpose(R), omega);
+    heft_vec3 Iw1 = heft_mat3_mulv(I, w1);
+    heft_vec3 w2 = w1;
+    double scale = heft_v3_length(w1);
+    for (int it = 0; it < 16 && scale > 0.0; ++it) {
+        heft_vec3 wm = heft_v3_scale(heft_v3_add(w1, w2), 0.5);
+        heft_vec3 Iwm = heft_mat3_mulv(I, wm);
+        heft_vec3 g = heft_v3_madd(heft_v3_sub(heft_mat3_mulv(I, w2), Iw1), h, heft_v3_cross(wm, Iwm));
+        /* dg/dw2 = I + h/2 (skew(wm) I - skew(I wm)) */
+        heft_mat3 dg = heft_mat3_add(
+            I, heft_mat3_scale(heft_mat3_add(heft_mat3_mul(skew(wm), I), heft_mat3_scale(skew(Iwm), -1.0)),
+                               0.5 * h));
+        heft_vec3 step = heft_mat3_mulv(heft_mat3_inverse(dg), g);
+        w2 = heft_v3_sub(w2, step);
+        if (heft_v3_length(step) <= 1e-15 * scale) {
+            break;
+        }
+    }
+    return heft_v3_isfinite(w2) ? heft_mat3_mulv(R, w2) : omega;
+}
+
+static void compute_free_velocities(heft_world *w, double h) {
+    for (int i = 0; i < w->body_high; ++i) {
+        body *b = &w->bodies[i];
+        if (!b->alive) {
+            continue;
+        }
+        if (!body_is_dynamic(b)) {
+            b->free_linear_velocity = b->linear_velocity;
+            b->free_angular_velocity = b->angular_velocity;
+            continue;
+        }
+        body_update_world_inertia(b);
+        heft_vec3 g = heft_v3_scale(w->def.gravity, b->gravity_scale);
+        heft_vec3 v = heft_v3_add(b->linear_velocity, heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
+        heft_vec3 omega = gyroscopic_update(b, b->angular_velocity, h, w->def.gyroscopic);
+        omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
+        /* damping as the implicit solution of dv/dt = -c v */
+        b->free_linear_velocity = heft_v3_scale(v, 1.0 / (1.0 + h * b->linear_damping));
+        b->free_angular_velocity = heft_v3_scale(omega, 1.0 / (1.0 + h * b->angular_damping));
+    }
+}
+
+/* ---- 2. collision -------------------------------------------------------- */
+
+static int find_contacts(heft_world *w) {
+    contact *swap = w->contacts_prev;
+    w->contacts_prev = w->contacts;
+    w->contacts = swap;
+    int prev_count = w->contact_count;
+    /* the two arrays share one capacity */
+    for (;;) {
+        int n = ground_contacts_find(w->shapes, w->shape_high, w->bodies, w->def.contact_margin,
+                                     w->contacts_prev, prev_count, w->contacts, w->contact_capacity);
+        if (n <= w->contact_capacity) {
+            w->contact_count = n;
+            return 1;
+        }
+        int cap = w->contact_capacity, cap2 = w->contact_capacity;
+        if (!world_grow((void **)&w->contacts, &cap, n, sizeof(contact)) ||
+            !world_grow((void **)&w->contacts_prev, &cap2, n, sizeof(contact))) {
+            w->contact_count = 0;
+            return 0;
+        }
+        w->contact_capacity = cap < cap2 ? cap : cap2;
+    }
+}
+
+/* ---- 3. rows ------------------------------------------------------------- */
+
+static void contact_rows(const heft_world *w, contact *c, int block, int first, double h, row *out) {
+    const body *ba = &w->bodies[c->body_a], *bb = &w->bodies[c->body_b];
+    heft_vec3 ra = heft_v3_sub(c->point, ba->position), rb = heft_v3_sub(c->point, bb->position);
+    heft_vec3 t1, t2;
+    heft_v3_basis(c->normal, &t1, &t2);
+    heft_vec3 dirs[3] = {c->normal, t1, t2};
+    for (int k = 0; k < 3; ++k) {
+        row *r = &out[k];
+        memset(r, 0, sizeof *r);
+        r->a = c->body_a;
+        r->b = c->body_b;
+        row_set_linear(r, dirs[k], ra, rb);
+        r->epsilon = w->def.rigid_compliance;
+        r->block = block;
+        r->lambda0 = c->lambda[k];
+        r->lambda_out = &c->lambda[k];
+        if (k == 0) {
+            r->kind = HEFT_ROW_NORMAL;
+            r->lo = 0.0;
+            r->hi = INFINITY;
+            r->findex = -1;
+            if (c->separation > 0.0) {
+                /* speculative: may close the gap within this step, no further */
+                r->phi = c->separation;
+                r->gamma = 1.0;
+            } else {
+                double phi = c->separation + w->def.contact_slop;
+                r->phi = phi < 0.0 ? phi : 0.0;
+                r->gamma = w->def.contact_baumgarte;
+            }
+            if (c->restitution > 0.0) {
+                double vn = heft_v3_dot(c->normal, heft_v3_sub(body_point_velocity(bb, c->point),
+                                                               body_point_velocity(ba, c->point)));
+                double bounce = -c->restitution * vn;
+                if (vn < -1.0 && bounce > -r->gamma * r->phi / h) {
+                    r->target = bounce;
+                    r->gamma = 0.0;
+                }
+            }
+        } else {
+            r->kind = HEFT_ROW_FRICTION;
+            r->lo = -c->friction;
+            r->hi = c->friction;
+            r->findex = first;
+        }
+    }
+}
+
+/* Counts and fills the row buffer; returns the row count, -1 when out of memory. */
+static int build_rows(heft_world *w, double h, row **rows_out) {
+    int n = 0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        if (w->joints[i].alive) {
+            n += joint_row_count(&w->joints[i]);
+        }
+    }
+    n += 3 * w->contact_count;
+    row *rows = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
+    if (!rows) {
+        return -1;
+    }
+    row_context ctx = {h, w->def.rigid_compliance, w->def.joint_baumgarte};
+    int r = 0, block = 0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        joint *j = &w->joints[i];
+        if (!j->alive) {
+            continue;
+        }
+        int m = joint_row_count(j);
+        memset(&rows[r], 0, sizeof(row) * (size_t)m);
+        joint_fill_rows(j, w->bodies, &ctx, &rows[r]);
+        int warm = (j->row_count == m);
+        for (int k = 0; k < m; ++k) {
+            row *x = &rows[r + k];
+            x->a = j->body_a;
+            x->b = j->body_b;
+            x->block = block;
+            x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + r : -1;
+            x->lambda0 = warm ? j->lambda[k] : 0.0;
+            x->lambda_out = &j->lambda[k];
+        }
+        if (!warm) {
+            memset(j->lambda, 0, sizeof j->lambda);
+        }
+        j->row_count = m;
+        memcpy(j->rows_last, &rows[r], sizeof(row) * (size_t)m);
+        j->h_last = h;
+        r += m;
+        block++;
+    }
+    for (int i = 0; i < w->contact_count; ++i) {
+        contact_rows(w, &w->contacts[i], block++, r, h, &rows[r]);
+        r += 3;
+    }
+    *rows_out = rows;
+    return r;
+}
+
+/* ---- 4, 5. islands and their MLCPs ---------------------------------------- */
+
+static void put6(double *dst, heft_vec3 lin, heft_vec3 ang) {
+    dst[0] = lin.x;
+    dst[1] = lin.y;
+    dst[2] = lin.z;
+    dst[3] = ang.x;
+    dst[4] = ang.y;
+    dst[5] = ang.z;
+}
+
+static double dot6(const double *j, const double *v) {
+    return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[3] + j[4] * v[4] + j[5] * v[5];
+}
+
+/* the velocity the constraint sees for a row end: free velocity of dynamic
+ * bodies, actual velocity of kinematic ones, zero for static ones */
+static void end_velocity(const heft_world *w, int32_t index, double *v6) {
+    if (index < 0) {
+        memset(v6, 0, sizeof(double) * 6);
+        return;
+    }
+    const body *b = &w->bodies[index];
+    put6(v6, b->free_linear_velocity, b->free_angular_velocity);
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t x) {
+    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+/* Builds island k's MLCP (structured form) in the arena. */
+static int island_mlcp(heft_world *w, const island_set *is, int k, const row *rows, double h,
+                       int *row_local, heft_mlcp *p, uint64_t *signature) {
+    int nb = is->body_start[k + 1] - is->body_start[k];
+    int n = is->row_start[k + 1] - is->row_start[k];
+    arena *a = &w->scratch;
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->nbodies = nb;
+    p->b = arena_alloc(a, sizeof(double) * (size_t)n);
+    p->lo = arena_alloc(a, sizeof(double) * (size_t)n);
+    p->hi = arena_alloc(a, sizeof(double) * (size_t)n);
+    p->findex = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+    p->kind = arena_alloc(a, (size_t)n);
+    p->block = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+    p->lambda0 = arena_alloc(a, sizeof(double) * (size_t)n);
+    p->epsilon = arena_alloc(a, sizeof(double) * (size_t)n);
+    p->rows = arena_alloc(a, sizeof(heft_mlcp_row) * (size_t)n);
+    p->bodies = arena_alloc(a, sizeof(heft_mlcp_body) * (size_t)nb);
+    if (!p->b || !p->lo || !p->hi || !p->findex || !p->kind || !p->block || !p->lambda0 ||
+        !p->epsilon || !p->rows || !p->bodies) {
+        return 0;
+    }
+    for (int i = 0; i < nb; ++i) {
+        const body *b = &w->bodies[is->bodies[is->body_start[k] + i]];
+        heft_mlcp_body *mb = &p->bodies[i];
+        const heft_mat3 *I = &b->inv_inertia_world;
+        mb->inv_mass = b->inv_mass;
+        mb->inv_inertia[0] = I->m[0][0];
+        mb->inv_inertia[1] = I->m[0][1];
+        mb->inv_inertia[2] = I->m[0][2];
+        mb->inv_inertia[3] = I->m[1][1];
+        mb->inv_inertia[4] = I->m[1][2];
+        mb->inv_inertia[5] = I->m[2][2];
+    }
+    uint64_t sig = hash_mix(0, (uint64_t)n);
+    sig = hash_mix(sig, (uint64_t)nb);
+    for (int i = 0; i < n; ++i) {
+        row_local[is->rows[is->row_start[k] + i]] = i;
+    }
+    int first_block = -1;
+    for (int i = 0; i < n; ++i) {
+        const row *r = &rows[is->rows[is->row_start[k] + i]];
+        heft_mlcp_row *mr = &p->rows[i];
+        const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL;
+        const body *bb = r->b >= 0 ? &w->bodies[r->b] : NULL;
+        mr->a = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
+        mr->b = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
+        memcpy(mr->ja, r->ja, sizeof mr->ja);
+        memcpy(mr->jb, r->jb, sizeof mr->jb);
+        double va[6], vb[6];
+        end_velocity(w, r->a, va);
+        end_velocity(w, r->b, vb);
+        /* b = target - J (v + h M^-1 f) - gamma phi / h  (design "The MLCP of an island") */
+        p->b[i] = r->target - dot6(r->ja, va) - dot6(r->jb, vb) - r->gamma * r->phi / h;
+        p->lo[i] = r->lo;
+        p->hi[i] = r->hi;
+        p->findex[i] = r->findex >= 0 ? row_local[r->findex] : -1;
+        p->kind[i] = r->kind;
+        if (first_block < 0) {
+            first_block = r->block;
+        }
+        p->block[i] = r->block - first_block;
+        p->lambda0[i] = r->lambda0;
+        p->epsilon[i] = r->epsilon;
+        sig = hash_mix(sig, ((uint64_t)(uint32_t)mr->a << 32) | (uint32_t)mr->b);
+        sig = hash_mix(sig, ((uint64_t)r->kind << 32) | (uint32_t)p->findex[i]);
+    }
+    *signature = sig;
+    return 1;
+}
+
+static int slot_compare_key(const island_slot *s, int32_t key) {
+    return (s->key > key) - (s->key < key);
+}
+
+/* The persistent solver state of the island whose lowest body is key. */
+static void *island_state(heft_world *w, int32_t key, uint64_t signature) {
+    int lo = 0, hi = w->slot_count - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = slot_compare_key(&w->slots[mid], key);
+        if (c == 0) {
+            island_slot *s = &w->slots[mid];
+            if (s->signature != signature) {
+                w->solver->reset(s->state);
+                s->signature = signature;
+            }
+            s->used = 1;
+            return s->state;
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if (!world_grow((void **)&w->slots, &w->slot_capacity, w->slot_count + 1, sizeof(island_slot))) {
+        return NULL;
+    }
+    void *state = w->solver->create(&w->def.solver_options);
+    if (!state) {
+        return NULL;
+    }
+    /* insert in key order */
+    int at = lo;
+    memmove(&w->slots[at + 1], &w->slots[at], sizeof(island_slot) * (size_t)(w->slot_count - at));
+    w->slots[at].key = key;
+    w->slots[at].signature = signature;
+    w->slots[at].state = state;
+    w->slots[at].used = 1;
+    w->slot_count++;
+    return state;
+}
+
+static void drop_unused_slots(heft_world *w) {
+    int kept = 0;
+    for (int i = 0; i < w->slot_count; ++i) {
+        if (w->slots[i].used) {
+            w->slots[i].used = 0;
+            w->slots[kept++] = w->slots[i];
+        } else {
+            w->solver->destroy(w->slots[i].state);
+        }
+    }
+    w->slot_count = kept;
+}
+
+static int all_finite(const double *x, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(x[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Solves island k; lambda gets the answer (never NaN or Inf). */
+static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *lambda,
+                        heft_island_stats *st) {
+    heft_solver_stats *s = &st->solver;
+    memset(s, 0, sizeof *s);
+    double t0 = heft_time_ms();
+    int rc = state ? w->solver->solve(state, p, lambda, s) : HEFT_SOLVE_FAILED;
+    if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, p->n)) {
+        /* design "The solver interface": solve again with PGS and say so */
+        const heft_solver_vtable *pgs = heft_solver_find("pgs");
+        heft_solver_stats fs;
+        memset(&fs, 0, sizeof fs);
+        rc = w->fallback_state ? pgs->solve(w->fallback_state, p, lambda, &fs) : HEFT_SOLVE_FAILED;
+        if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, p->n)) {
+            memset(lambda, 0, sizeof(double) * (size_t)p->n);
+        }
+        s->iterations += fs.iterations;
+        s->fallback = 1;
+    }
+    s->n = p->n;
+    s->converged = (rc == HEFT_SOLVE_OK) && !s->fallback;
+    s->time_total_ms = heft_time_ms() - t0;
+    /* every solver's answer measured the same way (mlcp-format.md) */
+    double *work = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
+    heft_mlcp_error e = heft_mlcp_measure(p, lambda, work);
+    s->error_max = e.max;
+    s->error_sum = e.sum;
+    s->bound_violations = e.bound_violations;
+    return 1;
+}
+
+/* ---- 6. velocities and positions ----------------------------------------- */
+
+static void apply_impulses(heft_world *w, const row *rows, int nrows) {
+    for (int i = 0; i < w->body_high; ++i) {
+        body *b = &w->bodies[i];
+        if (b->alive && body_is_dynamic(b)) {
+            b->linear_velocity = b->free_linear_velocity;
+            b->angular_velocity = b->free_angular_velocity;
+        }
+    }
+    /* v+ = v + M^-1 (h f + J^T lambda) */
+    for (int r = 0; r < nrows; ++r) {
+        const row *x = &rows[r];
+        double lambda = *x->lambda_out;
+        int32_t ends[2] = {x->a, x->b};
+        const double *jac[2] = {x->ja, x->jb};
+        for (int e = 0; e < 2; ++e) {
+            if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
+                continue;
+            }
+            body *b = &w->bodies[ends[e]];
+            const double *j = jac[e];
+            b->linear_velocity = heft_v3_madd(b->linear_velocity, b->inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
+            b->angular_velocity = heft_v3_madd(
+                b->angular_velocity, lambda, heft_mat3_mulv(b->inv_inertia_world, heft_v3(j[3], j[4], j[5])));
+        }
+    }
+}
+
+static int integrate_positions(heft_world *w, double h) {
+    int rejected = 0;
+    for (int i = 0; i < w->body_high; ++i) {
+        body *b = &w->bodies[i];
+        if (!b->alive || b->type == HEFT_BODY_STATIC) {
+            continue;
+        }
+        /* semi-implicit Euler, 004 eq. 2.7 */
+        heft_vec3 p = heft_v3_madd(b->position, h, b->linear_velocity);
+        heft_quat q = heft_quat_integrate(b->orientation, b->angular_velocity, h);
+        if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) || !heft_v3_isfinite(b->linear_velocity) ||
+            !heft_v3_isfinite(b->angular_velocity)) {
+            /* no NaN or Inf ever enters the world state */
+            b->linear_velocity = heft_v3(0.0, 0.0, 0.0);
+            b->angular_velocity = heft_v3(0.0, 0.0, 0.0);
+            rejected++;
+        } else {
+            b->position = p;
+            b->orientation = q;
+        }
+        body_update_world_inertia(b);
+        b->force = heft_v3(0.0, 0.0, 0.0);
+        b->torque = heft_v3(0.0, 0.0, 0.0);
+    }
+    return rejected;
+}
+
+/* ---- the step -------------------------------------------------------------- */
+
+heft_result heft_world_step(heft_world *w, double h) {
+    if (!w) {
+        heft_set_error("heft_world_step: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!isfinite(h) || !(h > 0.0)) {
+        heft_set_error("time step must be finite and positive (got %g)", h);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    double t_start = heft_time_ms();
+    heft_step_stats *st = &w->stats;
+    memset(st, 0, sizeof *st);
+    arena_reset(&w->scratch);
+
+    compute_free_velocities(w, h);
+
+    double t0 = heft_time_ms();
+    if (!find_contacts(w)) {
+        heft_set_error("out of memory finding contacts");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    st->contacts = w->contact_count;
+    double t1 = heft_time_ms();
+    st->time_collision_ms = t1 - t0;
+
+    row *rows = NULL;
+    int nrows = build_rows(w, h, &rows);
+    island_set is;
+    int *row_local = nrows >= 0 ? arena_alloc(&w->scratch, sizeof(int) * (size_t)(nrows + 1)) : NULL;
+    if (nrows < 0 || !row_local ||
+        !islands_build(&w->scratch, w->bodies, w->body_high, rows, nrows, &is)) {
+        heft_set_error("out of memory building rows");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    if (!world_grow((void **)&w->island_stats, &w->island_stats_capacity, is.count + 1,
+                    sizeof(heft_island_stats))) {
+        heft_set_error("out of memory");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    st->islands = is.count;
+    st->time_rows_ms = heft_time_ms() - t1;
+
+    for (int k = 0; k < is.count; ++k) {
+        heft_island_stats *ist = &w->island_stats[k];
+        memset(ist, 0, sizeof *ist);
+        ist->bodies = is.body_start[k + 1] - is.body_start[k];
+        ist->rows = is.row_start[k + 1] - is.row_start[k];
+        ist->first_body = is.bodies[is.body_start[k]];
+        st->bodies += ist->bodies;
+        if (ist->rows == 0) {
+            continue;
+        }
+        double ta = heft_time_ms();
+        heft_mlcp p;
+        uint64_t signature;
+        double *lambda = arena_alloc(&w->scratch, sizeof(double) * (size_t)ist->rows);
+        if (!lambda || !island_mlcp(w, &is, k, rows, h, row_local, &p, &signature)) {
+            heft_set_error("out of memory building an island");
+            return HEFT_ERROR_OUT_OF_MEMORY;
+        }
+        void *state = island_state(w, ist->first_body, signature);
+        st->time_rows_ms += heft_time_ms() - ta;
+        solve_island(w, &p, state, lambda, ist);
+        for (int i = 0; i < ist->rows; ++i) {
+            *rows[is.rows[is.row_start[k] + i]].lambda_out = lambda[i];
+        }
+        const heft_solver_stats *s = &ist->solver;
+        st->islands_solved++;
+        st->rows += ist->rows;
+        st->rows_max = ist->rows > st->rows_max ? ist->rows : st->rows_max;
+        st->iterations_sum += s->iterations;
+        st->iterations_max = s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
+        st->fallbacks += s->fallback;
+        st->not_converged += !s->converged;
+        st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
+        st->error_sum += s->error_sum;
+        st->time_solve_ms += s->time_total_ms;
+    }
+    drop_unused_slots(w);
+
+    double t2 = heft_time_ms();
+    apply_impulses(w, rows, nrows);
+    st->nonfinite_rejected = integrate_positions(w, h);
+    w->time += h;
+    w->steps++;
+    double t3 = heft_time_ms();
+    st->time_integrate_ms = t3 - t2;
+    st->time_total_ms = t3 - t_start;
+    return HEFT_OK;
+}

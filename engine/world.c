@@ -1,0 +1,267 @@
+/* The world: creation, settings, solver switching, ids and readback. */
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "world.h"
+
+heft_world_def heft_default_world_def(void) {
+    heft_world_def d;
+    memset(&d, 0, sizeof d);
+    d.gravity = heft_v3(0.0, 0.0, -9.81);
+    d.solver = "pgs";
+    d.solver_options = heft_solver_default_options();
+    d.rigid_compliance = 1e-10;
+    d.joint_baumgarte = 0.2;
+    d.contact_baumgarte = 0.2;
+    d.contact_slop = 1e-4;
+    d.contact_margin = 0.05;
+    d.gyroscopic = HEFT_GYROSCOPIC_IMPLICIT;
+    return d;
+}
+
+int world_grow(void **array, int *capacity, int need, size_t element_size) {
+    if (need <= *capacity) {
+        return 1;
+    }
+    int cap = *capacity ? *capacity : 16;
+    while (cap < need) {
+        cap *= 2;
+    }
+    void *p = heft_realloc(*array, (size_t)cap * element_size);
+    if (!p) {
+        return 0;
+    }
+    *array = p;
+    *capacity = cap;
+    return 1;
+}
+
+static int check_options(const heft_solver_options *o) {
+    if (o->max_iterations < 0 || !(o->tolerance >= 0.0) || !isfinite(o->tolerance) ||
+        !(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_pivots < 0 ||
+        !(o->skyline_refactor_fraction >= 0.0 && o->skyline_refactor_fraction <= 1.0)) {
+        heft_set_error("solver options out of range (iterations >= 0, tolerance >= 0, "
+                       "0 < relaxation < 2, pivots >= 0, 0 <= refactor fraction <= 1)");
+        return 0;
+    }
+    return 1;
+}
+
+static int check_world_def(const heft_world_def *d) {
+    if (!heft_v3_isfinite(d->gravity)) {
+        heft_set_error("gravity is not finite");
+        return 0;
+    }
+    if (!(d->rigid_compliance >= 0.0) || !isfinite(d->rigid_compliance)) {
+        heft_set_error("rigid compliance must be finite and non-negative");
+        return 0;
+    }
+    if (!(d->joint_baumgarte >= 0.0 && d->joint_baumgarte <= 1.0) ||
+        !(d->contact_baumgarte >= 0.0 && d->contact_baumgarte <= 1.0)) {
+        heft_set_error("Baumgarte factors must lie in [0, 1]");
+        return 0;
+    }
+    if (!(d->contact_slop >= 0.0) || !isfinite(d->contact_slop) || !(d->contact_margin >= 0.0) ||
+        !isfinite(d->contact_margin)) {
+        heft_set_error("contact slop and margin must be finite and non-negative");
+        return 0;
+    }
+    if (d->gyroscopic < HEFT_GYROSCOPIC_NONE || d->gyroscopic > HEFT_GYROSCOPIC_IMPLICIT) {
+        heft_set_error("unknown gyroscopic mode %d", (int)d->gyroscopic);
+        return 0;
+    }
+    return check_options(&d->solver_options);
+}
+
+heft_world *heft_world_create(const heft_world_def *def) {
+    heft_world_def d = def ? *def : heft_default_world_def();
+    if (!check_world_def(&d)) {
+        return NULL;
+    }
+    const char *name = d.solver ? d.solver : "pgs";
+    const heft_solver_vtable *solver = heft_solver_find(name);
+    if (!solver) {
+        heft_set_error("unknown solver \"%s\"", name);
+        return NULL;
+    }
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    heft_world *w = heft_alloc(sizeof *w);
+    if (!w) {
+        heft_set_error("out of memory");
+        return NULL;
+    }
+    memset(w, 0, sizeof *w);
+    w->def = d;
+    w->solver = solver;
+    snprintf(w->solver_name, sizeof w->solver_name, "%s", solver->name);
+    w->def.solver = w->solver_name;
+    w->fallback_state = pgs ? pgs->create(&w->def.solver_options) : NULL;
+    w->body_free = w->joint_free = w->shape_free = -1;
+    arena_init(&w->scratch);
+    return w;
+}
+
+static void drop_island_states(heft_world *w) {
+    for (int i = 0; i < w->slot_count; ++i) {
+        if (w->slots[i].state) {
+            w->solver->destroy(w->slots[i].state);
+        }
+    }
+    w->slot_count = 0;
+}
+
+void heft_world_destroy(heft_world *w) {
+    if (!w) {
+        return;
+    }
+    drop_island_states(w);
+    if (w->fallback_state) {
+        heft_solver_find("pgs")->destroy(w->fallback_state);
+    }
+    heft_free(w->slots);
+    heft_free(w->bodies);
+    heft_free(w->joints);
+    heft_free(w->shapes);
+    heft_free(w->contacts);
+    heft_free(w->contacts_prev);
+    heft_free(w->island_stats);
+    arena_release(&w->scratch);
+    heft_free(w);
+}
+
+heft_result heft_world_set_solver(heft_world *w, const char *name) {
+    if (!w || !name) {
+        heft_set_error("heft_world_set_solver: world and name must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    const heft_solver_vtable *s = heft_solver_find(name);
+    if (!s) {
+        heft_set_error("unknown solver \"%s\"", name);
+        return HEFT_ERROR_UNKNOWN_SOLVER;
+    }
+    if (s == w->solver) {
+        return HEFT_OK;
+    }
+    drop_island_states(w);
+    w->solver = s;
+    snprintf(w->solver_name, sizeof w->solver_name, "%s", s->name);
+    return HEFT_OK;
+}
+
+const char *heft_world_solver(const heft_world *w) { return w ? w->solver_name : ""; }
+
+heft_result heft_world_set_solver_options(heft_world *w, const heft_solver_options *o) {
+    if (!w || !o) {
+        heft_set_error("heft_world_set_solver_options: world and options must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!check_options(o)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    /* solver states hold the options they were created with */
+    drop_island_states(w);
+    w->def.solver_options = *o;
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    if (w->fallback_state) {
+        pgs->destroy(w->fallback_state);
+    }
+    w->fallback_state = pgs->create(&w->def.solver_options);
+    return HEFT_OK;
+}
+
+heft_solver_options heft_world_solver_options(const heft_world *w) {
+    return w ? w->def.solver_options : heft_solver_default_options();
+}
+
+heft_result heft_world_set_gravity(heft_world *w, heft_vec3 g) {
+    if (!w || !heft_v3_isfinite(g)) {
+        heft_set_error("gravity is not finite");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->def.gravity = g;
+    return HEFT_OK;
+}
+
+heft_vec3 heft_world_gravity(const heft_world *w) { return w ? w->def.gravity : heft_v3(0, 0, 0); }
+double heft_world_time(const heft_world *w) { return w ? w->time : 0.0; }
+int64_t heft_world_step_count(const heft_world *w) { return w ? w->steps : 0; }
+int heft_world_body_count(const heft_world *w) { return w ? w->body_live : 0; }
+int heft_world_joint_count(const heft_world *w) { return w ? w->joint_live : 0; }
+
+int heft_world_bodies(const heft_world *w, heft_body_id *out, int max) {
+    int n = 0;
+    for (int i = 0; w && i < w->body_high; ++i) {
+        if (w->bodies[i].alive) {
+            if (out && n < max) {
+                out[n].index = i;
+                out[n].generation = w->bodies[i].generation;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+int heft_world_joints(const heft_world *w, heft_joint_id *out, int max) {
+    int n = 0;
+    for (int i = 0; w && i < w->joint_high; ++i) {
+        if (w->joints[i].alive) {
+            if (out && n < max) {
+                out[n].index = i;
+                out[n].generation = w->joints[i].generation;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
+const heft_step_stats *heft_world_stats(const heft_world *w) { return w ? &w->stats : NULL; }
+
+heft_result heft_world_island_stats(const heft_world *w, int i, heft_island_stats *out) {
+    if (!w || !out || i < 0 || i >= w->stats.islands) {
+        heft_set_error("island %d does not exist in the last step", i);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    *out = w->island_stats[i];
+    return HEFT_OK;
+}
+
+body *world_body(const heft_world *w, heft_body_id id) {
+    if (!w || id.index < 0 || id.index >= w->body_high) {
+        return NULL;
+    }
+    body *b = &w->bodies[id.index];
+    return (b->alive && b->generation == id.generation) ? b : NULL;
+}
+
+joint *world_joint(const heft_world *w, heft_joint_id id) {
+    if (!w || id.index < 0 || id.index >= w->joint_high) {
+        return NULL;
+    }
+    joint *j = &w->joints[id.index];
+    return (j->alive && j->generation == id.generation) ? j : NULL;
+}
+
+int heft_world_contact_count(const heft_world *w) { return w ? w->contact_count : 0; }
+
+heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *out) {
+    if (!w || !out || i < 0 || i >= w->contact_count) {
+        heft_set_error("contact %d does not exist in the last step", i);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    const contact *c = &w->contacts[i];
+    out->body_a.index = c->body_a;
+    out->body_a.generation = c->body_a >= 0 ? w->bodies[c->body_a].generation : 0;
+    out->body_b.index = c->body_b;
+    out->body_b.generation = w->bodies[c->body_b].generation;
+    out->point = c->point;
+    out->normal = c->normal;
+    out->separation = c->separation;
+    out->normal_impulse = c->lambda[0];
+    heft_vec3 t1, t2;
+    heft_v3_basis(c->normal, &t1, &t2);
+    out->friction_impulse = heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
+    return HEFT_OK;
+}

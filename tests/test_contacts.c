@@ -1,0 +1,78 @@
+/* Ground contacts: resting, friction, no sinking. */
+#include <criterion/criterion.h>
+
+#include "runner.h"
+
+static double check_value(const run_result *r, const char *name) {
+    for (int i = 0; i < r->check_count; ++i) {
+        if (!strcmp(r->checks[i].name, name)) {
+            return r->checks[i].value;
+        }
+    }
+    cr_assert_fail("no check %s", name);
+    return 0.0;
+}
+
+Test(contacts, box_on_ground_rests_without_sinking_or_drifting) {
+    run_config cfg = {0};
+    cfg.scenario = "box-on-ground";
+    cfg.steps = 600; /* 10 s */
+    run_result r;
+    cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    double pen = check_value(&r, "penetration_max_m"), drift = check_value(&r, "drift_max_m");
+    cr_log_info("box: penetration %.3e m, drift %.3e m", pen, drift);
+    cr_assert_lt(pen, 1e-3);
+    cr_assert_lt(drift, 1e-3);
+    run_result_free(&r);
+}
+
+Test(contacts, dropped_sphere_lands_and_stops_at_ground) {
+    heft_world *w = heft_world_create(NULL);
+    scenario_add_ground(w);
+    heft_body_def bd = heft_default_body_def();
+    bd.position = heft_v3(0.0, 0.0, 3.0);
+    bd.inertia = heft_inertia_sphere(1.0, 0.5);
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_shape_def sd = heft_default_shape_def();
+    heft_create_shape(w, b, &sd);
+    for (int i = 0; i < 180; ++i) {
+        heft_world_step(w, 1.0 / 60.0);
+    }
+    heft_vec3 p = heft_body_position(w, b);
+    cr_assert_float_eq(p.z, 0.5, 1e-3, "sphere centre at %g", p.z);
+    cr_assert_lt(fabs(heft_body_linear_velocity(w, b).z), 1e-6);
+    heft_world_destroy(w);
+}
+
+Test(contacts, box_on_slope_steeper_than_friction_angle_slides) {
+    /* friction mu = 0.3 on a 30 degree slope: tan 30 = 0.58 > 0.3, it slides
+     * with acceleration g (sin a - mu cos a) */
+    heft_world *w = heft_world_create(NULL);
+    double a = 30.0 * HEFT_PI / 180.0;
+    heft_body_def gd = heft_default_body_def();
+    gd.type = HEFT_BODY_STATIC;
+    heft_body_id ground = heft_create_body(w, &gd);
+    heft_shape_def pd = heft_default_shape_def();
+    pd.type = HEFT_SHAPE_PLANE;
+    pd.normal = heft_v3(sin(a), 0.0, cos(a));
+    pd.friction = 0.3;
+    heft_create_shape(w, ground, &pd);
+    heft_body_def bd = heft_default_body_def();
+    bd.orientation = heft_quat_axis_angle(heft_v3(0, 1, 0), a);
+    bd.position = heft_v3_scale(pd.normal, 0.25);
+    bd.inertia = heft_inertia_box(1.0, heft_v3(0.25, 0.25, 0.25));
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_shape_def sd = heft_default_shape_def();
+    sd.type = HEFT_SHAPE_BOX;
+    sd.half_extents = heft_v3(0.25, 0.25, 0.25);
+    sd.friction = 0.3;
+    heft_create_shape(w, b, &sd);
+    double t = 1.0;
+    for (int i = 0; i < 60; ++i) {
+        heft_world_step(w, 1.0 / 60.0);
+    }
+    double expected = 9.81 * (sin(a) - 0.3 * cos(a)) * t;
+    double speed = heft_v3_length(heft_body_linear_velocity(w, b));
+    cr_assert_float_eq(speed, expected, 0.03 * expected, "speed %g expected %g", speed, expected);
+    heft_world_destroy(w);
+}
