@@ -42,6 +42,14 @@ endif()
 # prefix is (an application's RUNPATH does not apply to indirect dependencies).
 if(NOT APPLE)
   set_target_properties(heft heft_solver PROPERTIES INSTALL_RPATH "$ORIGIN")
+  # Installed programs (demos/) find the libraries in ../lib* of their prefix.
+  file(RELATIVE_PATH HEFT_BIN_TO_LIB
+    "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+  foreach(program heft-run heft-viewer)
+    if(TARGET ${program})
+      set_target_properties(${program} PROPERTIES INSTALL_RPATH "$ORIGIN/${HEFT_BIN_TO_LIB}")
+    endif()
+  endforeach()
 endif()
 
 install(TARGETS heft heft_solver
