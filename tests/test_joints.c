@@ -174,3 +174,27 @@ Test(joints, fixed_joint_holds_a_cantilever) {
     cr_assert_float_eq(t.y, -2.0 * 9.81 * 0.5, 1e-2, "torque %g %g %g", t.x, t.y, t.z);
     heft_world_destroy(w);
 }
+
+Test(joints, soft_joint_deflects_by_weight_over_stiffness) {
+    /* epsilon = 1/(h c + h^2 k), gamma = h k/(c + h k) (004 eq. 2.23) make the
+     * joint a spring-damper: a 10 kg mass on k = 1e4 N/m settles m g / k below */
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    bd.mass = 10.0;
+    bd.position = heft_v3(0.0, 0.0, 1.0);
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
+    jd.body_b = b;
+    jd.stiffness = 1e4;
+    jd.damping = 500.0;
+    heft_joint_def_set_world_frame(w, &jd, heft_v3(0.0, 0.0, 1.0), heft_v3(0, 0, 1));
+    heft_joint_id j = heft_create_joint(w, &jd);
+    for (int i = 0; i < 600; ++i) {
+        heft_world_step(w, 1.0 / 60.0);
+    }
+    double expected = 10.0 * 9.81 / 1e4;
+    cr_assert_float_eq(heft_joint_gap(w, j), expected, 1e-6 * expected + 1e-9, "gap %.9g expected %.9g",
+                       heft_joint_gap(w, j), expected);
+    cr_assert_float_eq(heft_body_position(w, b).z, 1.0 - expected, 1e-8);
+    heft_world_destroy(w);
+}
