@@ -135,6 +135,15 @@ typedef struct heft_step_stats {
 } heft_step_stats;
 
 const heft_step_stats *heft_world_stats(const heft_world *world);
+
+/* Called for every island solved in a step, after its solver answered: the
+ * island's MLCP (structured form, warm start in lambda0) and the impulses
+ * taken. The data lives until the callback returns. This is how heft-run
+ * exports MLCPs and how tools compare solvers on the engine's problems.
+ * NULL removes it. */
+typedef void (*heft_island_callback)(void *user, int island, const heft_mlcp *problem,
+                                     const double *lambda, const heft_solver_stats *stats);
+void heft_world_set_island_callback(heft_world *world, heft_island_callback callback, void *user);
 /* Island i of the last step, 0 <= i < stats->islands; HEFT_ERROR_INVALID_ARGUMENT otherwise. */
 heft_result heft_world_island_stats(const heft_world *world, int i, heft_island_stats *out);
 

@@ -517,6 +517,9 @@ heft_result heft_world_step(heft_world *w, double h) {
         void *state = island_state(w, ist->first_body, signature);
         st->time_rows_ms += heft_time_ms() - ta;
         solve_island(w, &p, state, lambda, ist);
+        if (w->island_callback) {
+            w->island_callback(w->island_callback_user, k, &p, lambda, &ist->solver);
+        }
         for (int i = 0; i < ist->rows; ++i) {
             *rows[is.rows[is.row_start[k] + i]].lambda_out = lambda[i];
         }

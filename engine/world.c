@@ -217,6 +217,13 @@ int heft_world_joints(const heft_world *w, heft_joint_id *out, int max) {
     return n;
 }
 
+void heft_world_set_island_callback(heft_world *w, heft_island_callback callback, void *user) {
+    if (w) {
+        w->island_callback = callback;
+        w->island_callback_user = user;
+    }
+}
+
 const heft_step_stats *heft_world_stats(const heft_world *w) { return w ? &w->stats : NULL; }
 
 heft_result heft_world_island_stats(const heft_world *w, int i, heft_island_stats *out) {

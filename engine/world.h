@@ -44,6 +44,9 @@ struct heft_world {
     int island_stats_capacity;
     heft_step_stats stats;
 
+    heft_island_callback island_callback;
+    void *island_callback_user;
+
     arena scratch;
     double time;
     int64_t steps;
