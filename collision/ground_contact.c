@@ -67,7 +67,7 @@ int ground_contacts_find(const shape *shapes, int shape_count, const body *bodie
     int count = 0;
     for (int ib = 0; ib < shape_count; ++ib) {
         const shape *sb = &shapes[ib];
-        if (!sb->alive || sb->type == HEFT_SHAPE_PLANE || !body_is_dynamic(&bodies[sb->body])) {
+        if (!sb->slot.alive || sb->type == HEFT_SHAPE_PLANE || !body_is_dynamic(&bodies[sb->body])) {
             continue;
         }
         const body *bb = &bodies[sb->body];
@@ -76,7 +76,7 @@ int ground_contacts_find(const shape *shapes, int shape_count, const body *bodie
         int npts = shape_points(sb, bb, pts, &radius);
         for (int ia = 0; ia < shape_count; ++ia) {
             const shape *sa = &shapes[ia];
-            if (!sa->alive || sa->type != HEFT_SHAPE_PLANE) {
+            if (!sa->slot.alive || sa->type != HEFT_SHAPE_PLANE) {
                 continue;
             }
             const body *ba = &bodies[sa->body];

@@ -92,41 +92,25 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
     if (!shape_check_def(def, b)) {
         return invalid;
     }
-    int index;
-    if (w->shape_free >= 0) {
-        index = w->shape_free;
-        w->shape_free = w->shapes[index].next_free;
-    } else {
-        if (!world_grow((void **)&w->shapes, &w->shape_capacity, w->shape_high + 1, sizeof(shape))) {
-            heft_set_error("out of memory");
-            return invalid;
-        }
-        index = w->shape_high++;
-        w->shapes[index].generation = 1;
+    int index = slots_acquire((void **)&w->shapes, &w->shape_capacity, &w->shape_high,
+                              &w->shape_free, sizeof(shape));
+    if (index < 0) {
+        heft_set_error("out of memory");
+        return invalid;
     }
     shape *s = &w->shapes[index];
-    uint32_t generation = s->generation;
-    memset(s, 0, sizeof *s);
-    s->generation = generation;
-    s->alive = 1;
-    s->next_free = -1;
     shape_init(s, body_id.index, def);
     w->shape_live++;
-    heft_shape_id id = {index, generation};
+    heft_shape_id id = {index, s->slot.generation};
     return id;
 }
 
 heft_result heft_destroy_shape(heft_world *w, heft_shape_id id) {
-    if (!w || id.index < 0 || id.index >= w->shape_high || !w->shapes[id.index].alive ||
-        w->shapes[id.index].generation != id.generation) {
+    if (!w || !slots_get(w->shapes, sizeof(shape), w->shape_high, id.index, id.generation)) {
         heft_set_error("shape id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
-    shape *s = &w->shapes[id.index];
-    s->alive = 0;
-    s->generation++;
-    s->next_free = w->shape_free;
-    w->shape_free = id.index;
+    slots_release(w->shapes, sizeof(shape), id.index, &w->shape_free);
     w->shape_live--;
     w->contact_count = 0; /* the last step's contacts may name it */
     return HEFT_OK;

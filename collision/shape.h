@@ -6,9 +6,7 @@
 #include "body.h"
 
 typedef struct shape {
-    uint32_t generation;
-    int alive;
-    int next_free;
+    slot_header slot; /* first: generation, alive, free list */
     int32_t body;
     heft_shape_type type;
     double radius, half_length, offset;

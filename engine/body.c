@@ -176,29 +176,13 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
         return invalid;
     }
 
-    int index;
-    if (w->body_free >= 0) {
-        index = w->body_free;
-    } else {
-        if (w->body_high == w->body_capacity &&
-            !world_grow((void **)&w->bodies, &w->body_capacity, w->body_high + 1, sizeof(body))) {
-            heft_set_error("out of memory");
-            return invalid;
-        }
-        index = w->body_high;
-        w->bodies[index].generation = 1;
+    int index = slots_acquire((void **)&w->bodies, &w->body_capacity, &w->body_high, &w->body_free,
+                              sizeof(body));
+    if (index < 0) {
+        heft_set_error("out of memory");
+        return invalid;
     }
     body *b = &w->bodies[index];
-    if (w->body_free >= 0) {
-        w->body_free = b->next_free;
-    } else {
-        w->body_high++;
-    }
-    uint32_t generation = b->generation;
-    memset(b, 0, sizeof *b);
-    b->generation = generation;
-    b->alive = 1;
-    b->next_free = -1;
     b->type = def->type;
     b->position = def->position;
     b->orientation = heft_quat_normalize(def->orientation);
@@ -214,7 +198,7 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
     copy_name(b->name, def->name);
     body_set_mass_properties(b, def->mass, inertia);
     w->body_live++;
-    heft_body_id id = {index, generation};
+    heft_body_id id = {index, b->slot.generation};
     return id;
 }
 
@@ -225,22 +209,19 @@ heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
     }
     for (int i = 0; i < w->joint_high; ++i) {
         joint *j = &w->joints[i];
-        if (j->alive && (j->body_a == id.index || j->body_b == id.index)) {
-            heft_joint_id jid = {i, j->generation};
+        if (j->slot.alive && (j->body_a == id.index || j->body_b == id.index)) {
+            heft_joint_id jid = {i, j->slot.generation};
             heft_destroy_joint(w, jid);
         }
     }
     for (int i = 0; i < w->shape_high; ++i) {
         shape *s = &w->shapes[i];
-        if (s->alive && s->body == id.index) {
-            heft_shape_id sid = {i, s->generation};
+        if (s->slot.alive && s->body == id.index) {
+            heft_shape_id sid = {i, s->slot.generation};
             heft_destroy_shape(w, sid);
         }
     }
-    b->alive = 0;
-    b->generation++;
-    b->next_free = w->body_free;
-    w->body_free = id.index;
+    slots_release(w->bodies, sizeof(body), id.index, &w->body_free);
     w->body_live--;
     return HEFT_OK;
 }

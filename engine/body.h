@@ -3,13 +3,12 @@
 #define HEFT_BODY_H
 
 #include "heft.h"
+#include "slots.h"
 
 #define HEFT_NAME_MAX 48
 
 typedef struct body {
-    uint32_t generation; /* bumped on destroy; an id is valid while it matches */
-    int alive;
-    int next_free;
+    slot_header slot; /* first: generation, alive, free list */
     heft_body_type type;
     heft_vec3 position;
     heft_quat orientation;

@@ -40,7 +40,7 @@ int islands_build(arena *a, body *bodies, int n, const row *rows, int nrows, isl
     int count = 0;
     for (int i = 0; i < n; ++i) {
         bodies[i].island = -1;
-        if (bodies[i].alive && body_is_dynamic(&bodies[i]) && find_root(parent, i) == i) {
+        if (bodies[i].slot.alive && body_is_dynamic(&bodies[i]) && find_root(parent, i) == i) {
             island_of_root[i] = count++;
         }
     }
@@ -55,7 +55,7 @@ int islands_build(arena *a, body *bodies, int n, const row *rows, int nrows, isl
     }
     /* counting sort of bodies and rows by island keeps each list ascending */
     for (int i = 0; i < n; ++i) {
-        if (bodies[i].alive && body_is_dynamic(&bodies[i])) {
+        if (bodies[i].slot.alive && body_is_dynamic(&bodies[i])) {
             bodies[i].island = island_of_root[find_root(parent, i)];
             out->body_start[bodies[i].island + 1]++;
         }

@@ -11,7 +11,7 @@ void row_softness(const row_context *ctx, double k, double c, double *epsilon, d
     *gamma = h * k / (c + h * k);
 }
 
-static void put(double *dst, heft_vec3 lin, heft_vec3 ang) {
+void row_put6(double *dst, heft_vec3 lin, heft_vec3 ang) {
     dst[0] = lin.x;
     dst[1] = lin.y;
     dst[2] = lin.z;
@@ -22,12 +22,12 @@ static void put(double *dst, heft_vec3 lin, heft_vec3 ang) {
 
 void row_set_linear(row *r, heft_vec3 e, heft_vec3 ra, heft_vec3 rb) {
     /* d/dt e.(xb - xa) = e.vb + (rb x e).wb - e.va - (ra x e).wa */
-    put(r->ja, heft_v3_neg(e), heft_v3_neg(heft_v3_cross(ra, e)));
-    put(r->jb, e, heft_v3_cross(rb, e));
+    row_put6(r->ja, heft_v3_neg(e), heft_v3_neg(heft_v3_cross(ra, e)));
+    row_put6(r->jb, e, heft_v3_cross(rb, e));
 }
 
 void row_set_angular(row *r, heft_vec3 u) {
     heft_vec3 zero = heft_v3(0.0, 0.0, 0.0);
-    put(r->ja, zero, heft_v3_neg(u));
-    put(r->jb, zero, u);
+    row_put6(r->ja, zero, heft_v3_neg(u));
+    row_put6(r->jb, zero, u);
 }

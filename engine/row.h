@@ -34,6 +34,10 @@ typedef struct row_context {
 void row_softness(const row_context *ctx, double stiffness, double damping, double *epsilon,
                   double *gamma);
 
+/* Writes a linear and an angular 3-vector as one 6-vector (a Jacobian block
+ * or a body's velocity). */
+void row_put6(double *dst, heft_vec3 lin, heft_vec3 ang);
+
 /* A row keeping a world point of body a and one of body b together along the
  * unit direction e (the linear rows of ball, hinge and fixed joints, and
  * contacts): J v = e . (v_b + w_b x rb - v_a - w_a x ra), with ra, rb the

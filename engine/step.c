@@ -53,7 +53,7 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
 static void compute_free_velocities(heft_world *w, double h) {
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->alive) {
+        if (!b->slot.alive) {
             continue;
         }
         if (!body_is_dynamic(b)) {
@@ -151,7 +151,7 @@ static void contact_rows(const heft_world *w, contact *c, int block, int first, 
 static int build_rows(heft_world *w, double h, row **rows_out) {
     int n = 0;
     for (int i = 0; i < w->joint_high; ++i) {
-        if (w->joints[i].alive) {
+        if (w->joints[i].slot.alive) {
             n += joint_row_count(&w->joints[i]);
         }
     }
@@ -164,7 +164,7 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
     int r = 0, block = 0;
     for (int i = 0; i < w->joint_high; ++i) {
         joint *j = &w->joints[i];
-        if (!j->alive) {
+        if (!j->slot.alive) {
             continue;
         }
         int m = joint_row_count(j);
@@ -199,15 +199,6 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
 
 /* ---- 4, 5. islands and their MLCPs ---------------------------------------- */
 
-static void put6(double *dst, heft_vec3 lin, heft_vec3 ang) {
-    dst[0] = lin.x;
-    dst[1] = lin.y;
-    dst[2] = lin.z;
-    dst[3] = ang.x;
-    dst[4] = ang.y;
-    dst[5] = ang.z;
-}
-
 static double dot6(const double *j, const double *v) {
     return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[3] + j[4] * v[4] + j[5] * v[5];
 }
@@ -220,7 +211,7 @@ static void end_velocity(const heft_world *w, int32_t index, double *v6) {
         return;
     }
     const body *b = &w->bodies[index];
-    put6(v6, b->free_linear_velocity, b->free_angular_velocity);
+    row_put6(v6, b->free_linear_velocity, b->free_angular_velocity);
 }
 
 static uint64_t hash_mix(uint64_t h, uint64_t x) {
@@ -401,7 +392,7 @@ static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *
 static void apply_impulses(heft_world *w, const row *rows, int nrows) {
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (b->alive && body_is_dynamic(b)) {
+        if (b->slot.alive && body_is_dynamic(b)) {
             b->linear_velocity = b->free_linear_velocity;
             b->angular_velocity = b->free_angular_velocity;
         }
@@ -429,7 +420,7 @@ static int integrate_positions(heft_world *w, double h) {
     int rejected = 0;
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->alive || b->type == HEFT_BODY_STATIC) {
+        if (!b->slot.alive || b->type == HEFT_BODY_STATIC) {
             continue;
         }
         /* semi-implicit Euler, 004 eq. 2.7 */

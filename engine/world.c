@@ -192,10 +192,10 @@ int heft_world_joint_count(const heft_world *w) { return w ? w->joint_live : 0; 
 int heft_world_bodies(const heft_world *w, heft_body_id *out, int max) {
     int n = 0;
     for (int i = 0; w && i < w->body_high; ++i) {
-        if (w->bodies[i].alive) {
+        if (w->bodies[i].slot.alive) {
             if (out && n < max) {
                 out[n].index = i;
-                out[n].generation = w->bodies[i].generation;
+                out[n].generation = w->bodies[i].slot.generation;
             }
             n++;
         }
@@ -206,10 +206,10 @@ int heft_world_bodies(const heft_world *w, heft_body_id *out, int max) {
 int heft_world_joints(const heft_world *w, heft_joint_id *out, int max) {
     int n = 0;
     for (int i = 0; w && i < w->joint_high; ++i) {
-        if (w->joints[i].alive) {
+        if (w->joints[i].slot.alive) {
             if (out && n < max) {
                 out[n].index = i;
-                out[n].generation = w->joints[i].generation;
+                out[n].generation = w->joints[i].slot.generation;
             }
             n++;
         }
@@ -236,19 +236,11 @@ heft_result heft_world_island_stats(const heft_world *w, int i, heft_island_stat
 }
 
 body *world_body(const heft_world *w, heft_body_id id) {
-    if (!w || id.index < 0 || id.index >= w->body_high) {
-        return NULL;
-    }
-    body *b = &w->bodies[id.index];
-    return (b->alive && b->generation == id.generation) ? b : NULL;
+    return w ? slots_get(w->bodies, sizeof(body), w->body_high, id.index, id.generation) : NULL;
 }
 
 joint *world_joint(const heft_world *w, heft_joint_id id) {
-    if (!w || id.index < 0 || id.index >= w->joint_high) {
-        return NULL;
-    }
-    joint *j = &w->joints[id.index];
-    return (j->alive && j->generation == id.generation) ? j : NULL;
+    return w ? slots_get(w->joints, sizeof(joint), w->joint_high, id.index, id.generation) : NULL;
 }
 
 int heft_world_contact_count(const heft_world *w) { return w ? w->contact_count : 0; }
@@ -260,9 +252,9 @@ heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *ou
     }
     const contact *c = &w->contacts[i];
     out->body_a.index = c->body_a;
-    out->body_a.generation = c->body_a >= 0 ? w->bodies[c->body_a].generation : 0;
+    out->body_a.generation = c->body_a >= 0 ? w->bodies[c->body_a].slot.generation : 0;
     out->body_b.index = c->body_b;
-    out->body_b.generation = w->bodies[c->body_b].generation;
+    out->body_b.generation = w->bodies[c->body_b].slot.generation;
     out->point = c->point;
     out->normal = c->normal;
     out->separation = c->separation;

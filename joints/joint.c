@@ -107,24 +107,13 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     if (!check_joint_def(w, def, &a, &b)) {
         return invalid;
     }
-    int index;
-    if (w->joint_free >= 0) {
-        index = w->joint_free;
-        w->joint_free = w->joints[index].next_free;
-    } else {
-        if (!world_grow((void **)&w->joints, &w->joint_capacity, w->joint_high + 1, sizeof(joint))) {
-            heft_set_error("out of memory");
-            return invalid;
-        }
-        index = w->joint_high++;
-        w->joints[index].generation = 1;
+    int index = slots_acquire((void **)&w->joints, &w->joint_capacity, &w->joint_high,
+                              &w->joint_free, sizeof(joint));
+    if (index < 0) {
+        heft_set_error("out of memory");
+        return invalid;
     }
     joint *j = &w->joints[index];
-    uint32_t generation = j->generation;
-    memset(j, 0, sizeof *j);
-    j->generation = generation;
-    j->alive = 1;
-    j->next_free = -1;
     j->type = def->type;
     j->body_a = a;
     j->body_b = b;
@@ -142,7 +131,7 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
         strncpy(j->name, def->name, HEFT_NAME_MAX - 1);
     }
     w->joint_live++;
-    heft_joint_id id = {index, generation};
+    heft_joint_id id = {index, j->slot.generation};
     return id;
 }
 
@@ -152,10 +141,7 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
-    j->alive = 0;
-    j->generation++;
-    j->next_free = w->joint_free;
-    w->joint_free = id.index;
+    slots_release(w->joints, sizeof(joint), id.index, &w->joint_free);
     w->joint_live--;
     return HEFT_OK;
 }

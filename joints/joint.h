@@ -9,9 +9,7 @@
 #define HEFT_JOINT_MAX_ROWS 12
 
 typedef struct joint {
-    uint32_t generation;
-    int alive;
-    int next_free;
+    slot_header slot; /* first: generation, alive, free list */
     heft_joint_type type;
     int32_t body_a, body_b;      /* world body indices; body_a -1 for the world frame */
     heft_vec3 local_anchor_a, local_anchor_b;
