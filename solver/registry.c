@@ -9,13 +9,19 @@
 
 /* The built-in solvers, one file each. */
 extern const heft_solver_vtable heft_pgs_solver;
+extern const heft_solver_vtable heft_bpp_solver;
+extern const heft_solver_vtable heft_bpp_downdate_solver;
+extern const heft_solver_vtable heft_bpp_skyline_solver;
 
 #define HEFT_SOLVER_CAPACITY 32
 
 static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
     &heft_pgs_solver,
+    &heft_bpp_solver,
+    &heft_bpp_downdate_solver,
+    &heft_bpp_skyline_solver,
 };
-static int solver_count = 1;
+static int solver_count = 4;
 
 const heft_solver_vtable *heft_solver_find(const char *name)
 {

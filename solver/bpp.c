@@ -1,0 +1,624 @@
+/* Heft: block principal pivoting, the "bpp", "bpp-downdate" and
+ * "bpp-skyline" solvers (design.md "The solvers"; paper 000 chapter 2,
+ * paper 004 §2.5).
+ *
+ * Júdice & Pires' block principal pivoting for the boxed MLCP. Every
+ * variable is in one of three index sets: free (F), tight at its lower bound
+ * (T_lo) or tight at its upper bound (T_hi). A pivoting step (000 Alg. 2.1
+ * lines 4-9, Alg. 2.2 lines 7-16):
+ *
+ *   1. tight variables are put at their bounds; the box of a friction row is
+ *      [-mu lambda_f, mu lambda_f] with lambda_f the current normal impulse;
+ *   2. A_FF lambda_F = b_F - A_FT lambda_T is solved (eq. 2.3; the backend);
+ *   3. w = A lambda - b;
+ *   4. every variable that breaks eq. 2.1 changes set (004 eq. 2.41-2.44):
+ *      a free variable below its lower (above its upper) bound becomes tight
+ *      there; a variable tight at its lower bound with w < 0 (at its upper
+ *      bound with w > 0) becomes free.
+ *
+ * It stops when no variable breaks eq. 2.1 and every tight friction row sits
+ * on the bound its normal impulse gives (a step with the same index sets and
+ * moved friction bounds only needs a new solve), or after
+ * options.max_pivots steps.
+ *
+ * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
+ * Júdice & Pires (1994), the number of variables that break eq. 2.1 is
+ * watched: while it reaches new lows the step pivots them all; after
+ * BPP_CYCLE_BUDGET steps without a new low, only the one with the least
+ * index pivots (Murty's single principal pivoting, 004 §2.5.2), until a new
+ * low is reached. Whatever happens, the answer with the fewest such
+ * variables (then the smallest MLCP error) is kept, and returned when the
+ * step budget runs out (004 §2.5.2: "we simply return the best solution we
+ * have seen so far").
+ *
+ * Decisions use the energy tolerance tau = options.tolerance (J), the same
+ * yardstick as the error measure: a free variable is out of its box when
+ * putting it back would be worth more than tau (|excess| > sqrt(2 tau / A_ii)),
+ * a tight one is non-complementary when freeing it would be
+ * (|w_i| > sqrt(2 tau A_ii)). This hysteresis keeps round-off from flipping
+ * degenerate variables back and forth. The answer is finally clamped into
+ * its boxes, which moves it by less than that.
+ *
+ * Start: all free, or the index sets of this island's previous answer when
+ * options.keep_index_sets is on and the size is the same (004 §2.5.2). */
+#include <math.h>
+#include <string.h>
+
+#include "bpp.h"
+#include "workspace.h"
+
+/* Block steps allowed without a new low of the infeasible count before
+ * single pivoting takes over (Júdice & Pires' p). */
+#define BPP_CYCLE_BUDGET 3
+/* Floor of the decision tolerance, J: below this, round-off decides. */
+#define BPP_TOLERANCE_FLOOR 1e-20
+
+static void *bpp_create_backend(const heft_solver_options *options, bpp_backend backend)
+{
+    bpp_state *s = heft_alloc(sizeof *s);
+    if (s == NULL)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->backend = backend;
+    s->options = options != NULL ? *options : heft_solver_default_options();
+    s->kept_n = -1;
+    return s;
+}
+
+static void *bpp_create(const heft_solver_options *options)
+{
+    return bpp_create_backend(options, BPP_REFACTOR);
+}
+
+static void *bpp_downdate_create(const heft_solver_options *options)
+{
+    return bpp_create_backend(options, BPP_DOWNDATE);
+}
+
+static void *bpp_skyline_create(const heft_solver_options *options)
+{
+    return bpp_create_backend(options, BPP_SKYLINE);
+}
+
+/* Forgets the index sets and the ordering (the island's topology changed);
+ * the workspaces are kept. */
+static void bpp_reset(void *state)
+{
+    bpp_state *s = state;
+    if (s == NULL)
+        return;
+    s->kept_n = -1;
+    s->ordering_valid = 0;
+}
+
+static void bpp_destroy(void *state)
+{
+    bpp_state *s = state;
+    if (s == NULL)
+        return;
+    void *arrays[] = {s->kept_set, s->kept_lambda, s->set, s->next_set, s->best_set,
+                      s->tight, s->lambda, s->best_lambda, s->w, s->rhs, s->x, s->diag,
+                      s->measure_work, s->A_own, s->factor, s->factor0, s->free_rows,
+                      s->sigma, s->start, s->A_sky, s->L0_sky, s->L_sky, s->tight_perm,
+                      s->px, s->py, s->response, s->body_start, s->body_entries,
+                      s->factored_tight, s->coupled, s->normal_slot, s->normals,
+                      s->coupling, s->coupling_pivot, s->u};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        heft_free(arrays[k]);
+    heft_ordering_release(&s->ordering);
+    heft_free(s);
+}
+
+/* ---- the backend -------------------------------------------------------------------- */
+
+static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
+{
+    return s->backend == BPP_SKYLINE ? heft_bpp_skyline_prepare(s, p, stats)
+                                     : heft_bpp_dense_prepare(s, p, stats);
+}
+
+static void backend_multiply(bpp_state *s, int n, const double *x, double *y)
+{
+    if (s->backend == BPP_SKYLINE)
+        heft_bpp_skyline_multiply(s, n, x, y);
+    else
+        heft_bpp_dense_multiply(s, n, x, y);
+}
+
+static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                         heft_solver_stats *stats)
+{
+    switch (s->backend) {
+    case BPP_REFACTOR:
+        return heft_bpp_refactor_solve(s, n, tight, x, stats);
+    case BPP_DOWNDATE:
+        return heft_bpp_downdate_solve(s, n, tight, x, stats);
+    case BPP_SKYLINE:
+        return heft_bpp_skyline_solve(s, n, tight, x, stats);
+    }
+    return -1;
+}
+
+/* ---- the pivoting loop ------------------------------------------------------------- */
+
+static int friction_row(const heft_mlcp *p, int i)
+{
+    return p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
+}
+
+/* Step 1: tight variables at their bounds. Rows without a friction coupling
+ * first, so a friction row reads its normal impulse as it is now. A variable
+ * "tight" at an infinite bound (kept sets of a problem whose bounds changed)
+ * is made free. Fills tight[] and returns the size of the tight set. */
+static int place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight)
+{
+    int count = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            if (friction_row(p, i) != pass)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            if ((set[i] == BPP_AT_LO && !isfinite(lo)) || (set[i] == BPP_AT_HI && !isfinite(hi)))
+                set[i] = BPP_FREE;
+            tight[i] = set[i] != BPP_FREE;
+            if (set[i] == BPP_AT_LO)
+                lambda[i] = lo;
+            else if (set[i] == BPP_AT_HI)
+                lambda[i] = hi;
+            count += tight[i];
+        }
+    return count;
+}
+
+/* What step 4 finds in one iterate. */
+typedef struct bpp_check {
+    int pivots;     /* variables breaking eq. 2.1: they change set */
+    int stale;      /* tight friction rows off the bound of the new normal impulse */
+    int nonfinite;
+    double error_max, error_sum; /* the MLCP error of the iterate (mlcp-format.md) */
+} bpp_check;
+
+/* 0.5 (lambda - p)^2 d with p = clamp(lambda - w / d, lo, hi), as heft_mlcp_measure. */
+static double row_error(double lambda, double w, double d, double lo, double hi)
+{
+    if (!(d > 0.0))
+        return 0.0;
+    const double step = w / d, target = lambda - step;
+    const double proj = target < lo ? lo : (target > hi ? hi : target);
+    const double change = proj == target ? step : lambda - proj;
+    return 0.5 * change * change * d;
+}
+
+/* Step 4: eq. 2.1 with the bounds of the new lambda; next[] gets every
+ * variable's set after a block pivot. */
+static bpp_check check_sets(const heft_mlcp *p, const bpp_state *s, double tau, uint8_t *next)
+{
+    bpp_check c = {0, 0, 0, 0.0, 0.0};
+    const double *lambda = s->lambda, *w = s->w, *d = s->diag;
+    for (int i = 0; i < p->n; ++i) {
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        const double l = lambda[i], wi = w[i];
+        next[i] = s->set[i];
+        if (!isfinite(l) || !isfinite(wi)) {
+            c.nonfinite++;
+            continue;
+        }
+        const double di = d[i] > 0.0 ? d[i] : 0.0;
+        const double slack = di > 0.0 ? sqrt(2.0 * tau / di) : 0.0; /* on lambda */
+        const double wslack = sqrt(2.0 * tau * di);                /* on w */
+        const int closed = !(lo < hi);
+        switch (s->set[i]) {
+        case BPP_FREE: /* 004 eq. 2.41, 2.42 */
+            if (l < lo - slack)
+                next[i] = BPP_AT_LO;
+            else if (l > hi + slack)
+                next[i] = BPP_AT_HI;
+            break;
+        case BPP_AT_LO: /* eq. 2.43; a closed box [x, x] has no wrong sign of w */
+            if (!closed && wi < -wslack)
+                next[i] = BPP_FREE;
+            else if (fabs(l - lo) > slack)
+                c.stale++;
+            break;
+        default: /* BPP_AT_HI, eq. 2.44 */
+            if (!closed && wi > wslack)
+                next[i] = BPP_FREE;
+            else if (fabs(l - hi) > slack)
+                c.stale++;
+            break;
+        }
+        c.pivots += next[i] != s->set[i];
+        const double e = row_error(l, wi, di, lo, hi);
+        c.error_sum += e;
+        if (e > c.error_max)
+            c.error_max = e;
+    }
+    return c;
+}
+
+/* Clamps lambda into its boxes, normal rows before the friction rows whose
+ * box they give. */
+static void clamp_answer(const heft_mlcp *p, double *lambda)
+{
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            if (friction_row(p, i) != pass)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            if (lambda[i] < lo)
+                lambda[i] = lo;
+            else if (lambda[i] > hi)
+                lambda[i] = hi;
+        }
+}
+
+/* ---- the friction coupling ------------------------------------------------------------ */
+
+/* A friction row t tight on its box while its normal row f is free has the
+ * impulse s_t mu_t lambda_f (s_t = -1 at the lower bound, +1 at the upper),
+ * and lambda_f is one of the unknowns of the step. Taking the box from the
+ * previous iterate's lambda_f turns the last steps into a fixed-point
+ * iteration on the normal impulses, which converges slowly, or diverges, when
+ * friction and normal rows are strongly coupled (it did on planted problems
+ * of 10 to 1000 rows: 35 steps without reaching 1e-10 J, and a divergence at
+ * 200 rows). So each step first finds the normal impulses of the coupled
+ * system exactly: with U = [sum_t s_t mu_t A_{F,t}] one column per coupled
+ * normal f and E selecting the rows f,
+ *     (A_FF + U E^T) lambda_F = r,    r = b_F - A_FT lambda_T (uncoupled T)
+ * and by the Woodbury identity on the factor of A_FF the backend holds,
+ *     y = A_FF^-1 r,  Z = A_FF^-1 U,  lambda_N = (I + E^T Z)^-1 E^T y,
+ * one solve per coupled normal and a k x k LU. The coupled friction rows are
+ * then put at s_t mu_t lambda_f and the step goes on with the ordinary solve
+ * of eq. 2.3, so what is solved is still A_FF, with every box at its final
+ * value. More than BPP_MAX_COUPLED coupled normals (the k x k matrix is
+ * dense), or a singular I + E^T Z, and the step keeps the boxes of the
+ * previous iterate instead. */
+#define BPP_MAX_COUPLED 1024
+
+/* LU with partial pivoting of the k x k row-major a, in place; 0 when
+ * singular or not finite. */
+static int lu_factor(double *a, int k, int *pivot)
+{
+    double largest = 0.0;
+    for (int e = 0; e < k * k; ++e)
+        largest = fmax(largest, fabs(a[e]));
+    for (int c = 0; c < k; ++c) {
+        int best = c;
+        for (int r = c + 1; r < k; ++r)
+            if (fabs(a[r * k + c]) > fabs(a[best * k + c]))
+                best = r;
+        pivot[c] = best;
+        if (!(fabs(a[best * k + c]) > 1e-13 * largest) || !isfinite(a[best * k + c]))
+            return 0;
+        if (best != c)
+            for (int e = 0; e < k; ++e) {
+                const double t = a[c * k + e];
+                a[c * k + e] = a[best * k + e];
+                a[best * k + e] = t;
+            }
+        for (int r = c + 1; r < k; ++r) {
+            const double m = a[r * k + c] / a[c * k + c];
+            a[r * k + c] = m;
+            for (int e = c + 1; e < k; ++e)
+                a[r * k + e] -= m * a[c * k + e];
+        }
+    }
+    return 1;
+}
+
+static void lu_solve(const double *a, int k, const int *pivot, double *x)
+{
+    for (int c = 0; c < k; ++c) {
+        const double t = x[c];
+        x[c] = x[pivot[c]];
+        x[pivot[c]] = t;
+    }
+    for (int r = 0; r < k; ++r)
+        for (int c = 0; c < r; ++c)
+            x[r] -= a[r * k + c] * x[c];
+    for (int r = k - 1; r >= 0; --r) {
+        for (int c = r + 1; c < k; ++c)
+            x[r] -= a[r * k + c] * x[c];
+        x[r] /= a[r * k + r];
+    }
+}
+
+static void backend_add_column(bpp_state *s, int n, int j, double c, double *out)
+{
+    if (s->backend == BPP_SKYLINE)
+        heft_bpp_skyline_add_column(s, n, j, c, out);
+    else
+        heft_bpp_dense_add_column(s, n, j, c, out);
+}
+
+/* rhs = b - A_FT lambda_T over the tight rows, leaving out those with skip[i] */
+static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip)
+{
+    const int n = p->n;
+    int any = 0;
+    for (int i = 0; i < n; ++i) {
+        const int used = s->tight[i] && !(skip != NULL && skip[i]);
+        s->x[i] = used ? s->lambda[i] : 0.0;
+        any |= used;
+    }
+    if (!any) {
+        memcpy(s->rhs, p->b, sizeof(double) * (size_t)n);
+        return;
+    }
+    backend_multiply(s, n, s->x, s->rhs);
+    for (int i = 0; i < n; ++i)
+        s->rhs[i] = p->b[i] - s->rhs[i];
+}
+
+/* Puts the coupled friction rows at s_t mu_t lambda_f of the coupled system
+ * (see above). Returns 0 when done or not needed, -1 when the factor failed. */
+static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+        s->normal_slot[i] = -1;
+    for (int t = 0; t < n; ++t) {
+        s->coupled[t] = s->tight[t] && friction_row(p, t) && s->set[p->findex[t]] == BPP_FREE;
+        if (!s->coupled[t])
+            continue;
+        const int f = p->findex[t];
+        if (s->normal_slot[f] < 0) {
+            s->normal_slot[f] = k;
+            s->normals[k++] = f;
+        }
+    }
+    if (k == 0 || k > BPP_MAX_COUPLED)
+        return 0;
+    const size_t uk = (size_t)k;
+    if (!HEFT_RESERVE(s->coupling, s->coupling_cap, uk * uk + uk) ||
+        !HEFT_RESERVE(s->coupling_pivot, s->coupling_pivot_cap, uk))
+        return 0; /* out of memory: the boxes of the previous iterate */
+    double *S = s->coupling, *lambda_N = s->coupling + uk * uk;
+
+    /* y = A_FF^-1 r with the coupled rows left out of r */
+    free_rhs(p, s, s->coupled);
+    if (backend_solve(s, n, s->tight, s->rhs, stats) != 0)
+        return -1;
+    for (int q = 0; q < k; ++q)
+        lambda_N[q] = s->rhs[s->normals[q]];
+    /* S = I + E^T A_FF^-1 U, column by column */
+    for (int q = 0; q < k; ++q) {
+        for (int i = 0; i < n; ++i)
+            s->u[i] = 0.0;
+        for (int t = 0; t < n; ++t)
+            if (s->coupled[t] && s->normal_slot[p->findex[t]] == q) {
+                const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
+                backend_add_column(s, n, t, sign * fabs(p->hi[t]), s->u);
+            }
+        if (backend_solve(s, n, s->tight, s->u, stats) != 0)
+            return -1;
+        for (int r = 0; r < k; ++r)
+            S[(size_t)r * uk + q] = (r == q ? 1.0 : 0.0) + s->u[s->normals[r]];
+    }
+    stats->inner_iterations += k + 1;
+    if (!lu_factor(S, k, s->coupling_pivot))
+        return 0; /* singular coupling: the boxes of the previous iterate */
+    lu_solve(S, k, s->coupling_pivot, lambda_N);
+    for (int t = 0; t < n; ++t)
+        if (s->coupled[t]) {
+            const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
+            s->lambda[t] = sign * fabs(p->hi[t]) * lambda_N[s->normal_slot[p->findex[t]]];
+        }
+    return 0;
+}
+
+static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
+{
+    const size_t un = (size_t)p->n;
+    const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
+    return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
+           HEFT_RESERVE(s->best_set, s->best_set_cap, un) &&
+           HEFT_RESERVE(s->tight, s->tight_cap, un) &&
+           HEFT_RESERVE(s->kept_set, s->kept_set_cap, un) &&
+           HEFT_RESERVE(s->kept_lambda, s->kept_lambda_cap, un) &&
+           HEFT_RESERVE(s->lambda, s->lambda_cap, un) &&
+           HEFT_RESERVE(s->best_lambda, s->best_lambda_cap, un) &&
+           HEFT_RESERVE(s->w, s->w_cap, un) && HEFT_RESERVE(s->rhs, s->rhs_cap, un) &&
+           HEFT_RESERVE(s->x, s->x_cap, un) && HEFT_RESERVE(s->diag, s->diag_cap, un) &&
+           HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
+           HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
+           HEFT_RESERVE(s->normals, s->normals_cap, un) && HEFT_RESERVE(s->u, s->u_cap, un) &&
+           HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
+}
+
+/* The kept sets are used when asked for and of this problem's size (their
+ * arrays then did not grow, so they still hold them). */
+static int kept_sets_usable(const bpp_state *s, int n)
+{
+    return s->options.keep_index_sets && s->kept_n == n && s->kept_set != NULL;
+}
+
+static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
+                     heft_solver_stats *stats)
+{
+    bpp_state *s = state;
+    const double start = heft_time_ms();
+    const int n = p->n;
+    memset(stats, 0, sizeof *stats);
+    stats->n = n;
+    if (n < 0 || (p->A == NULL && p->rows == NULL && n > 0))
+        return HEFT_SOLVE_FAILED;
+    if (n == 0) {
+        stats->converged = 1;
+        return HEFT_SOLVE_OK;
+    }
+
+    /* The kept sets live in arrays that only grow with n: a same-size solve
+     * keeps them; a different size cannot use them anyway. */
+    if (s->kept_n != n)
+        s->kept_n = -1;
+    if (!reserve_workspace(s, p)) {
+        s->kept_n = -1;
+        return HEFT_SOLVE_FAILED;
+    }
+    if (backend_prepare(s, p, stats) != 0) {
+        s->ordering_valid = 0;
+        return HEFT_SOLVE_FAILED;
+    }
+
+    const double loop_start = heft_time_ms();
+    const double factor_before = stats->time_factor_ms;
+    const double tau = s->options.tolerance > BPP_TOLERANCE_FLOOR ? s->options.tolerance
+                                                                   : BPP_TOLERANCE_FLOOR;
+    const int max_steps = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
+    const size_t vec = sizeof(double) * (size_t)n;
+
+    /* Alg. 2.1 line 1 / Alg. 2.2 line 4: initialize F and T. lambda starts
+     * from the warm start (it gives the friction boxes of kept tight rows). */
+    const int keep = kept_sets_usable(s, n);
+    for (int i = 0; i < n; ++i) {
+        double l0 = 0.0;
+        if (s->options.warm_start && p->lambda0 != NULL)
+            l0 = p->lambda0[i];
+        else if (keep)
+            l0 = s->kept_lambda[i];
+        s->lambda[i] = isfinite(l0) ? l0 : 0.0;
+        s->set[i] = keep && s->kept_set[i] <= BPP_AT_HI ? s->kept_set[i] : BPP_FREE;
+    }
+
+    int steps = 0, converged = 0, have_best = 0;
+    int best_infeasible = n + 1;
+    double best_error = INFINITY;
+    int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
+    while (steps < max_steps) {
+        /* Alg. 2.1 lines 5-6 */
+        const int tight_count = place_tight(p, s->set, s->lambda, s->tight);
+        if (steps < HEFT_MAX_PIVOT_TRACE)
+            stats->tight_trace[stats->tight_trace_count++] = tight_count;
+        ++steps;
+
+        /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
+         * friction rows coupled to a free normal row first get the value of
+         * the coupled system */
+        if (tight_count > 0 && couple_friction(p, s, stats) != 0)
+            break; /* a non-positive pivot: the best answer so far, if any */
+        free_rhs(p, s, NULL);
+        if (backend_solve(s, n, s->tight, s->rhs, stats) != 0)
+            break;
+        for (int i = 0; i < n; ++i)
+            if (!s->tight[i])
+                s->lambda[i] = s->rhs[i];
+
+        /* line 8: w = A lambda - b */
+        backend_multiply(s, n, s->lambda, s->w);
+        for (int i = 0; i < n; ++i)
+            s->w[i] -= p->b[i];
+
+        /* line 9: eq. 2.1 */
+        const bpp_check c = check_sets(p, s, tau, s->next_set);
+        if (c.nonfinite > 0)
+            break;
+        const int infeasible = c.pivots + c.stale;
+        if (infeasible < best_infeasible ||
+            (infeasible == best_infeasible && c.error_max < best_error)) {
+            best_infeasible = infeasible;
+            best_error = c.error_max;
+            memcpy(s->best_lambda, s->lambda, vec);
+            memcpy(s->best_set, s->set, (size_t)n);
+            have_best = 1;
+        }
+        if (infeasible == 0) {
+            converged = 1;
+            break;
+        }
+        if (c.pivots == 0)
+            continue; /* same sets, the friction boxes moved: solve again */
+
+        /* Cycle watch (Júdice & Pires; 004 §2.5.3): block pivots while the
+         * count of infeasible variables reaches new lows, single pivoting
+         * (least index, 004 §2.5.2) once it has stalled for a while. */
+        int single = 0;
+        if (c.pivots < fewest_pivots) {
+            fewest_pivots = c.pivots;
+            budget = BPP_CYCLE_BUDGET;
+        } else if (budget > 0) {
+            --budget;
+        } else {
+            single = 1;
+        }
+        if (single) {
+            stats->fallback = 1;
+            for (int i = 0; i < n; ++i)
+                if (s->next_set[i] != s->set[i]) {
+                    s->set[i] = s->next_set[i];
+                    break;
+                }
+        } else {
+            memcpy(s->set, s->next_set, (size_t)n);
+        }
+    }
+    stats->iterations = steps;
+    stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
+
+    if (!converged) {
+        if (!have_best) {
+            s->kept_n = -1;
+            stats->time_total_ms = heft_time_ms() - start;
+            for (int i = 0; i < n; ++i)
+                lambda_out[i] = 0.0;
+            return HEFT_SOLVE_FAILED;
+        }
+        memcpy(s->lambda, s->best_lambda, vec);
+        memcpy(s->set, s->best_set, (size_t)n);
+    }
+    clamp_answer(p, s->lambda);
+    memcpy(lambda_out, s->lambda, vec);
+    memcpy(s->kept_set, s->set, (size_t)n);
+    memcpy(s->kept_lambda, s->lambda, vec);
+    s->kept_n = n;
+
+    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, s->measure_work);
+    stats->error_max = err.max;
+    stats->error_sum = err.sum;
+    stats->bound_violations = err.bound_violations;
+    stats->converged = converged;
+    stats->time_total_ms = heft_time_ms() - start;
+    if (err.nonfinite > 0) {
+        s->kept_n = -1;
+        return HEFT_SOLVE_FAILED;
+    }
+    return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
+}
+
+/* Found by registry.c, which declares them the same way. */
+extern const heft_solver_vtable heft_bpp_solver;
+extern const heft_solver_vtable heft_bpp_downdate_solver;
+extern const heft_solver_vtable heft_bpp_skyline_solver;
+
+const heft_solver_vtable heft_bpp_solver = {
+    "bpp",
+    "block principal pivoting (Judice & Pires), dense Cholesky of A_FF at every step",
+    bpp_create,
+    bpp_solve,
+    bpp_reset,
+    bpp_destroy,
+};
+
+const heft_solver_vtable heft_bpp_downdate_solver = {
+    "bpp-downdate",
+    "block principal pivoting, chol(A) once per solve and rank-1 downdates per tight variable "
+    "(Lefebvre 2020, Alg. 2.2-2.4)",
+    bpp_downdate_create,
+    bpp_solve,
+    bpp_reset,
+    bpp_destroy,
+};
+
+const heft_solver_vtable heft_bpp_skyline_solver = {
+    "bpp-skyline",
+    "block principal pivoting with downdates on a reverse Cuthill-McKee skyline "
+    "(Lefebvre 2020, Alg. 2.5-2.6)",
+    bpp_skyline_create,
+    bpp_solve,
+    bpp_reset,
+    bpp_destroy,
+};

@@ -1,0 +1,117 @@
+/* Heft: the block principal pivoting solvers, private header.
+ *
+ * bpp.c holds what the three solvers share: the pivoting loop of Júdice &
+ * Pires (paper 000 Alg. 2.1 and 2.2, eq. 2.1; paper 004 §2.5.2-2.5.3 for the
+ * cycle detection and the single pivoting fail-safe), the kept index sets and
+ * the answer. What differs is how A_FF lambda_F = b_F - A_FT lambda_T is
+ * solved at each pivoting step, the "backend":
+ *
+ *   bpp           dense A, A_FF gathered and factored at every step (Alg. 2.1 line 4)
+ *   bpp-downdate  dense A, L0 = chol(A) once, then a copy downdated once per
+ *                 tight variable (Alg. 2.2, 2.3, 2.4)            bpp_dense.c
+ *   bpp-skyline   RCM order, A and L in skyline storage, downdates and
+ *                 substitutions cut at the skyline (Alg. 2.5, 2.6), or a
+ *                 refactoring of A_FF when many variables are tight  bpp_skyline.c
+ *
+ * The pivoting loop works in the problem's row order; a backend that reorders
+ * (bpp-skyline) permutes inside its own functions. */
+#ifndef HEFT_BPP_H
+#define HEFT_BPP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlcp.h"
+#include "ordering.h"
+
+typedef enum bpp_backend { BPP_REFACTOR, BPP_DOWNDATE, BPP_SKYLINE } bpp_backend;
+
+/* The index set of one variable (eq. 2.1). */
+enum { BPP_FREE = 0, BPP_AT_LO = 1, BPP_AT_HI = 2 };
+
+typedef struct bpp_state {
+    bpp_backend backend;
+    heft_solver_options options;
+
+    /* ---- kept between solves (reset() forgets them) ---- */
+    int kept_n;             /* size of the kept sets, -1: none */
+    uint8_t *kept_set;      /* the index sets of the last answer */
+    double *kept_lambda;    /* the last answer: friction bounds of kept tight rows */
+    int ordering_valid;     /* bpp-skyline: ordering below matches ordering.key */
+    heft_ordering ordering;
+
+    /* ---- pivoting workspace, problem order, n entries each ---- */
+    uint8_t *set, *next_set, *best_set;
+    unsigned char *tight;
+    double *lambda, *best_lambda, *w, *rhs, *x, *diag, *measure_work;
+
+    /* friction rows tight on the box of a free normal row (bpp.c "coupling") */
+    uint8_t *coupled;       /* per row */
+    int *normal_slot;       /* per row: its place among the coupled normals, -1 */
+    int *normals;           /* the coupled normal rows, ascending */
+    double *coupling;       /* k x k: I + E^T A_FF^-1 U, then its LU */
+    int *coupling_pivot;    /* k */
+    double *u;              /* n */
+
+    /* ---- the problem's A, as the backend holds it ---- */
+    const double *A;        /* dense backends: p->A or A_own */
+    double *A_own;          /* dense A assembled from the structured form */
+
+    /* dense backends */
+    double *factor;         /* bpp: L_FF (f x f); bpp-downdate: L, the downdated copy */
+    double *factor0;        /* bpp-downdate: L0 */
+    int *free_rows;         /* bpp: the free rows, ascending */
+    double *sigma;          /* downdate scratch, n */
+
+    /* bpp-skyline, all in the RCM order */
+    size_t *start;          /* skyline layout, n + 1 */
+    double *A_sky, *L0_sky, *L_sky; /* envelope-sized */
+    unsigned char *tight_perm;
+    double *px, *py;
+    double *response;       /* 12 per row: M^-1 J_i^T of each side, for the assembly */
+    int *body_start, *body_entries; /* per body: 2 * row + side of the rows touching it */
+
+    /* factor reuse: the tight set the current factor was made for */
+    unsigned char *factored_tight;
+    int factored_valid;     /* factor/L matches factored_tight */
+    int factor_is_L0;       /* bpp-downdate/skyline: no tight variable, L0 solves */
+    int L0_valid;           /* L0 factored for this solve */
+    int dirty_from;         /* first column of L that may differ from L0 */
+
+    size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
+        lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
+        factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
+        L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
+        body_entries_cap, factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap,
+        coupling_cap, coupling_pivot_cap, u_cap;
+} bpp_state;
+
+/* ---- the backends (bpp_dense.c, bpp_skyline.c) ------------------------------------ */
+
+/* Takes the problem in: A (assembled, copied or pointed to), the ordering,
+ * diag[i] = A_ii. Adds to stats' assembly and ordering times. Returns 0, or
+ * -1 when out of memory. */
+int heft_bpp_dense_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+
+/* y = A x */
+void heft_bpp_dense_multiply(const bpp_state *s, int n, const double *x, double *y);
+void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y);
+
+/* out += c * (column j of A), in the problem's row order */
+void heft_bpp_dense_add_column(const bpp_state *s, int n, int j, double c, double *out);
+void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, double *out);
+
+/* Solves A_FF x_F = x_F for the free rows (tight[i] == 0) in place; the tight
+ * entries of x are set to 0. Factors, copies and downdates as the backend
+ * does, reusing the factor when the tight set is the one it was made for.
+ * Counts factorizations and downdates and adds the time to time_factor_ms.
+ * Returns 0, or -1 when a factorization met a non-positive pivot. */
+int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                       heft_solver_stats *stats);
+int heft_bpp_downdate_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                       heft_solver_stats *stats);
+int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                      heft_solver_stats *stats);
+
+#endif

@@ -1,0 +1,293 @@
+/* Heft: the skyline backend of the block principal pivoting solvers,
+ * "bpp-skyline" (paper 000 §2.2.3, Alg. 2.2 with Alg. 2.5 and 2.6).
+ *
+ * The rows are put in reverse Cuthill-McKee order (ordering.h), computed once
+ * per island topology and kept in the solver state; A is assembled straight
+ * into skyline storage in that order (from the structured form without ever
+ * forming a dense A, or gathered from p->A), so every array is the size of
+ * the envelope. Per solve, L0 = chol(A) in the same storage (Alg. 2.2 line
+ * 2); per pivoting step, L = L0 and one skyline-bounded downdate per tight
+ * variable in ascending (RCM) order (Alg. 2.5), then the skyline-bounded
+ * solve skipping tight rows (Alg. 2.6). When the tight fraction passes
+ * options.skyline_refactor_fraction, downdating costs more than factoring
+ * A_FF afresh (Figure 2.4; measured here by heft_bench_downdate_vs_refactor),
+ * so A_FF is factored in the same storage instead, leaving the tight rows out.
+ *
+ * As in bpp_dense.c, a step with the tight set of the factor in hand only
+ * solves, and L = L0 copies only the columns that can differ. */
+#include <math.h>
+#include <string.h>
+
+#include "bpp.h"
+#include "skyline.h"
+#include "workspace.h"
+
+static int32_t dynamic_body(const heft_mlcp *p, int32_t index)
+{
+    return (index >= 0 && index < p->nbodies) ? index : -1;
+}
+
+static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
+{
+    const double *I = body->inv_inertia; /* xx xy xz yy yz zz */
+    out[0] = body->inv_mass * j[0];
+    out[1] = body->inv_mass * j[1];
+    out[2] = body->inv_mass * j[2];
+    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
+    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
+    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
+}
+
+static double dot6(const double x[6], const double y[6])
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+}
+
+static heft_skyline skyline_of(const bpp_state *s, double *values)
+{
+    heft_skyline k = {s->ordering.n, s->ordering.last, s->start, values};
+    return k;
+}
+
+/* A = J M^-1 J^T + diag(epsilon) into the envelope, body by body: two rows
+ * touching one body couple through it (the only place J M^-1 J^T is nonzero),
+ * and each pair lands in column min(r1, r2) of the RCM order. A row with both
+ * sides on one body contributes all four side pairs, as heft_mlcp_assemble_dense
+ * does. */
+static int assemble_structured(bpp_state *s, const heft_mlcp *p)
+{
+    const int n = p->n, nb = p->nbodies > 0 ? p->nbodies : 0;
+    if (!HEFT_RESERVE(s->response, s->response_cap, 12 * (size_t)n) ||
+        !HEFT_RESERVE(s->body_start, s->body_start_cap, (size_t)nb + 1) ||
+        !HEFT_RESERVE(s->body_entries, s->body_entries_cap, 2 * (size_t)n))
+        return -1;
+    for (int k = 0; k <= nb; ++k)
+        s->body_start[k] = 0;
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *row = &p->rows[i];
+        const int32_t a = dynamic_body(p, row->a), b = dynamic_body(p, row->b);
+        double *ra = &s->response[12 * (size_t)i];
+        memset(ra, 0, 12 * sizeof(double));
+        if (a >= 0) {
+            inverse_mass_times(&p->bodies[a], row->ja, ra);
+            s->body_start[a + 1]++;
+        }
+        if (b >= 0) {
+            inverse_mass_times(&p->bodies[b], row->jb, ra + 6);
+            s->body_start[b + 1]++;
+        }
+    }
+    for (int k = 0; k < nb; ++k)
+        s->body_start[k + 1] += s->body_start[k];
+    for (int i = 0; i < n; ++i) { /* entries: 2 * row + side, the starts move on by one body */
+        const int32_t a = dynamic_body(p, p->rows[i].a), b = dynamic_body(p, p->rows[i].b);
+        if (a >= 0)
+            s->body_entries[s->body_start[a]++] = 2 * i;
+        if (b >= 0)
+            s->body_entries[s->body_start[b]++] = 2 * i + 1;
+    }
+    for (int k = nb; k > 0; --k)
+        s->body_start[k] = s->body_start[k - 1];
+    s->body_start[0] = 0;
+
+    const int *inverse = s->ordering.inverse;
+    double *A = s->A_sky;
+    memset(A, 0, sizeof(double) * s->start[n]);
+    for (int body = 0; body < nb; ++body) {
+        const int begin = s->body_start[body], end = s->body_start[body + 1];
+        for (int e1 = begin; e1 < end; ++e1) {
+            const int i1 = s->body_entries[e1] >> 1, side1 = s->body_entries[e1] & 1;
+            const int r1 = inverse[i1];
+            const double *j1 = side1 ? p->rows[i1].jb : p->rows[i1].ja;
+            for (int e2 = begin; e2 < end; ++e2) {
+                const int i2 = s->body_entries[e2] >> 1, side2 = s->body_entries[e2] & 1;
+                const int r2 = inverse[i2];
+                if (r1 < r2)
+                    continue;
+                A[s->start[r2] + (size_t)(r1 - r2)] +=
+                    dot6(j1, &s->response[12 * (size_t)i2 + 6 * (size_t)side2]);
+            }
+        }
+    }
+    if (p->epsilon != NULL)
+        for (int i = 0; i < n; ++i)
+            A[s->start[inverse[i]]] += p->epsilon[i];
+    return 0;
+}
+
+/* The envelope of p->A in the RCM order; the ordering came from A's own
+ * pattern, so no nonzero lies outside. The lower triangle is read. */
+static void gather_dense(bpp_state *s, const heft_mlcp *p)
+{
+    const int n = p->n;
+    const size_t un = (size_t)n;
+    const int *perm = s->ordering.perm, *last = s->ordering.last;
+    for (int k = 0; k < n; ++k) {
+        const int j = perm[k];
+        double *col = &s->A_sky[s->start[k]];
+        for (int r = k; r <= last[k]; ++r) {
+            const int i = perm[r];
+            col[r - k] = i >= j ? p->A[(size_t)i * un + j] : p->A[(size_t)j * un + i];
+        }
+    }
+}
+
+int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    const size_t un = (size_t)n;
+    /* The ordering is kept while the topology's fingerprint stays the same
+     * (reset() drops it); the fingerprint counts as assembly time, so
+     * time_ordering_ms is zero for a solve that reused the ordering. */
+    double start = heft_time_ms();
+    const int dense = p->A != NULL;
+    const uint64_t key = dense ? heft_ordering_dense_key(n, p->A) : heft_ordering_structure_key(p);
+    stats->time_assembly_ms += heft_time_ms() - start;
+    if (!s->ordering_valid || s->ordering.key != key || s->ordering.n != n) {
+        start = heft_time_ms();
+        s->ordering_valid = 0;
+        const int rc = dense ? heft_ordering_from_dense(&s->ordering, n, p->A)
+                             : heft_ordering_from_structure(&s->ordering, p);
+        if (rc != 0 || !HEFT_RESERVE(s->start, s->start_cap, un + 1))
+            return -1;
+        if (heft_skyline_layout(n, s->ordering.last, s->start) == 0 && n > 0)
+            return -1;
+        s->ordering_valid = 1;
+        stats->time_ordering_ms += heft_time_ms() - start;
+    }
+
+    start = heft_time_ms();
+    const size_t stored = s->start[n];
+    if (!HEFT_RESERVE(s->A_sky, s->A_sky_cap, stored) ||
+        !HEFT_RESERVE(s->L0_sky, s->L0_sky_cap, stored) ||
+        !HEFT_RESERVE(s->L_sky, s->L_sky_cap, stored) ||
+        !HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) ||
+        !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
+        !HEFT_RESERVE(s->px, s->px_cap, un) || !HEFT_RESERVE(s->py, s->py_cap, un) ||
+        !HEFT_RESERVE(s->sigma, s->sigma_cap, un))
+        return -1;
+    if (dense)
+        gather_dense(s, p);
+    else if (assemble_structured(s, p) != 0)
+        return -1;
+    for (int k = 0; k < n; ++k)
+        s->diag[s->ordering.perm[k]] = s->A_sky[s->start[k]];
+    s->factored_valid = 0;
+    s->L0_valid = 0;
+    s->dirty_from = 0;
+    stats->time_assembly_ms += heft_time_ms() - start;
+    return 0;
+}
+
+void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y)
+{
+    const int *perm = s->ordering.perm;
+    for (int r = 0; r < n; ++r)
+        s->px[r] = x[perm[r]];
+    heft_skyline_multiply(skyline_of(s, s->A_sky), s->px, s->py);
+    for (int r = 0; r < n; ++r)
+        y[perm[r]] = s->py[r];
+}
+
+/* Column j of A from the envelope: rows from the first column whose skyline
+ * reaches j (s is nondecreasing: a binary search) up to j are read along row
+ * j, the rest down column j. */
+void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, double *out)
+{
+    const int *perm = s->ordering.perm, *last = s->ordering.last;
+    const int k = s->ordering.inverse[j];
+    int lo = 0, hi = k; /* the first r with last[r] >= k */
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (last[mid] >= k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    for (int r = lo; r < k; ++r)
+        out[perm[r]] += c * s->A_sky[s->start[r] + (size_t)(k - r)];
+    const double *col = &s->A_sky[s->start[k]];
+    for (int r = k; r <= last[k]; ++r)
+        out[perm[r]] += c * col[r - k];
+    (void)n;
+}
+
+/* Alg. 2.2 line 2, when first needed (a solve whose every step is past the
+ * refactoring threshold never factors A whole). */
+static int ensure_L0(bpp_state *s, heft_solver_stats *stats)
+{
+    if (s->L0_valid)
+        return 0;
+    memcpy(s->L0_sky, s->A_sky, sizeof(double) * s->start[s->ordering.n]);
+    stats->factorizations++;
+    if (heft_skyline_factor(skyline_of(s, s->L0_sky), NULL) != 0)
+        return -1;
+    s->L0_valid = 1;
+    s->dirty_from = 0;
+    return 0;
+}
+
+/* Builds the factor of A_FF for the tight set tp (RCM order). */
+static int factor_free_block(bpp_state *s, int n, const unsigned char *tp, heft_solver_stats *stats)
+{
+    int count = 0, first = n;
+    for (int r = 0; r < n; ++r)
+        if (tp[r]) {
+            ++count;
+            if (first == n)
+                first = r;
+        }
+    if (count == 0) {
+        s->factor_is_L0 = 1;
+        return ensure_L0(s, stats);
+    }
+    s->factor_is_L0 = 0;
+    if ((double)count > s->options.skyline_refactor_fraction * (double)n) {
+        /* past the break-even: factor A_FF in skyline form, tight rows left out */
+        memcpy(s->L_sky, s->A_sky, sizeof(double) * s->start[n]);
+        s->dirty_from = 0;
+        stats->factorizations++;
+        stats->fallback = 1;
+        return heft_skyline_factor(skyline_of(s, s->L_sky), tp) != 0 ? -1 : 0;
+    }
+    if (ensure_L0(s, stats) != 0)
+        return -1;
+    const int from = s->dirty_from < first + 1 ? s->dirty_from : first + 1;
+    heft_skyline_copy_columns(skyline_of(s, s->L_sky), skyline_of(s, s->L0_sky), from);
+    s->dirty_from = first + 1;
+    for (int r = first; r < n; ++r) { /* Alg. 2.2 lines 8-11 with Alg. 2.5 */
+        if (!tp[r])
+            continue;
+        stats->downdates++;
+        if (heft_skyline_remove(skyline_of(s, s->L_sky), r, s->sigma) != 0) {
+            s->dirty_from = 0;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                      heft_solver_stats *stats)
+{
+    const int *perm = s->ordering.perm;
+    unsigned char *tp = s->tight_perm;
+    for (int r = 0; r < n; ++r)
+        tp[r] = tight[perm[r]];
+    if (!(s->factored_valid && memcmp(s->factored_tight, tp, (size_t)n) == 0)) {
+        const double start = heft_time_ms();
+        s->factored_valid = 0;
+        const int rc = factor_free_block(s, n, tp, stats);
+        stats->time_factor_ms += heft_time_ms() - start;
+        if (rc != 0)
+            return -1;
+        memcpy(s->factored_tight, tp, (size_t)n);
+        s->factored_valid = 1;
+    }
+    for (int r = 0; r < n; ++r)
+        s->px[r] = x[perm[r]];
+    heft_skyline_solve(skyline_of(s, s->factor_is_L0 ? s->L0_sky : s->L_sky), tp, s->px);
+    for (int r = 0; r < n; ++r)
+        x[perm[r]] = s->px[r];
+    return 0;
+}

@@ -1,0 +1,69 @@
+/* Heft: reverse Cuthill-McKee ordering of an island's constraint rows and the
+ * skyline it gives (private header of the solver library).
+ *
+ * Paper 000 §2.2.3: "constraint variables are reordered according to a
+ * traversal of the constraint graph using the reverse Cuthill-McKee (RCM)
+ * algorithm", which shrinks the envelope of A and so the fill of L. The graph
+ * has one node per row; two rows are adjacent when A couples them:
+ * - from the structured form, when they act on a common dynamic body (A is
+ *   never formed: J M^-1 J^T can only be nonzero there);
+ * - from a dense A, when A_ij != 0.
+ * Everything is deterministic: ties are broken by the smaller row index, and
+ * nothing depends on addresses. */
+#ifndef HEFT_ORDERING_H
+#define HEFT_ORDERING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlcp.h"
+
+/* An ordering and the arrays it was computed with; every array only grows
+ * (heft_ordering_release frees them). */
+typedef struct heft_ordering {
+    int n;
+    int *perm;      /* perm[new] = old row */
+    int *inverse;   /* inverse[old] = new position */
+    int *last;      /* the skyline s of A in the new order (skyline.h) */
+    size_t envelope; /* stored entries: sum_k (last[k] - k + 1) */
+    uint64_t key;   /* what the ordering was computed from (heft_ordering_*_key) */
+
+    /* the graph, compressed rows: neighbours of v are adj[xadj[v] .. xadj[v+1]) */
+    int *xadj, *adj;
+    /* scratch: rows of each body (compressed), 3 n ints for RCM */
+    int *body_start, *body_rows, *work;
+    size_t perm_cap, inverse_cap, last_cap, xadj_cap, adj_cap, body_start_cap, body_rows_cap,
+        work_cap;
+} heft_ordering;
+
+/* Fingerprints of the topology, to know when a cached ordering still holds:
+ * the structured form's (n, nbodies, body pair of every row), or the nonzero
+ * pattern of a dense A (n x n, row-major; the lower triangle is read). */
+uint64_t heft_ordering_structure_key(const heft_mlcp *p);
+uint64_t heft_ordering_dense_key(int n, const double *A);
+
+/* Builds the graph of p's structured form (p->rows present), orders it by
+ * RCM and computes its skyline. Returns 0, or -1 when out of memory. */
+int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p);
+
+/* The same from the nonzero pattern of a dense symmetric A (n x n). */
+int heft_ordering_from_dense(heft_ordering *o, int n, const double *A);
+
+void heft_ordering_release(heft_ordering *o);
+
+/* ---- the pieces, for tests and benchmarks --------------------------------- */
+
+/* Reverse Cuthill-McKee of the graph (xadj, adj) of n nodes: for each
+ * connected component (taken in order of their smallest node), a
+ * pseudo-peripheral start node by George & Liu's level-structure search, then
+ * a breadth-first traversal visiting each node's unvisited neighbours by
+ * increasing degree (then index); the whole sequence is reversed.
+ * perm[new] = old. work: 3 n ints. */
+void heft_rcm(int n, const int *xadj, const int *adj, int *perm, int *work);
+
+/* The skyline of the graph's matrix in the order given by inverse
+ * (inverse[old] = new): last[k] = max { r : f_r <= k }. Returns the stored
+ * entries sum_k (last[k] - k + 1). */
+size_t heft_envelope(int n, const int *xadj, const int *adj, const int *inverse, int *last);
+
+#endif

@@ -1,0 +1,163 @@
+/* Heft: skyline (envelope) storage, its LL^T factorization, the downdate of
+ * Alg. 2.5 and the solve of Alg. 2.6 (paper 000 §2.2.3). See skyline.h for
+ * the layout: column k holds rows k..s_k contiguously. */
+#include "skyline.h"
+
+#include <math.h>
+#include <string.h>
+
+size_t heft_skyline_layout(int m, const int *last, size_t *start)
+{
+    size_t total = 0;
+    int previous = 0;
+    for (int k = 0; k < m; ++k) {
+        if (last[k] < k || last[k] >= m || last[k] < previous)
+            return 0;
+        previous = last[k];
+        start[k] = total;
+        total += (size_t)(last[k] - k) + 1;
+    }
+    start[m] = total;
+    return total;
+}
+
+static inline double *column(heft_skyline s, int k)
+{
+    return &s.values[s.start[k]];
+}
+
+/* Right-looking Cholesky inside the envelope. Column k updates the columns
+ * c in (k, s_k] on rows c..s_k; s_k <= s_c because s is nondecreasing, so
+ * every update lands inside column c's storage. A removed column does no
+ * update and a removed target column is not updated: the kept entries are
+ * then exactly the factor of A_FF (the removed variables take no part). */
+int heft_skyline_factor(heft_skyline s, const unsigned char *removed)
+{
+    for (int k = 0; k < s.m; ++k) {
+        if (removed != NULL && removed[k])
+            continue;
+        double *ck = column(s, k);
+        const double pivot = ck[0];
+        if (!(pivot > 0.0) || !isfinite(pivot))
+            return k + 1;
+        const double lkk = sqrt(pivot);
+        ck[0] = lkk;
+        const int len = s.last[k] - k;
+        const double inv = 1.0 / lkk;
+        for (int t = 1; t <= len; ++t)
+            ck[t] *= inv;
+        for (int t = 1; t <= len; ++t) {
+            const int c = k + t;
+            const double lck = ck[t];
+            if (lck == 0.0 || (removed != NULL && removed[c]))
+                continue;
+            double *cc = column(s, c);
+            /* rows c..s_k: cc[r - c] -= L(r, k) L(c, k) */
+            for (int u = 0; u <= len - t; ++u)
+                cc[u] -= ck[t + u] * lck;
+        }
+    }
+    return 0;
+}
+
+/* Alg. 2.5: the downdate of Alg. 2.3 with every column update cut at the
+ * skyline (lines 12-16 run on rows k+1..s_k only). sigma starts as
+ * L(i+1..s_i, i) (line 3) and after column k it can be nonzero only up to
+ * s_k (s is nondecreasing), so the loop over k (line 4) stops at the first
+ * column past the reach of sigma instead of running to m. The old column is
+ * scaled by sqrt(z) / y as in heft_dense_cholesky_remove (see the note on
+ * line 16 there). */
+int heft_skyline_remove(heft_skyline s, int i, double *sigma)
+{
+    const double *ci = column(s, i);
+    int reach = s.last[i]; /* sigma is zero past this row */
+    for (int r = i + 1; r <= reach; ++r)
+        sigma[r] = ci[r - i];
+    double beta = 1.0;
+    int finite = 1;
+    for (int k = i + 1; k <= reach; ++k) {
+        const double x = sigma[k];
+        if (x == 0.0)
+            continue;
+        double *ck = column(s, k);
+        const int end = s.last[k];
+        while (reach < end) /* sigma grows into rows it has not touched yet */
+            sigma[++reach] = 0.0;
+        const double y = ck[0];
+        const double z = y * y + x * x / beta;
+        const double gamma = beta * y * y + x * x;
+        const double root = sqrt(z);
+        ck[0] = root;
+        beta += (x * x) / (y * y);
+        const double along = x / y, scale = root / y, mix = root * x / gamma;
+        for (int r = k + 1; r <= end; ++r) {
+            double *l = &ck[r - k];
+            sigma[r] -= along * *l;
+            *l = scale * *l + mix * sigma[r];
+        }
+        finite = finite && isfinite(root) && isfinite(beta);
+    }
+    return finite ? 0 : -1;
+}
+
+/* Alg. 2.6: lines 3-10 (forward) and 11-18 (backward), the sets F* cut at
+ * the skyline (x > i and x <= s_i). As in the dense solve, removed entries of
+ * x are zeroed before the backward pass so a column can be used whole. */
+void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x)
+{
+    const int m = s.m;
+    for (int i = 0; i < m; ++i) {
+        if (removed != NULL && removed[i])
+            continue;
+        const double *ci = column(s, i);
+        const double xi = x[i] / ci[0];
+        x[i] = xi;
+        if (xi == 0.0)
+            continue;
+        const int len = s.last[i] - i;
+        for (int t = 1; t <= len; ++t)
+            x[i + t] -= ci[t] * xi;
+    }
+    if (removed != NULL)
+        for (int i = 0; i < m; ++i)
+            if (removed[i])
+                x[i] = 0.0;
+    for (int i = m - 1; i >= 0; --i) {
+        if (removed != NULL && removed[i])
+            continue;
+        const double *ci = column(s, i);
+        const int len = s.last[i] - i;
+        double sum = x[i];
+        for (int t = 1; t <= len; ++t)
+            sum -= ci[t] * x[i + t];
+        x[i] = sum / ci[0];
+    }
+}
+
+void heft_skyline_multiply(heft_skyline s, const double *x, double *y)
+{
+    const int m = s.m;
+    for (int k = 0; k < m; ++k)
+        y[k] = 0.0;
+    for (int k = 0; k < m; ++k) {
+        const double *ck = column(s, k);
+        const int len = s.last[k] - k;
+        const double xk = x[k];
+        double yk = ck[0] * xk;
+        for (int t = 1; t <= len; ++t) {
+            yk += ck[t] * x[k + t];
+            y[k + t] += ck[t] * xk;
+        }
+        y[k] += yk;
+    }
+}
+
+void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first)
+{
+    if (first < 0)
+        first = 0;
+    if (first >= src.m)
+        return;
+    const size_t from = src.start[first], to = src.start[src.m];
+    memcpy(&dst.values[from], &src.values[from], sizeof(double) * (to - from));
+}

@@ -1,0 +1,62 @@
+/* Heft: a symmetric matrix and its LL^T factor in skyline (envelope) storage
+ * (private header of the solver library).
+ *
+ * Paper 000 §2.2.3: after a bandwidth-reducing ordering, the skyline s gives
+ * for every column k of L the row of its last entry, s_k. Here
+ *
+ *     s_k = max { r : f_r <= k },  f_r = the first nonzero column of row r of A,
+ *
+ * so column k stores rows k..s_k (diagonal first, contiguous). The fill of a
+ * Cholesky factorization stays inside the envelope { (r, k) : f_r <= k <= r }
+ * (George & Liu), hence inside these columns, and removing rows only shrinks
+ * it (§2.2.3: "we only remove, but never add rows and columns"), so the same
+ * storage holds A, L0 and every downdated L. s is nondecreasing.
+ *
+ * Memory is the number of stored entries, sum_k (s_k - k + 1): the envelope
+ * plus the diagonal, never m x m. */
+#ifndef HEFT_SKYLINE_H
+#define HEFT_SKYLINE_H
+
+#include <stddef.h>
+
+/* The layout: m columns, last[k] = s_k, start[k] = offset of column k in the
+ * values (m + 1 entries, start[m] = stored entries). Entry (r, k) with
+ * k <= r <= last[k] is values[start[k] + r - k]. */
+typedef struct heft_skyline {
+    int m;
+    const int *last;
+    const size_t *start;
+    double *values;
+} heft_skyline;
+
+/* Fills start (m + 1 entries) from last and returns the number of stored
+ * entries. last must satisfy k <= last[k] < m and be nondecreasing; returns 0
+ * (and m > 0) when it is not. */
+size_t heft_skyline_layout(int m, const int *last, size_t *start);
+
+/* Factors the matrix held in s (its lower envelope) in place into L.
+ * When removed is not NULL, the rows and columns with removed[r] != 0 are
+ * left out: the kept entries then hold the factor of A_FF, F = the kept rows,
+ * in place (the removed entries hold garbage and are never read by the
+ * functions below). Returns 0, or k + 1 when the pivot of column k is not
+ * positive and finite. */
+int heft_skyline_factor(heft_skyline s, const unsigned char *removed);
+
+/* Alg. 2.5: removes row and column i from L L^T in place, every update
+ * bounded by the skyline. Removals go in ascending order of i; column i is
+ * left as it is and skipped from then on. sigma: m doubles of scratch.
+ * Returns 0, or -1 when a non-finite number appeared. */
+int heft_skyline_remove(heft_skyline s, int i, double *sigma);
+
+/* Alg. 2.6: solves L_FF L_FF^T x_F = x_F with the substitutions bounded by
+ * the skyline, skipping removed rows (removed may be NULL: none). The removed
+ * entries of x are set to 0. */
+void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x);
+
+/* y = A x for the symmetric A whose lower envelope s holds. */
+void heft_skyline_multiply(heft_skyline s, const double *x, double *y);
+
+/* Copies columns first..m-1 of src into dst (same layout). */
+void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first);
+
+#endif

@@ -1,0 +1,637 @@
+/* Tests of the block principal pivoting solvers "bpp", "bpp-downdate" and
+ * "bpp-skyline" (solver/bpp.c; paper 000 chapter 2, paper 004 §2.5).
+ *
+ * The three differ only in how they solve A_FF lambda_F = b_F - A_FT lambda_T,
+ * so on the same problem they must walk the same index sets and give the same
+ * lambda to round-off. Planted problems (planted.h) have a known answer. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlcp.h"
+#include "planted.h"
+
+static const char *const solvers[3] = {"bpp", "bpp-downdate", "bpp-skyline"};
+
+/* Diagonal dominance of the planted problems (through the compliance): lower
+ * than the PGS tests use, since a pivoting solver does not need it. */
+#define DOMINANCE 0.02
+
+static int solve_once(const char *name, const heft_solver_options *o, const heft_mlcp *p,
+                      double *lambda, heft_solver_stats *stats)
+{
+    const heft_solver_vtable *vt = heft_solver_find(name);
+    cr_assert_not_null(vt, "%s is not registered", name);
+    void *state = vt->create(o);
+    cr_assert_not_null(state);
+    const int rc = vt->solve(state, p, lambda, stats);
+    vt->destroy(state);
+    return rc;
+}
+
+static double max_abs(const double *x, int n)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; ++i)
+        m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* The friction rows of a planted problem turned into plain boxes with the
+ * bounds they have at the planted answer: the same answer, no coupling. */
+static void decouple_friction(planted_problem *pp)
+{
+    heft_mlcp *p = pp->p;
+    for (int i = 0; i < p->n; ++i) {
+        if (p->findex[i] < 0)
+            continue;
+        double lo, hi;
+        heft_mlcp_bounds(p, pp->solution, i, &lo, &hi);
+        p->lo[i] = lo;
+        p->hi[i] = hi;
+        p->findex[i] = -1;
+    }
+}
+
+static int count_friction(const heft_mlcp *p)
+{
+    int c = 0;
+    for (int i = 0; i < p->n; ++i)
+        c += p->findex[i] >= 0;
+    return c;
+}
+
+/* Solves one planted problem with the three solvers and holds them to the
+ * planted answer, to an MLCP error below 1e-10 J and to each other. */
+static void expect_three_agree(planted_problem *pp, const char *form, int seed)
+{
+    const heft_mlcp *p = pp->p;
+    const int n = p->n;
+    const heft_solver_options o = heft_solver_default_options();
+    double *lambda[3];
+    heft_solver_stats st[3];
+    for (int s = 0; s < 3; ++s) {
+        lambda[s] = malloc(sizeof(double) * n);
+        const int rc = solve_once(solvers[s], &o, p, lambda[s], &st[s]);
+        char trace[256] = "";
+        for (int k = 0, at = 0; k < st[s].tight_trace_count && at < 240; ++k)
+            at += snprintf(trace + at, sizeof trace - (size_t)at, "%s%d", k ? "," : "",
+                           st[s].tight_trace[k]);
+        cr_log_info("%-12s %s n=%d seed=%d: rc %d, %d steps (tight %s), %d factorizations, %d "
+                    "downdates, error %.3g J, |lambda - lambda*| %.3g, %.3f ms (factor %.3f, "
+                    "ordering %.3f, assembly %.3f)",
+                    solvers[s], form, n, seed, rc, st[s].iterations, trace, st[s].factorizations,
+                    st[s].downdates, st[s].error_max,
+                    planted_max_diff(lambda[s], pp->solution, n), st[s].time_total_ms,
+                    st[s].time_factor_ms, st[s].time_ordering_ms, st[s].time_assembly_ms);
+        cr_assert_eq(rc, HEFT_SOLVE_OK, "%s %s n=%d seed=%d: rc %d after %d steps", solvers[s],
+                     form, n, seed, rc, st[s].iterations);
+        cr_assert_eq(st[s].converged, 1);
+        cr_assert_eq(st[s].n, n);
+        cr_assert(st[s].error_max < 1e-10, "%s: error %g J", solvers[s], st[s].error_max);
+        cr_assert_eq(st[s].bound_violations, 0);
+        cr_assert(st[s].iterations >= 1 && st[s].iterations <= o.max_pivots);
+        cr_assert_eq(st[s].tight_trace_count, st[s].iterations);
+        cr_assert(st[s].factorizations >= 1);
+        cr_assert(st[s].time_total_ms >= st[s].time_factor_ms);
+        const heft_mlcp_error err = heft_mlcp_measure(p, lambda[s], NULL);
+        cr_assert_eq(st[s].error_max, err.max);
+        /* the planted answer (unique here: A is positive definite) */
+        const double scale = fmax(1.0, max_abs(pp->solution, n));
+        cr_assert(planted_max_diff(lambda[s], pp->solution, n) < 1e-7 * scale,
+                  "%s: |lambda - lambda*| = %g", solvers[s],
+                  planted_max_diff(lambda[s], pp->solution, n));
+    }
+    const double scale = max_abs(lambda[0], n);
+    for (int s = 1; s < 3; ++s) {
+        const double d = planted_max_diff(lambda[0], lambda[s], n);
+        cr_assert(d <= 1e-9 * scale, "%s vs bpp: %g (scale %g)", solvers[s], d, scale);
+        cr_assert_eq(st[s].iterations, st[0].iterations, "%s walked other index sets", solvers[s]);
+    }
+    for (int s = 0; s < 3; ++s)
+        free(lambda[s]);
+}
+
+static void planted_case(int n, int friction, int seeds)
+{
+    for (int seed = 1; seed <= seeds; ++seed) {
+        planted_problem pp = planted_structured(n, DOMINANCE, 0, (uint64_t)seed);
+        cr_assert_not_null(pp.p);
+        if (!friction)
+            decouple_friction(&pp);
+        cr_assert(friction ? count_friction(pp.p) > 0 : count_friction(pp.p) == 0);
+        cr_assert(pp.at_lo + pp.at_hi + pp.sliding > 0, "no tight row: nothing to pivot");
+        expect_three_agree(&pp, friction ? "friction" : "boxes", seed);
+        planted_free(&pp);
+    }
+}
+
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_with_friction) { planted_case(10, 1, 4); }
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_with_friction) { planted_case(50, 1, 3); }
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_with_friction) { planted_case(200, 1, 2); }
+Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_with_friction, .timeout = 300)
+{
+    planted_case(1000, 1, 1);
+}
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_without_friction) { planted_case(10, 0, 4); }
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_without_friction) { planted_case(50, 0, 3); }
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_without_friction) { planted_case(200, 0, 2); }
+Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_without_friction, .timeout = 300)
+{
+    planted_case(1000, 0, 1);
+}
+
+/* The same planted problem given only as a dense A (no structure): the
+ * skyline solver orders the nonzero pattern of A instead. */
+Test(bpp, three_solvers_agree_on_dense_only_planted_problems)
+{
+    for (int seed = 1; seed <= 2; ++seed) {
+        planted_problem pp = planted_structured(150, DOMINANCE, 1, (uint64_t)seed);
+        pp.p->rows = NULL;
+        pp.p->nbodies = 0;
+        expect_three_agree(&pp, "dense-only", seed);
+        planted_free(&pp);
+    }
+    planted_problem dense = planted_dense(60, 0.1, 3);
+    expect_three_agree(&dense, "dense B B^T", 3);
+    planted_free(&dense);
+}
+
+/* ---- cycling ------------------------------------------------------------------------ */
+
+/* A 3 x 3 LCP (lambda >= 0, w >= 0) on which block pivoting from all-free
+ * cycles: {} -> {0,1} -> {0,2} -> {} ... (found by a search over small
+ * integer SPD matrices; det A = 16). Its answer is lambda = (0, 21/38, 4/19)
+ * with row 0 tight. */
+static heft_mlcp *cycling_problem(void)
+{
+    static const double A[9] = {6, -7, 11, -7, 10, -12, 11, -12, 22};
+    static const double b[3] = {-2, 3, -2};
+    heft_mlcp *p = heft_mlcp_create(3, 0, HEFT_MLCP_DENSE);
+    memcpy(p->A, A, sizeof A);
+    memcpy(p->b, b, sizeof b);
+    for (int i = 0; i < 3; ++i)
+        p->lo[i] = 0.0;
+    return p;
+}
+
+Test(bpp, cycling_problem_switches_to_single_pivoting_and_solves_it)
+{
+    heft_mlcp *p = cycling_problem();
+    const heft_solver_options o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        double lambda[3];
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+        cr_log_info("%s on the cycling problem: rc %d, %d steps, tight %d %d %d %d %d %d, "
+                    "fallback %d, lambda (%.6f %.6f %.6f)",
+                    solvers[s], rc, st.iterations, st.tight_trace[0], st.tight_trace[1],
+                    st.tight_trace[2], st.tight_trace[3], st.tight_trace[4], st.tight_trace[5],
+                    st.fallback, lambda[0], lambda[1], lambda[2]);
+        cr_assert_eq(rc, HEFT_SOLVE_OK);
+        cr_assert_eq(st.fallback, 1, "%s did not switch to single pivoting", solvers[s]);
+        /* the cycle {} {0,1} {0,2} twice over (budget), then one single pivot */
+        cr_assert_eq(st.iterations, 6);
+        const int trace[6] = {0, 2, 2, 0, 2, 1};
+        for (int k = 0; k < 6; ++k)
+            cr_assert_eq(st.tight_trace[k], trace[k]);
+        cr_assert(fabs(lambda[0]) < 1e-15);
+        cr_assert(fabs(lambda[1] - 21.0 / 38.0) < 1e-14);
+        cr_assert(fabs(lambda[2] - 4.0 / 19.0) < 1e-14);
+        cr_assert(st.error_max < 1e-28);
+    }
+    heft_mlcp_destroy(p);
+}
+
+/* The iterate of one index set of the cycling problem: lambda_T = 0, A_FF
+ * lambda_F = b_F (Cramer-free: by the solver itself would be circular, so by
+ * elimination here). */
+static void iterate_of(const heft_mlcp *p, const int *tight, double *lambda)
+{
+    int F[3], f = 0;
+    for (int i = 0; i < 3; ++i)
+        if (!tight[i])
+            F[f++] = i;
+    double M[3][4];
+    for (int r = 0; r < f; ++r) {
+        for (int c = 0; c < f; ++c)
+            M[r][c] = p->A[F[r] * 3 + F[c]];
+        M[r][f] = p->b[F[r]];
+    }
+    for (int k = 0; k < f; ++k)
+        for (int r = k + 1; r < f; ++r) {
+            const double m = M[r][k] / M[k][k];
+            for (int c = k; c <= f; ++c)
+                M[r][c] -= m * M[k][c];
+        }
+    double x[3];
+    for (int k = f - 1; k >= 0; --k) {
+        double sum = M[k][f];
+        for (int c = k + 1; c < f; ++c)
+            sum -= M[k][c] * x[c];
+        x[k] = sum / M[k][k];
+    }
+    for (int i = 0; i < 3; ++i)
+        lambda[i] = 0.0;
+    for (int r = 0; r < f; ++r)
+        lambda[F[r]] = x[r];
+}
+
+Test(bpp, step_budget_inside_a_cycle_returns_the_best_answer_seen)
+{
+    heft_mlcp *p = cycling_problem();
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 3; /* one turn of the cycle, no single pivoting yet */
+    /* every iterate of the cycle has two infeasible variables: the best is
+     * the one of smallest MLCP error */
+    const int sets[3][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 1}};
+    double best[3], best_error = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        double it[3];
+        iterate_of(p, sets[k], it);
+        const heft_mlcp_error e = heft_mlcp_measure(p, it, NULL);
+        cr_log_info("cycle iterate %d: lambda (%.4f %.4f %.4f), error %.4g J", k, it[0], it[1],
+                    it[2], e.max);
+        if (e.max < best_error) {
+            best_error = e.max;
+            memcpy(best, it, sizeof best);
+        }
+    }
+    for (int i = 0; i < 3; ++i) /* the answer is returned inside its box */
+        best[i] = fmax(best[i], 0.0);
+    for (int s = 0; s < 3; ++s) {
+        double lambda[3];
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+        cr_assert_eq(rc, HEFT_SOLVE_NOT_CONVERGED);
+        cr_assert_eq(st.converged, 0);
+        cr_assert_eq(st.iterations, 3);
+        cr_assert_eq(st.bound_violations, 0);
+        for (int i = 0; i < 3; ++i)
+            cr_assert(fabs(lambda[i] - best[i]) < 1e-14, "%s: lambda[%d] %g, best %g", solvers[s],
+                      i, lambda[i], best[i]);
+    }
+    heft_mlcp_destroy(p);
+}
+
+/* ---- redundant rows ----------------------------------------------------------------- */
+
+/* A 2 kg box resting on the ground on one contact (normal and two friction
+ * rows) and held sideways by a bilateral row given twice (two identical rows
+ * of J): J M^-1 J^T is singular, the compliance 1e-10 makes A positive
+ * definite with a condition number near 1e10. */
+static heft_mlcp *redundant_problem(void)
+{
+    heft_mlcp *p = heft_mlcp_create(5, 1, HEFT_MLCP_STRUCTURED | HEFT_MLCP_META);
+    p->bodies[0].inv_mass = 0.5;
+    for (int k = 0; k < 6; k += 3)
+        p->bodies[0].inv_inertia[k == 0 ? 0 : 3] = 6.0;
+    p->bodies[0].inv_inertia[5] = 6.0;
+    const double h = 1.0 / 60.0, g = 9.81;
+    /* normal row: z */
+    p->rows[0] = (heft_mlcp_row){0, -1, {0, 0, 1, 0.1, 0, 0}, {0}};
+    p->kind[0] = HEFT_ROW_NORMAL;
+    p->lo[0] = 0.0;
+    p->b[0] = g * h; /* -J (v + h M^-1 f) with v = 0, f = -m g */
+    /* friction rows x, y with mu = 0.5 */
+    p->rows[1] = (heft_mlcp_row){0, -1, {1, 0, 0, 0, 0.1, 0}, {0}};
+    p->rows[2] = (heft_mlcp_row){0, -1, {0, 1, 0, 0, 0, 0.1}, {0}};
+    p->findex[1] = p->findex[2] = 0;
+    p->hi[1] = p->hi[2] = 0.5;
+    p->kind[1] = p->kind[2] = HEFT_ROW_FRICTION;
+    p->b[1] = 0.3; /* pushed along x */
+    /* the same bilateral row twice: holds y */
+    for (int r = 3; r < 5; ++r) {
+        p->rows[r] = (heft_mlcp_row){0, -1, {0, 1, 0, 0, 0, 0}, {0}};
+        p->b[r] = 0.2;
+    }
+    for (int i = 0; i < 5; ++i)
+        p->epsilon[i] = 1e-10;
+    return p;
+}
+
+Test(bpp, redundant_rows_with_compliance_are_solved)
+{
+    heft_mlcp *p = redundant_problem();
+    const heft_solver_options o = heft_solver_default_options();
+    double answers[3][5];
+    for (int s = 0; s < 3; ++s) {
+        double *lambda = answers[s];
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+        cr_log_info("%s redundant rows: rc %d, %d steps, error %.3g J, lambda (%.6g %.6g %.6g "
+                    "%.6g %.6g)",
+                    solvers[s], rc, st.iterations, st.error_max, lambda[0], lambda[1], lambda[2],
+                    lambda[3], lambda[4]);
+        cr_assert_eq(rc, HEFT_SOLVE_OK);
+        cr_assert(st.error_max < 1e-10, "error %g", st.error_max);
+        cr_assert_eq(st.bound_violations, 0);
+        /* the twin rows share their impulse equally (the compliance decides) */
+        cr_assert(fabs(lambda[3] - lambda[4]) < 1e-6 * fabs(lambda[3]));
+        cr_assert(lambda[0] > 0.0);
+        for (int i = 0; i < 5; ++i)
+            cr_assert(isfinite(lambda[i]));
+    }
+    /* how the twins split their impulse depends on A to a condition number of
+     * about 1e10, so the solvers agree on it to round-off times that; on
+     * everything the physics sees (the other rows, the twins' sum) they agree
+     * to 1e-9 */
+    const double scale = max_abs(answers[0], 5);
+    for (int s = 1; s < 3; ++s) {
+        for (int i = 0; i < 3; ++i)
+            cr_assert(fabs(answers[s][i] - answers[0][i]) <= 1e-9 * scale);
+        cr_assert(fabs(answers[s][3] + answers[s][4] - answers[0][3] - answers[0][4]) <=
+                  1e-9 * scale);
+        cr_assert(fabs(answers[s][3] - answers[0][3]) <= 1e-5 * scale);
+    }
+    heft_mlcp_destroy(p);
+}
+
+/* Redundant rows across a whole planted island: every 7th row duplicated
+ * (same bodies, same Jacobian), compliance 1e-10 everywhere. */
+Test(bpp, planted_island_with_duplicated_rows_is_solved)
+{
+    planted_problem pp = planted_structured(90, DOMINANCE, 0, 8);
+    heft_mlcp *p = pp.p;
+    for (int i = 7; i < p->n; i += 7) {
+        if (p->findex[i] >= 0 || p->kind[i] == HEFT_ROW_NORMAL || p->kind[i - 1] == HEFT_ROW_NORMAL ||
+            p->findex[i - 1] >= 0)
+            continue;
+        p->rows[i] = p->rows[i - 1];
+        p->lo[i] = p->lo[i - 1];
+        p->hi[i] = p->hi[i - 1];
+        p->b[i] = p->b[i - 1];
+    }
+    for (int i = 0; i < p->n; ++i)
+        p->epsilon[i] = 1e-10;
+    const heft_solver_options o = heft_solver_default_options();
+    double lambda[3][90];
+    for (int s = 0; s < 3; ++s) {
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda[s], &st);
+        cr_log_info("%s duplicated rows n=90: rc %d, %d steps, error %.3g J", solvers[s], rc,
+                    st.iterations, st.error_max);
+        cr_assert_eq(rc, HEFT_SOLVE_OK);
+        cr_assert(st.error_max < 1e-10, "%s: error %g", solvers[s], st.error_max);
+        cr_assert_eq(st.bound_violations, 0);
+    }
+    for (int s = 1; s < 3; ++s)
+        cr_assert(planted_max_diff(lambda[0], lambda[s], 90) <= 1e-6 * max_abs(lambda[0], 90));
+    planted_free(&pp);
+}
+
+/* ---- warm start and state ------------------------------------------------------------ */
+
+Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve)
+{
+    for (int s = 0; s < 3; ++s) {
+        planted_problem pp = planted_structured(300, DOMINANCE, 0, 5);
+        heft_mlcp *p = pp.p;
+        const int n = p->n;
+        const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
+        heft_solver_options o = heft_solver_default_options();
+        void *state = vt->create(&o);
+        double *lambda = malloc(sizeof(double) * n);
+        heft_solver_stats first, warm, cold;
+        cr_assert_eq(vt->solve(state, p, lambda, &first), HEFT_SOLVE_OK);
+
+        /* the next step: b moves by 1% of its size, the impulses warm start */
+        planted_rng rng = {99};
+        for (int i = 0; i < n; ++i)
+            p->b[i] += 0.01 * planted_uniform(&rng, -1.0, 1.0) * fmax(1.0, fabs(p->b[i]));
+        memcpy(p->lambda0, lambda, sizeof(double) * n);
+        cr_assert_eq(vt->solve(state, p, lambda, &warm), HEFT_SOLVE_OK);
+
+        o.keep_index_sets = 0;
+        void *fresh = vt->create(&o);
+        cr_assert_eq(vt->solve(fresh, p, lambda, &cold), HEFT_SOLVE_OK);
+        cr_log_info("%s n=%d: first solve %d steps, perturbed re-solve %d steps from the kept "
+                    "sets, %d from all-free",
+                    solvers[s], n, first.iterations, warm.iterations, cold.iterations);
+        cr_assert(warm.iterations < cold.iterations);
+        cr_assert(warm.error_max < 1e-10 && cold.error_max < 1e-10);
+
+        /* reset() forgets the sets: back to the all-free count */
+        vt->reset(state);
+        cr_assert_eq(vt->solve(state, p, lambda, &warm), HEFT_SOLVE_OK);
+        cr_assert_eq(warm.iterations, cold.iterations);
+        vt->destroy(state);
+        vt->destroy(fresh);
+        free(lambda);
+        planted_free(&pp);
+    }
+}
+
+Test(bpp, kept_sets_of_another_size_are_not_used)
+{
+    planted_problem big = planted_structured(120, DOMINANCE, 0, 2);
+    planted_problem small = planted_structured(60, DOMINANCE, 0, 2);
+    for (int s = 0; s < 3; ++s) {
+        const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
+        const heft_solver_options o = heft_solver_default_options();
+        void *state = vt->create(&o);
+        double lambda[120];
+        heft_solver_stats a, b, c;
+        cr_assert_eq(vt->solve(state, big.p, lambda, &a), HEFT_SOLVE_OK);
+        cr_assert_eq(vt->solve(state, small.p, lambda, &b), HEFT_SOLVE_OK);
+        cr_assert_eq(b.tight_trace[0], 0, "%s started from another problem's sets", solvers[s]);
+        cr_assert(planted_max_diff(lambda, small.solution, 60) < 1e-7);
+        cr_assert_eq(vt->solve(state, big.p, lambda, &c), HEFT_SOLVE_OK);
+        cr_assert(planted_max_diff(lambda, big.solution, 120) < 1e-7);
+        vt->destroy(state);
+    }
+    planted_free(&big);
+    planted_free(&small);
+}
+
+Test(bpp, skyline_ordering_is_kept_until_reset)
+{
+    planted_problem pp = planted_structured(200, DOMINANCE, 0, 4);
+    const heft_solver_vtable *vt = heft_solver_find("bpp-skyline");
+    const heft_solver_options o = heft_solver_default_options();
+    void *state = vt->create(&o);
+    double lambda[200];
+    heft_solver_stats st;
+    cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert(st.time_ordering_ms > 0.0);
+    cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert_eq(st.time_ordering_ms, 0.0, "the ordering was redone for the same topology");
+    vt->reset(state);
+    cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert(st.time_ordering_ms > 0.0, "reset() did not drop the ordering");
+    /* a new topology is noticed without reset() */
+    pp.p->rows[5].b = pp.p->rows[5].a == 0 ? 1 : 0;
+    vt->solve(state, pp.p, lambda, &st);
+    cr_assert(st.time_ordering_ms > 0.0);
+    cr_assert(st.error_max < 1e-10);
+    vt->destroy(state);
+    planted_free(&pp);
+}
+
+/* ---- the skyline's refactoring threshold ------------------------------------------- */
+
+Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer)
+{
+    planted_problem pp = planted_structured(250, DOMINANCE, 0, 6);
+    heft_solver_options o = heft_solver_default_options();
+    double down[250], re[250];
+    heft_solver_stats sd, sr;
+    o.skyline_refactor_fraction = 1.0; /* never refactor */
+    cr_assert_eq(solve_once("bpp-skyline", &o, pp.p, down, &sd), HEFT_SOLVE_OK);
+    o.skyline_refactor_fraction = 0.0; /* refactor whenever a variable is tight */
+    cr_assert_eq(solve_once("bpp-skyline", &o, pp.p, re, &sr), HEFT_SOLVE_OK);
+    cr_log_info("bpp-skyline n=250: downdating %d factorizations %d downdates; refactoring %d "
+                "factorizations %d downdates",
+                sd.factorizations, sd.downdates, sr.factorizations, sr.downdates);
+    cr_assert_eq(sd.factorizations, 1);
+    cr_assert(sd.downdates > 0);
+    cr_assert_eq(sd.fallback, 0);
+    cr_assert_eq(sr.downdates, 0);
+    cr_assert(sr.factorizations > 1);
+    cr_assert_eq(sr.fallback, 1);
+    cr_assert(planted_max_diff(down, re, 250) <= 1e-9 * max_abs(down, 250));
+    planted_free(&pp);
+}
+
+/* ---- budget, failures -------------------------------------------------------------- */
+
+Test(bpp, one_pivoting_step_is_not_enough_and_says_so)
+{
+    planted_problem pp = planted_structured(80, DOMINANCE, 0, 3);
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 1;
+    for (int s = 0; s < 3; ++s) {
+        double lambda[80];
+        heft_solver_stats st;
+        cr_assert_eq(solve_once(solvers[s], &o, pp.p, lambda, &st), HEFT_SOLVE_NOT_CONVERGED);
+        cr_assert_eq(st.iterations, 1);
+        cr_assert_eq(st.converged, 0);
+        cr_assert_eq(st.bound_violations, 0); /* clamped into the boxes */
+        cr_assert(st.error_max > 1e-8);
+    }
+    planted_free(&pp);
+}
+
+Test(bpp, singular_matrix_fails_cleanly_without_nan)
+{
+    /* A = [1 1; 1 1] with no compliance: the all-free factorization meets a
+     * zero pivot at once, so there is no answer at all */
+    heft_mlcp *p = heft_mlcp_create(2, 0, HEFT_MLCP_DENSE);
+    const double A[4] = {1, 1, 1, 1};
+    memcpy(p->A, A, sizeof A);
+    p->b[0] = 1.0;
+    p->b[1] = 2.0;
+    const heft_solver_options o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        double lambda[2] = {NAN, NAN};
+        heft_solver_stats st;
+        cr_assert_eq(solve_once(solvers[s], &o, p, lambda, &st), HEFT_SOLVE_FAILED);
+        cr_assert(isfinite(lambda[0]) && isfinite(lambda[1]), "%s left NaN", solvers[s]);
+        cr_assert_eq(st.factorizations, 1);
+    }
+    heft_mlcp_destroy(p);
+}
+
+Test(bpp, nan_in_the_problem_is_reported_as_failed)
+{
+    planted_problem pp = planted_structured(40, DOMINANCE, 0, 5);
+    pp.p->b[7] = NAN;
+    const heft_solver_options o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        double lambda[40];
+        heft_solver_stats st;
+        cr_assert_eq(solve_once(solvers[s], &o, pp.p, lambda, &st), HEFT_SOLVE_FAILED);
+        cr_assert_eq(st.converged, 0);
+        for (int i = 0; i < 40; ++i)
+            cr_assert(isfinite(lambda[i]));
+    }
+    planted_free(&pp);
+}
+
+Test(bpp, empty_problem_converges_at_once)
+{
+    heft_mlcp *p = heft_mlcp_create(0, 0, HEFT_MLCP_STRUCTURED);
+    const heft_solver_options o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        heft_solver_stats st;
+        cr_assert_eq(solve_once(solvers[s], &o, p, NULL, &st), HEFT_SOLVE_OK);
+        cr_assert_eq(st.iterations, 0);
+    }
+    heft_mlcp_destroy(p);
+}
+
+Test(bpp, registered_under_their_design_names)
+{
+    for (int s = 0; s < 3; ++s) {
+        const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
+        cr_assert_not_null(vt);
+        cr_assert_str_eq(vt->name, solvers[s]);
+        cr_assert_not_null(vt->reset);
+        cr_assert_not_null(vt->description);
+    }
+}
+
+/* ---- allocation --------------------------------------------------------------------- */
+
+static int allocation_calls;
+
+static void *counting_alloc(size_t size, void *user)
+{
+    (void)user;
+    ++allocation_calls;
+    return malloc(size);
+}
+
+static void *counting_realloc(void *ptr, size_t size, void *user)
+{
+    (void)user;
+    ++allocation_calls;
+    return realloc(ptr, size);
+}
+
+static void counting_free(void *ptr, void *user)
+{
+    (void)user;
+    ++allocation_calls;
+    free(ptr);
+}
+
+Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
+{
+    planted_problem pp = planted_structured(150, DOMINANCE, 0, 9);
+    planted_problem dense = planted_structured(150, DOMINANCE, 1, 9);
+    dense.p->rows = NULL;
+    dense.p->nbodies = 0;
+    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
+    for (int s = 0; s < 3; ++s) {
+        const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
+        const heft_solver_options o = heft_solver_default_options();
+        heft_set_allocator(&counting);
+        void *state = vt->create(&o);
+        double lambda[150];
+        heft_solver_stats st;
+        allocation_calls = 0;
+        vt->solve(state, pp.p, lambda, &st); /* warm-up: the workspace grows */
+        cr_assert(allocation_calls > 0, "the hook is not in use");
+
+        allocation_calls = 0;
+        cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
+        cr_assert_eq(allocation_calls, 0, "%s structured: %d calls", solvers[s], allocation_calls);
+        pp.p->b[3] += 0.01; /* the next step: other numbers, same island */
+        cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
+        cr_assert_eq(allocation_calls, 0, "%s next step: %d calls", solvers[s], allocation_calls);
+
+        vt->solve(state, dense.p, lambda, &st); /* dense-only form: warm-up once */
+        allocation_calls = 0;
+        cr_assert_eq(vt->solve(state, dense.p, lambda, &st), HEFT_SOLVE_OK);
+        cr_assert_eq(allocation_calls, 0, "%s dense: %d calls", solvers[s], allocation_calls);
+
+        vt->destroy(state);
+        heft_set_allocator(NULL);
+    }
+    planted_free(&pp);
+    planted_free(&dense);
+}
