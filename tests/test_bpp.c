@@ -8,6 +8,7 @@
 #include <criterion/logging.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
