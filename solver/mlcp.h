@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -205,6 +206,58 @@ int heft_solve(const char *solver, const heft_solver_options *options, const hef
 
 /* Monotonic clock in milliseconds, for the statistics. */
 double heft_time_ms(void);
+
+/* ---- .mlcp files (mlcp-format.md) --------------------------------------- */
+
+/* The reader holds A dense (n x n doubles), so it refuses files whose dim
+ * passes this (2 GiB of A). */
+#define HEFT_MLCP_FILE_MAX_DIM 16384
+
+/* Reads one problem from the text of an .mlcp file, strictly: every section
+ * in the documented order, counts that match, numbers by strtod (inf and -inf
+ * allowed where a bound may be infinite, NaN never), no trailing tokens, and,
+ * when the structured form (bodies, rows) is present, A equal to
+ * J M^-1 J^T + diag(epsilon) to 1e-9 relative and a block section.
+ *
+ * On success returns 0 and sets *out to a problem made by heft_mlcp_create
+ * (free it with heft_mlcp_destroy). It always has the dense A, whatever the
+ * file's storage (dense, coo or coo-lower); it has the structured form,
+ * lambda0, kind and block exactly when the file has those sections (the
+ * pointers are NULL otherwise). When solution is not NULL, *solution is set
+ * to the file's `solution` section (n doubles from heft_alloc, to be freed
+ * with heft_free) or to NULL when the file has none.
+ *
+ * On failure returns -1, sets *out (and *solution) to NULL and writes a
+ * message naming the line ("line 12: ...") into err (errlen bytes, may be 0).
+ * No input makes the reader crash, read out of bounds or allocate more than
+ * a small multiple of the file's size plus the dense A. */
+int heft_mlcp_read_string(const char *text, heft_mlcp **out, double **solution, char *err,
+                          size_t errlen);
+/* The same for a file; the message is "PATH: line 12: ..." (or says why the
+ * file could not be read). A NUL byte in the file is an error. */
+int heft_mlcp_read_file(const char *path, heft_mlcp **out, double **solution, char *err,
+                        size_t errlen);
+
+/* Writes p in the .mlcp format; numbers with 17 significant digits, so a
+ * read gives back every double bit for bit. A is written from p->A, or
+ * assembled from the structured form when p->A is NULL; a symmetric A with
+ * few nonzeros is written as `A coo-lower`, any other A dense. A friction
+ * row's lo is written as -hi. The lambda0 section comes from lambda0 when it
+ * is not NULL, else from p->lambda0 when that is not NULL; the solution
+ * section from solution (NULL: none); kind and block when p has them; the
+ * structured form (bodies, rows) when p has it, with a block section of one
+ * row per block when p->block is NULL (the format requires one). Comments may
+ * be written to f before the call.
+ *
+ * Returns 0, or -1 with errno set: EINVAL for a problem the reader would
+ * refuse (n outside 1..HEFT_MLCP_FILE_MAX_DIM, no A and no structured form,
+ * a NaN, an infinite entry where the format wants a finite one, a body index
+ * or kind out of range), ENOMEM, or the error of the failed write. */
+int heft_mlcp_write(FILE *f, const heft_mlcp *p, const double *lambda0, const double *solution);
+/* The same into a new file at path; a file left half-written by a failure
+ * is removed. */
+int heft_mlcp_write_file(const char *path, const heft_mlcp *p, const double *lambda0,
+                         const double *solution);
 
 #ifdef __cplusplus
 }
