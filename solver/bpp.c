@@ -101,6 +101,7 @@ static void bpp_destroy(void *state)
                       s->measure_work, s->A_own, s->factor, s->factor0, s->free_rows,
                       s->sigma, s->start, s->A_sky, s->L0_sky, s->L_sky, s->tight_perm,
                       s->px, s->py, s->response, s->body_start, s->body_entries,
+                      s->downdate_cost, s->block_end,
                       s->factored_tight, s->coupled, s->normal_slot, s->normals,
                       s->coupling, s->coupling_pivot, s->u};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)

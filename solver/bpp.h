@@ -70,6 +70,8 @@ typedef struct bpp_state {
     double *px, *py;
     double *response;       /* 12 per row: M^-1 J_i^T of each side, for the assembly */
     int *body_start, *body_entries; /* per body: 2 * row + side of the rows touching it */
+    double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
+    int *block_end;         /* last column of the diagonal block holding column k */
 
     /* factor reuse: the tight set the current factor was made for */
     unsigned char *factored_tight;
@@ -82,7 +84,7 @@ typedef struct bpp_state {
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
         L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
-        body_entries_cap, factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap,
+        body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap,
         coupling_cap, coupling_pivot_cap, u_cap;
 } bpp_state;
 

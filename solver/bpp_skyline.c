@@ -8,10 +8,24 @@
  * the envelope. Per solve, L0 = chol(A) in the same storage (Alg. 2.2 line
  * 2); per pivoting step, L = L0 and one skyline-bounded downdate per tight
  * variable in ascending (RCM) order (Alg. 2.5), then the skyline-bounded
- * solve skipping tight rows (Alg. 2.6). When the tight fraction passes
- * options.skyline_refactor_fraction, downdating costs more than factoring
- * A_FF afresh (Figure 2.4; measured here by heft_bench_downdate_vs_refactor),
- * so A_FF is factored in the same storage instead, leaving the tight rows out.
+ * solve skipping tight rows (Alg. 2.6).
+ *
+ * When downdating would cost more than factoring A_FF afresh, A_FF is
+ * factored in the same storage instead, leaving the tight rows out (§2.3:
+ * "one would only perform low-rank downdates if the number of tight
+ * variables is sufficiently small"). Two tests decide, either one suffices:
+ * - the tight fraction passes options.skyline_refactor_fraction (the
+ *   thesis's 15%, Figure 2.4, measured on dense storage);
+ * - the work the skyline predicts: removing row i updates every later column
+ *   k of its diagonal block on rows k+1..s_k (the rank-1 update spreads down
+ *   the whole band), about 4 (s_k - k) + 20 flops per column, while
+ *   factoring costs about (s_k - k)^2 per kept column. On a band of half
+ *   width b this puts the break-even near b / 4 tight variables whatever m
+ *   is, so a fixed fraction cannot be right for long islands
+ *   (heft_bench_downdate_vs_refactor measures both: at m = 1000, b = 10,
+ *   downdating 1% of the rows already takes twice the refactoring).
+ * A fraction of 1 or more turns both off: always downdate (for tests and
+ * measurements).
  *
  * As in bpp_dense.c, a step with the tight set of the factor in hand only
  * solves, and L = L0 copies only the columns that can differ. */
@@ -132,6 +146,40 @@ static void gather_dense(bpp_state *s, const heft_mlcp *p)
     }
 }
 
+/* The cost model of the refactoring decision (see the top of the file):
+ * downdate_cost[k] = sum over columns j < k of 4 (s_j - j) + 20, and
+ * block_end[k] = the last column of the diagonal block of column k (the
+ * first j >= k with s_j == j: a downdate stops there). */
+static void cost_tables(bpp_state *s, int n)
+{
+    const int *last = s->ordering.last;
+    s->downdate_cost[0] = 0.0;
+    for (int k = 0; k < n; ++k)
+        s->downdate_cost[k + 1] = s->downdate_cost[k] + 4.0 * (last[k] - k) + 20.0;
+    int end = n - 1;
+    for (int k = n - 1; k >= 0; --k) {
+        if (last[k] == k)
+            end = k;
+        s->block_end[k] = end;
+    }
+}
+
+/* Estimated flops of the two ways to L_FF for the tight set tp. */
+static int downdating_costs_more(const bpp_state *s, int n, const unsigned char *tp, int first)
+{
+    const int *last = s->ordering.last;
+    double down = (double)(s->start[n] - s->start[first + 1]); /* L = L0 */
+    double refactor = (double)s->start[n]; /* the copy of A */
+    for (int r = 0; r < n; ++r) {
+        const double w = (double)(last[r] - r);
+        if (tp[r])
+            down += s->downdate_cost[s->block_end[r] + 1] - s->downdate_cost[r + 1];
+        else
+            refactor += w * w + w + 10.0;
+    }
+    return down > refactor;
+}
+
 int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
 {
     const int n = p->n;
@@ -152,6 +200,10 @@ int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats
             return -1;
         if (heft_skyline_layout(n, s->ordering.last, s->start) == 0 && n > 0)
             return -1;
+        if (!HEFT_RESERVE(s->downdate_cost, s->downdate_cost_cap, un + 1) ||
+            !HEFT_RESERVE(s->block_end, s->block_end_cap, un))
+            return -1;
+        cost_tables(s, n);
         s->ordering_valid = 1;
         stats->time_ordering_ms += heft_time_ms() - start;
     }
@@ -242,7 +294,9 @@ static int factor_free_block(bpp_state *s, int n, const unsigned char *tp, heft_
         return ensure_L0(s, stats);
     }
     s->factor_is_L0 = 0;
-    if ((double)count > s->options.skyline_refactor_fraction * (double)n) {
+    const double fraction = s->options.skyline_refactor_fraction;
+    if (fraction < 1.0 &&
+        ((double)count > fraction * (double)n || downdating_costs_more(s, n, tp, first))) {
         /* past the break-even: factor A_FF in skyline form, tight rows left out */
         memcpy(s->L_sky, s->A_sky, sizeof(double) * s->start[n]);
         s->dirty_from = 0;

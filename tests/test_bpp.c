@@ -497,6 +497,47 @@ Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer)
     planted_free(&pp);
 }
 
+/* With the default options bpp-skyline downdates when few variables are
+ * tight and refactors A_FF when downdating would cost more (many tight rows,
+ * or a narrow band where each downdate runs down the whole band). */
+Test(bpp, skyline_downdates_few_tight_rows_and_refactors_many)
+{
+    /* a dense A (full envelope), every row free but three pushed onto a bound */
+    planted_problem pp = planted_dense(120, 0.1, 12);
+    heft_mlcp *p = pp.p;
+    for (int i = 0; i < p->n; ++i) {
+        p->lo[i] = -INFINITY;
+        p->hi[i] = INFINITY;
+        p->findex[i] = -1;
+    }
+    double free_answer[120], lambda[250];
+    heft_solver_stats st;
+    cr_assert_eq(solve_once("bpp", NULL, p, free_answer, &st), HEFT_SOLVE_OK);
+    const int pushed[3] = {10, 50, 90};
+    for (int k = 0; k < 3; ++k)
+        p->lo[pushed[k]] = free_answer[pushed[k]] + 0.5;
+    const heft_solver_options o = heft_solver_default_options();
+    cr_assert_eq(solve_once("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    cr_log_info("bpp-skyline, 3 of 120 rows tight: %d steps, %d factorizations, %d downdates",
+                st.iterations, st.factorizations, st.downdates);
+    cr_assert_eq(st.fallback, 0);
+    cr_assert_eq(st.factorizations, 1);
+    cr_assert(st.downdates >= 3);
+    for (int k = 0; k < 3; ++k)
+        cr_assert_eq(lambda[pushed[k]], p->lo[pushed[k]]);
+    planted_free(&pp);
+
+    /* a planted island with about half its rows tight */
+    planted_problem many = planted_structured(250, DOMINANCE, 0, 6);
+    cr_assert_eq(solve_once("bpp-skyline", &o, many.p, lambda, &st), HEFT_SOLVE_OK);
+    cr_log_info("bpp-skyline, planted n=250: tight %d of 250 at the end, %d factorizations, %d "
+                "downdates",
+                st.tight_trace[st.tight_trace_count - 1], st.factorizations, st.downdates);
+    cr_assert_eq(st.fallback, 1);
+    cr_assert_eq(st.downdates, 0);
+    planted_free(&many);
+}
+
 /* ---- budget, failures -------------------------------------------------------------- */
 
 Test(bpp, one_pivoting_step_is_not_enough_and_says_so)

@@ -443,3 +443,30 @@ Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows)
     heft_ordering_release(&b);
     heft_mlcp_destroy(p);
 }
+
+/* ---- the break-even measurement (bench.md item 5) ------------------------------------ */
+
+#include "bpp_bench.h"
+
+Test(bench, downdate_against_refactor_measures_equal_factors)
+{
+    const int bands[3] = {-1, 8, 40};
+    for (int k = 0; k < 3; ++k) {
+        heft_downdate_timing t;
+        cr_assert_eq(heft_bench_downdate_vs_refactor(300, 0.1, bands[k], 3, 7, &t), 0);
+        cr_log_info("m=%d tight=%d band=%d stored=%zu: downdate %.3f ms, refactor %.3f ms, "
+                    "difference %.3g",
+                    t.m, t.tight, t.half_bandwidth, t.stored, t.downdate_ms, t.refactor_ms,
+                    t.max_difference);
+        cr_assert_eq(t.m, 300);
+        cr_assert_eq(t.tight, 30);
+        cr_assert_eq(t.half_bandwidth, bands[k]);
+        cr_assert(t.downdate_ms >= 0.0 && t.refactor_ms >= 0.0);
+        cr_assert(t.max_difference < 1e-9);
+        if (bands[k] > 0)
+            cr_assert_eq(t.stored, (size_t)300 * (bands[k] + 1) - (size_t)bands[k] * (bands[k] + 1) / 2);
+    }
+    heft_downdate_timing t;
+    cr_assert_eq(heft_bench_downdate_vs_refactor(1, 0.1, -1, 3, 7, &t), -1);
+    cr_assert_eq(heft_bench_downdate_vs_refactor(100, 1.5, -1, 3, 7, &t), -1);
+}
