@@ -616,6 +616,46 @@ Test(bpp, registered_under_their_design_names)
     }
 }
 
+/* ---- outside problems ------------------------------------------------------------- */
+
+/* The Siconos LCP, MLCP and relay problems converted to .mlcp (tests/data/siconos,
+ * README.md there): every one has a symmetric positive definite A and a
+ * solution checked in exact arithmetic. */
+Test(bpp, siconos_problems_are_solved_to_their_known_solutions)
+{
+    static const char *const files[] = {
+        "PDSym_mlcp", "lcp_deudeu", "lcp_mmc",       "lcp_trivial", "legacy_trivial2", "relay1",
+        "relay_2x2",  "relay_4x4",  "relay_simple2", "step_1x1",    "step_2x2",        "step_4x4"};
+    const heft_solver_options o = heft_solver_default_options();
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/siconos/%s.mlcp", HEFT_TESTDATA_DIR, files[f]);
+        heft_mlcp *p = NULL;
+        double *solution = NULL;
+        cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+        cr_assert_not_null(solution, "%s has no solution section", files[f]);
+        const int n = p->n;
+        const double scale = fmax(1.0, max_abs(solution, n));
+        double *lambda = malloc(sizeof(double) * n);
+        for (int s = 0; s < 3; ++s) {
+            heft_solver_stats st;
+            const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+            const double d = planted_max_diff(lambda, solution, n);
+            cr_log_info("%-12s %-16s n=%2d: rc %d, %d steps, error %.3g J, |lambda - solution| "
+                        "%.3g",
+                        solvers[s], files[f], n, rc, st.iterations, st.error_max, d);
+            cr_assert_eq(rc, HEFT_SOLVE_OK, "%s on %s", solvers[s], files[f]);
+            cr_assert(st.error_max < 1e-10, "%s on %s: error %g J", solvers[s], files[f],
+                      st.error_max);
+            cr_assert(d <= 1e-9 * scale, "%s on %s: %g from the solution", solvers[s], files[f],
+                      d);
+        }
+        free(lambda);
+        heft_free(solution);
+        heft_mlcp_destroy(p);
+    }
+}
+
 /* ---- allocation --------------------------------------------------------------------- */
 
 static int allocation_calls;
