@@ -45,7 +45,7 @@ if(NOT APPLE)
   # Installed programs (demos/) find the libraries in ../lib* of their prefix.
   file(RELATIVE_PATH HEFT_BIN_TO_LIB
     "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
-  foreach(program heft-run heft-viewer)
+  foreach(program heft-run heft-mlcp heft-viewer)
     if(TARGET ${program})
       set_target_properties(${program} PROPERTIES INSTALL_RPATH "$ORIGIN/${HEFT_BIN_TO_LIB}")
     endif()

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runner.h"
 
@@ -13,9 +14,11 @@ static void usage(FILE *f) {
             "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
             "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
+            "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
             "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
             "--csv writes per-step statistics; --ascii draws the scene in the terminal;\n"
-            "--strict exits with 3 when a check fails.\n");
+            "--strict exits with 3 when a check fails; --export-mlcp writes the islands of the\n"
+            "steps chosen by --at and --every (0-based, as in the CSV) as DIR/SCENE-sSTEP-iISLAND.mlcp.\n");
 }
 
 static int parse_int(const char *s, int *out) {
@@ -112,6 +115,130 @@ static void ascii_draw(void *user, heft_world *w, int step) {
     }
 }
 
+/* ---- MLCP export: every island of the chosen steps as an .mlcp file -------- */
+
+typedef struct export_state {
+    const char *dir;
+    const char *scenario;
+    const char *solver;
+    int *at;              /* steps given by --at */
+    int at_count, at_cap;
+    int every;            /* also every step that is a multiple of this (0: none) */
+    int written;
+    int failed;
+    char error[4400];
+} export_state;
+
+static int export_add_steps(export_state *e, const char *list) {
+    const char *c = list;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(c, &end, 10);
+        if (errno || end == c || v < 0 || v > 100000000 || (*end && *end != ',')) {
+            return 0;
+        }
+        if (e->at_count == e->at_cap) {
+            int cap = e->at_cap ? 2 * e->at_cap : 8;
+            int *bigger = realloc(e->at, sizeof *bigger * (size_t)cap);
+            if (!bigger) {
+                return 0;
+            }
+            e->at = bigger;
+            e->at_cap = cap;
+        }
+        e->at[e->at_count++] = (int)v;
+        if (!*end) {
+            return 1;
+        }
+        c = end + 1;
+    }
+}
+
+static int export_wanted(const export_state *e, int step) {
+    if (e->every > 0 && step % e->every == 0) {
+        return 1;
+    }
+    for (int i = 0; i < e->at_count; ++i) {
+        if (e->at[i] == step) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* mkdir -p: every missing directory of path; 0 or -1 with errno. */
+static int make_directories(const char *path) {
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; ++i) {
+        if (buf[i] == '/' || buf[i] == '\0') {
+            char saved = buf[i];
+            buf[i] = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+                return -1;
+            }
+            buf[i] = saved;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* The island callback: the island's MLCP as the engine gave it to the
+ * solver (structured form, A assembled by the writer, warm start as
+ * lambda0). The solver's answer is described in a comment, not written as
+ * a solution: it need not be exact. */
+static void export_island(void *user, int step, int island, const heft_mlcp *problem,
+                          const double *lambda, const heft_solver_stats *stats) {
+    export_state *e = user;
+    (void)lambda;
+    if (e->failed || !export_wanted(e, step)) {
+        return;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s-s%d-i%d.mlcp", e->dir, e->scenario, step, island);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(e->error, sizeof e->error, "cannot write %s: %s", path, strerror(errno));
+        e->failed = 1;
+        return;
+    }
+    fprintf(f, "# exported by heft-run: scenario %s, step %d, island %d, %d rows, %d bodies\n",
+            e->scenario, step, island, problem->n, problem->nbodies);
+    fprintf(f, "# solver %s answered with MLCP error max %.6e J after %d iterations (%s);\n"
+               "# lambda0 is the warm start it was given. Its answer is not written: it need not be exact.\n",
+            e->solver, stats->error_max, stats->iterations,
+            stats->converged ? "converged" : "not converged");
+    int rc = heft_mlcp_write(f, problem, NULL, NULL);
+    int why = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        why = errno;
+    }
+    if (rc != 0) {
+        snprintf(e->error, sizeof e->error, "cannot write %s: %s", path,
+                 why == EINVAL ? "the island's problem is not representable (NaN or bad bounds)"
+                               : strerror(why));
+        remove(path);
+        e->failed = 1;
+        return;
+    }
+    e->written++;
+}
+
 int main(int argc, char **argv) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -120,6 +247,8 @@ int main(int argc, char **argv) {
     cfg.options = heft_solver_default_options();
     int json = 0, ascii = 0, strict = 0;
     const char *csv_path = NULL;
+    export_state exporter;
+    memset(&exporter, 0, sizeof exporter);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -179,6 +308,13 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--relaxation")) {
             ok = parse_double(v, &cfg.options.relaxation);
             cfg.has_options = 1;
+        } else if (!strcmp(a, "--export-mlcp")) {
+            exporter.dir = v;
+            ok = *v != '\0';
+        } else if (!strcmp(a, "--at")) {
+            ok = export_add_steps(&exporter, v);
+        } else if (!strcmp(a, "--every")) {
+            ok = parse_int(v, &exporter.every) && exporter.every > 0;
         } else {
             fprintf(stderr, "heft-run: unknown option %s\n", a);
             usage(stderr);
@@ -197,6 +333,35 @@ int main(int argc, char **argv) {
     if (!heft_solver_find(cfg.solver)) {
         fprintf(stderr, "heft-run: unknown solver \"%s\" (--list shows them)\n", cfg.solver);
         return 2;
+    }
+    if (exporter.dir || exporter.at_count || exporter.every) {
+        int steps = cfg.steps > 0 ? cfg.steps : scenario_find(cfg.scenario)->steps;
+        if (!exporter.dir) {
+            fprintf(stderr, "heft-run: --at and --every choose steps for --export-mlcp DIR\n");
+            free(exporter.at);
+            return 2;
+        }
+        if (!exporter.at_count && !exporter.every) {
+            fprintf(stderr, "heft-run: --export-mlcp needs --at STEP or --every K\n");
+            return 2;
+        }
+        for (int i = 0; i < exporter.at_count; ++i) {
+            if (exporter.at[i] >= steps) {
+                fprintf(stderr, "heft-run: --at %d: the run has steps 0 to %d\n", exporter.at[i],
+                        steps - 1);
+                free(exporter.at);
+                return 2;
+            }
+        }
+        if (make_directories(exporter.dir) != 0) {
+            fprintf(stderr, "heft-run: cannot create %s: %s\n", exporter.dir, strerror(errno));
+            free(exporter.at);
+            return 2;
+        }
+        exporter.scenario = cfg.scenario;
+        exporter.solver = cfg.solver;
+        cfg.island = export_island;
+        cfg.island_user = &exporter;
     }
     FILE *csv = NULL;
     if (csv_path) {
@@ -219,9 +384,21 @@ int main(int argc, char **argv) {
     if (csv) {
         fclose(csv);
     }
+    free(exporter.at);
     if (rc != 0) {
         fprintf(stderr, "heft-run: %s\n", r.error);
         return 1;
+    }
+    if (exporter.failed) {
+        fprintf(stderr, "heft-run: export stopped after %d files: %s\n", exporter.written,
+                exporter.error);
+        run_result_free(&r);
+        return 1;
+    }
+    if (exporter.dir) {
+        fprintf(stderr, "heft-run: exported %d island MLCP%s to %s%s\n", exporter.written,
+                exporter.written == 1 ? "" : "s", exporter.dir,
+                exporter.written ? "" : " (no island had rows at the chosen steps)");
     }
     if (json) {
         run_write_json(stdout, &r);

@@ -8,6 +8,18 @@ static void csv_header(FILE *f) {
                "fallbacks,joint_gap_max\n");
 }
 
+/* Hands the engine's island callback on to the run's, with the step number. */
+typedef struct island_forward {
+    const run_config *cfg;
+    int step;
+} island_forward;
+
+static void forward_island(void *user, int island, const heft_mlcp *problem, const double *lambda,
+                           const heft_solver_stats *stats) {
+    island_forward *fw = user;
+    fw->cfg->island(fw->cfg->island_user, fw->step, island, problem, lambda, stats);
+}
+
 int run_scenario(const run_config *cfg, run_result *r) {
     memset(r, 0, sizeof *r);
     r->desc = scenario_find(cfg->scenario);
@@ -52,13 +64,19 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (cfg->csv) {
         csv_header(cfg->csv);
     }
+    island_forward forward = {cfg, 0};
+    if (cfg->island) {
+        heft_world_set_island_callback(r->world, forward_island, &forward);
+    }
     double solve_sum = 0.0, step_sum = 0.0, iter_sum = 0.0;
     for (int step = 0; step < r->steps; ++step) {
         if (r->desc->control) {
             r->desc->control(r->scene, r->world, step, r->h);
         }
+        forward.step = step;
         if (heft_world_step(r->world, r->h) != HEFT_OK) {
             snprintf(r->error, sizeof r->error, "step %d failed: %s", step, heft_last_error());
+            heft_world_set_island_callback(r->world, NULL, NULL);
             free(ids);
             return -1;
         }
@@ -91,6 +109,8 @@ int run_scenario(const run_config *cfg, run_result *r) {
             cfg->frame(cfg->frame_user, r->world, step);
         }
     }
+    /* forward lives on this stack frame: the world outlives it */
+    heft_world_set_island_callback(r->world, NULL, NULL);
     free(ids);
     if (r->steps > 0) {
         r->solve_ms_mean = solve_sum / r->steps;

@@ -20,6 +20,13 @@ typedef struct run_config {
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);
     void *frame_user;
+    /* called for every island solved, after its solver answered, with the
+     * step number (0-based, as in the CSV): the island's MLCP (structured
+     * form, warm start in lambda0) and the answer taken; the data lives until
+     * the call returns (heft_world_set_island_callback). May be NULL. */
+    void (*island)(void *user, int step, int island, const heft_mlcp *problem,
+                   const double *lambda, const heft_solver_stats *stats);
+    void *island_user;
 } run_config;
 
 typedef struct run_joint {

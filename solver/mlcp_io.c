@@ -253,12 +253,13 @@ static int read_numbers(reader *r, const char *section, int n, int allowed, doub
     return 0;
 }
 
-/* A count declared in the file may ask for at most the tokens that are left. */
-static int check_tokens(reader *r, int line, double needed, const char *what)
+/* A count declared in the file (what, its value) may ask for at most the
+ * tokens that are left. */
+static int check_tokens(reader *r, int line, double needed, const char *what, long long value)
 {
     if (needed > (double)r->tokens_left + (r->tok != NULL ? 1.0 : 0.0))
-        return fail_at(r, line, "%s needs %.0f more tokens, the file has %zu", what, needed,
-                       r->tokens_left + (r->tok != NULL ? 1 : 0));
+        return fail_at(r, line, "%s %lld needs at least %.0f more tokens, the file has %zu", what,
+                       value, needed, r->tokens_left + (r->tok != NULL ? 1 : 0));
     return 0;
 }
 
@@ -460,7 +461,7 @@ static int read_structured(reader *r, heft_mlcp *p, int declared_bodies)
     long long nb;
     if (read_integer(r, "bodies", 0, INT32_MAX, &nb) != 0)
         return -1;
-    if (check_tokens(r, line, 7.0 * (double)nb, "'bodies'") != 0)
+    if (check_tokens(r, line, 7.0 * (double)nb, "bodies", nb) != 0)
         return -1;
     if (nb != declared_bodies)
         return fail_at(r, line, "bodies %lld: inconsistent with the count seen first", nb);
@@ -595,7 +596,7 @@ static int parse(reader *r, parse_state *s)
     const int n = (int)n_ll;
     /* b, lo, hi and findex hold 4 n numbers: this bounds n by the file's size
      * before anything of size n is allocated. */
-    if (check_tokens(r, dim_line, 4.0 * n, "dim") != 0)
+    if (check_tokens(r, dim_line, 4.0 * n, "dim", n) != 0)
         return -1;
 
     if (expect_word(r, "A", "") != 0)
@@ -606,7 +607,7 @@ static int parse(reader *r, parse_state *s)
     if (token_is(r, "dense")) {
         dense = 1;
         advance(r);
-        if (check_tokens(r, a_line, (double)n * n, "'A dense'") != 0)
+        if (check_tokens(r, a_line, (double)n * n, "'A dense' with dim", n) != 0)
             return -1;
     } else if (token_is(r, "coo") || token_is(r, "coo-lower")) {
         lower = token_is(r, "coo-lower");
@@ -615,7 +616,7 @@ static int parse(reader *r, parse_state *s)
         if (read_integer(r, lower ? "nonzeros of 'A coo-lower'" : "nonzeros of 'A coo'", 0, most,
                          &nnz) != 0)
             return -1;
-        if (check_tokens(r, a_line, 3.0 * (double)nnz, lower ? "'A coo-lower'" : "'A coo'") != 0)
+        if (check_tokens(r, a_line, 3.0 * (double)nnz, lower ? "'A coo-lower'" : "'A coo'", nnz) != 0)
             return -1;
     } else {
         return fail(r, "A storage %s: expected 'dense', 'coo NNZ' or 'coo-lower NNZ'",

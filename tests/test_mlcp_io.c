@@ -506,7 +506,7 @@ Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
         {2, "dim 999999999999", NULL, 2, "out of range"},
         {2, "dim 99999999999999999999999999", NULL, 2, "out of range"},
         {2, "dim 16385", NULL, 2, "out of range"},
-        {2, "dim 16384", NULL, 2, "needs 65536 more tokens"},
+        {2, "dim 16384", NULL, 2, "dim 16384 needs at least 65536 more tokens"},
         {2, "dim 3", NULL, 3, "'A dense' needs 9 numbers, found 'b' on line 6 after 4"},
         {2, "dim 2.0", NULL, 2, "not an integer"},
         {2, "dims 2", NULL, 2, "expected 'dim'"},
@@ -550,7 +550,7 @@ Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
          10, "needs a 'block' section"},
         {0, NULL, "block 0 1\nbodies 999999999\n", 11, "needs"},
         {0, NULL, "block 0 1\nbodies -1\n", 11, "out of range"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0\n", 11, "'bodies' needs 7 more tokens"},
+        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0\n", 11, "bodies 1 needs at least 7 more tokens"},
         {0, NULL, "block 0 1\nbodies 1\n-1 1 0 0 1 0 1\nrows\n", 12, "negative inverse mass"},
         {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrowz\n", 13, "expected 'rows'"},
         {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
