@@ -112,6 +112,6 @@ heft_result heft_destroy_shape(heft_world *w, heft_shape_id id) {
     }
     slots_release(w->shapes, sizeof(shape), id.index, &w->shape_free);
     w->shape_live--;
-    w->contact_count = 0; /* the last step's contacts may name it */
+    w->contacts.count = 0; /* the last step's contacts may name it */
     return HEFT_OK;
 }

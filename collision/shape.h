@@ -4,6 +4,7 @@
 #define HEFT_SHAPE_H
 
 #include "body.h"
+#include "row.h"
 
 typedef struct shape {
     slot_header slot; /* first: generation, alive, free list */
@@ -28,6 +29,33 @@ typedef struct contact {
     double friction, restitution;
     double lambda[3];        /* normal, tangent 1, tangent 2; warm start for the next step */
 } contact;
+
+/* The contacts of the last step and the step before (for warm starts), both
+ * ascending by key; the two arrays share one capacity. */
+typedef struct contact_set {
+    contact *items;
+    contact *previous;
+    int count;
+    int capacity;
+} contact_set;
+
+/* Finds this step's contacts, warm-started from the last step's. Returns 0
+ * when out of memory (then no contacts). */
+int contact_set_update(contact_set *set, const shape *shapes, int shape_count, const body *bodies,
+                       double margin);
+void contact_set_release(contact_set *set);
+
+typedef struct contact_params {
+    double h;
+    double compliance;  /* epsilon of the contact rows */
+    double slop;        /* penetration left uncorrected, m */
+    double baumgarte;   /* gamma of penetrating contacts */
+} contact_params;
+
+/* Writes the contact's three rows (normal, then two friction rows whose
+ * friction index is first, the normal row's buffer index). */
+void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
+                       int first, row *out);
 
 int shape_check_def(const heft_shape_def *def, const body *owner);
 void shape_init(shape *s, int32_t body, const heft_shape_def *def);

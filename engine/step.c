@@ -72,80 +72,7 @@ static void compute_free_velocities(heft_world *w, double h) {
     }
 }
 
-/* ---- 2. collision -------------------------------------------------------- */
-
-static int find_contacts(heft_world *w) {
-    contact *swap = w->contacts_prev;
-    w->contacts_prev = w->contacts;
-    w->contacts = swap;
-    int prev_count = w->contact_count;
-    /* the two arrays share one capacity */
-    for (;;) {
-        int n = ground_contacts_find(w->shapes, w->shape_high, w->bodies, w->def.contact_margin,
-                                     w->contacts_prev, prev_count, w->contacts, w->contact_capacity);
-        if (n <= w->contact_capacity) {
-            w->contact_count = n;
-            return 1;
-        }
-        int cap = w->contact_capacity, cap2 = w->contact_capacity;
-        if (!world_grow((void **)&w->contacts, &cap, n, sizeof(contact)) ||
-            !world_grow((void **)&w->contacts_prev, &cap2, n, sizeof(contact))) {
-            w->contact_count = 0;
-            return 0;
-        }
-        w->contact_capacity = cap < cap2 ? cap : cap2;
-    }
-}
-
-/* ---- 3. rows ------------------------------------------------------------- */
-
-static void contact_rows(const heft_world *w, contact *c, int block, int first, double h, row *out) {
-    const body *ba = &w->bodies[c->body_a], *bb = &w->bodies[c->body_b];
-    heft_vec3 ra = heft_v3_sub(c->point, ba->position), rb = heft_v3_sub(c->point, bb->position);
-    heft_vec3 t1, t2;
-    heft_v3_basis(c->normal, &t1, &t2);
-    heft_vec3 dirs[3] = {c->normal, t1, t2};
-    for (int k = 0; k < 3; ++k) {
-        row *r = &out[k];
-        memset(r, 0, sizeof *r);
-        r->a = c->body_a;
-        r->b = c->body_b;
-        row_set_linear(r, dirs[k], ra, rb);
-        r->epsilon = w->def.rigid_compliance;
-        r->block = block;
-        r->lambda0 = c->lambda[k];
-        r->lambda_out = &c->lambda[k];
-        if (k == 0) {
-            r->kind = HEFT_ROW_NORMAL;
-            r->lo = 0.0;
-            r->hi = INFINITY;
-            r->findex = -1;
-            if (c->separation > 0.0) {
-                /* speculative: may close the gap within this step, no further */
-                r->phi = c->separation;
-                r->gamma = 1.0;
-            } else {
-                double phi = c->separation + w->def.contact_slop;
-                r->phi = phi < 0.0 ? phi : 0.0;
-                r->gamma = w->def.contact_baumgarte;
-            }
-            if (c->restitution > 0.0) {
-                double vn = heft_v3_dot(c->normal, heft_v3_sub(body_point_velocity(bb, c->point),
-                                                               body_point_velocity(ba, c->point)));
-                double bounce = -c->restitution * vn;
-                if (vn < -1.0 && bounce > -r->gamma * r->phi / h) {
-                    r->target = bounce;
-                    r->gamma = 0.0;
-                }
-            }
-        } else {
-            r->kind = HEFT_ROW_FRICTION;
-            r->lo = -c->friction;
-            r->hi = c->friction;
-            r->findex = first;
-        }
-    }
-}
+/* ---- 2, 3. collision and rows ------------------------------------------- */
 
 /* Counts and fills the row buffer; returns the row count, -1 when out of memory. */
 static int build_rows(heft_world *w, double h, row **rows_out) {
@@ -155,7 +82,7 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
             n += joint_row_count(&w->joints[i]);
         }
     }
-    n += 3 * w->contact_count;
+    n += 3 * w->contacts.count;
     row *rows = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
     if (!rows) {
         return -1;
@@ -167,30 +94,11 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         if (!j->slot.alive) {
             continue;
         }
-        int m = joint_row_count(j);
-        memset(&rows[r], 0, sizeof(row) * (size_t)m);
-        joint_fill_rows(j, w->bodies, &ctx, &rows[r]);
-        int warm = (j->row_count == m);
-        for (int k = 0; k < m; ++k) {
-            row *x = &rows[r + k];
-            x->a = j->body_a;
-            x->b = j->body_b;
-            x->block = block;
-            x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + r : -1;
-            x->lambda0 = warm ? j->lambda[k] : 0.0;
-            x->lambda_out = &j->lambda[k];
-        }
-        if (!warm) {
-            memset(j->lambda, 0, sizeof j->lambda);
-        }
-        j->row_count = m;
-        memcpy(j->rows_last, &rows[r], sizeof(row) * (size_t)m);
-        j->h_last = h;
-        r += m;
-        block++;
+        r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
     }
-    for (int i = 0; i < w->contact_count; ++i) {
-        contact_rows(w, &w->contacts[i], block++, r, h, &rows[r]);
+    contact_params cp = {h, w->def.rigid_compliance, w->def.contact_slop, w->def.contact_baumgarte};
+    for (int i = 0; i < w->contacts.count; ++i) {
+        contact_fill_rows(&w->contacts.items[i], w->bodies, &cp, block++, r, &rows[r]);
         r += 3;
     }
     *rows_out = rows;
@@ -462,11 +370,11 @@ heft_result heft_world_step(heft_world *w, double h) {
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
-    if (!find_contacts(w)) {
+    if (!contact_set_update(&w->contacts, w->shapes, w->shape_high, w->bodies, w->def.contact_margin)) {
         heft_set_error("out of memory finding contacts");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
-    st->contacts = w->contact_count;
+    st->contacts = w->contacts.count;
     double t1 = heft_time_ms();
     st->time_collision_ms = t1 - t0;
 

@@ -123,8 +123,7 @@ void heft_world_destroy(heft_world *w) {
     heft_free(w->bodies);
     heft_free(w->joints);
     heft_free(w->shapes);
-    heft_free(w->contacts);
-    heft_free(w->contacts_prev);
+    contact_set_release(&w->contacts);
     heft_free(w->island_stats);
     arena_release(&w->scratch);
     heft_free(w);
@@ -243,14 +242,14 @@ joint *world_joint(const heft_world *w, heft_joint_id id) {
     return w ? slots_get(w->joints, sizeof(joint), w->joint_high, id.index, id.generation) : NULL;
 }
 
-int heft_world_contact_count(const heft_world *w) { return w ? w->contact_count : 0; }
+int heft_world_contact_count(const heft_world *w) { return w ? w->contacts.count : 0; }
 
 heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *out) {
-    if (!w || !out || i < 0 || i >= w->contact_count) {
+    if (!w || !out || i < 0 || i >= w->contacts.count) {
         heft_set_error("contact %d does not exist in the last step", i);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
-    const contact *c = &w->contacts[i];
+    const contact *c = &w->contacts.items[i];
     out->body_a.index = c->body_a;
     out->body_a.generation = c->body_a >= 0 ? w->bodies[c->body_a].slot.generation : 0;
     out->body_b.index = c->body_b;

@@ -33,9 +33,7 @@ struct heft_world {
     shape *shapes;
     int shape_capacity, shape_high, shape_free, shape_live;
 
-    contact *contacts;       /* of the last step, ascending by key */
-    contact *contacts_prev;  /* swapped each step */
-    int contact_count, contact_capacity;
+    contact_set contacts;
 
     island_slot *slots;
     int slot_count, slot_capacity;

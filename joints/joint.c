@@ -196,6 +196,30 @@ void joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx,
     }
 }
 
+int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int first, int block,
+                     row *out) {
+    int m = joint_row_count(j);
+    memset(out, 0, sizeof(row) * (size_t)m);
+    joint_fill_rows(j, bodies, ctx, out);
+    int warm = (j->row_count == m);
+    for (int k = 0; k < m; ++k) {
+        row *x = &out[k];
+        x->a = j->body_a;
+        x->b = j->body_b;
+        x->block = block;
+        x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + first : -1;
+        x->lambda0 = warm ? j->lambda[k] : 0.0;
+        x->lambda_out = &j->lambda[k];
+    }
+    if (!warm) {
+        memset(j->lambda, 0, sizeof j->lambda);
+    }
+    j->row_count = m;
+    memcpy(j->rows_last, out, sizeof(row) * (size_t)m);
+    j->h_last = ctx->h;
+    return m;
+}
+
 double heft_joint_gap(const heft_world *w, heft_joint_id id) {
     const joint *j = world_joint(w, id);
     if (!j) {

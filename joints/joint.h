@@ -41,6 +41,12 @@ int joint_row_count(const joint *j);
  * lambda0 and lambda_out. */
 void joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx, row *out);
 
+/* Writes the joint's rows at out (buffer index first, block number block),
+ * with their warm starts and the places their answers go back to; keeps the
+ * rows for the reaction readback. Returns the number of rows. */
+int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int first, int block,
+                     row *out);
+
 /* one per joint type */
 int ball_joint_row_count(const joint *j);
 void ball_joint_fill_rows(const joint *j, const joint_frame *f, const row_context *ctx, row *out);
