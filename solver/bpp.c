@@ -8,17 +8,19 @@
  * lines 4-9, Alg. 2.2 lines 7-16):
  *
  *   1. tight variables are put at their bounds; the box of a friction row is
- *      [-mu lambda_f, mu lambda_f] with lambda_f the current normal impulse;
+ *      [-mu lambda_f, mu lambda_f] with lambda_f the current normal impulse
+ *      (when the normal row is free, lambda_f is an unknown of this step: see
+ *      "the friction coupling" below);
  *   2. A_FF lambda_F = b_F - A_FT lambda_T is solved (eq. 2.3; the backend);
  *   3. w = A lambda - b;
- *   4. every variable that breaks eq. 2.1 changes set (004 eq. 2.41-2.44):
- *      a free variable below its lower (above its upper) bound becomes tight
- *      there; a variable tight at its lower bound with w < 0 (at its upper
- *      bound with w > 0) becomes free.
+ *   4. every variable that breaks eq. 2.1 changes set (004 eq. 2.41-2.44),
+ *      with the boxes of the new lambda: a free variable below its lower
+ *      (above its upper) bound becomes tight there; a variable tight at its
+ *      lower bound with w < 0 (at its upper bound with w > 0) becomes free.
  *
  * It stops when no variable breaks eq. 2.1 and every tight friction row sits
- * on the bound its normal impulse gives (a step with the same index sets and
- * moved friction bounds only needs a new solve), or after
+ * on the bound its normal impulse gives (should one not, the next step
+ * solves again with the same index sets: the factor is reused), or after
  * options.max_pivots steps.
  *
  * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
