@@ -84,7 +84,8 @@ typedef struct bpp_state {
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
         L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
-        body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap,
+        body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap,
+        normal_slot_cap, normals_cap,
         coupling_cap, coupling_pivot_cap, u_cap;
 } bpp_state;
 

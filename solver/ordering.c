@@ -237,7 +237,8 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p)
         for (int i = 0; i < n; ++i) {
             if (pass == 0)
                 o->xadj[i] = (int)edges;
-            const int32_t bodies[2] = {dynamic_body(p, p->rows[i].a), dynamic_body(p, p->rows[i].b)};
+            const int32_t bodies[2] = {dynamic_body(p, p->rows[i].a),
+                                       dynamic_body(p, p->rows[i].b)};
             mark[i] = i;
             for (int s = 0; s < 2; ++s) {
                 const int32_t body = bodies[s];

@@ -130,16 +130,34 @@ static void planted_case(int n, int friction, int seeds)
     }
 }
 
-Test(bpp, three_solvers_agree_on_planted_problem_10_rows_with_friction) { planted_case(10, 1, 4); }
-Test(bpp, three_solvers_agree_on_planted_problem_50_rows_with_friction) { planted_case(50, 1, 3); }
-Test(bpp, three_solvers_agree_on_planted_problem_200_rows_with_friction) { planted_case(200, 1, 2); }
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_with_friction)
+{
+    planted_case(10, 1, 4);
+}
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_with_friction)
+{
+    planted_case(50, 1, 3);
+}
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_with_friction)
+{
+    planted_case(200, 1, 2);
+}
 Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_with_friction, .timeout = 300)
 {
     planted_case(1000, 1, 1);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_10_rows_without_friction) { planted_case(10, 0, 4); }
-Test(bpp, three_solvers_agree_on_planted_problem_50_rows_without_friction) { planted_case(50, 0, 3); }
-Test(bpp, three_solvers_agree_on_planted_problem_200_rows_without_friction) { planted_case(200, 0, 2); }
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_without_friction)
+{
+    planted_case(10, 0, 4);
+}
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_without_friction)
+{
+    planted_case(50, 0, 3);
+}
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_without_friction)
+{
+    planted_case(200, 0, 2);
+}
 Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_without_friction, .timeout = 300)
 {
     planted_case(1000, 0, 1);
@@ -288,9 +306,7 @@ static heft_mlcp *redundant_problem(void)
 {
     heft_mlcp *p = heft_mlcp_create(5, 1, HEFT_MLCP_STRUCTURED | HEFT_MLCP_META);
     p->bodies[0].inv_mass = 0.5;
-    for (int k = 0; k < 6; k += 3)
-        p->bodies[0].inv_inertia[k == 0 ? 0 : 3] = 6.0;
-    p->bodies[0].inv_inertia[5] = 6.0;
+    p->bodies[0].inv_inertia[0] = p->bodies[0].inv_inertia[3] = p->bodies[0].inv_inertia[5] = 6.0;
     const double h = 1.0 / 60.0, g = 9.81;
     /* normal row: z */
     p->rows[0] = (heft_mlcp_row){0, -1, {0, 0, 1, 0.1, 0, 0}, {0}};
@@ -358,8 +374,8 @@ Test(bpp, planted_island_with_duplicated_rows_is_solved)
     planted_problem pp = planted_structured(90, DOMINANCE, 0, 8);
     heft_mlcp *p = pp.p;
     for (int i = 7; i < p->n; i += 7) {
-        if (p->findex[i] >= 0 || p->kind[i] == HEFT_ROW_NORMAL || p->kind[i - 1] == HEFT_ROW_NORMAL ||
-            p->findex[i - 1] >= 0)
+        if (p->findex[i] >= 0 || p->findex[i - 1] >= 0 || p->kind[i] == HEFT_ROW_NORMAL ||
+            p->kind[i - 1] == HEFT_ROW_NORMAL)
             continue;
         p->rows[i] = p->rows[i - 1];
         p->lo[i] = p->lo[i - 1];

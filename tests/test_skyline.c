@@ -463,8 +463,9 @@ Test(bench, downdate_against_refactor_measures_equal_factors)
         cr_assert_eq(t.half_bandwidth, bands[k]);
         cr_assert(t.downdate_ms >= 0.0 && t.refactor_ms >= 0.0);
         cr_assert(t.max_difference < 1e-9);
+        const size_t b = (size_t)bands[k];
         if (bands[k] > 0)
-            cr_assert_eq(t.stored, (size_t)300 * (bands[k] + 1) - (size_t)bands[k] * (bands[k] + 1) / 2);
+            cr_assert_eq(t.stored, 300 * (b + 1) - b * (b + 1) / 2);
     }
     heft_downdate_timing t;
     cr_assert_eq(heft_bench_downdate_vs_refactor(1, 0.1, -1, 3, 7, &t), -1);
