@@ -104,6 +104,16 @@ void body_update_world_inertia(body *b) {
         heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inv_inertia_body);
 }
 
+void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat3 *I) {
+    out->inv_mass = inv_mass;
+    out->inv_inertia[0] = I->m[0][0];
+    out->inv_inertia[1] = I->m[0][1];
+    out->inv_inertia[2] = I->m[0][2];
+    out->inv_inertia[3] = I->m[1][1];
+    out->inv_inertia[4] = I->m[1][2];
+    out->inv_inertia[5] = I->m[2][2];
+}
+
 int body_is_dynamic(const body *b) { return b->type == HEFT_BODY_DYNAMIC; }
 
 heft_vec3 body_point_velocity(const body *b, heft_vec3 p) {

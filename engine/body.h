@@ -23,6 +23,8 @@ typedef struct body {
     char name[HEFT_NAME_MAX];
     void *user_data;
     /* per step */
+    double step_inv_mass;          /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
+    heft_mat3 step_inv_inertia;    /* (I_world + h^2 K~)^-1 with geometric stiffness */
     heft_vec3 free_linear_velocity;  /* v + h M^-1 f: the velocity without constraints */
     heft_vec3 free_angular_velocity;
     int island;        /* island of the step, -1 for static and kinematic bodies */
@@ -35,6 +37,9 @@ int body_check_mass(double mass, heft_mat3 inertia);
 void body_set_mass_properties(body *b, double mass, heft_mat3 inertia);
 void body_update_world_inertia(body *b);
 int body_is_dynamic(const body *b);
+/* The structured-form body of an MLCP: inverse mass and the symmetric
+ * inverse inertia as xx xy xz yy yz zz. */
+void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat3 *inv_inertia);
 /* velocity of a world point attached to the body */
 heft_vec3 body_point_velocity(const body *b, heft_vec3 world_point);
 

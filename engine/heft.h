@@ -65,16 +65,29 @@ typedef enum heft_gyroscopic {
                                      kinetic energy of a free body exactly (default) */
 } heft_gyroscopic;
 
+#define HEFT_BAUMGARTE_AUTO (-1.0)
+
 typedef struct heft_world_def {
     heft_vec3 gravity;              /* m/s^2, default (0, 0, -9.81) */
     const char *solver;             /* registry name, default "pgs" */
     heft_solver_options solver_options;
     double rigid_compliance;        /* epsilon of "rigid" rows, 1/kg; default 1e-10 */
-    double joint_baumgarte;         /* gamma of rigid joint rows, default 0.2 */
+    double joint_baumgarte;         /* gamma of rigid joint rows in [0, 1], or HEFT_BAUMGARTE_AUTO
+                                       (default): 0.2 with iterative solvers, 0.5 with direct
+                                       ones (docs/foundation.md has the measurements) */
     double contact_baumgarte;       /* gamma of penetrating contact rows, default 0.2 */
     double contact_slop;            /* penetration left uncorrected, m; default 1e-4 */
     double contact_margin;          /* contacts are made this far before touching, m; default 0.05 */
     heft_gyroscopic gyroscopic;     /* default HEFT_GYROSCOPIC_IMPLICIT */
+    /* Heavy loads on light links (docs/heavy-loads.md): */
+    int geometric_stiffness;        /* 1: each body's mass gets h^2 K~, the positive diagonal
+                                       approximation of the derivative of the last step's joint
+                                       forces (Andrews, Teichmann & Kry 2017); default 0 */
+    int post_stabilization;         /* iterations projecting the joints' positions back onto
+                                       their constraints after each step (Cline & Pai 2003);
+                                       default 0 (off) */
+    int substeps;                   /* heft_world_step(h) runs this many steps of h / substeps;
+                                       default 1 */
 } heft_world_def;
 
 heft_world_def heft_default_world_def(void);
@@ -93,6 +106,12 @@ const char *heft_world_solver(const heft_world *world);
 heft_result heft_world_set_solver_options(heft_world *world, const heft_solver_options *options);
 heft_solver_options heft_world_solver_options(const heft_world *world);
 heft_result heft_world_set_gravity(heft_world *world, heft_vec3 gravity);
+/* The heavy-load remedies, switchable between steps (see heft_world_def). */
+heft_result heft_world_set_geometric_stiffness(heft_world *world, int enabled);
+heft_result heft_world_set_post_stabilization(heft_world *world, int iterations);
+heft_result heft_world_set_substeps(heft_world *world, int substeps);
+/* Per joint: 0 leaves this joint out of the geometric stiffness (default 1). */
+heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id, int enabled);
 heft_vec3 heft_world_gravity(const heft_world *world);
 
 double heft_world_time(const heft_world *world);     /* s simulated */
@@ -110,7 +129,10 @@ typedef struct heft_island_stats {
     int bodies;                /* dynamic bodies */
     int rows;                  /* constraint rows (the MLCP's n) */
     int first_body;            /* index of the island's lowest body */
-    heft_solver_stats solver;  /* zeros for an island without rows */
+    int pgs_fallback;          /* the solver's answer held NaN or Inf (or it failed): the
+                                  island was solved again by PGS */
+    heft_solver_stats solver;  /* zeros for an island without rows; solver.fallback is the
+                                  solver's own (single pivoting, refactoring) */
 } heft_island_stats;
 
 typedef struct heft_step_stats {
@@ -122,7 +144,7 @@ typedef struct heft_step_stats {
     int contacts;              /* contact points */
     int iterations_max;        /* over islands */
     int iterations_sum;
-    int fallbacks;             /* islands whose answer needed a fallback */
+    int fallbacks;             /* islands solved again by PGS because the solver failed */
     int not_converged;         /* islands whose solver did not converge */
     int nonfinite_rejected;    /* bodies whose new state was not finite and was kept at the old one */
     double error_max;          /* J, largest MLCP error over islands */
@@ -132,6 +154,11 @@ typedef struct heft_step_stats {
     double time_rows_ms;       /* joints and contacts filling rows, islands, MLCP assembly */
     double time_solve_ms;      /* inside the solvers */
     double time_integrate_ms;
+    double time_geometric_stiffness_ms;
+    double time_post_stabilization_ms;
+    double post_stabilization_gap;  /* m: largest joint gap left after post-stabilization */
+    int substeps;                   /* substeps taken (the other fields sum or take the
+                                       largest over them) */
 } heft_step_stats;
 
 const heft_step_stats *heft_world_stats(const heft_world *world);

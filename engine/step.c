@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "geometric_stiffness.h"
 #include "island.h"
 #include "world.h"
 
@@ -50,6 +51,47 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
     return heft_v3_isfinite(w2) ? heft_mat3_mulv(R, w2) : omega;
 }
 
+/* The masses of this step: each dynamic body's own, or with geometric
+ * stiffness M + h^2 K~ (geometric_stiffness.c). The linear part stays a
+ * scalar mass (the structured form has one inverse mass a body): it takes the
+ * largest of the three translational stiffnesses, which damps a little more
+ * than the diagonal would. */
+static void compute_step_masses(heft_world *w, double h) {
+    double *k = NULL;
+    if (w->def.geometric_stiffness) {
+        k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
+        row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
+        for (int i = 0; k && i < w->joint_high; ++i) {
+            if (w->joints[i].slot.alive) {
+                geometric_stiffness_accumulate(&w->joints[i], w->bodies, &ctx, k);
+            }
+        }
+    }
+    for (int i = 0; i < w->body_high; ++i) {
+        body *b = &w->bodies[i];
+        if (!b->slot.alive || !body_is_dynamic(b)) {
+            continue;
+        }
+        body_update_world_inertia(b);
+        b->step_inv_mass = b->inv_mass;
+        b->step_inv_inertia = b->inv_inertia_world;
+        const double *kb = k ? &k[6 * i] : NULL;
+        if (!kb || (kb[0] == 0.0 && kb[1] == 0.0 && kb[2] == 0.0 && kb[3] == 0.0 && kb[4] == 0.0 &&
+                    kb[5] == 0.0)) {
+            continue; /* no tension: the body is stepped exactly as without the option */
+        }
+        /* with impulses lambda = h f, h^2 K_f = h K_lambda */
+        double kl = fmax(kb[0], fmax(kb[1], kb[2]));
+        b->step_inv_mass = 1.0 / (b->mass + h * kl);
+        heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
+        for (int c = 0; c < 3; ++c) {
+            Iw.m[c][c] += h * kb[3 + c];
+        }
+        b->step_inv_inertia = heft_mat3_inverse(Iw);
+    }
+}
+
+/* v_free = M~^-1 (M v + h f): with M~ = M this is v + h M^-1 f. */
 static void compute_free_velocities(heft_world *w, double h) {
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
@@ -61,11 +103,21 @@ static void compute_free_velocities(heft_world *w, double h) {
             b->free_angular_velocity = b->angular_velocity;
             continue;
         }
-        body_update_world_inertia(b);
         heft_vec3 g = heft_v3_scale(w->def.gravity, b->gravity_scale);
-        heft_vec3 v = heft_v3_add(b->linear_velocity, heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
         heft_vec3 omega = gyroscopic_update(b, b->angular_velocity, h, w->def.gyroscopic);
-        omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
+        heft_vec3 v;
+        if (b->step_inv_mass == b->inv_mass) {
+            v = heft_v3_add(b->linear_velocity, heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
+            omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
+        } else {
+            /* geometric stiffness: the added mass resists every velocity change */
+            heft_vec3 momentum = heft_v3_add(heft_v3_scale(b->linear_velocity, b->mass),
+                                             heft_v3_scale(heft_v3_madd(b->force, b->mass, g), h));
+            v = heft_v3_scale(momentum, b->step_inv_mass);
+            heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
+            heft_vec3 L = heft_v3_madd(heft_mat3_mulv(Iw, omega), h, b->torque);
+            omega = heft_mat3_mulv(b->step_inv_inertia, L);
+        }
         /* damping as the implicit solution of dv/dt = -c v */
         b->free_linear_velocity = heft_v3_scale(v, 1.0 / (1.0 + h * b->linear_damping));
         b->free_angular_velocity = heft_v3_scale(omega, 1.0 / (1.0 + h * b->angular_damping));
@@ -87,7 +139,7 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
     if (!rows) {
         return -1;
     }
-    row_context ctx = {h, w->def.rigid_compliance, w->def.joint_baumgarte};
+    row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
     int r = 0, block = 0;
     for (int i = 0; i < w->joint_high; ++i) {
         joint *j = &w->joints[i];
@@ -153,14 +205,7 @@ static int island_mlcp(heft_world *w, const island_set *is, int k, const row *ro
     for (int i = 0; i < nb; ++i) {
         const body *b = &w->bodies[is->bodies[is->body_start[k] + i]];
         heft_mlcp_body *mb = &p->bodies[i];
-        const heft_mat3 *I = &b->inv_inertia_world;
-        mb->inv_mass = b->inv_mass;
-        mb->inv_inertia[0] = I->m[0][0];
-        mb->inv_inertia[1] = I->m[0][1];
-        mb->inv_inertia[2] = I->m[0][2];
-        mb->inv_inertia[3] = I->m[1][1];
-        mb->inv_inertia[4] = I->m[1][2];
-        mb->inv_inertia[5] = I->m[2][2];
+        body_pack_inverse_mass(mb, b->step_inv_mass, &b->step_inv_inertia);
     }
     uint64_t sig = hash_mix(0, (uint64_t)n);
     sig = hash_mix(sig, (uint64_t)nb);
@@ -199,62 +244,6 @@ static int island_mlcp(heft_world *w, const island_set *is, int k, const row *ro
     return 1;
 }
 
-static int slot_compare_key(const island_slot *s, int32_t key) {
-    return (s->key > key) - (s->key < key);
-}
-
-/* The persistent solver state of the island whose lowest body is key. */
-static void *island_state(heft_world *w, int32_t key, uint64_t signature) {
-    int lo = 0, hi = w->slot_count - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        int c = slot_compare_key(&w->slots[mid], key);
-        if (c == 0) {
-            island_slot *s = &w->slots[mid];
-            if (s->signature != signature) {
-                w->solver->reset(s->state);
-                s->signature = signature;
-            }
-            s->used = 1;
-            return s->state;
-        }
-        if (c < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    if (!world_grow((void **)&w->slots, &w->slot_capacity, w->slot_count + 1, sizeof(island_slot))) {
-        return NULL;
-    }
-    void *state = w->solver->create(&w->def.solver_options);
-    if (!state) {
-        return NULL;
-    }
-    /* insert in key order */
-    int at = lo;
-    memmove(&w->slots[at + 1], &w->slots[at], sizeof(island_slot) * (size_t)(w->slot_count - at));
-    w->slots[at].key = key;
-    w->slots[at].signature = signature;
-    w->slots[at].state = state;
-    w->slots[at].used = 1;
-    w->slot_count++;
-    return state;
-}
-
-static void drop_unused_slots(heft_world *w) {
-    int kept = 0;
-    for (int i = 0; i < w->slot_count; ++i) {
-        if (w->slots[i].used) {
-            w->slots[i].used = 0;
-            w->slots[kept++] = w->slots[i];
-        } else {
-            w->solver->destroy(w->slots[i].state);
-        }
-    }
-    w->slot_count = kept;
-}
-
 static int all_finite(const double *x, int n) {
     for (int i = 0; i < n; ++i) {
         if (!isfinite(x[i])) {
@@ -281,10 +270,10 @@ static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *
             memset(lambda, 0, sizeof(double) * (size_t)p->n);
         }
         s->iterations += fs.iterations;
-        s->fallback = 1;
+        st->pgs_fallback = 1;
     }
     s->n = p->n;
-    s->converged = (rc == HEFT_SOLVE_OK) && !s->fallback;
+    s->converged = rc == HEFT_SOLVE_OK;
     s->time_total_ms = heft_time_ms() - t0;
     /* every solver's answer measured the same way (mlcp-format.md) */
     double *work = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
@@ -305,7 +294,7 @@ static void apply_impulses(heft_world *w, const row *rows, int nrows) {
             b->angular_velocity = b->free_angular_velocity;
         }
     }
-    /* v+ = v + M^-1 (h f + J^T lambda) */
+    /* v+ = v_free + M~^-1 J^T lambda */
     for (int r = 0; r < nrows; ++r) {
         const row *x = &rows[r];
         double lambda = *x->lambda_out;
@@ -317,9 +306,10 @@ static void apply_impulses(heft_world *w, const row *rows, int nrows) {
             }
             body *b = &w->bodies[ends[e]];
             const double *j = jac[e];
-            b->linear_velocity = heft_v3_madd(b->linear_velocity, b->inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
+            b->linear_velocity =
+                heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
             b->angular_velocity = heft_v3_madd(
-                b->angular_velocity, lambda, heft_mat3_mulv(b->inv_inertia_world, heft_v3(j[3], j[4], j[5])));
+                b->angular_velocity, lambda, heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
         }
     }
 }
@@ -353,20 +343,14 @@ static int integrate_positions(heft_world *w, double h) {
 
 /* ---- the step -------------------------------------------------------------- */
 
-heft_result heft_world_step(heft_world *w, double h) {
-    if (!w) {
-        heft_set_error("heft_world_step: world is NULL");
-        return HEFT_ERROR_INVALID_ARGUMENT;
-    }
-    if (!isfinite(h) || !(h > 0.0)) {
-        heft_set_error("time step must be finite and positive (got %g)", h);
-        return HEFT_ERROR_INVALID_ARGUMENT;
-    }
+static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double t_start = heft_time_ms();
-    heft_step_stats *st = &w->stats;
     memset(st, 0, sizeof *st);
     arena_reset(&w->scratch);
 
+    double tg = heft_time_ms();
+    compute_step_masses(w, h);
+    st->time_geometric_stiffness_ms = heft_time_ms() - tg;
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
@@ -413,7 +397,7 @@ heft_result heft_world_step(heft_world *w, double h) {
             heft_set_error("out of memory building an island");
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
-        void *state = island_state(w, ist->first_body, signature);
+        void *state = island_slots_state(w, &w->velocity_slots, ist->first_body, signature);
         st->time_rows_ms += heft_time_ms() - ta;
         solve_island(w, &p, state, lambda, ist);
         if (w->island_callback) {
@@ -428,21 +412,77 @@ heft_result heft_world_step(heft_world *w, double h) {
         st->rows_max = ist->rows > st->rows_max ? ist->rows : st->rows_max;
         st->iterations_sum += s->iterations;
         st->iterations_max = s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
-        st->fallbacks += s->fallback;
+        st->fallbacks += ist->pgs_fallback;
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
         st->error_sum += s->error_sum;
         st->time_solve_ms += s->time_total_ms;
     }
-    drop_unused_slots(w);
+    island_slots_sweep(w, &w->velocity_slots);
 
     double t2 = heft_time_ms();
     apply_impulses(w, rows, nrows);
     st->nonfinite_rejected = integrate_positions(w, h);
-    w->time += h;
-    w->steps++;
     double t3 = heft_time_ms();
     st->time_integrate_ms = t3 - t2;
-    st->time_total_ms = t3 - t_start;
+    if (w->def.post_stabilization > 0) {
+        st->post_stabilization_gap = post_stabilize(w, &is, h);
+        st->time_post_stabilization_ms = heft_time_ms() - t3;
+    }
+    w->time += h;
+    st->time_total_ms = heft_time_ms() - t_start;
     return HEFT_OK;
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* Adds one substep's statistics to the step's: times and counts add up,
+ * sizes and errors take the largest. */
+static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
+    t->islands = imax(t->islands, s->islands);
+    t->islands_solved = imax(t->islands_solved, s->islands_solved);
+    t->bodies = imax(t->bodies, s->bodies);
+    t->rows = imax(t->rows, s->rows);
+    t->rows_max = imax(t->rows_max, s->rows_max);
+    t->contacts = imax(t->contacts, s->contacts);
+    t->iterations_max = imax(t->iterations_max, s->iterations_max);
+    t->iterations_sum += s->iterations_sum;
+    t->fallbacks += s->fallbacks;
+    t->not_converged += s->not_converged;
+    t->nonfinite_rejected += s->nonfinite_rejected;
+    t->error_max = fmax(t->error_max, s->error_max);
+    t->error_sum += s->error_sum;
+    t->time_total_ms += s->time_total_ms;
+    t->time_collision_ms += s->time_collision_ms;
+    t->time_rows_ms += s->time_rows_ms;
+    t->time_solve_ms += s->time_solve_ms;
+    t->time_integrate_ms += s->time_integrate_ms;
+    t->time_geometric_stiffness_ms += s->time_geometric_stiffness_ms;
+    t->time_post_stabilization_ms += s->time_post_stabilization_ms;
+    t->post_stabilization_gap = s->post_stabilization_gap;
+    t->substeps++;
+}
+
+heft_result heft_world_step(heft_world *w, double h) {
+    if (!w) {
+        heft_set_error("heft_world_step: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!isfinite(h) || !(h > 0.0)) {
+        heft_set_error("time step must be finite and positive (got %g)", h);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    int n = w->def.substeps > 0 ? w->def.substeps : 1;
+    heft_step_stats total, one;
+    memset(&total, 0, sizeof total);
+    heft_result rc = HEFT_OK;
+    for (int i = 0; i < n && rc == HEFT_OK; ++i) {
+        rc = step_once(w, h / n, &one);
+        stats_merge(&total, &one);
+    }
+    w->stats = total;
+    if (rc == HEFT_OK) {
+        w->steps++;
+    }
+    return rc;
 }

@@ -16,6 +16,12 @@ typedef struct island_slot {
     int used;            /* seen in the current step */
 } island_slot;
 
+/* The states of the current solver for every island, ascending by key. */
+typedef struct island_slots {
+    island_slot *items;
+    int count, capacity;
+} island_slots;
+
 struct heft_world {
     heft_world_def def;
     char solver_name[32];
@@ -35,8 +41,8 @@ struct heft_world {
 
     contact_set contacts;
 
-    island_slot *slots;
-    int slot_count, slot_capacity;
+    island_slots velocity_slots; /* the step's MLCPs */
+    island_slots position_slots; /* post-stabilization's projections */
 
     heft_island_stats *island_stats;
     int island_stats_capacity;
@@ -49,6 +55,19 @@ struct heft_world {
     double time;
     int64_t steps;
 };
+
+/* island solver states (island_slots.c) */
+void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature);
+void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not used this step */
+void island_slots_clear(heft_world *w, island_slots *set);  /* drops every state */
+
+/* post-stabilization (post_stabilization.c): projects the joints' positions
+ * back onto their constraints; returns the largest remaining joint error */
+struct island_set;
+double post_stabilize(heft_world *w, const struct island_set *is, double h);
+
+/* the Baumgarte factor of rigid joint rows with the current solver */
+double world_joint_baumgarte(const heft_world *w);
 
 /* id helpers (world.c) */
 body *world_body(const heft_world *w, heft_body_id id);

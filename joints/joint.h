@@ -23,6 +23,7 @@ typedef struct joint {
     double lambda[HEFT_JOINT_MAX_ROWS];
     row rows_last[HEFT_JOINT_MAX_ROWS]; /* Jacobians of the last step, for the reaction readback */
     double h_last;
+    int geometric_stiffness_off; /* 1: this joint adds no geometric stiffness */
 } joint;
 
 /* The two bodies of a joint as the row fillers see them; a missing body (the

@@ -604,6 +604,7 @@ const heft_solver_vtable heft_bpp_solver = {
     bpp_solve,
     bpp_reset,
     bpp_destroy,
+    1,
 };
 
 const heft_solver_vtable heft_bpp_downdate_solver = {
@@ -614,6 +615,7 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     bpp_solve,
     bpp_reset,
     bpp_destroy,
+    1,
 };
 
 const heft_solver_vtable heft_bpp_skyline_solver = {
@@ -624,4 +626,5 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     bpp_solve,
     bpp_reset,
     bpp_destroy,
+    1,
 };

@@ -184,6 +184,8 @@ typedef struct heft_solver_vtable {
     int (*solve)(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
     void (*reset)(void *state);
     void (*destroy)(void *state);
+    int direct; /* 1: answers are exact MLCP solutions (pivoting, factorizations); 0: iterative.
+                   The engine picks its default joint Baumgarte factor from this. */
 } heft_solver_vtable;
 
 /* Return codes of solve(). */

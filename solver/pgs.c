@@ -301,4 +301,5 @@ const heft_solver_vtable heft_pgs_solver = {
     pgs_solve,
     pgs_reset,
     pgs_destroy,
+    0,
 };

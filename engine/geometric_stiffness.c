@@ -1,0 +1,77 @@
+/* Why: a light link under a heavy load has transverse modes of frequency about
+ * sqrt(T / (m L)), far above 1/h at 60 Hz, because the direction of the
+ * tension turns with the link within a step while the MLCP freezes it. The
+ * derivative K = d(J^T f)/dq of the constraint forces with respect to the
+ * pose carries that turning. Treating it implicitly, (M - h^2 K) v+ = M v +
+ * h f + J^T lambda, stabilises the modes; Andrews et al. replace -K by the
+ * positive diagonal K~ of K's column norms, so that M + h^2 K~ stays block
+ * diagonal and every solver works unchanged. With impulses lambda = h f this
+ * is M + h K_lambda, K_lambda the derivative of J^T lambda.
+ *
+ * K is taken by central differences of the joint's own row filler, so every
+ * joint type (and every future one) gets it without a hand-derived Hessian;
+ * 12 row fills per dynamic end, a few thousand flops per joint. */
+#include "geometric_stiffness.h"
+
+#include <string.h>
+
+/* the 6-vector J_e^T lambda: impulse and angular impulse on end e (0 = a, 1 = b) */
+static void end_impulse(const joint *j, const body *bodies, const row_context *ctx, int end,
+                        double out[6]) {
+    row rows[HEFT_JOINT_MAX_ROWS];
+    int n = joint_row_count(j);
+    memset(rows, 0, sizeof(row) * (size_t)n);
+    joint_fill_rows(j, bodies, ctx, rows);
+    memset(out, 0, sizeof(double) * 6);
+    for (int i = 0; i < n && i < j->row_count; ++i) {
+        const double *J = end ? rows[i].jb : rows[i].ja;
+        for (int k = 0; k < 6; ++k) {
+            out[k] += J[k] * j->lambda[i];
+        }
+    }
+}
+
+static void perturb(body *b, int dof, double delta) {
+    if (dof < 3) {
+        double *p = &b->position.x;
+        p[dof] += delta;
+    } else {
+        heft_vec3 axis = heft_v3(dof == 3, dof == 4, dof == 5);
+        b->orientation = heft_quat_mul(heft_quat_axis_angle(axis, delta), b->orientation);
+    }
+}
+
+void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k) {
+    int any = 0;
+    for (int i = 0; i < j->row_count; ++i) {
+        any |= j->lambda[i] != 0.0;
+    }
+    if (!any || j->geometric_stiffness_off || joint_row_count(j) != j->row_count) {
+        return; /* slack (or new) joint: no tension, no stiffness */
+    }
+    int32_t ends[2] = {j->body_a, j->body_b};
+    for (int e = 0; e < 2; ++e) {
+        if (ends[e] < 0 || !body_is_dynamic(&bodies[ends[e]])) {
+            continue;
+        }
+        body *b = &bodies[ends[e]];
+        const body saved = *b;
+        for (int dof = 0; dof < 6; ++dof) {
+            /* steps sized to the pose so round-off stays well below the difference */
+            double delta = 1e-6;
+            double plus[6], minus[6];
+            perturb(b, dof, delta);
+            end_impulse(j, bodies, ctx, e, plus);
+            *b = saved;
+            perturb(b, dof, -delta);
+            end_impulse(j, bodies, ctx, e, minus);
+            *b = saved;
+            double norm2 = 0.0;
+            for (int c = 0; c < 6; ++c) {
+                double d = (plus[c] - minus[c]) / (2.0 * delta);
+                norm2 += d * d;
+            }
+            k[6 * ends[e] + dof] += sqrt(norm2);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/* Geometric stiffness (Andrews, Teichmann & Kry, "Geometric Stiffness for
+ * Real-time Constrained Multibody Dynamics", Eurographics 2017; design.md
+ * "The step", 4). Private to the library. */
+#ifndef HEFT_GEOMETRIC_STIFFNESS_H
+#define HEFT_GEOMETRIC_STIFFNESS_H
+
+#include "joint.h"
+
+/* Adds, for each dynamic body of the joint, the column norms of the
+ * derivative of that body's constraint impulse J_body^T lambda (lambda: the
+ * joint's impulses of the last step, N s) with respect to its own pose (three
+ * translations, three rotations about the world axes) to k (6 per body
+ * index: N s/m three times, then N m s/rad three times). bodies is modified
+ * and restored (poses are perturbed to difference the joint's Jacobian). */
+void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k);
+
+#endif

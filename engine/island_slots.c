@@ -1,0 +1,64 @@
+/* The persistent solver state of each island (design "The solver interface":
+ * per-island state belongs to the solver and is rebuilt when the island's
+ * topology changes). Islands are matched across steps by their lowest body
+ * index; a changed row signature resets the state. */
+#include <string.h>
+
+#include "world.h"
+
+void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature) {
+    int lo = 0, hi = set->count - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        island_slot *s = &set->items[mid];
+        if (s->key == key) {
+            if (s->signature != signature) {
+                w->solver->reset(s->state);
+                s->signature = signature;
+            }
+            s->used = 1;
+            return s->state;
+        }
+        if (s->key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if (!world_grow((void **)&set->items, &set->capacity, set->count + 1, sizeof(island_slot))) {
+        return NULL;
+    }
+    void *state = w->solver->create(&w->def.solver_options);
+    if (!state) {
+        return NULL;
+    }
+    /* insert in key order */
+    memmove(&set->items[lo + 1], &set->items[lo], sizeof(island_slot) * (size_t)(set->count - lo));
+    island_slot *s = &set->items[lo];
+    s->key = key;
+    s->signature = signature;
+    s->state = state;
+    s->used = 1;
+    set->count++;
+    return state;
+}
+
+void island_slots_sweep(heft_world *w, island_slots *set) {
+    int kept = 0;
+    for (int i = 0; i < set->count; ++i) {
+        if (set->items[i].used) {
+            set->items[i].used = 0;
+            set->items[kept++] = set->items[i];
+        } else {
+            w->solver->destroy(set->items[i].state);
+        }
+    }
+    set->count = kept;
+}
+
+void island_slots_clear(heft_world *w, island_slots *set) {
+    for (int i = 0; i < set->count; ++i) {
+        w->solver->destroy(set->items[i].state);
+    }
+    set->count = 0;
+}

@@ -1,0 +1,188 @@
+/* Post-stabilization (Cline & Pai, "Post-Stabilization for Rigid Body
+ * Simulation with Contact and Constraints", ICRA 2003; cited in 000 §1.2):
+ * after the position update, project the positions back onto the joints'
+ * constraints. One projection solves, per island,
+ *   (J M^-1 J^T + C) mu = -phi,   dq = M^-1 J^T mu
+ * with the island's own structure and the current solver (so a direct solver
+ * makes the joints exact, an iterative one gets as far as its iterations), and
+ * moves the bodies by dq without touching their velocities. Only rigid joint
+ * rows take part (bilateral and limit rows); soft joints keep their sag and
+ * contacts keep Baumgarte. */
+#include <string.h>
+
+#include "island.h"
+#include "world.h"
+
+static int takes_part(const row *r, double rigid_compliance) {
+    return (r->kind == HEFT_ROW_BILATERAL || r->kind == HEFT_ROW_LIMIT) &&
+           r->epsilon <= rigid_compliance * (1.0 + 1e-12);
+}
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+    return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+/* The joint rows of every island at the current poses, grouped by island:
+ * rows[start[k] .. start[k+1]). Returns 0 when out of memory. */
+static int gather_rows(heft_world *w, const island_set *is, row **rows_out, int **start_out) {
+    int n = 0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        if (w->joints[i].slot.alive) {
+            n += joint_row_count(&w->joints[i]);
+        }
+    }
+    row *all = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
+    row *sorted = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
+    int *island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(n + 1));
+    int *start = arena_calloc(&w->scratch, (size_t)is->count + 2, sizeof(int));
+    if (!all || !sorted || !island || !start) {
+        return 0;
+    }
+    row_context ctx = {1.0, w->def.rigid_compliance, 1.0};
+    int m = 0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        joint *j = &w->joints[i];
+        if (!j->slot.alive) {
+            continue;
+        }
+        int count = joint_row_count(j);
+        int base = m; /* fill at the end, keep the rows that take part */
+        memset(&all[base], 0, sizeof(row) * (size_t)count);
+        joint_fill_rows(j, w->bodies, &ctx, &all[base]);
+        const body *b = &w->bodies[j->body_b];
+        const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
+        int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
+        for (int r = 0; r < count; ++r) {
+            row x = all[base + r];
+            if (k >= 0 && takes_part(&x, w->def.rigid_compliance)) {
+                x.a = j->body_a;
+                x.b = j->body_b;
+                island[m] = k;
+                all[m++] = x;
+                start[k + 1]++;
+            }
+        }
+    }
+    for (int k = 0; k < is->count; ++k) {
+        start[k + 1] += start[k];
+    }
+    int *fill = arena_calloc(&w->scratch, (size_t)is->count + 1, sizeof(int));
+    if (!fill) {
+        return 0;
+    }
+    for (int r = 0; r < m; ++r) {
+        sorted[start[island[r]] + fill[island[r]]++] = all[r];
+    }
+    *rows_out = sorted;
+    *start_out = start;
+    return 1;
+}
+
+/* Moves the island's bodies by M^-1 J^T mu. */
+static void apply_correction(heft_world *w, const row *rows, int n, const double *mu) {
+    for (int i = 0; i < n; ++i) {
+        int32_t ends[2] = {rows[i].a, rows[i].b};
+        const double *jac[2] = {rows[i].ja, rows[i].jb};
+        for (int e = 0; e < 2; ++e) {
+            if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
+                continue;
+            }
+            body *b = &w->bodies[ends[e]];
+            const double *j = jac[e];
+            heft_vec3 dx = heft_v3_scale(heft_v3(j[0], j[1], j[2]), b->step_inv_mass * mu[i]);
+            heft_vec3 dtheta =
+                heft_v3_scale(heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])), mu[i]);
+            b->position = heft_v3_add(b->position, dx);
+            b->orientation = heft_quat_integrate(b->orientation, dtheta, 1.0);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        int32_t ends[2] = {rows[i].a, rows[i].b};
+        for (int e = 0; e < 2; ++e) {
+            if (ends[e] >= 0 && body_is_dynamic(&w->bodies[ends[e]])) {
+                body_update_world_inertia(&w->bodies[ends[e]]);
+            }
+        }
+    }
+}
+
+static int project_island(heft_world *w, const island_set *is, int k, const row *rows, int n) {
+    arena *a = &w->scratch;
+    int nb = is->body_start[k + 1] - is->body_start[k];
+    heft_mlcp p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.nbodies = nb;
+    p.b = arena_alloc(a, sizeof(double) * (size_t)n);
+    p.lo = arena_alloc(a, sizeof(double) * (size_t)n);
+    p.hi = arena_alloc(a, sizeof(double) * (size_t)n);
+    p.findex = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+    p.kind = arena_alloc(a, (size_t)n);
+    p.block = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+    p.epsilon = arena_alloc(a, sizeof(double) * (size_t)n);
+    p.rows = arena_alloc(a, sizeof(heft_mlcp_row) * (size_t)n);
+    p.bodies = arena_alloc(a, sizeof(heft_mlcp_body) * (size_t)nb);
+    double *mu = arena_calloc(a, (size_t)n, sizeof(double));
+    if (!p.b || !p.lo || !p.hi || !p.findex || !p.kind || !p.block || !p.epsilon || !p.rows ||
+        !p.bodies || !mu) {
+        return 0;
+    }
+    for (int i = 0; i < nb; ++i) {
+        const body *b = &w->bodies[is->bodies[is->body_start[k] + i]];
+        body_pack_inverse_mass(&p.bodies[i], b->step_inv_mass, &b->step_inv_inertia);
+    }
+    uint64_t sig = mix(0x5eed, (uint64_t)n);
+    for (int i = 0; i < n; ++i) {
+        const row *r = &rows[i];
+        const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL, *bb = &w->bodies[r->b];
+        p.rows[i].a = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
+        p.rows[i].b = body_is_dynamic(bb) ? bb->island_local : -1;
+        memcpy(p.rows[i].ja, r->ja, sizeof r->ja);
+        memcpy(p.rows[i].jb, r->jb, sizeof r->jb);
+        p.b[i] = -r->phi; /* J dq = -phi */
+        p.lo[i] = r->lo;
+        p.hi[i] = r->hi;
+        p.findex[i] = -1;
+        p.kind[i] = r->kind;
+        p.block[i] = i / 3;
+        p.epsilon[i] = w->def.rigid_compliance;
+        sig = mix(sig, ((uint64_t)(uint32_t)p.rows[i].a << 32) | (uint32_t)p.rows[i].b);
+    }
+    void *state = island_slots_state(w, &w->position_slots, is->bodies[is->body_start[k]], sig);
+    heft_solver_stats st;
+    memset(&st, 0, sizeof st);
+    int rc = state ? w->solver->solve(state, &p, mu, &st) : HEFT_SOLVE_FAILED;
+    for (int i = 0; i < n; ++i) {
+        if (rc == HEFT_SOLVE_FAILED || !isfinite(mu[i])) {
+            return 1; /* no usable projection: leave the poses as they are */
+        }
+    }
+    apply_correction(w, rows, n, mu);
+    return 1;
+}
+
+double post_stabilize(heft_world *w, const island_set *is, double h) {
+    (void)h;
+    for (int it = 0; it < w->def.post_stabilization; ++it) {
+        row *rows;
+        int *start;
+        if (!gather_rows(w, is, &rows, &start)) {
+            break;
+        }
+        for (int k = 0; k < is->count; ++k) {
+            int n = start[k + 1] - start[k];
+            if (n > 0) {
+                project_island(w, is, k, &rows[start[k]], n);
+            }
+        }
+    }
+    island_slots_sweep(w, &w->position_slots);
+    double gap = 0.0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        if (w->joints[i].slot.alive) {
+            heft_joint_id id = {i, w->joints[i].slot.generation};
+            gap = fmax(gap, heft_joint_gap(w, id));
+        }
+    }
+    return gap;
+}
