@@ -23,14 +23,21 @@ static void count_free(void *p, void *user) {
     free(p);
 }
 
-static void steps_without_allocation(const char *scene, int warmup, int measured) {
+static void steps_without_allocation_with(const char *scene, const char *solver, int heavy, int warmup,
+                                         int measured) {
     heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
     heft_set_allocator(&counting);
     run_config cfg = {0};
     cfg.scenario = scene;
+    cfg.solver = solver;
     cfg.steps = 1;
     run_result r;
     cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    if (heavy) {
+        heft_world_set_geometric_stiffness(r.world, 1);
+        heft_world_set_post_stabilization(r.world, 2);
+        heft_world_set_substeps(r.world, 2);
+    }
     for (int i = 0; i < warmup; ++i) {
         heft_world_step(r.world, 1.0 / 60.0);
     }
@@ -42,6 +49,14 @@ static void steps_without_allocation(const char *scene, int warmup, int measured
     run_result_free(&r);
     heft_set_allocator(NULL);
     cr_assert_eq(during, 0, "%s: %ld allocations in %d steps after warm-up", scene, during, measured);
+}
+
+static void steps_without_allocation(const char *scene, int warmup, int measured) {
+    steps_without_allocation_with(scene, "pgs", 0, warmup, measured);
+}
+
+Test(allocation, heavy_chain_with_every_remedy_and_bpp_skyline_allocates_nothing_after_warmup) {
+    steps_without_allocation_with("hanging-chain", "bpp-skyline", 1, 10, 200);
 }
 
 Test(allocation, hanging_chain_steps_allocate_nothing_after_warmup) {
