@@ -117,12 +117,14 @@ static void ascii_draw(void *user, heft_world *w, int step) {
 
 /* ---- MLCP export: every island of the chosen steps as an .mlcp file -------- */
 
+#define EXPORT_MAX_AT 1024
+
 typedef struct export_state {
     const char *dir;
     const char *scenario;
     const char *solver;
-    int *at;              /* steps given by --at */
-    int at_count, at_cap;
+    int at[EXPORT_MAX_AT]; /* steps given by --at */
+    int at_count;
     int every;            /* also every step that is a multiple of this (0: none) */
     int written;
     int failed;
@@ -138,14 +140,8 @@ static int export_add_steps(export_state *e, const char *list) {
         if (errno || end == c || v < 0 || v > 100000000 || (*end && *end != ',')) {
             return 0;
         }
-        if (e->at_count == e->at_cap) {
-            int cap = e->at_cap ? 2 * e->at_cap : 8;
-            int *bigger = realloc(e->at, sizeof *bigger * (size_t)cap);
-            if (!bigger) {
-                return 0;
-            }
-            e->at = bigger;
-            e->at_cap = cap;
+        if (e->at_count == EXPORT_MAX_AT) {
+            return 0;
         }
         e->at[e->at_count++] = (int)v;
         if (!*end) {
@@ -338,7 +334,6 @@ int main(int argc, char **argv) {
         int steps = cfg.steps > 0 ? cfg.steps : scenario_find(cfg.scenario)->steps;
         if (!exporter.dir) {
             fprintf(stderr, "heft-run: --at and --every choose steps for --export-mlcp DIR\n");
-            free(exporter.at);
             return 2;
         }
         if (!exporter.at_count && !exporter.every) {
@@ -349,13 +344,11 @@ int main(int argc, char **argv) {
             if (exporter.at[i] >= steps) {
                 fprintf(stderr, "heft-run: --at %d: the run has steps 0 to %d\n", exporter.at[i],
                         steps - 1);
-                free(exporter.at);
-                return 2;
+                    return 2;
             }
         }
         if (make_directories(exporter.dir) != 0) {
             fprintf(stderr, "heft-run: cannot create %s: %s\n", exporter.dir, strerror(errno));
-            free(exporter.at);
             return 2;
         }
         exporter.scenario = cfg.scenario;
@@ -384,7 +377,6 @@ int main(int argc, char **argv) {
     if (csv) {
         fclose(csv);
     }
-    free(exporter.at);
     if (rc != 0) {
         fprintf(stderr, "heft-run: %s\n", r.error);
         return 1;
