@@ -344,7 +344,7 @@ int main(int argc, char **argv) {
             if (exporter.at[i] >= steps) {
                 fprintf(stderr, "heft-run: --at %d: the run has steps 0 to %d\n", exporter.at[i],
                         steps - 1);
-                    return 2;
+                return 2;
             }
         }
         if (make_directories(exporter.dir) != 0) {
