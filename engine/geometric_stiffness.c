@@ -19,14 +19,16 @@
 static void end_impulse(const joint *j, const body *bodies, const row_context *ctx, int end,
                         double out[6]) {
     row rows[HEFT_JOINT_MAX_ROWS];
-    int n = joint_row_count(j);
-    memset(rows, 0, sizeof(row) * (size_t)n);
-    joint_fill_rows(j, bodies, ctx, rows);
+    joint_row_tag tags[HEFT_JOINT_MAX_ROWS];
+    int n = joint_fill_tagged_rows(j, bodies, ctx, rows, tags);
+    /* rows pair with the last step's impulses by slot: limit rows come and go */
+    double lambda[JOINT_SLOT_COUNT];
+    joint_last_impulses_by_slot(j, lambda);
     memset(out, 0, sizeof(double) * 6);
-    for (int i = 0; i < n && i < j->row_count; ++i) {
+    for (int i = 0; i < n; ++i) {
         const double *J = end ? rows[i].jb : rows[i].ja;
         for (int k = 0; k < 6; ++k) {
-            out[k] += J[k] * j->lambda[i];
+            out[k] += J[k] * lambda[tags[i].slot];
         }
     }
 }
@@ -46,7 +48,7 @@ void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_cont
     for (int i = 0; i < j->row_count; ++i) {
         any |= j->lambda[i] != 0.0;
     }
-    if (!any || j->geometric_stiffness_off || joint_row_count(j) != j->row_count) {
+    if (!any || j->geometric_stiffness_off) {
         return; /* slack (or new) joint: no tension, no stiffness */
     }
     int32_t ends[2] = {j->body_a, j->body_b};

@@ -291,11 +291,86 @@ heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info
 
 /* ---- joints ------------------------------------------------------------- */
 
+/* Every joint has two frames, one fixed in each body, that coincide when the
+ * joint is assembled: origin at the anchor, x along the joint axis, y and z
+ * the heft_v3_basis of the axis (body a; body b's y is matched to a's at
+ * creation). The joint's coordinates are measured between them: X, Y, Z the
+ * position of b's anchor in a's frame (m), RX, RY, RZ the angles of b's frame
+ * about a's axes (rad, 2 atan2(q_k, q_w) of the relative rotation: the exact
+ * angle of a rotation about that axis alone, and the twist of a swing-twist
+ * split for RX). Angles are zero at creation and count whole turns. Rows, phi
+ * and Jacobians of each type: docs/joints.md. */
 typedef enum heft_joint_type {
-    HEFT_JOINT_BALL = 0,  /* ball-in-socket: the anchors coincide (3 rows) */
-    HEFT_JOINT_HINGE = 1, /* the anchors coincide and the axes stay parallel (5 rows) */
-    HEFT_JOINT_FIXED = 2  /* weld: the relative pose at creation is kept (6 rows) */
+    HEFT_JOINT_BALL = 0,        /* ball-in-socket: the anchors coincide (3 rows); optional twist
+                                   limit on RX and cone limit on HEFT_DOF_SWING */
+    HEFT_JOINT_HINGE = 1,       /* the anchors coincide and the axes stay parallel (5 rows);
+                                   limit and motor on RX */
+    HEFT_JOINT_FIXED = 2,       /* weld: the relative pose at creation is kept (6 rows) */
+    HEFT_JOINT_PRISMATIC = 3,   /* slider: b keeps its orientation relative to a and its anchor on
+                                   a's axis line (5 rows); limit and motor on X */
+    HEFT_JOINT_CYLINDRICAL = 4, /* b's anchor on a's axis line, axes parallel (4 rows): slides and
+                                   turns; limits and motors on X and RX */
+    HEFT_JOINT_UNIVERSAL = 5,   /* Cardan: the anchors coincide and axis a stays perpendicular
+                                   to axis b (4 rows) */
+    HEFT_JOINT_DISTANCE = 6,    /* rod: the anchors stay `length` apart (1 row); soft = a spring */
+    HEFT_JOINT_ROPE = 7,        /* the anchors at most `length` apart (1 one-sided row, present
+                                   only near taut) */
+    HEFT_JOINT_SIX_DOF = 8,     /* each of X, Y, Z, RX, RY, RZ locked, free or limited (dof_mode),
+                                   and optionally motorised */
+    HEFT_JOINT_GEAR = 9,        /* couples two hinges: angle(joint_b) = ratio angle(joint_a) (1 row) */
+    HEFT_JOINT_RACK = 10        /* couples a hinge (joint_a) and a prismatic or cylindrical joint
+                                   (joint_b): X(joint_b) = ratio RX(joint_a), ratio in m/rad (1 row) */
 } heft_joint_type;
+
+/* The joint coordinates, in the joint frame of body a (see above). */
+typedef enum heft_joint_dof {
+    HEFT_DOF_X = 0,     /* along the joint axis, m */
+    HEFT_DOF_Y = 1,
+    HEFT_DOF_Z = 2,
+    HEFT_DOF_RX = 3,    /* about the joint axis (hinge angle, twist), rad */
+    HEFT_DOF_RY = 4,
+    HEFT_DOF_RZ = 5,
+    HEFT_DOF_SWING = 6  /* ball joint: the angle between the two axes, rad (limits only) */
+} heft_joint_dof;
+#define HEFT_JOINT_DOF_COUNT 7
+
+/* A limit keeps a coordinate in [lower, upper] with one-sided rows, each one
+ * added only while the coordinate is near its bound. Stiffness and damping
+ * (N/m and N s/m, or N m/rad and N m s/rad) make it a spring once passed; both
+ * zero is rigid. The ball joint's cone (HEFT_DOF_SWING) reads only upper, its
+ * half-angle, 0 < upper <= pi. */
+typedef struct heft_joint_limit {
+    int enabled;                /* default 0 */
+    double lower, upper;        /* m or rad, lower <= upper */
+    double stiffness, damping;  /* default 0: rigid */
+} heft_joint_limit;
+
+typedef enum heft_motor_mode {
+    HEFT_MOTOR_OFF = 0,
+    HEFT_MOTOR_VELOCITY = 1,    /* drives the coordinate's rate to target_velocity */
+    HEFT_MOTOR_POSITION = 2     /* drives the coordinate to target_position like a spring-damper
+                                   servo (stiffness, damping), with target_velocity fed forward */
+} heft_motor_mode;
+
+/* A motor is one boxed row on a coordinate: |lambda| <= h max_force. In
+ * velocity mode damping > 0 makes it viscous (force = damping (target - rate)),
+ * zero makes it stiff; in position mode stiffness and damping are the servo's
+ * gains (both zero: rigid, the joint Baumgarte factor pulls it in). A
+ * velocity motor with target 0 and a small max_force is joint friction. */
+typedef struct heft_joint_motor {
+    heft_motor_mode mode;       /* default off */
+    double target_velocity;     /* m/s or rad/s */
+    double target_position;     /* m or rad (whole turns count) */
+    double max_force;           /* N or N m, >= 0; default INFINITY (no limit) */
+    double stiffness, damping;  /* N/m, N s/m (N m/rad, N m s/rad) */
+} heft_joint_motor;
+
+/* How the six-DOF joint treats each coordinate. */
+typedef enum heft_dof_mode {
+    HEFT_DOF_LOCKED = 0,        /* a bilateral row holds the coordinate at 0 (the default) */
+    HEFT_DOF_FREE = 1,          /* no row (unless limit[dof].enabled or a motor) */
+    HEFT_DOF_LIMITED = 2        /* free within limit[dof].lower .. upper */
+} heft_dof_mode;
 
 typedef struct heft_joint_def {
     heft_joint_type type;
@@ -303,37 +378,121 @@ typedef struct heft_joint_def {
     heft_body_id body_b;
     heft_vec3 local_anchor_a;   /* body a's frame (world frame when body_a is the world) */
     heft_vec3 local_anchor_b;
-    heft_vec3 local_axis_a;     /* hinge axis in each body's frame; default (0, 0, 1) */
+    heft_vec3 local_axis_a;     /* joint axis in each body's frame, non-zero; default (0, 0, 1);
+                                   universal: the cross's arm in a, and the one in b (which
+                                   must be within 6 degrees of perpendicular at creation) */
     heft_vec3 local_axis_b;
     /* Softness in physical units (design "The MLCP of an island", 004 eq. 2.23):
      * both zero means rigid (the world's rigid compliance and joint Baumgarte
      * factor); otherwise epsilon = 1/(h c + h^2 k), gamma = h k / (c + h k). */
     double stiffness;           /* k: N/m for linear rows, N m/rad for angular rows */
     double damping;             /* c: N s/m, N m s/rad */
+    /* per coordinate: the softness of the row holding that coordinate (hinge
+     * RY, RZ; prismatic Y, Z, RX, RY, RZ; cylindrical Y, Z, RY, RZ; six-DOF
+     * locked coordinates); both zero: the joint's stiffness and damping */
+    double dof_stiffness[6], dof_damping[6];
+    heft_joint_limit limit[HEFT_JOINT_DOF_COUNT]; /* by heft_joint_dof; see each type */
+    heft_joint_motor motor[6];                   /* by heft_joint_dof; see each type */
+    heft_dof_mode dof_mode[6];  /* six-DOF joint only; default all locked */
+    double length;              /* distance, rope: m, >= 0; 0 (default) takes the anchors'
+                                   distance at creation, which must then be > 0 */
+    heft_joint_id joint_a;      /* gear, rack: the coupled joints (body_a, body_b are ignored) */
+    heft_joint_id joint_b;
+    double ratio;               /* gear, rack: finite; default 1 */
+    int collide_connected;      /* 1: the two bodies may still collide; default 0 */
+    double break_force;         /* N: the joint breaks (writes no more rows) after a step whose
+                                   reaction force exceeds this; default INFINITY */
+    double break_torque;        /* N m, the same for the reaction torque; default INFINITY */
     const char *name;           /* copied (up to 47 bytes); may be NULL */
     void *user_data;
 } heft_joint_def;
 
 heft_joint_def heft_default_joint_def(heft_joint_type type);
-/* Fills the local anchors (and hinge axes) of def from a world-frame anchor
- * point and axis at the bodies' current poses. */
+/* Fills the local anchors and axes of def from a world-frame anchor point and
+ * axis at the bodies' current poses. For a universal joint the axis is arm a
+ * and arm b gets heft_v3_basis's first perpendicular of it. */
 heft_result heft_joint_def_set_world_frame(const heft_world *world, heft_joint_def *def,
                                            heft_vec3 anchor, heft_vec3 axis);
+/* The same with a different world axis for each body (universal joints). */
+heft_result heft_joint_def_set_world_axes(const heft_world *world, heft_joint_def *def,
+                                          heft_vec3 anchor, heft_vec3 axis_a, heft_vec3 axis_b);
 
+/* Refuses (error, nothing changed) unknown types, missing or stale bodies, a
+ * body joined to itself, two non-dynamic bodies, non-finite anchors, zero or
+ * non-finite axes, negative or non-finite softness, limits with lower > upper
+ * or on coordinates the type does not have, bad motors, a gear that does not
+ * couple two hinges of different bodies, a rack that does not couple a hinge
+ * with a prismatic or cylindrical joint. */
 heft_joint_id heft_create_joint(heft_world *world, const heft_joint_def *def);
+/* Also destroys the gears and racks coupling this joint. */
 heft_result heft_destroy_joint(heft_world *world, heft_joint_id id);
 int heft_joint_is_valid(const heft_world *world, heft_joint_id id);
 const char *heft_joint_name(const heft_world *world, heft_joint_id id);
+void *heft_joint_user_data(const heft_world *world, heft_joint_id id);
 heft_joint_type heft_joint_get_type(const heft_world *world, heft_joint_id id);
+/* 1 once the joint broke (break_force, break_torque): it writes no rows. */
+int heft_joint_is_broken(const heft_world *world, heft_joint_id id);
 
-/* The joint's positional error now: distance between its two anchors, m. */
+/* Operators drive machines: these may be called before every step. The dof
+ * must be one the type has a motor (limit) on; the same checks as creation. */
+heft_result heft_joint_set_motor(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                 const heft_joint_motor *motor);
+heft_result heft_joint_set_motor_velocity(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                          double target_velocity);
+heft_result heft_joint_set_motor_position(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                          double target_position);
+heft_result heft_joint_set_limit(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                 const heft_joint_limit *limit);
+/* Distance and rope joints: the new length (m, > 0), e.g. a winch paying out. */
+heft_result heft_joint_set_length(heft_world *world, heft_joint_id id, double length);
+
+/* The coordinate now (m or rad, angles counting whole turns) and its rate
+ * (m/s, rad/s) from the bodies' velocities; distance and rope joints: X is
+ * the anchors' distance. 0 for an invalid id or a coordinate the joint has
+ * not got (gear, rack, fixed). */
+double heft_joint_coordinate(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
+double heft_joint_coordinate_velocity(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
+
+/* The joint's positional error now, m: the distance between its anchors
+ * (ball, hinge, fixed, universal), of b's anchor from a's axis line
+ * (prismatic, cylindrical), of the locked linear coordinates (six-DOF), the
+ * length error (distance; rope when longer); rack: the rack's error in m;
+ * gear: 0 (its error is an angle). */
 double heft_joint_gap(const heft_world *world, heft_joint_id id);
-/* Rows of the joint in the last step, and the impulse of row i (N s). */
+
+/* Readback of the last step. Rows are the ones written in that step (limits
+ * come and go); row_impulse is lambda (N s or N m s). */
 int heft_joint_row_count(const heft_world *world, heft_joint_id id);
 double heft_joint_row_impulse(const heft_world *world, heft_joint_id id, int row);
+
+typedef enum heft_joint_row_role {
+    HEFT_JOINT_ROW_CONSTRAINT = 0, /* holds the joint together (or a locked coordinate) */
+    HEFT_JOINT_ROW_LIMIT_LOWER = 1,
+    HEFT_JOINT_ROW_LIMIT_UPPER = 2,
+    HEFT_JOINT_ROW_MOTOR = 3
+} heft_joint_row_role;
+
+typedef struct heft_joint_row_info {
+    heft_joint_row_role role;
+    int dof;                  /* heft_joint_dof the row acts on; -1 for rows that are not one
+                                 coordinate (anchor rows along world axes, hinge alignment) */
+    double impulse;           /* lambda, N s or N m s */
+    double force;             /* lambda / h: N or N m; for a coordinate row signed along the
+                                 coordinate (a lower limit pushes up: > 0; an upper one < 0) */
+    heft_vec3 force_b;        /* this row's force on body b, world frame, N */
+    heft_vec3 torque_b;       /* and its torque on b about b's anchor, N m */
+} heft_joint_row_info;
+
+heft_result heft_joint_get_row_info(const heft_world *world, heft_joint_id id, int row,
+                                    heft_joint_row_info *out);
+/* Sums over the last step's rows of a role on a coordinate, signed along it
+ * (N or N m): what the motor applied, what the limits applied. */
+double heft_joint_motor_force(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
+double heft_joint_limit_force(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
 /* Reaction of the last step: the constraint force and torque (lambda / h) the
  * joint applied to body b, world frame, torque about body b's anchor. Body a
- * received the opposite force. */
+ * received the opposite force (gear and rack: body a is the first joint's
+ * body b, and the carriers take the difference). */
 heft_result heft_joint_reaction(const heft_world *world, heft_joint_id id, heft_vec3 *force,
                                 heft_vec3 *torque);
 

@@ -45,10 +45,9 @@ static int gather_rows(heft_world *w, const island_set *is, row **rows_out, int 
         if (!j->slot.alive) {
             continue;
         }
-        int count = joint_row_count(j);
         int base = m; /* fill at the end, keep the rows that take part */
-        memset(&all[base], 0, sizeof(row) * (size_t)count);
-        joint_fill_rows(j, w->bodies, &ctx, &all[base]);
+        memset(&all[base], 0, sizeof(row) * (size_t)joint_row_count(j));
+        int count = joint_fill_rows(j, w->bodies, &ctx, &all[base]); /* limits come and go */
         const body *b = &w->bodies[j->body_b];
         const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
         int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);

@@ -1,5 +1,7 @@
-/* Joints: creation with validation, dispatch to the joint types' row
- * fillers, and readback of gaps and reactions. */
+/* Joints: definitions and their checks, creation, the setters operators call
+ * between steps, dispatch to the joint types' row fillers, and the writing of
+ * the rows into the step's buffer with warm starts kept by slot. Readback is
+ * in joint_readback.c. */
 #include <string.h>
 
 #include "error.h"
@@ -13,6 +15,13 @@ heft_joint_def heft_default_joint_def(heft_joint_type type) {
     d.body_b.index = -1;
     d.local_axis_a = heft_v3(0.0, 0.0, 1.0);
     d.local_axis_b = heft_v3(0.0, 0.0, 1.0);
+    for (int k = 0; k < 6; ++k) {
+        d.motor[k].max_force = INFINITY;
+        d.dof_mode[k] = HEFT_DOF_LOCKED;
+    }
+    d.ratio = 1.0;
+    d.break_force = INFINITY;
+    d.break_torque = INFINITY;
     return d;
 }
 
@@ -36,8 +45,12 @@ static heft_vec3 to_local_dir(const body *b, heft_vec3 d) {
     return b ? heft_quat_rotate_inv(b->orientation, d) : d;
 }
 
-heft_result heft_joint_def_set_world_frame(const heft_world *w, heft_joint_def *def,
-                                           heft_vec3 anchor, heft_vec3 axis) {
+static int usable_axis(heft_vec3 axis) {
+    return heft_v3_isfinite(axis) && heft_v3_length(axis) > 1e-12;
+}
+
+heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *def, heft_vec3 anchor,
+                                          heft_vec3 axis_a, heft_vec3 axis_b) {
     if (!w || !def) {
         heft_set_error("heft_joint_def_set_world_frame: world and def must not be NULL");
         return HEFT_ERROR_INVALID_ARGUMENT;
@@ -47,23 +60,154 @@ heft_result heft_joint_def_set_world_frame(const heft_world *w, heft_joint_def *
         heft_set_error("joint body id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
-    if (!heft_v3_isfinite(anchor) || !heft_v3_isfinite(axis) || !(heft_v3_length(axis) > 0.0)) {
-        heft_set_error("joint anchor and axis must be finite and the axis non-zero");
+    if (!heft_v3_isfinite(anchor) || !usable_axis(axis_a) || !usable_axis(axis_b)) {
+        heft_set_error("joint anchor and axes must be finite and the axes non-zero");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
-    heft_vec3 u = heft_v3_normalize(axis);
     def->local_anchor_a = to_local_point(end_body(w, a), anchor);
     def->local_anchor_b = to_local_point(end_body(w, b), anchor);
-    def->local_axis_a = to_local_dir(end_body(w, a), u);
-    def->local_axis_b = to_local_dir(end_body(w, b), u);
+    def->local_axis_a = to_local_dir(end_body(w, a), heft_v3_normalize(axis_a));
+    def->local_axis_b = to_local_dir(end_body(w, b), heft_v3_normalize(axis_b));
     return HEFT_OK;
 }
 
-static int check_joint_def(const heft_world *w, const heft_joint_def *d, int32_t *a, int32_t *b) {
-    if (d->type != HEFT_JOINT_BALL && d->type != HEFT_JOINT_HINGE && d->type != HEFT_JOINT_FIXED) {
-        heft_set_error("unknown joint type %d", (int)d->type);
+heft_result heft_joint_def_set_world_frame(const heft_world *w, heft_joint_def *def,
+                                           heft_vec3 anchor, heft_vec3 axis) {
+    heft_vec3 axis_b = axis;
+    if (def && def->type == HEFT_JOINT_UNIVERSAL && usable_axis(axis)) {
+        heft_vec3 t2;
+        heft_v3_basis(heft_v3_normalize(axis), &axis_b, &t2);
+    }
+    return heft_joint_def_set_world_axes(w, def, anchor, axis, axis_b);
+}
+
+/* ---- checks ----------------------------------------------------------------- */
+
+#define DOF_BIT(d) (1u << (d))
+
+/* the coordinates each type takes limits (motors) on */
+static unsigned limit_dofs(const heft_joint_def *d) {
+    switch (d->type) {
+    case HEFT_JOINT_BALL:
+        return DOF_BIT(HEFT_DOF_RX) | DOF_BIT(HEFT_DOF_SWING);
+    case HEFT_JOINT_HINGE:
+        return DOF_BIT(HEFT_DOF_RX);
+    case HEFT_JOINT_PRISMATIC:
+        return DOF_BIT(HEFT_DOF_X);
+    case HEFT_JOINT_CYLINDRICAL:
+        return DOF_BIT(HEFT_DOF_X) | DOF_BIT(HEFT_DOF_RX);
+    case HEFT_JOINT_SIX_DOF: {
+        unsigned m = 0;
+        for (int k = 0; k < 6; ++k) {
+            m |= d->dof_mode[k] != HEFT_DOF_LOCKED ? DOF_BIT(k) : 0u;
+        }
+        return m;
+    }
+    default:
         return 0;
     }
+}
+
+static unsigned motor_dofs(const heft_joint_def *d) {
+    return limit_dofs(d) & ~DOF_BIT(HEFT_DOF_SWING) & ~(d->type == HEFT_JOINT_BALL ? DOF_BIT(HEFT_DOF_RX) : 0u);
+}
+
+static const char *dof_name(int dof) {
+    static const char *names[HEFT_JOINT_DOF_COUNT] = {"X", "Y", "Z", "RX", "RY", "RZ", "SWING"};
+    return dof >= 0 && dof < HEFT_JOINT_DOF_COUNT ? names[dof] : "?";
+}
+
+static int finite_nonnegative(double x) { return isfinite(x) && x >= 0.0; }
+
+static int check_limit(int dof, const heft_joint_limit *l, int used) {
+    if (!used) {
+        return 1;
+    }
+    if (isnan(l->lower) || isnan(l->upper) || !(l->lower <= l->upper)) {
+        heft_set_error("limit on %s: lower (%g) must not exceed upper (%g), and neither be NaN",
+                       dof_name(dof), l->lower, l->upper);
+        return 0;
+    }
+    if (dof == HEFT_DOF_SWING && !(l->upper > 0.0 && l->upper <= HEFT_PI)) {
+        heft_set_error("a cone limit's half-angle (upper) must lie in (0, pi], got %g", l->upper);
+        return 0;
+    }
+    if (!finite_nonnegative(l->stiffness) || !finite_nonnegative(l->damping)) {
+        heft_set_error("limit on %s: stiffness and damping must be finite and non-negative",
+                       dof_name(dof));
+        return 0;
+    }
+    return 1;
+}
+
+static int check_motor(int dof, const heft_joint_motor *m) {
+    if (m->mode != HEFT_MOTOR_OFF && m->mode != HEFT_MOTOR_VELOCITY && m->mode != HEFT_MOTOR_POSITION) {
+        heft_set_error("motor on %s: unknown mode %d", dof_name(dof), (int)m->mode);
+        return 0;
+    }
+    if (m->mode == HEFT_MOTOR_OFF) {
+        return 1;
+    }
+    if (!isfinite(m->target_velocity) || !isfinite(m->target_position) || isnan(m->max_force) ||
+        m->max_force < 0.0 || !finite_nonnegative(m->stiffness) || !finite_nonnegative(m->damping)) {
+        heft_set_error("motor on %s: targets and gains must be finite, gains and max_force "
+                       "non-negative", dof_name(dof));
+        return 0;
+    }
+    return 1;
+}
+
+/* the limits and motors of def against its type */
+static int check_limits_and_motors(const heft_joint_def *d) {
+    unsigned lim = limit_dofs(d), mot = motor_dofs(d);
+    for (int k = 0; k < HEFT_JOINT_DOF_COUNT; ++k) {
+        int six_limited = d->type == HEFT_JOINT_SIX_DOF && k < 6 && d->dof_mode[k] == HEFT_DOF_LIMITED;
+        int used = d->limit[k].enabled || six_limited;
+        if (used && !(lim & DOF_BIT(k))) {
+            heft_set_error("this joint type has no limit on coordinate %s", dof_name(k));
+            return 0;
+        }
+        if (!check_limit(k, &d->limit[k], used)) {
+            return 0;
+        }
+    }
+    for (int k = 0; k < 6; ++k) {
+        if (!check_motor(k, &d->motor[k])) {
+            return 0;
+        }
+        if (d->motor[k].mode != HEFT_MOTOR_OFF && !(mot & DOF_BIT(k))) {
+            heft_set_error("this joint type has no motor on coordinate %s", dof_name(k));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_common(const heft_joint_def *d) {
+    if (!finite_nonnegative(d->stiffness) || !finite_nonnegative(d->damping)) {
+        heft_set_error("joint stiffness and damping must be finite and non-negative");
+        return 0;
+    }
+    for (int k = 0; k < 6; ++k) {
+        if (!finite_nonnegative(d->dof_stiffness[k]) || !finite_nonnegative(d->dof_damping[k])) {
+            heft_set_error("joint dof_stiffness and dof_damping must be finite and non-negative");
+            return 0;
+        }
+    }
+    if (isnan(d->break_force) || !(d->break_force > 0.0) || isnan(d->break_torque) ||
+        !(d->break_torque > 0.0)) {
+        heft_set_error("break_force and break_torque must be positive (INFINITY: unbreakable)");
+        return 0;
+    }
+    return 1;
+}
+
+static int uses_axes(heft_joint_type t) {
+    return t != HEFT_JOINT_DISTANCE && t != HEFT_JOINT_ROPE && t != HEFT_JOINT_FIXED &&
+           t != HEFT_JOINT_GEAR && t != HEFT_JOINT_RACK;
+}
+
+static int check_body_joint(const heft_world *w, const heft_joint_def *d, int32_t *a, int32_t *b) {
     *a = joint_end(w, d->body_a, 1);
     *b = joint_end(w, d->body_b, 0);
     if (*a == -2 || *b == -2) {
@@ -83,29 +227,151 @@ static int check_joint_def(const heft_world *w, const heft_joint_def *d, int32_t
         heft_set_error("joint anchors must be finite");
         return 0;
     }
-    if (d->type == HEFT_JOINT_HINGE &&
-        (!heft_v3_isfinite(d->local_axis_a) || !heft_v3_isfinite(d->local_axis_b) ||
-         !(heft_v3_length(d->local_axis_a) > 1e-12) || !(heft_v3_length(d->local_axis_b) > 1e-12))) {
-        heft_set_error("hinge axes must be finite and non-zero");
+    if (uses_axes(d->type) && (!usable_axis(d->local_axis_a) || !usable_axis(d->local_axis_b))) {
+        heft_set_error("joint axes must be finite and non-zero");
         return 0;
     }
-    if (!isfinite(d->stiffness) || d->stiffness < 0.0 || !isfinite(d->damping) ||
-        d->damping < 0.0) {
-        heft_set_error("joint stiffness and damping must be finite and non-negative");
+    if (d->type == HEFT_JOINT_SIX_DOF) {
+        for (int k = 0; k < 6; ++k) {
+            if (d->dof_mode[k] != HEFT_DOF_LOCKED && d->dof_mode[k] != HEFT_DOF_FREE &&
+                d->dof_mode[k] != HEFT_DOF_LIMITED) {
+                heft_set_error("six-DOF joint: unknown mode %d for coordinate %s", (int)d->dof_mode[k],
+                               dof_name(k));
+                return 0;
+            }
+        }
+    }
+    if (d->type == HEFT_JOINT_UNIVERSAL) {
+        heft_vec3 ua = heft_v3_normalize(d->local_axis_a), ub = heft_v3_normalize(d->local_axis_b);
+        heft_quat qa = ba ? ba->orientation : heft_quat_identity();
+        double c = heft_v3_dot(heft_quat_rotate(qa, ua), heft_quat_rotate(bb->orientation, ub));
+        if (fabs(c) > 0.1) {
+            heft_set_error("universal joint: the two arms must be perpendicular at creation "
+                           "(cos of their angle %g)", c);
+            return 0;
+        }
+    }
+    if (d->type == HEFT_JOINT_DISTANCE || d->type == HEFT_JOINT_ROPE) {
+        if (!finite_nonnegative(d->length)) {
+            heft_set_error("joint length must be finite and non-negative (0: the distance now)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int check_coupling(const heft_world *w, const heft_joint_def *d, joint **ja, joint **jb,
+                          int dof[2]) {
+    *ja = world_joint(w, d->joint_a);
+    *jb = world_joint(w, d->joint_b);
+    if (!*ja || !*jb) {
+        heft_set_error("gear or rack: joint_a and joint_b must be valid joints");
+        return 0;
+    }
+    if (*ja == *jb) {
+        heft_set_error("gear or rack: joint_a and joint_b must differ");
+        return 0;
+    }
+    int ok = d->type == HEFT_JOINT_GEAR ? gear_joint_check(*ja, *jb, dof) : rack_joint_check(*ja, *jb, dof);
+    if (!ok) {
+        return 0;
+    }
+    if ((*ja)->body_b == (*jb)->body_b) {
+        heft_set_error("gear or rack: the coupled joints must move different bodies (their body b)");
+        return 0;
+    }
+    if (!body_is_dynamic(&w->bodies[(*ja)->body_b]) && !body_is_dynamic(&w->bodies[(*jb)->body_b])) {
+        heft_set_error("gear or rack: one of the coupled joints' body b must be dynamic");
+        return 0;
+    }
+    if (!isfinite(d->ratio)) {
+        heft_set_error("gear or rack: ratio must be finite");
         return 0;
     }
     return 1;
 }
 
+/* ---- creation ------------------------------------------------------------- */
+
+joint_ends joint_get_ends(const joint *j) {
+    joint_ends e = {j->body_a, j->body_b, j->local_anchor_a, j->local_anchor_b, j->frame_a, j->frame_b};
+    return e;
+}
+
+/* Joint frames: a's from its axis and heft_v3_basis; b's x is its axis and
+ * its y the nearest to a's y at creation, so that the angles start at 0. */
+static void make_frames(joint *j, const body *ba, const body *bb) {
+    heft_vec3 xa = j->local_axis_a, ya, za;
+    heft_v3_basis(xa, &ya, &za);
+    j->frame_a = joint_quat_from_axes(xa, ya, za);
+    heft_quat qa = ba ? ba->orientation : heft_quat_identity();
+    heft_vec3 y_world = heft_quat_rotate(qa, ya);
+    heft_vec3 xb = j->local_axis_b, yb = heft_quat_rotate_inv(bb->orientation, y_world);
+    yb = heft_v3_madd(yb, -heft_v3_dot(yb, xb), xb);
+    if (heft_v3_length(yb) < 1e-6) {
+        heft_vec3 unused;
+        heft_v3_basis(xb, &yb, &unused);
+    }
+    yb = heft_v3_normalize(yb);
+    j->frame_b = joint_quat_from_axes(xb, yb, heft_v3_cross(xb, yb));
+}
+
+static void remember_coordinates(joint *j, const body *bodies) {
+    if (j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK) {
+        coupling_coordinates(j, bodies, j->coupled_last);
+        return;
+    }
+    if (j->type == HEFT_JOINT_HINGE || j->type == HEFT_JOINT_CYLINDRICAL ||
+        j->type == HEFT_JOINT_BALL || j->type == HEFT_JOINT_SIX_DOF) {
+        joint_ends e = joint_get_ends(j);
+        for (int dof = HEFT_DOF_RX; dof <= HEFT_DOF_RZ; ++dof) {
+            joint_coordinate c;
+            joint_coordinate_measure(bodies, &e, dof, &c);
+            j->coordinate_last[dof] = joint_coordinate_value(j, &c, dof);
+        }
+    }
+}
+
 heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     heft_joint_id invalid = {-1, 0};
-    int32_t a, b;
     if (!w || !def) {
         heft_set_error("heft_create_joint: world and def must not be NULL");
         return invalid;
     }
-    if (!check_joint_def(w, def, &a, &b)) {
+    if ((unsigned)def->type > (unsigned)HEFT_JOINT_RACK) {
+        heft_set_error("unknown joint type %d", (int)def->type);
         return invalid;
+    }
+    int coupling = def->type == HEFT_JOINT_GEAR || def->type == HEFT_JOINT_RACK;
+    int32_t a = -1, b = -1;
+    joint *ja = NULL, *jb = NULL;
+    int dof[2] = {0, 0};
+    if (!check_common(def) || !check_limits_and_motors(def) ||
+        (coupling ? !check_coupling(w, def, &ja, &jb, dof) : !check_body_joint(w, def, &a, &b))) {
+        return invalid;
+    }
+    double length = def->length;
+    if (def->type == HEFT_JOINT_DISTANCE || def->type == HEFT_JOINT_ROPE) {
+        const body *ba = end_body(w, a), *bb = end_body(w, b);
+        heft_vec3 xa = ba ? heft_v3_add(ba->position, heft_quat_rotate(ba->orientation, def->local_anchor_a))
+                          : def->local_anchor_a;
+        heft_vec3 xb = heft_v3_add(bb->position, heft_quat_rotate(bb->orientation, def->local_anchor_b));
+        if (length == 0.0) {
+            length = heft_v3_length(heft_v3_sub(xb, xa));
+        }
+        if (!(length > 1e-9)) {
+            heft_set_error("distance and rope joints need a positive length (the anchors coincide)");
+            return invalid;
+        }
+    }
+    /* the coupled joints' ends, taken before the slot array may move */
+    joint_ends coupled_ends[2];
+    heft_joint_id coupled_ids[2] = {def->joint_a, def->joint_b};
+    if (coupling) {
+        coupled_ends[0] = joint_get_ends(ja);
+        coupled_ends[1] = joint_get_ends(jb);
+        a = ja->body_b;
+        b = jb->body_b;
     }
     int index = slots_acquire((void **)&w->joints, &w->joint_capacity, &w->joint_high,
                               &w->joint_free, sizeof(joint));
@@ -117,18 +383,49 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     j->type = def->type;
     j->body_a = a;
     j->body_b = b;
-    j->local_anchor_a = def->local_anchor_a;
-    j->local_anchor_b = def->local_anchor_b;
-    j->local_axis_a = heft_v3_normalize(def->local_axis_a);
-    j->local_axis_b = heft_v3_normalize(def->local_axis_b);
-    const body *ba = end_body(w, a), *bb = end_body(w, b);
-    heft_quat qa = ba ? ba->orientation : heft_quat_identity();
-    j->relative_rotation = heft_quat_mul(heft_quat_conj(qa), bb->orientation);
     j->stiffness = def->stiffness;
     j->damping = def->damping;
+    memcpy(j->dof_stiffness, def->dof_stiffness, sizeof j->dof_stiffness);
+    memcpy(j->dof_damping, def->dof_damping, sizeof j->dof_damping);
+    memcpy(j->limit, def->limit, sizeof j->limit);
+    memcpy(j->motor, def->motor, sizeof j->motor);
+    memcpy(j->dof_mode, def->dof_mode, sizeof j->dof_mode);
+    j->length = length;
+    j->ratio = def->ratio;
+    j->collide_connected = def->collide_connected;
+    j->break_force = def->break_force;
+    j->break_torque = def->break_torque;
     j->user_data = def->user_data;
     if (def->name) {
         strncpy(j->name, def->name, HEFT_NAME_MAX - 1);
+    }
+    if (coupling) {
+        for (int k = 0; k < 2; ++k) {
+            j->coupled[k] = coupled_ids[k];
+            j->coupled_ends[k] = coupled_ends[k];
+            j->coupled_dof[k] = dof[k];
+            const joint *cj = &w->joints[coupled_ids[k].index];
+            joint_coordinate c;
+            joint_coordinate_measure(w->bodies, &coupled_ends[k], dof[k], &c);
+            j->coupled_origin[k] = joint_coordinate_value(cj, &c, dof[k]);
+            j->coupled_last[k] = j->coupled_origin[k];
+        }
+    } else {
+        j->local_anchor_a = def->local_anchor_a;
+        j->local_anchor_b = def->local_anchor_b;
+        j->local_axis_a = uses_axes(def->type) ? heft_v3_normalize(def->local_axis_a) : heft_v3(0.0, 0.0, 1.0);
+        j->local_axis_b = uses_axes(def->type) ? heft_v3_normalize(def->local_axis_b) : heft_v3(0.0, 0.0, 1.0);
+        const body *ba = end_body(w, a), *bb = &w->bodies[b];
+        heft_quat qa = ba ? ba->orientation : heft_quat_identity();
+        j->relative_rotation = heft_quat_mul(heft_quat_conj(qa), bb->orientation);
+        make_frames(j, ba, bb);
+        /* the angles' turn counting starts from the raw angles now */
+        joint_ends e = joint_get_ends(j);
+        for (int k = HEFT_DOF_RX; k <= HEFT_DOF_RZ; ++k) {
+            joint_coordinate c;
+            joint_coordinate_measure(w->bodies, &e, k, &c);
+            j->coordinate_last[k] = c.value;
+        }
     }
     w->joint_live++;
     heft_joint_id id = {index, j->slot.generation};
@@ -143,6 +440,19 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
     }
     slots_release(w->joints, sizeof(joint), id.index, &w->joint_free);
     w->joint_live--;
+    /* a gear or rack cannot outlive a joint it couples */
+    for (int i = 0; i < w->joint_high; ++i) {
+        joint *g = &w->joints[i];
+        if (g->slot.alive && (g->type == HEFT_JOINT_GEAR || g->type == HEFT_JOINT_RACK)) {
+            for (int k = 0; k < 2; ++k) {
+                if (g->coupled[k].index == id.index && g->coupled[k].generation == id.generation) {
+                    heft_joint_id gid = {i, g->slot.generation};
+                    heft_destroy_joint(w, gid);
+                    break;
+                }
+            }
+        }
+    }
     return HEFT_OK;
 }
 
@@ -153,22 +463,151 @@ const char *heft_joint_name(const heft_world *w, heft_joint_id id) {
     return j ? j->name : "";
 }
 
+void *heft_joint_user_data(const heft_world *w, heft_joint_id id) {
+    const joint *j = world_joint(w, id);
+    return j ? j->user_data : NULL;
+}
+
 heft_joint_type heft_joint_get_type(const heft_world *w, heft_joint_id id) {
     const joint *j = world_joint(w, id);
     return j ? j->type : HEFT_JOINT_BALL;
 }
 
+int heft_joint_is_broken(const heft_world *w, heft_joint_id id) {
+    const joint *j = world_joint(w, id);
+    return j ? j->broken : 0;
+}
+
+/* ---- setters -------------------------------------------------------------- */
+
+/* the def a joint was made from, as far as the checks need it */
+static heft_joint_def def_of(const joint *j) {
+    heft_joint_def d = heft_default_joint_def(j->type);
+    memcpy(d.limit, j->limit, sizeof d.limit);
+    memcpy(d.motor, j->motor, sizeof d.motor);
+    memcpy(d.dof_mode, j->dof_mode, sizeof d.dof_mode);
+    return d;
+}
+
+static joint *joint_for_dof(heft_world *w, heft_joint_id id, int dof, int count) {
+    joint *j = world_joint(w, id);
+    if (!j) {
+        heft_set_error("joint id is not valid");
+        return NULL;
+    }
+    if (dof < 0 || dof >= count) {
+        heft_set_error("coordinate %d is not one of the joint's", dof);
+        return NULL;
+    }
+    return j;
+}
+
+heft_result heft_joint_set_motor(heft_world *w, heft_joint_id id, heft_joint_dof dof,
+                                 const heft_joint_motor *motor) {
+    joint *j = joint_for_dof(w, id, (int)dof, 6);
+    if (!j) {
+        return world_joint(w, id) ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    }
+    if (!motor) {
+        heft_set_error("heft_joint_set_motor: motor must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    heft_joint_def d = def_of(j);
+    d.motor[dof] = *motor;
+    if (!check_limits_and_motors(&d)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    j->motor[dof] = *motor;
+    return HEFT_OK;
+}
+
+static heft_result set_target(heft_world *w, heft_joint_id id, heft_joint_dof dof, double value,
+                              int position) {
+    joint *j = joint_for_dof(w, id, (int)dof, 6);
+    if (!j) {
+        return world_joint(w, id) ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    }
+    heft_joint_motor m = j->motor[dof];
+    if (position) {
+        m.target_position = value;
+    } else {
+        m.target_velocity = value;
+    }
+    if (m.mode == HEFT_MOTOR_OFF) {
+        heft_set_error("the joint has no motor on coordinate %s (heft_joint_set_motor)", dof_name(dof));
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!check_motor((int)dof, &m)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    j->motor[dof] = m;
+    return HEFT_OK;
+}
+
+heft_result heft_joint_set_motor_velocity(heft_world *w, heft_joint_id id, heft_joint_dof dof,
+                                          double target_velocity) {
+    return set_target(w, id, dof, target_velocity, 0);
+}
+
+heft_result heft_joint_set_motor_position(heft_world *w, heft_joint_id id, heft_joint_dof dof,
+                                          double target_position) {
+    return set_target(w, id, dof, target_position, 1);
+}
+
+heft_result heft_joint_set_limit(heft_world *w, heft_joint_id id, heft_joint_dof dof,
+                                 const heft_joint_limit *limit) {
+    joint *j = joint_for_dof(w, id, (int)dof, HEFT_JOINT_DOF_COUNT);
+    if (!j) {
+        return world_joint(w, id) ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    }
+    if (!limit) {
+        heft_set_error("heft_joint_set_limit: limit must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    heft_joint_def d = def_of(j);
+    d.limit[dof] = *limit;
+    if (!check_limits_and_motors(&d)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    j->limit[dof] = *limit;
+    return HEFT_OK;
+}
+
+heft_result heft_joint_set_length(heft_world *w, heft_joint_id id, double length) {
+    joint *j = world_joint(w, id);
+    if (!j) {
+        heft_set_error("joint id is not valid");
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (j->type != HEFT_JOINT_DISTANCE && j->type != HEFT_JOINT_ROPE) {
+        heft_set_error("only distance and rope joints have a length");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!isfinite(length) || !(length > 1e-9)) {
+        heft_set_error("joint length must be finite and positive, got %g", length);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    j->length = length;
+    return HEFT_OK;
+}
+
+/* ---- rows -------------------------------------------------------------------- */
+
 void joint_frame_compute(const joint *j, const body *bodies, joint_frame *f) {
-    static const body world_frame = {.orientation = {1.0, 0.0, 0.0, 0.0}, .type = HEFT_BODY_STATIC};
-    f->a = j->body_a >= 0 ? &bodies[j->body_a] : &world_frame;
+    f->a = joint_end_body(bodies, j->body_a);
     f->b = &bodies[j->body_b];
     f->ra = heft_quat_rotate(f->a->orientation, j->local_anchor_a);
     f->rb = heft_quat_rotate(f->b->orientation, j->local_anchor_b);
     f->anchor_a = heft_v3_add(f->a->position, f->ra);
     f->anchor_b = heft_v3_add(f->b->position, f->rb);
+    f->qa = heft_quat_mul(f->a->orientation, j->frame_a);
+    f->qb = heft_quat_mul(f->b->orientation, j->frame_b);
 }
 
 int joint_row_count(const joint *j) {
+    if (j->broken) {
+        return 0;
+    }
     switch (j->type) {
     case HEFT_JOINT_BALL:
         return ball_joint_row_count(j);
@@ -176,81 +615,81 @@ int joint_row_count(const joint *j) {
         return hinge_joint_row_count(j);
     case HEFT_JOINT_FIXED:
         return fixed_joint_row_count(j);
+    case HEFT_JOINT_PRISMATIC:
+        return prismatic_joint_row_count(j);
+    case HEFT_JOINT_CYLINDRICAL:
+        return cylindrical_joint_row_count(j);
+    case HEFT_JOINT_UNIVERSAL:
+        return universal_joint_row_count(j);
+    case HEFT_JOINT_DISTANCE:
+        return distance_joint_row_count(j);
+    case HEFT_JOINT_ROPE:
+        return rope_joint_row_count(j);
+    case HEFT_JOINT_SIX_DOF:
+        return six_dof_joint_row_count(j);
+    case HEFT_JOINT_GEAR:
+    case HEFT_JOINT_RACK:
+        return coupling_row_count(j);
     }
     return 0;
 }
 
-void joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx, row *out) {
+int joint_fill_tagged_rows(const joint *j, const body *bodies, const row_context *ctx, row *out,
+                           joint_row_tag *tags) {
+    joint_rows rows = {out, tags, 0};
+    if (j->broken) {
+        return 0;
+    }
+    if (j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK) {
+        coupling_fill_rows(j, bodies, ctx, &rows);
+        return rows.count;
+    }
     joint_frame f;
     joint_frame_compute(j, bodies, &f);
     switch (j->type) {
     case HEFT_JOINT_BALL:
-        ball_joint_fill_rows(j, &f, ctx, out);
+        ball_joint_fill_rows(j, &f, bodies, ctx, &rows);
         break;
     case HEFT_JOINT_HINGE:
-        hinge_joint_fill_rows(j, &f, ctx, out);
+        hinge_joint_fill_rows(j, &f, bodies, ctx, &rows);
         break;
     case HEFT_JOINT_FIXED:
-        fixed_joint_fill_rows(j, &f, ctx, out);
+        fixed_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_PRISMATIC:
+        prismatic_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_CYLINDRICAL:
+        cylindrical_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_UNIVERSAL:
+        universal_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_DISTANCE:
+        distance_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_ROPE:
+        rope_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    case HEFT_JOINT_SIX_DOF:
+        six_dof_joint_fill_rows(j, &f, bodies, ctx, &rows);
+        break;
+    default:
         break;
     }
+    return rows.count;
 }
 
-int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int first, int block,
-                     row *out) {
-    int m = joint_row_count(j);
-    memset(out, 0, sizeof(row) * (size_t)m);
-    joint_fill_rows(j, bodies, ctx, out);
-    int warm = (j->row_count == m);
-    for (int k = 0; k < m; ++k) {
-        row *x = &out[k];
-        x->a = j->body_a;
-        x->b = j->body_b;
-        x->block = block;
-        x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + first : -1;
-        x->lambda0 = warm ? j->lambda[k] : 0.0;
-        x->lambda_out = &j->lambda[k];
-    }
-    if (!warm) {
-        memset(j->lambda, 0, sizeof j->lambda);
-    }
-    j->row_count = m;
-    memcpy(j->rows_last, out, sizeof(row) * (size_t)m);
-    j->h_last = ctx->h;
-    return m;
+int joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx, row *out) {
+    return joint_fill_tagged_rows(j, bodies, ctx, out, NULL);
 }
 
-double heft_joint_gap(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
-    if (!j) {
-        return 0.0;
-    }
-    joint_frame f;
-    joint_frame_compute(j, w->bodies, &f);
-    return heft_v3_length(heft_v3_sub(f.anchor_b, f.anchor_a));
-}
-
-int heft_joint_row_count(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
-    return j ? j->row_count : 0;
-}
-
-double heft_joint_row_impulse(const heft_world *w, heft_joint_id id, int i) {
-    const joint *j = world_joint(w, id);
-    return (j && i >= 0 && i < j->row_count) ? j->lambda[i] : 0.0;
-}
-
-heft_result heft_joint_reaction(const heft_world *w, heft_joint_id id, heft_vec3 *force,
-                                heft_vec3 *torque) {
-    const joint *j = world_joint(w, id);
-    if (!j) {
-        heft_set_error("joint id is not valid");
-        return HEFT_ERROR_INVALID_ID;
-    }
-    /* J_b^T lambda is the impulse on body b: linear part the force, angular
-     * part the torque about b's centre of mass; moved to the anchor. */
+/* J_b^T lambda / h over the last step's rows: the force on body b and the
+ * torque about its anchor */
+void joint_reaction_of_rows(const joint *j, const body *bodies, int first, int count, heft_vec3 *force,
+                            heft_vec3 *torque) {
     heft_vec3 f = heft_v3(0.0, 0.0, 0.0), t = heft_v3(0.0, 0.0, 0.0);
-    for (int i = 0; i < j->row_count; ++i) {
+    for (int i = first; i < first + count && i < j->row_count; ++i) {
         const double *jb = j->rows_last[i].jb;
         f = heft_v3_madd(f, j->lambda[i], heft_v3(jb[0], jb[1], jb[2]));
         t = heft_v3_madd(t, j->lambda[i], heft_v3(jb[3], jb[4], jb[5]));
@@ -258,14 +697,61 @@ heft_result heft_joint_reaction(const heft_world *w, heft_joint_id id, heft_vec3
     double inv_h = j->h_last > 0.0 ? 1.0 / j->h_last : 0.0;
     f = heft_v3_scale(f, inv_h);
     t = heft_v3_scale(t, inv_h);
-    const body *b = &w->bodies[j->body_b];
+    const body *b = &bodies[j->body_b];
     heft_vec3 rb = heft_quat_rotate(b->orientation, j->local_anchor_b);
-    t = heft_v3_sub(t, heft_v3_cross(rb, f)); /* about the anchor instead of the centre of mass */
-    if (force) {
-        *force = f;
+    *force = f;
+    *torque = heft_v3_sub(t, heft_v3_cross(rb, f)); /* about the anchor, not the centre of mass */
+}
+
+void joint_last_impulses_by_slot(const joint *j, double by_slot[JOINT_SLOT_COUNT]) {
+    memset(by_slot, 0, sizeof(double) * JOINT_SLOT_COUNT);
+    for (int k = 0; k < j->row_count; ++k) {
+        by_slot[j->tags_last[k].slot] = j->lambda[k];
     }
-    if (torque) {
-        *torque = t;
+}
+
+int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int first, int block,
+                     row *out) {
+    if (!j->broken && j->row_count > 0 && (isfinite(j->break_force) || isfinite(j->break_torque))) {
+        heft_vec3 f, t;
+        joint_reaction_of_rows(j, bodies, 0, j->row_count, &f, &t);
+        if (heft_v3_length(f) > j->break_force || heft_v3_length(t) > j->break_torque) {
+            j->broken = 1;
+        }
     }
-    return HEFT_OK;
+    /* warm starts by slot: a row that was there last step starts from its impulse */
+    double by_slot[JOINT_SLOT_COUNT];
+    joint_last_impulses_by_slot(j, by_slot);
+    joint_row_tag tags[HEFT_JOINT_MAX_ROWS];
+    int m = joint_fill_tagged_rows(j, bodies, ctx, out, tags);
+    for (int k = 0; k < m; ++k) {
+        row *x = &out[k];
+        x->a = j->body_a;
+        x->b = j->body_b;
+        x->block = block;
+        x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + first : -1;
+        x->lambda0 = by_slot[tags[k].slot];
+        j->lambda[k] = x->lambda0;
+        x->lambda_out = &j->lambda[k];
+    }
+    for (int k = m; k < HEFT_JOINT_MAX_ROWS; ++k) {
+        j->lambda[k] = 0.0;
+    }
+    j->row_count = m;
+    memcpy(j->rows_last, out, sizeof(row) * (size_t)m);
+    memcpy(j->tags_last, tags, sizeof(joint_row_tag) * (size_t)m);
+    j->h_last = ctx->h;
+    remember_coordinates(j, bodies);
+    return m;
+}
+
+int joint_bodies_connected(const heft_world *w, int32_t body_a, int32_t body_b) {
+    for (int i = 0; i < w->joint_high; ++i) {
+        const joint *j = &w->joints[i];
+        if (j->slot.alive && !j->collide_connected && !j->broken &&
+            ((j->body_a == body_a && j->body_b == body_b) || (j->body_a == body_b && j->body_b == body_a))) {
+            return 1;
+        }
+    }
+    return 0;
 }

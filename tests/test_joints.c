@@ -11,13 +11,13 @@ static double urand(unsigned *s) {
 
 static heft_vec3 rvec(unsigned *s) { return heft_v3(urand(s), urand(s), urand(s)); }
 
-/* phi of every row of the joint at the bodies' current poses */
-static int joint_phis(heft_world *w, heft_joint_id id, double *phi, row *rows) {
+/* phi, rows and tags of the joint at the bodies' current poses */
+static int joint_phis(heft_world *w, heft_joint_id id, double *phi, row *rows, joint_row_tag *tags) {
     joint *j = world_joint(w, id);
     row_context ctx = {1.0 / 60.0, 1e-10, 0.2};
-    int n = joint_row_count(j);
-    memset(rows, 0, sizeof(row) * (size_t)n);
-    joint_fill_rows(j, w->bodies, &ctx, rows);
+    cr_assert_leq(joint_row_count(j), HEFT_JOINT_MAX_ROWS);
+    int n = joint_fill_tagged_rows(j, w->bodies, &ctx, rows, tags);
+    cr_assert_leq(n, joint_row_count(j), "a joint wrote more rows than it said it could");
     for (int i = 0; i < n; ++i) {
         phi[i] = rows[i].phi;
     }
@@ -37,58 +37,133 @@ static void move_bodies(heft_world *w, double dt) {
     }
 }
 
-static void check_jacobian(heft_joint_type type, int to_world) {
-    unsigned seed = 12345u + (unsigned)type * 7u + (unsigned)to_world;
-    for (int trial = 0; trial < 20; ++trial) {
+static heft_quat rquat(unsigned *s) {
+    return heft_quat_normalize(heft_q(urand(s), urand(s), urand(s), urand(s) + 1.5));
+}
+
+static heft_body_id random_body(heft_world *w, heft_vec3 at, unsigned *seed) {
+    heft_body_def bd = heft_default_body_def();
+    bd.position = at;
+    bd.orientation = rquat(seed);
+    bd.linear_velocity = rvec(seed);
+    bd.angular_velocity = rvec(seed);
+    return heft_create_body(w, &bd);
+}
+
+/* A joint case: the type, how the def is completed, and what is set on the
+ * joint once made (limits around the coordinates the joint has then, so that
+ * every limit row is present). */
+typedef struct jacobian_case {
+    heft_joint_type type;
+    int to_world;
+    void (*configure)(heft_joint_def *def);
+    void (*after)(heft_world *w, heft_joint_id id);
+} jacobian_case;
+
+/* limits 5 mm (5 mrad) either side of where the coordinate is */
+static void limit_around(heft_world *w, heft_joint_id id, heft_joint_dof dof) {
+    double c = heft_joint_coordinate(w, id, dof);
+    heft_joint_limit l = {1, c - 0.005, c + 0.005, 0.0, 0.0};
+    cr_assert_eq(heft_joint_set_limit(w, id, dof, &l), HEFT_OK, "%s", heft_last_error());
+}
+
+static heft_joint_motor motor(heft_motor_mode mode) {
+    heft_joint_motor m = {mode, 0.7, 0.3, 50.0, 100.0, 10.0};
+    return m;
+}
+
+/* Two random bodies, the joint, then body b moved to a random pose away from
+ * the joint's manifold, so phi and its derivative are generic. For gears and
+ * racks, four bodies and the two coupled joints on dynamic carriers. */
+static void check_case(const jacobian_case *jc, int trials) {
+    unsigned seed = 12345u + (unsigned)jc->type * 7u + (unsigned)jc->to_world;
+    for (int trial = 0; trial < trials; ++trial) {
         heft_world *w = heft_world_create(NULL);
-        heft_body_def bd = heft_default_body_def();
-        bd.position = rvec(&seed);
-        bd.orientation = heft_quat_normalize(heft_q(urand(&seed), urand(&seed), urand(&seed), urand(&seed) + 1.5));
-        bd.linear_velocity = rvec(&seed);
-        bd.angular_velocity = rvec(&seed);
-        heft_body_id a = heft_create_body(w, &bd);
-        bd.position = heft_v3_add(bd.position, heft_v3(0.3, -0.2, 0.5));
-        bd.orientation = heft_quat_normalize(heft_q(urand(&seed), urand(&seed), urand(&seed) + 1.5, urand(&seed)));
-        bd.linear_velocity = rvec(&seed);
-        bd.angular_velocity = rvec(&seed);
-        heft_body_id b = heft_create_body(w, &bd);
-        heft_joint_def jd = heft_default_joint_def(type);
-        jd.body_a = to_world ? HEFT_WORLD_FRAME : a;
-        jd.body_b = b;
-        cr_assert_eq(heft_joint_def_set_world_frame(w, &jd, rvec(&seed), rvec(&seed)), HEFT_OK);
-        /* a slightly violated joint, so phi is not at a stationary point */
-        jd.local_anchor_b = heft_v3_add(jd.local_anchor_b, heft_v3(0.01, 0.02, -0.01));
-        jd.local_axis_b = heft_v3_add(jd.local_axis_b, heft_v3(0.05, 0.0, 0.03));
-        heft_joint_id id = heft_create_joint(w, &jd);
+        heft_vec3 base = rvec(&seed);
+        heft_body_id a = random_body(w, base, &seed);
+        heft_body_id b = random_body(w, heft_v3_add(base, heft_v3(0.3, -0.2, 0.5)), &seed);
+        heft_joint_def jd = heft_default_joint_def(jc->type);
+        heft_joint_id id;
+        if (jc->type == HEFT_JOINT_GEAR || jc->type == HEFT_JOINT_RACK) {
+            /* hinge a (carrier a) - b; hinge or slider c (carrier d) - e; the gear on b and e */
+            heft_body_id c = random_body(w, heft_v3_add(base, heft_v3(-0.4, 0.1, 0.2)), &seed);
+            heft_body_id d = random_body(w, heft_v3_add(base, heft_v3(0.2, 0.6, -0.3)), &seed);
+            heft_joint_def h1 = heft_default_joint_def(HEFT_JOINT_HINGE);
+            h1.body_a = jc->to_world ? HEFT_WORLD_FRAME : a;
+            h1.body_b = b;
+            cr_assert_eq(heft_joint_def_set_world_frame(w, &h1, rvec(&seed), rvec(&seed)), HEFT_OK);
+            heft_joint_def h2 = heft_default_joint_def(jc->type == HEFT_JOINT_GEAR ? HEFT_JOINT_HINGE
+                                                                                   : HEFT_JOINT_PRISMATIC);
+            h2.body_a = d;
+            h2.body_b = c;
+            cr_assert_eq(heft_joint_def_set_world_frame(w, &h2, rvec(&seed), rvec(&seed)), HEFT_OK);
+            jd.joint_a = heft_create_joint(w, &h1);
+            jd.joint_b = heft_create_joint(w, &h2);
+            jd.ratio = 1.7;
+        } else {
+            jd.body_a = jc->to_world ? HEFT_WORLD_FRAME : a;
+            jd.body_b = b;
+            cr_assert_eq(heft_joint_def_set_world_frame(w, &jd, rvec(&seed), rvec(&seed)), HEFT_OK);
+            /* a slightly violated joint, so phi is not at a stationary point */
+            jd.local_anchor_b = heft_v3_add(jd.local_anchor_b, heft_v3(0.01, 0.02, -0.01));
+            jd.local_axis_b = heft_v3_add(jd.local_axis_b, heft_v3(0.05, 0.0, 0.03));
+        }
+        if (jc->configure) {
+            jc->configure(&jd);
+        }
+        id = heft_create_joint(w, &jd);
         cr_assert(heft_joint_is_valid(w, id), "%s", heft_last_error());
-        body *ba = world_body(w, a), *bb = world_body(w, b);
+        /* move b (and every body) off the manifold: up to about a radian and 0.2 m */
+        for (int i = 0; i < w->body_high; ++i) {
+            body *x = &w->bodies[i];
+            x->position = heft_v3_madd(x->position, 0.2, rvec(&seed));
+            x->orientation = heft_quat_mul(heft_quat_axis_angle(rvec(&seed), 0.8 * urand(&seed)), x->orientation);
+            /* the coupling rows read the carriers' free velocities */
+            x->free_linear_velocity = x->linear_velocity;
+            x->free_angular_velocity = x->angular_velocity;
+        }
+        if (jc->after) {
+            jc->after(w, id);
+        }
         double phi_p[HEFT_JOINT_MAX_ROWS], phi_m[HEFT_JOINT_MAX_ROWS];
         row rows[HEFT_JOINT_MAX_ROWS], scratch[HEFT_JOINT_MAX_ROWS];
-        int n = joint_phis(w, id, phi_p, rows);
+        joint_row_tag tags[HEFT_JOINT_MAX_ROWS], tags2[HEFT_JOINT_MAX_ROWS];
+        int n = joint_phis(w, id, phi_p, rows, tags);
+        cr_assert_eq(n, joint_row_count(world_joint(w, id)), "type %d: every row should be present (%d)",
+                     jc->type, n);
         const double dt = 1e-6;
         move_bodies(w, dt);
-        joint_phis(w, id, phi_p, scratch);
+        cr_assert_eq(joint_phis(w, id, phi_p, scratch, tags2), n);
         move_bodies(w, -2.0 * dt);
-        joint_phis(w, id, phi_m, scratch);
+        cr_assert_eq(joint_phis(w, id, phi_m, scratch, tags2), n);
         move_bodies(w, dt);
+        const joint *j = world_joint(w, id);
         for (int i = 0; i < n; ++i) {
-            double va[6] = {0}, vb[6] = {0};
-            if (!to_world) {
-                memcpy(va, &ba->linear_velocity, sizeof(heft_vec3));
-                memcpy(va + 3, &ba->angular_velocity, sizeof(heft_vec3));
-            }
-            memcpy(vb, &bb->linear_velocity, sizeof(heft_vec3));
-            memcpy(vb + 3, &bb->angular_velocity, sizeof(heft_vec3));
+            const body *ba = joint_end_body(w->bodies, j->body_a), *bb = &w->bodies[j->body_b];
+            double va[6], vb[6];
+            row_put6(va, ba->linear_velocity, ba->angular_velocity);
+            row_put6(vb, bb->linear_velocity, bb->angular_velocity);
             double jv = 0.0;
             for (int k = 0; k < 6; ++k) {
                 jv += rows[i].ja[k] * va[k] + rows[i].jb[k] * vb[k];
             }
+            /* the coupling row carries the carriers' part of d phi/dt in its
+             * target; a motor's target is a wish, not part of phi */
+            if (tags[i].role != HEFT_JOINT_ROW_MOTOR) {
+                jv -= rows[i].target;
+            }
             double fd = (phi_p[i] - phi_m[i]) / (2.0 * dt);
             cr_assert(fabs(jv - fd) < 1e-6 * (1.0 + fabs(fd)),
-                      "joint type %d row %d: J v = %.12g, d phi/dt = %.12g", type, i, jv, fd);
+                      "joint type %d row %d (role %d, dof %d): J v = %.12g, d phi/dt = %.12g", jc->type, i,
+                      tags[i].role, tags[i].dof, jv, fd);
         }
         heft_world_destroy(w);
     }
+}
+
+static void check_jacobian(heft_joint_type type, int to_world) {
+    jacobian_case jc = {type, to_world, NULL, NULL};
+    check_case(&jc, 20);
 }
 
 Test(joints, ball_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_BALL, 0); }
@@ -97,6 +172,120 @@ Test(joints, ball_joint_to_world_jacobian_is_the_derivative_of_its_error) {
 }
 Test(joints, hinge_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_HINGE, 0); }
 Test(joints, fixed_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_FIXED, 0); }
+Test(joints, fixed_joint_to_world_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_FIXED, 1);
+}
+Test(joints, prismatic_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_PRISMATIC, 0);
+}
+Test(joints, cylindrical_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_CYLINDRICAL, 0);
+}
+Test(joints, universal_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_UNIVERSAL, 0);
+}
+Test(joints, distance_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_DISTANCE, 0);
+}
+Test(joints, six_dof_all_locked_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_SIX_DOF, 0);
+}
+Test(joints, gear_row_is_the_derivative_of_its_error_with_moving_carriers) {
+    check_jacobian(HEFT_JOINT_GEAR, 0);
+}
+Test(joints, gear_row_is_the_derivative_of_its_error_on_the_world) { check_jacobian(HEFT_JOINT_GEAR, 1); }
+Test(joints, rack_row_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_RACK, 0); }
+
+/* limit and motor rows */
+
+static void ball_limits(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_RX);
+    heft_joint_limit cone = {1, 0.0, heft_joint_coordinate(w, id, HEFT_DOF_SWING) + 0.005, 0.0, 0.0};
+    cr_assert_eq(heft_joint_set_limit(w, id, HEFT_DOF_SWING, &cone), HEFT_OK, "%s", heft_last_error());
+}
+Test(joints, ball_swing_and_twist_limit_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_BALL, 0, NULL, ball_limits};
+    check_case(&jc, 20);
+}
+
+static void velocity_motor_rx(heft_joint_def *d) { d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_VELOCITY); }
+static void position_motor_rx(heft_joint_def *d) { d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_POSITION); }
+static void limit_rx(heft_world *w, heft_joint_id id) { limit_around(w, id, HEFT_DOF_RX); }
+Test(joints, hinge_limit_and_velocity_motor_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_HINGE, 0, velocity_motor_rx, limit_rx};
+    check_case(&jc, 20);
+}
+Test(joints, hinge_to_world_position_motor_row_is_the_derivative_of_its_error) {
+    jacobian_case jc = {HEFT_JOINT_HINGE, 1, position_motor_rx, limit_rx};
+    check_case(&jc, 20);
+}
+
+static void motor_x(heft_joint_def *d) { d->motor[HEFT_DOF_X] = motor(HEFT_MOTOR_POSITION); }
+static void limit_x(heft_world *w, heft_joint_id id) { limit_around(w, id, HEFT_DOF_X); }
+Test(joints, prismatic_limit_and_motor_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_PRISMATIC, 0, motor_x, limit_x};
+    check_case(&jc, 20);
+}
+
+static void motors_x_rx(heft_joint_def *d) {
+    d->motor[HEFT_DOF_X] = motor(HEFT_MOTOR_VELOCITY);
+    d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_POSITION);
+}
+static void limits_x_rx(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_X);
+    limit_around(w, id, HEFT_DOF_RX);
+}
+Test(joints, cylindrical_limit_and_motor_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_CYLINDRICAL, 0, motors_x_rx, limits_x_rx};
+    check_case(&jc, 20);
+}
+
+static void rope_taut(heft_world *w, heft_joint_id id) {
+    /* shorter than the anchors' distance now: the rope row is there */
+    double d = heft_joint_coordinate(w, id, HEFT_DOF_X);
+    cr_assert_eq(heft_joint_set_length(w, id, d - 0.003), HEFT_OK);
+}
+Test(joints, rope_row_is_the_derivative_of_its_error) {
+    jacobian_case jc = {HEFT_JOINT_ROPE, 0, NULL, rope_taut};
+    check_case(&jc, 20);
+}
+
+/* six-DOF: every mode and a motor on each free or limited coordinate */
+static void six_dof_mixed(heft_joint_def *d) {
+    static const heft_dof_mode modes[6] = {HEFT_DOF_LIMITED, HEFT_DOF_LOCKED, HEFT_DOF_FREE,
+                                           HEFT_DOF_LIMITED, HEFT_DOF_LOCKED, HEFT_DOF_FREE};
+    for (int k = 0; k < 6; ++k) {
+        d->dof_mode[k] = modes[k];
+        d->limit[k].lower = -1.0;
+        d->limit[k].upper = 1.0;
+    }
+    d->motor[HEFT_DOF_X] = motor(HEFT_MOTOR_VELOCITY);
+    d->motor[HEFT_DOF_Z] = motor(HEFT_MOTOR_POSITION);
+    d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_POSITION);
+    d->motor[HEFT_DOF_RZ] = motor(HEFT_MOTOR_VELOCITY);
+}
+static void six_dof_limits(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_X);
+    limit_around(w, id, HEFT_DOF_RX);
+}
+Test(joints, six_dof_lock_limit_and_motor_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_SIX_DOF, 0, six_dof_mixed, six_dof_limits};
+    check_case(&jc, 20);
+}
+static void six_dof_angles_free(heft_joint_def *d) {
+    for (int k = 3; k < 6; ++k) {
+        d->dof_mode[k] = HEFT_DOF_LIMITED;
+    }
+}
+static void six_dof_angle_limits(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_RX);
+    limit_around(w, id, HEFT_DOF_RY);
+    limit_around(w, id, HEFT_DOF_RZ);
+}
+Test(joints, six_dof_angle_limit_rows_are_derivatives_of_their_errors) {
+    jacobian_case jc = {HEFT_JOINT_SIX_DOF, 1, six_dof_angles_free, six_dof_angle_limits};
+    check_case(&jc, 20);
+}
 
 Test(joints, reaction_of_a_hanging_mass_is_its_weight) {
     heft_world *w = heft_world_create(NULL);
