@@ -46,6 +46,7 @@ struct heft_world {
 
     heft_island_stats *island_stats;
     int island_stats_capacity;
+    int island_stats_count;       /* islands of the last (sub)step in island_stats */
     heft_step_stats stats;
 
     heft_island_callback island_callback;
