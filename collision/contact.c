@@ -1,10 +1,13 @@
-/* Contacts: the set kept across steps (for warm starts) and the rows each
- * contact point writes (design "The MLCP of an island": a normal row and two
- * friction rows coupled to it through the friction index). */
+/* Contacts: the collision step (broad phase, filters, narrowphase, warm
+ * starts by feature id), the set kept across steps, the rows each contact
+ * point writes (design "The MLCP of an island": a normal row and two
+ * friction rows coupled to it through the friction index) and the readback. */
 #include <string.h>
 
-#include "shape.h"
-#include "slots.h"
+#include "broad_phase.h"
+#include "error.h"
+#include "joint.h"
+#include "world.h"
 
 static int grow(contact **array, int *capacity, int need) {
     if (need <= *capacity) {
@@ -23,27 +26,164 @@ static int grow(contact **array, int *capacity, int need) {
     return 1;
 }
 
-int contact_set_update(contact_set *set, const shape *shapes, int shape_count, const body *bodies,
-                       double margin) {
-    contact *swap = set->previous;
-    set->previous = set->items;
-    set->items = swap;
-    int previous_count = set->count;
-    for (;;) {
-        int n = ground_contacts_find(shapes, shape_count, bodies, margin, set->previous,
-                                     previous_count, set->items, set->capacity);
-        if (n <= set->capacity) {
-            set->count = n;
-            return 1;
+/* Warm starts of a pair's new points from its points of the last step:
+ * the same feature id, or else the nearest unclaimed old point within 1 cm
+ * (GJK-based pairs on curved shapes change ids as they roll). */
+static void warm_start(contact *fresh, int n, const contact *old, int old_count) {
+    unsigned claimed = 0, matched = 0;
+    if (old_count > 32) {
+        old_count = 32;
+    }
+    for (int i = 0; i < n; ++i) {
+        fresh[i].lambda[0] = fresh[i].lambda[1] = fresh[i].lambda[2] = 0.0;
+        for (int k = 0; k < old_count; ++k) {
+            if (old[k].feature == fresh[i].feature && !(claimed & (1u << k))) {
+                memcpy(fresh[i].lambda, old[k].lambda, sizeof fresh[i].lambda);
+                claimed |= 1u << k;
+                matched |= 1u << i;
+                break;
+            }
         }
-        /* the two arrays share one capacity */
+    }
+    for (int i = 0; i < n; ++i) {
+        if (matched & (1u << i)) {
+            continue;
+        }
+        int best = -1;
+        double bd = 1e-4; /* (1 cm)^2 */
+        for (int k = 0; k < old_count; ++k) {
+            double d = v3_length2(heft_v3_sub(old[k].point, fresh[i].point));
+            if (!(claimed & (1u << k)) && d < bd && heft_v3_dot(old[k].normal, fresh[i].normal) > 0.99) {
+                bd = d;
+                best = k;
+            }
+        }
+        if (best >= 0) {
+            memcpy(fresh[i].lambda, old[best].lambda, sizeof fresh[i].lambda);
+            claimed |= 1u << best;
+        }
+    }
+}
+
+static int is_static_type(heft_shape_type t) {
+    return t == HEFT_SHAPE_PLANE || t == HEFT_SHAPE_MESH || t == HEFT_SHAPE_HEIGHT_FIELD;
+}
+
+/* Bodies that have a joint: only their pairs need the joint filter. */
+static uint8_t *jointed_bodies(heft_world *w) {
+    uint8_t *flag = arena_calloc(&w->scratch, (size_t)w->body_high + 1, 1);
+    if (!flag) {
+        return NULL;
+    }
+    for (int i = 0; i < w->joint_high; ++i) {
+        const joint *j = &w->joints[i];
+        if (j->slot.alive) {
+            if (j->body_a >= 0) {
+                flag[j->body_a] = 1;
+            }
+            if (j->body_b >= 0) {
+                flag[j->body_b] = 1;
+            }
+        }
+    }
+    return flag;
+}
+
+static int boxes_touch(const shape *a, const shape *b) {
+    if (a->type == HEFT_SHAPE_PLANE) {
+        return plane_overlaps_box(a, &b->box);
+    }
+    if (b->type == HEFT_SHAPE_PLANE) {
+        return plane_overlaps_box(b, &a->box);
+    }
+    return aabb_overlap(&a->box, &b->box);
+}
+
+int contact_set_update(heft_world *w) {
+    contact_set *set = &w->contacts;
+    broad_phase *bp = &w->broad;
+    double margin = w->def.contact_margin;
+    if (!broad_phase_update(w)) {
+        set->count = 0;
+        return 0;
+    }
+    /* each pair makes at most 4 points; both arrays share one capacity */
+    int need = MANIFOLD_MAX_POINTS * bp->pair_count;
+    if (need > set->capacity) {
         int cap = set->capacity, cap2 = set->capacity;
-        if (!grow(&set->items, &cap, n) || !grow(&set->previous, &cap2, n)) {
+        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
             set->count = 0;
             return 0;
         }
         set->capacity = cap < cap2 ? cap : cap2;
     }
+    contact *swap = set->previous;
+    set->previous = set->items;
+    set->items = swap;
+    int previous_count = set->count;
+    uint8_t *jointed = jointed_bodies(w);
+    if (!jointed) {
+        set->count = 0;
+        return 0;
+    }
+    int count = 0, old = 0;
+    for (int p = 0; p < bp->pair_count; ++p) {
+        uint64_t key = bp->pairs[p];
+        int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
+        const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+        if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
+            continue;
+        }
+        if (jointed[sa->body] && jointed[sb->body] && joint_bodies_connected(w, sa->body, sb->body)) {
+            continue;
+        }
+        /* static shapes are a, as the ground was in the foundation */
+        if (is_static_type(sb->type) && !is_static_type(sa->type)) {
+            const shape *t = sa;
+            sa = sb;
+            sb = t;
+            int32_t ti = ia;
+            ia = ib;
+            ib = ti;
+        }
+        const body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
+        transform ta = shape_transform(sa, ba), tb = shape_transform(sb, bb);
+        manifold m;
+        if (narrowphase_collide(sa, &ta, sb, &tb, margin, &bp->scratch, &m) < 0) {
+            set->count = 0;
+            return 0;
+        }
+        if (m.count == 0) {
+            continue;
+        }
+        contact *fresh = &set->items[count];
+        for (int i = 0; i < m.count; ++i) {
+            contact *c = &fresh[i];
+            c->key = key;
+            c->feature = m.points[i].feature;
+            c->shape_a = ia;
+            c->shape_b = ib;
+            c->body_a = sa->body;
+            c->body_b = sb->body;
+            c->point = m.points[i].point;
+            c->normal = m.points[i].normal;
+            c->separation = m.points[i].separation;
+            c->friction = material_friction(sa->friction, sb->friction);
+            c->restitution = material_restitution(sa->restitution, sb->restitution);
+        }
+        /* the pair's points of the last step (both lists ascend by key) */
+        while (old < previous_count && set->previous[old].key < key) {
+            old++;
+        }
+        int old_end = old;
+        while (old_end < previous_count && set->previous[old_end].key == key) {
+            old_end++;
+        }
+        warm_start(fresh, m.count, &set->previous[old], old_end - old);
+        count += m.count;
+    }
+    set->count = count;
+    return 1;
 }
 
 void contact_set_release(contact_set *set) {
@@ -52,8 +192,18 @@ void contact_set_release(contact_set *set) {
     memset(set, 0, sizeof *set);
 }
 
-void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
-                       int first, row *out) {
+void contact_set_remove_shape(contact_set *set, int32_t shape_index) {
+    int kept = 0;
+    for (int i = 0; i < set->count; ++i) {
+        if (set->items[i].shape_a != shape_index && set->items[i].shape_b != shape_index) {
+            set->items[kept++] = set->items[i];
+        }
+    }
+    set->count = kept;
+}
+
+void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block, int first,
+                       row *out) {
     const body *ba = &bodies[c->body_a], *bb = &bodies[c->body_b];
     heft_vec3 ra = heft_v3_sub(c->point, ba->position), rb = heft_v3_sub(c->point, bb->position);
     heft_vec3 t1, t2;
@@ -87,7 +237,10 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
                 double vn = heft_v3_dot(c->normal, heft_v3_sub(body_point_velocity(bb, c->point),
                                                                body_point_velocity(ba, c->point)));
                 double bounce = -c->restitution * vn;
-                if (vn < -1.0 && bounce > -r->gamma * r->phi / cp->h) {
+                /* bounce only on impacts faster than the threshold that close
+                 * the gap within this step */
+                if (vn < -cp->restitution_threshold && c->separation <= -vn * cp->h &&
+                    bounce > -r->gamma * r->phi / cp->h) {
                     r->target = bounce;
                     r->gamma = 0.0;
                 }
@@ -99,4 +252,46 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
             r->findex = first;
         }
     }
+}
+
+/* ---- readback and settings ------------------------------------------------ */
+
+int heft_world_contact_count(const heft_world *w) { return w ? w->contacts.count : 0; }
+
+heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *out) {
+    if (!w || !out || i < 0 || i >= w->contacts.count) {
+        heft_set_error("contact %d does not exist in the last step", i);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    const contact *c = &w->contacts.items[i];
+    out->body_a.index = c->body_a;
+    out->body_a.generation = w->bodies[c->body_a].slot.generation;
+    out->body_b.index = c->body_b;
+    out->body_b.generation = w->bodies[c->body_b].slot.generation;
+    out->shape_a.index = c->shape_a;
+    out->shape_a.generation = w->shapes[c->shape_a].slot.generation;
+    out->shape_b.index = c->shape_b;
+    out->shape_b.generation = w->shapes[c->shape_b].slot.generation;
+    out->point = c->point;
+    out->normal = c->normal;
+    out->separation = c->separation;
+    out->feature = c->feature;
+    out->normal_impulse = c->lambda[0];
+    heft_vec3 t1, t2;
+    heft_v3_basis(c->normal, &t1, &t2);
+    out->friction_impulse = heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
+    return HEFT_OK;
+}
+
+heft_result heft_world_set_restitution_threshold(heft_world *w, double speed) {
+    if (!w || !isfinite(speed) || speed < 0.0) {
+        heft_set_error("the restitution threshold must be a finite speed >= 0");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->restitution_threshold = speed;
+    return HEFT_OK;
+}
+
+double heft_world_restitution_threshold(const heft_world *w) {
+    return w ? w->restitution_threshold : HEFT_DEFAULT_RESTITUTION_THRESHOLD;
 }

@@ -1,9 +1,13 @@
-/* Shapes and contacts as the engine stores them. Private to the library; the
- * collision issue replaces the ground-only narrowphase with the full one. */
+/* Shapes and contacts as the engine stores them. Private to the library.
+ * docs/collision.md describes the collision pipeline these feed. */
 #ifndef HEFT_SHAPE_H
 #define HEFT_SHAPE_H
 
 #include "body.h"
+#include "convex_hull.h"
+#include "geometry.h"
+#include "height_field.h"
+#include "mesh.h"
 #include "row.h"
 
 typedef struct shape {
@@ -15,14 +19,26 @@ typedef struct shape {
     heft_vec3 normal;
     heft_vec3 local_position;
     heft_quat local_orientation;
-    double friction, restitution;
+    double friction, restitution, density;
+    uint32_t category, mask;
+    convex_hull *hull;    /* boxes and hulls: owned */
+    tri_mesh *mesh;       /* owned */
+    height_field *field;  /* owned */
+    /* broad phase */
+    int32_t proxy;        /* leaf of the tree; -1 for planes and before insertion */
+    int moved;            /* on the broad phase's moved list */
+    aabb fat;             /* the leaf's enlarged box */
+    aabb box;             /* tight box grown by the contact margin, this step */
+    heft_vec3 plane_n;    /* planes: the world plane n . x = plane_d the pairs were found for */
+    double plane_d;
 } shape;
 
 /* One contact point: the normal row and two friction rows share a block. */
 typedef struct contact {
-    uint64_t key;            /* shape pair and feature: matches the point across steps */
+    uint64_t key;            /* shape pair: (lower index << 32) | higher index */
+    uint64_t feature;        /* (sub-shape << 32) | features: matches the point across steps */
     int32_t shape_a, shape_b;
-    int32_t body_a, body_b;  /* body_a is the plane's (static) body */
+    int32_t body_a, body_b;
     heft_vec3 point;         /* on b's surface */
     heft_vec3 normal;        /* from a towards b */
     double separation;
@@ -31,7 +47,7 @@ typedef struct contact {
 } contact;
 
 /* The contacts of the last step and the step before (for warm starts), both
- * ascending by key; the two arrays share one capacity. */
+ * ascending by (key, feature); the two arrays share one capacity. */
 typedef struct contact_set {
     contact *items;
     contact *previous;
@@ -39,17 +55,22 @@ typedef struct contact_set {
     int capacity;
 } contact_set;
 
-/* Finds this step's contacts, warm-started from the last step's. Returns 0
- * when out of memory (then no contacts). */
-int contact_set_update(contact_set *set, const shape *shapes, int shape_count, const body *bodies,
-                       double margin);
+typedef struct heft_world heft_world;
+
+/* Step 2 of the step: updates the broad phase, runs the narrowphase on every
+ * pair and fills w->contacts, warm-started from the last step's contacts.
+ * Returns 0 when out of memory (then no contacts). */
+int contact_set_update(heft_world *w);
 void contact_set_release(contact_set *set);
+/* Drops the contacts of one shape (it is being destroyed). */
+void contact_set_remove_shape(contact_set *set, int32_t shape);
 
 typedef struct contact_params {
     double h;
-    double compliance;  /* epsilon of the contact rows */
-    double slop;        /* penetration left uncorrected, m */
-    double baumgarte;   /* gamma of penetrating contacts */
+    double compliance;            /* epsilon of the contact rows */
+    double slop;                  /* penetration left uncorrected, m */
+    double baumgarte;             /* gamma of penetrating contacts */
+    double restitution_threshold; /* m/s: slower approaches do not bounce */
 } contact_params;
 
 /* Writes the contact's three rows (normal, then two friction rows whose
@@ -58,12 +79,19 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
                        int first, row *out);
 
 int shape_check_def(const heft_shape_def *def, const body *owner);
-void shape_init(shape *s, int32_t body, const heft_shape_def *def);
+/* World transform of the shape on its body. */
+transform shape_transform(const shape *s, const body *b);
+/* Tight world box of the shape (planes: everything). */
+aabb shape_aabb(const shape *s, const transform *t);
+/* Frees what the shape owns (hull, mesh, height field). */
+void shape_release(shape *s);
+/* Frees every shape's data and the broad phase (world destruction). */
+void collision_release(heft_world *w);
 
-/* Contacts of every plane against every shape of the dynamic bodies,
- * ascending by key, at most max; returns the count (the number needed when it
- * exceeds max). Warm starts are taken from prev (ascending by key). */
-int ground_contacts_find(const shape *shapes, int shape_count, const body *bodies, double margin,
-                         const contact *prev, int prev_count, contact *out, int max);
+/* Combination rules of materials (docs/collision.md). */
+double material_friction(double a, double b);
+double material_restitution(double a, double b);
+
+#define HEFT_DEFAULT_RESTITUTION_THRESHOLD 1.0
 
 #endif

@@ -250,33 +250,117 @@ heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 
                                   heft_vec3 world_point);
 heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
 
-/* ---- shapes (minimal until the collision issue) ------------------------- */
+/* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
 typedef enum heft_shape_type {
     HEFT_SHAPE_SPHERE = 0,
     HEFT_SHAPE_BOX = 1,
-    HEFT_SHAPE_CAPSULE = 2, /* along the shape's local z axis */
-    HEFT_SHAPE_PLANE = 3    /* static bodies only: the half-space below the plane is solid */
+    HEFT_SHAPE_CAPSULE = 2,     /* along the shape's local z axis */
+    HEFT_SHAPE_PLANE = 3,       /* static bodies only: the half-space below the plane is solid */
+    HEFT_SHAPE_CYLINDER = 4,    /* along the shape's local z axis */
+    HEFT_SHAPE_HULL = 5,        /* the convex hull of points */
+    HEFT_SHAPE_MESH = 6,        /* static or kinematic bodies only: triangles, one-sided */
+    HEFT_SHAPE_HEIGHT_FIELD = 7 /* static or kinematic bodies only: a grid of heights along z */
 } heft_shape_type;
+
+/* Convex hull: the hull of these points is built at creation (at most 4096
+ * points, at most 256 hull vertices). Fewer than 4 points, non-finite points
+ * and coincident, collinear or coplanar sets are refused. */
+typedef struct heft_hull_def {
+    const heft_vec3 *points;    /* shape frame; copied */
+    int count;
+} heft_hull_def;
+
+/* Triangle mesh. A triangle (a, b, c) is solid behind and collides on the
+ * side its normal (b - a) x (c - a) points to: wind it counter-clockwise seen
+ * from where bodies are. Out-of-range indices, non-finite vertices and
+ * zero-area triangles are refused. */
+typedef struct heft_mesh_def {
+    const heft_vec3 *vertices;  /* shape frame; copied */
+    int vertex_count;
+    const int32_t *indices;     /* 3 per triangle; copied */
+    int triangle_count;
+} heft_mesh_def;
+
+/* Height field: heights[j * count_x + i] is the height (shape frame z) of the
+ * grid point (i spacing_x, j spacing_y); the shape origin is the grid's
+ * corner i = j = 0. Each cell is two triangles split along the diagonal from
+ * (i, j) to (i + 1, j + 1). Solid below, collides from above (+z). */
+typedef struct heft_height_field_def {
+    const double *heights;      /* count_x * count_y, copied; all finite */
+    int count_x, count_y;       /* grid points along x and y, each >= 2 */
+    double spacing_x, spacing_y; /* m, > 0 */
+} heft_height_field_def;
 
 typedef struct heft_shape_def {
     heft_shape_type type;       /* default sphere */
-    double radius;              /* sphere, capsule; default 0.5 */
-    double half_length;         /* capsule: half the distance between the cap centres */
+    double radius;              /* sphere, capsule, cylinder; default 0.5 */
+    double half_length;         /* capsule: half the distance between the cap centres;
+                                   cylinder: half its height */
     heft_vec3 half_extents;     /* box; default (0.5, 0.5, 0.5) */
     heft_vec3 normal;           /* plane, shape frame; default (0, 0, 1) */
     double offset;              /* plane: points x with normal . x = offset are on it */
     heft_vec3 local_position;   /* shape frame in body frame */
     heft_quat local_orientation;
+    /* Material. A contact uses mu = sqrt(mu_a mu_b) and e = max(e_a, e_b);
+     * restitution acts only when the bodies approach faster than the world's
+     * restitution threshold (heft_world_set_restitution_threshold). */
     double friction;            /* Coulomb mu, default 1.0 (the papers' scenes) */
-    double restitution;         /* default 0 */
+    double restitution;         /* in [0, 1], default 0 */
+    double density;             /* kg/m^3 for heft_body_set_mass_from_shapes; default 1000 */
+    /* Filtering: shapes a and b collide only if (a.category_bits & b.mask_bits)
+     * and (b.category_bits & a.mask_bits) are both non-zero. */
+    uint32_t category_bits;     /* default 1 */
+    uint32_t mask_bits;         /* default all ones */
+    heft_hull_def hull;
+    heft_mesh_def mesh;
+    heft_height_field_def height_field;
 } heft_shape_def;
 
 heft_shape_def heft_default_shape_def(void);
+/* Creates a shape on a body. Hull, mesh and height-field data are copied, so
+ * the arrays in def may be freed when the call returns. */
 heft_shape_id heft_create_shape(heft_world *world, heft_body_id body, const heft_shape_def *def);
 heft_result heft_destroy_shape(heft_world *world, heft_shape_id id);
+int heft_shape_is_valid(const heft_world *world, heft_shape_id id);
+heft_body_id heft_shape_body(const heft_world *world, heft_shape_id id);
+/* The shape's definition. Its hull points are the built hull's vertices,
+ * and its hull, mesh and height-field pointers point into the shape's own
+ * copies: valid until the shape is destroyed. */
+heft_result heft_shape_get_def(const heft_world *world, heft_shape_id id, heft_shape_def *out);
+/* The shapes of a body, by ascending index, at most max; returns how many. */
+int heft_body_shapes(const heft_world *world, heft_body_id body, heft_shape_id *out, int max);
+/* Material and filter changes take effect at the next step. */
+heft_result heft_shape_set_material(heft_world *world, heft_shape_id id, double friction,
+                                    double restitution);
+heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id, uint32_t category_bits,
+                                  uint32_t mask_bits);
+/* World-frame bounding box of the shape now (planes: infinite extents). */
+heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo, heft_vec3 *hi);
+/* The surface as triangles in the shape frame, for drawing: box, hull, mesh
+ * and height field (spheres, capsules, cylinders and planes have none).
+ * Writes at most max triangles (3 points each) and returns how many there
+ * are. */
+int heft_shape_triangles(const heft_world *world, heft_shape_id id, heft_vec3 *out, int max);
 
-/* Contact points of the last step. */
+/* ---- mass properties ------------------------------------------------------ */
+
+/* Mass, centre of mass (body frame) and inertia about that centre (body
+ * axes) of the solid a def describes at its density, with its local pose.
+ * Planes, meshes and height fields have none (HEFT_ERROR_INVALID_ARGUMENT). */
+heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_vec3 *center,
+                                heft_mat3 *inertia);
+/* Sets a dynamic body's mass and inertia from its shapes and their densities
+ * (parallel-axis theorem for compound bodies). The body's position is its
+ * centre of mass, so the body frame moves to the new centre: the shapes' local
+ * positions and the anchors of the joints on the body shift with it and
+ * nothing moves in the world. Shapes of density 0 add nothing; a body whose
+ * shapes add no mass is refused. */
+heft_result heft_body_set_mass_from_shapes(heft_world *world, heft_body_id body);
+
+/* ---- contacts ------------------------------------------------------------- */
+
+/* Contact points of the last step, ordered by shape pair then feature. */
 typedef struct heft_contact_info {
     heft_body_id body_a, body_b;
     heft_vec3 point;            /* on body b's surface, world frame */
@@ -284,10 +368,42 @@ typedef struct heft_contact_info {
     double separation;          /* m, negative when penetrating */
     double normal_impulse;      /* N s */
     heft_vec3 friction_impulse; /* N s, world frame, on body b */
+    heft_shape_id shape_a, shape_b;
+    uint64_t feature;           /* the features of a and b that made the point; the same
+                                   feature in the next step warm-starts its impulses */
 } heft_contact_info;
 
 int heft_world_contact_count(const heft_world *world);
 heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info *out);
+
+/* Restitution acts only on contacts approaching faster than this, m/s
+ * (default 1): slow contacts come to rest instead of jittering. */
+heft_result heft_world_set_restitution_threshold(heft_world *world, double speed);
+double heft_world_restitution_threshold(const heft_world *world);
+
+/* ---- queries -------------------------------------------------------------- */
+
+typedef struct heft_ray_hit {
+    heft_body_id body;
+    heft_shape_id shape;
+    heft_vec3 point;            /* world frame */
+    heft_vec3 normal;           /* surface normal at the point, against the ray */
+    double distance;            /* m from the origin along the unit direction */
+} heft_ray_hit;
+
+/* Closest hit of the ray origin + t direction, 0 <= t <= max_distance, with
+ * the shapes whose category_bits share a bit with mask_bits. direction need
+ * not be unit (it is normalised). Returns 1 on a hit (filling hit), 0 on none,
+ * a negative heft_result on bad input. A ray that starts inside a solid shape
+ * does not hit that shape; meshes and height fields are hit from their
+ * colliding side only. */
+int heft_world_ray_cast(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                        double max_distance, uint32_t mask_bits, heft_ray_hit *hit);
+/* The shapes whose world bounding boxes overlap the box [lo, hi] and whose
+ * category_bits share a bit with mask_bits, ascending by index; writes at most
+ * max ids and returns how many there are (negative on bad input). */
+int heft_world_query_aabb(heft_world *world, heft_vec3 lo, heft_vec3 hi, uint32_t mask_bits,
+                          heft_shape_id *out, int max);
 
 /* ---- joints ------------------------------------------------------------- */
 

@@ -166,7 +166,8 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         }
         r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
     }
-    contact_params cp = {h, w->def.rigid_compliance, w->def.contact_slop, w->def.contact_baumgarte};
+    contact_params cp = {h, w->def.rigid_compliance, w->def.contact_slop, w->def.contact_baumgarte,
+                         w->restitution_threshold};
     for (int i = 0; i < w->contacts.count; ++i) {
         contact_fill_rows(&w->contacts.items[i], w->bodies, &cp, block++, r, &rows[r]);
         r += 3;
@@ -372,7 +373,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
-    if (!contact_set_update(&w->contacts, w->shapes, w->shape_high, w->bodies, w->def.contact_margin)) {
+    if (!contact_set_update(w)) {
         heft_set_error("out of memory finding contacts");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }

@@ -124,6 +124,8 @@ heft_world *heft_world_create(const heft_world_def *def) {
     w->fallback_state = pgs ? pgs->create(&w->def.solver_options) : NULL;
     w->body_free = w->joint_free = w->shape_free = -1;
     arena_init(&w->scratch);
+    broad_phase_init(&w->broad);
+    w->restitution_threshold = HEFT_DEFAULT_RESTITUTION_THRESHOLD;
     return w;
 }
 
@@ -144,6 +146,7 @@ void heft_world_destroy(heft_world *w) {
     heft_free(w->position_slots.items);
     heft_free(w->bodies);
     heft_free(w->joints);
+    collision_release(w);
     heft_free(w->shapes);
     contact_set_release(&w->contacts);
     heft_free(w->island_stats);
@@ -299,26 +302,4 @@ body *world_body(const heft_world *w, heft_body_id id) {
 
 joint *world_joint(const heft_world *w, heft_joint_id id) {
     return w ? slots_get(w->joints, sizeof(joint), w->joint_high, id.index, id.generation) : NULL;
-}
-
-int heft_world_contact_count(const heft_world *w) { return w ? w->contacts.count : 0; }
-
-heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *out) {
-    if (!w || !out || i < 0 || i >= w->contacts.count) {
-        heft_set_error("contact %d does not exist in the last step", i);
-        return HEFT_ERROR_INVALID_ARGUMENT;
-    }
-    const contact *c = &w->contacts.items[i];
-    out->body_a.index = c->body_a;
-    out->body_a.generation = c->body_a >= 0 ? w->bodies[c->body_a].slot.generation : 0;
-    out->body_b.index = c->body_b;
-    out->body_b.generation = w->bodies[c->body_b].slot.generation;
-    out->point = c->point;
-    out->normal = c->normal;
-    out->separation = c->separation;
-    out->normal_impulse = c->lambda[0];
-    heft_vec3 t1, t2;
-    heft_v3_basis(c->normal, &t1, &t2);
-    out->friction_impulse = heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
-    return HEFT_OK;
 }

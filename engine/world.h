@@ -4,6 +4,7 @@
 
 #include "arena.h"
 #include "body.h"
+#include "broad_phase.h"
 #include "joint.h"
 #include "shape.h"
 
@@ -55,6 +56,10 @@ struct heft_world {
     arena scratch;
     double time;
     int64_t steps;
+
+    /* collision (collision/): the broad phase, and restitution only above this speed */
+    broad_phase broad;
+    double restitution_threshold;
 };
 
 /* island solver states (island_slots.c) */

@@ -1,0 +1,171 @@
+/* Polytope against polytope (boxes, hulls, mesh triangles): the separating
+ * axis test over the face normals of both and the cross products of edge
+ * pairs that form a face of the Minkowski difference (Gregorius, GDC 2013),
+ * then either the incident face clipped against the reference face (face
+ * axis) or the closest points of the two edges (edge axis). */
+#include "convex.h"
+
+typedef struct face_query {
+    int face;
+    double separation;
+} face_query;
+
+typedef struct edge_query {
+    int edge_a, edge_b;
+    double separation;
+    heft_vec3 normal;
+} edge_query;
+
+/* Largest separation of b from a's face planes. */
+static face_query query_faces(const convex_view *a, const convex_view *b) {
+    face_query q = {-1, -INFINITY};
+    for (int f = 0; f < a->hull->face_count; ++f) {
+        heft_vec3 n = a->planes[f].normal;
+        int s = convex_hull_support(b->v, b->hull->vertex_count, heft_v3_neg(n));
+        double sep = heft_v3_dot(n, b->v[s]) - a->planes[f].offset;
+        if (sep > q.separation) {
+            q.separation = sep;
+            q.face = f;
+        }
+    }
+    return q;
+}
+
+/* Do the arcs ab and cd of the Gauss maps cross (b_x_a and d_x_c are the
+ * normals of their great circles)? */
+static int is_minkowski_face(heft_vec3 a, heft_vec3 b, heft_vec3 b_x_a, heft_vec3 c, heft_vec3 d,
+                             heft_vec3 d_x_c) {
+    double cba = heft_v3_dot(c, b_x_a), dba = heft_v3_dot(d, b_x_a);
+    double adc = heft_v3_dot(a, d_x_c), bdc = heft_v3_dot(b, d_x_c);
+    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+}
+
+static edge_query query_edges(const convex_view *a, const convex_view *b) {
+    edge_query q = {-1, -1, -INFINITY, {0.0, 0.0, 0.0}};
+    const convex_hull *ha = a->hull, *hb = b->hull;
+    double tiny = 1e-12 * (a->size + b->size);
+    for (int i = 0; i < ha->edge_count; ++i) {
+        const hull_half_edge *ea = &ha->edges[i];
+        if (ea->twin < i) {
+            continue; /* each edge once */
+        }
+        heft_vec3 p1 = a->v[ea->origin], q1 = a->v[ha->edges[ea->twin].origin];
+        heft_vec3 e1 = heft_v3_sub(q1, p1);
+        heft_vec3 u1 = a->planes[ea->face].normal, v1 = a->planes[ha->edges[ea->twin].face].normal;
+        for (int j = 0; j < hb->edge_count; ++j) {
+            const hull_half_edge *eb = &hb->edges[j];
+            if (eb->twin < j) {
+                continue;
+            }
+            heft_vec3 p2 = b->v[eb->origin], q2 = b->v[hb->edges[eb->twin].origin];
+            heft_vec3 e2 = heft_v3_sub(q2, p2);
+            heft_vec3 u2 = b->planes[eb->face].normal, v2 = b->planes[hb->edges[eb->twin].face].normal;
+            if (!is_minkowski_face(u1, v1, heft_v3_neg(e1), heft_v3_neg(u2), heft_v3_neg(v2), heft_v3_neg(e2))) {
+                continue;
+            }
+            heft_vec3 c = heft_v3_cross(e1, e2);
+            double len = heft_v3_length(c);
+            if (len < 1e-6 * heft_v3_length(e1) * heft_v3_length(e2)) {
+                continue; /* parallel edges: the face axes cover them */
+            }
+            heft_vec3 n = heft_v3_scale(c, 1.0 / len);
+            /* away from a (for a flat a, towards b) */
+            double side = heft_v3_dot(n, heft_v3_sub(p1, a->centroid));
+            if (fabs(side) <= tiny) {
+                side = heft_v3_dot(n, heft_v3_sub(b->centroid, p2));
+                if (fabs(side) <= tiny) {
+                    continue;
+                }
+            }
+            if (side < 0.0) {
+                n = heft_v3_neg(n);
+            }
+            double sep = heft_v3_dot(n, heft_v3_sub(p2, p1));
+            if (sep > q.separation) {
+                q.separation = sep;
+                q.edge_a = i;
+                q.edge_b = j;
+                q.normal = n;
+            }
+        }
+    }
+    return q;
+}
+
+/* the face of b most against normal n */
+static int incident_face(const convex_view *b, heft_vec3 n) {
+    int best = 0;
+    double bd = INFINITY;
+    for (int f = 0; f < b->hull->face_count; ++f) {
+        double d = heft_v3_dot(b->planes[f].normal, n);
+        if (d < bd) {
+            bd = d;
+            best = f;
+        }
+    }
+    return best;
+}
+
+static int face_contact(const convex_view *ref, int face, const convex_view *inc, int ref_is_a,
+                        double separation, double margin, manifold *m) {
+    feature fr, fi;
+    polytope_face_feature(ref, face, &fr);
+    polytope_face_feature(inc, incident_face(inc, fr.normal), &fi);
+    contact_point pts[2 * FEATURE_MAX + 8];
+    int n = clip_features(&fr, &fi, ref_is_a, 0.0, 0.0, margin, pts, 2 * FEATURE_MAX + 8);
+    if (n == 0) {
+        /* rounding clipped everything: the incident vertex deepest below the face */
+        int s = convex_hull_support(inc->v, inc->hull->vertex_count, heft_v3_neg(fr.normal));
+        heft_vec3 p = inc->v[s];
+        heft_vec3 normal = ref_is_a ? fr.normal : heft_v3_neg(fr.normal);
+        pts[0].normal = normal;
+        pts[0].separation = separation;
+        pts[0].point = ref_is_a ? p : heft_v3_madd(p, -separation, fr.normal);
+        pts[0].feature = feature_id(FEATURE_KIND_VERTEX, !ref_is_a, fr.fid, (unsigned)s);
+        n = 1;
+    }
+    n = manifold_reduce(pts, n);
+    for (int i = 0; i < n; ++i) {
+        m->points[i] = pts[i];
+    }
+    m->count = n;
+    manifold_sort(m->points, n);
+    return n;
+}
+
+int collide_polytopes(const convex_view *a, const convex_view *b, double margin, manifold *m) {
+    m->count = 0;
+    face_query fa = query_faces(a, b);
+    if (fa.separation > margin) {
+        return 0;
+    }
+    face_query fb = query_faces(b, a);
+    if (fb.separation > margin) {
+        return 0;
+    }
+    edge_query eq = query_edges(a, b);
+    if (eq.separation > margin) {
+        return 0;
+    }
+    /* faces are preferred: they give several points and stable ids */
+    const double edge_tol = 1e-3, face_tol = 1e-4;
+    double face_best = fa.separation > fb.separation ? fa.separation : fb.separation;
+    if (eq.edge_a >= 0 && eq.separation > face_best + edge_tol) {
+        const convex_hull *ha = a->hull, *hb = b->hull;
+        heft_vec3 p1 = a->v[ha->edges[eq.edge_a].origin], q1 = a->v[ha->edges[ha->edges[eq.edge_a].twin].origin];
+        heft_vec3 p2 = b->v[hb->edges[eq.edge_b].origin], q2 = b->v[hb->edges[hb->edges[eq.edge_b].twin].origin];
+        double s, t;
+        segments_closest(p1, q1, p2, q2, &s, &t);
+        heft_vec3 cb = v3_lerp(p2, q2, t);
+        m->points[0].point = cb;
+        m->points[0].normal = eq.normal;
+        m->points[0].separation = eq.separation;
+        m->points[0].feature = feature_id(FEATURE_KIND_EDGES, 0, (unsigned)eq.edge_a, (unsigned)eq.edge_b);
+        m->count = 1;
+        return 1;
+    }
+    if (fb.separation > fa.separation + face_tol) {
+        return face_contact(b, fb.face, a, 0, fb.separation, margin, m);
+    }
+    return face_contact(a, fa.face, b, 1, fa.separation, margin, m);
+}

@@ -1,0 +1,223 @@
+/* Manifolds: feature clipping (Sutherland-Hodgman against the reference
+ * face's side planes, as in the box-box clipping of ODE and Box2D), merging
+ * and reduction to 4 points. */
+#include "manifold.h"
+
+#define CLIP_MAX (2 * FEATURE_MAX + 8)
+
+typedef struct clip_vertex {
+    heft_vec3 p;
+    uint64_t id;
+} clip_vertex;
+
+/* Keeps the part of the polyline (closed if closed) with s . x <= offset. */
+static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, double offset,
+                      unsigned ref_edge, int flip, const uint16_t *inc_eid, const int *edge_of,
+                      int *edge_out, clip_vertex *out) {
+    int m = 0;
+    if (n == 1) {
+        if (heft_v3_dot(s, in[0].p) - offset <= 0.0) {
+            out[m] = in[0];
+            edge_out[m] = edge_of[0];
+            m++;
+        }
+        return m;
+    }
+    int segments = closed ? n : n - 1;
+    if (!closed) {
+        /* an open polyline: the first point is kept on its own */
+        if (heft_v3_dot(s, in[0].p) - offset <= 0.0) {
+            out[m] = in[0];
+            edge_out[m] = edge_of[0];
+            m++;
+        }
+    }
+    for (int i = 0; i < segments; ++i) {
+        const clip_vertex *a = &in[i], *b = &in[(i + 1) % n];
+        double da = heft_v3_dot(s, a->p) - offset, db = heft_v3_dot(s, b->p) - offset;
+        if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) {
+            double t = da / (da - db);
+            if (m < CLIP_MAX) {
+                out[m].p = v3_lerp(a->p, b->p, t);
+                out[m].id = feature_id(FEATURE_KIND_CLIP, flip, inc_eid[edge_of[i]], ref_edge);
+                edge_out[m] = edge_of[i];
+                m++;
+            }
+        }
+        if (db <= 0.0 && m < CLIP_MAX) {
+            out[m] = *b;
+            edge_out[m] = edge_of[(i + 1) % n];
+            m++;
+        }
+    }
+    return m;
+}
+
+int clip_features(const feature *ref, const feature *inc, int ref_is_a, double ra, double rb,
+                  double margin, contact_point *out, int max) {
+    clip_vertex buf[2][CLIP_MAX];
+    int edges[2][CLIP_MAX]; /* for each vertex: the incident edge that starts there */
+    int flip = !ref_is_a;
+    int n = inc->count < CLIP_MAX ? inc->count : CLIP_MAX;
+    int closed = n >= 3;
+    for (int i = 0; i < n; ++i) {
+        buf[0][i].p = inc->v[i];
+        buf[0][i].id = feature_id(FEATURE_KIND_VERTEX, flip, ref->fid, inc->vid[i]);
+        edges[0][i] = i;
+    }
+    int cur = 0;
+    heft_vec3 nr = ref->normal;
+    for (int j = 0; j < ref->count && n > 0; ++j) {
+        heft_vec3 a = ref->v[j], b = ref->v[(j + 1) % ref->count];
+        heft_vec3 s = heft_v3_cross(heft_v3_sub(b, a), nr);
+        double len = heft_v3_length(s);
+        if (!(len > 0.0)) {
+            continue;
+        }
+        s = heft_v3_scale(s, 1.0 / len);
+        /* the incident edge after a vertex: for an open segment, edge 0 throughout */
+        int nn = clip_plane(buf[cur], n, closed, s, heft_v3_dot(s, a), ref->eid[j], flip, inc->eid,
+                            edges[cur], edges[1 - cur], buf[1 - cur]);
+        cur = 1 - cur;
+        n = nn;
+        closed = closed && n >= 3;
+    }
+    int m = 0;
+    heft_vec3 r0 = ref->v[0];
+    for (int i = 0; i < n && m < max; ++i) {
+        heft_vec3 p = buf[cur][i].p;
+        double d = heft_v3_dot(heft_v3_sub(p, r0), nr);
+        double sep = d - ra - rb;
+        if (sep > margin) {
+            continue;
+        }
+        contact_point *c = &out[m++];
+        c->separation = sep;
+        c->feature = buf[cur][i].id;
+        if (ref_is_a) {
+            /* the incident point is on b's core */
+            c->normal = nr;
+            c->point = heft_v3_madd(p, -rb, nr);
+        } else {
+            /* the incident point is on a's core: project it onto b's face */
+            c->normal = heft_v3_neg(nr);
+            c->point = heft_v3_madd(p, rb - d, nr);
+        }
+    }
+    return m;
+}
+
+contact_point manifold_single(heft_vec3 pb, heft_vec3 n, double dist, double ra, double rb, uint64_t id) {
+    contact_point c;
+    c.point = heft_v3_madd(pb, -rb, n);
+    c.normal = n;
+    c.separation = dist - ra - rb;
+    c.feature = id;
+    return c;
+}
+
+static void swap_points(contact_point *p, int i, int j) {
+    contact_point t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+}
+
+int manifold_reduce(contact_point *p, int n) {
+    if (n <= MANIFOLD_MAX_POINTS) {
+        return n;
+    }
+    /* 1: the deepest */
+    int best = 0;
+    for (int i = 1; i < n; ++i) {
+        if (p[i].separation < p[best].separation) {
+            best = i;
+        }
+    }
+    swap_points(p, 0, best);
+    heft_vec3 normal = p[0].normal;
+    /* 2: the farthest from it */
+    best = 1;
+    double bd = -1.0;
+    for (int i = 1; i < n; ++i) {
+        double d = v3_length2(heft_v3_sub(p[i].point, p[0].point));
+        if (d > bd) {
+            bd = d;
+            best = i;
+        }
+    }
+    swap_points(p, 1, best);
+    /* 3: the largest triangle with them */
+    best = 2;
+    bd = -1.0;
+    heft_vec3 e = heft_v3_sub(p[1].point, p[0].point);
+    for (int i = 2; i < n; ++i) {
+        double a = fabs(heft_v3_dot(heft_v3_cross(e, heft_v3_sub(p[i].point, p[0].point)), normal));
+        if (a > bd) {
+            bd = a;
+            best = i;
+        }
+    }
+    swap_points(p, 2, best);
+    /* 4: the point adding the most area outside the triangle */
+    heft_vec3 q[3] = {p[0].point, p[1].point, p[2].point};
+    double orient = heft_v3_dot(heft_v3_cross(heft_v3_sub(q[1], q[0]), heft_v3_sub(q[2], q[0])), normal);
+    double sign = orient >= 0.0 ? 1.0 : -1.0;
+    best = -1;
+    bd = 0.0;
+    for (int i = 3; i < n; ++i) {
+        double gain = 0.0;
+        for (int k = 0; k < 3; ++k) {
+            heft_vec3 a = q[k], b = q[(k + 1) % 3];
+            double s = sign * heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(p[i].point, a)), normal);
+            gain = -s > gain ? -s : gain;
+        }
+        if (gain > bd) {
+            bd = gain;
+            best = i;
+        }
+    }
+    if (best < 0) {
+        return 3;
+    }
+    swap_points(p, 3, best);
+    return 4;
+}
+
+int manifold_merge(contact_point *p, int n, double distance) {
+    /* deepest first, then greedily keep points away from the kept ones */
+    for (int i = 1; i < n; ++i) {
+        contact_point x = p[i];
+        int j = i - 1;
+        while (j >= 0 && (p[j].separation > x.separation ||
+                          (p[j].separation == x.separation && p[j].feature > x.feature))) {
+            p[j + 1] = p[j];
+            j--;
+        }
+        p[j + 1] = x;
+    }
+    int m = 0;
+    double d2 = distance * distance;
+    for (int i = 0; i < n; ++i) {
+        int near = 0;
+        for (int k = 0; k < m && !near; ++k) {
+            near = v3_length2(heft_v3_sub(p[i].point, p[k].point)) <= d2 &&
+                   heft_v3_dot(p[i].normal, p[k].normal) > 0.999;
+        }
+        if (!near) {
+            p[m++] = p[i];
+        }
+    }
+    return m;
+}
+
+void manifold_sort(contact_point *p, int n) {
+    for (int i = 1; i < n; ++i) {
+        contact_point x = p[i];
+        int j = i - 1;
+        while (j >= 0 && p[j].feature > x.feature) {
+            p[j + 1] = p[j];
+            j--;
+        }
+        p[j + 1] = x;
+    }
+}
