@@ -13,6 +13,7 @@ static void usage(FILE *f) {
             "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
             "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
+            "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
             "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
             "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
             "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
@@ -271,6 +272,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--strict")) {
             strict = 1;
             takes_value = 0;
+        } else if (!strcmp(a, "--geometric-stiffness")) {
+            cfg.geometric_stiffness = 1;
+            takes_value = 0;
         } else if (!v) {
             fprintf(stderr, "heft-run: %s needs a value (or is unknown)\n", a);
             usage(stderr);
@@ -304,6 +308,10 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--relaxation")) {
             ok = parse_double(v, &cfg.options.relaxation);
             cfg.has_options = 1;
+        } else if (!strcmp(a, "--post-stabilization")) {
+            ok = parse_int(v, &cfg.post_stabilization) && cfg.post_stabilization <= 100;
+        } else if (!strcmp(a, "--substeps")) {
+            ok = parse_int(v, &cfg.substeps) && cfg.substeps >= 1 && cfg.substeps <= 1000;
         } else if (!strcmp(a, "--export-mlcp")) {
             exporter.dir = v;
             ok = *v != '\0';

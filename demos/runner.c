@@ -33,6 +33,9 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (cfg->has_options) {
         wd.solver_options = cfg->options;
     }
+    wd.geometric_stiffness = cfg->geometric_stiffness;
+    wd.post_stabilization = cfg->post_stabilization;
+    wd.substeps = cfg->substeps > 0 ? cfg->substeps : 1;
     r->world = heft_world_create(&wd);
     if (!r->world) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
@@ -68,7 +71,10 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (cfg->island) {
         heft_world_set_island_callback(r->world, forward_island, &forward);
     }
-    double solve_sum = 0.0, step_sum = 0.0, iter_sum = 0.0;
+    double solve_sum = 0.0, step_sum = 0.0, iter_sum = 0.0, gs_sum = 0.0, post_sum = 0.0;
+    r->geometric_stiffness = wd.geometric_stiffness;
+    r->post_stabilization = wd.post_stabilization;
+    r->substeps = wd.substeps;
     for (int step = 0; step < r->steps; ++step) {
         if (r->desc->control) {
             r->desc->control(r->scene, r->world, step, r->h);
@@ -92,6 +98,8 @@ int run_scenario(const run_config *cfg, run_result *r) {
         }
         solve_sum += st->time_solve_ms;
         step_sum += st->time_total_ms;
+        gs_sum += st->time_geometric_stiffness_ms;
+        post_sum += st->time_post_stabilization_ms;
         iter_sum += st->iterations_max;
         r->solve_ms_max = st->time_solve_ms > r->solve_ms_max ? st->time_solve_ms : r->solve_ms_max;
         r->mlcp_error_max = st->error_max > r->mlcp_error_max ? st->error_max : r->mlcp_error_max;
@@ -115,6 +123,8 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (r->steps > 0) {
         r->solve_ms_mean = solve_sum / r->steps;
         r->step_ms_mean = step_sum / r->steps;
+        r->geometric_stiffness_ms_mean = gs_sum / r->steps;
+        r->post_stabilization_ms_mean = post_sum / r->steps;
         r->iterations_mean = iter_sum / r->steps;
     }
     r->check_count = r->desc->checks(r->scene, r->world, r->checks, SCENARIO_MAX_CHECKS);
@@ -181,6 +191,8 @@ void run_write_json(FILE *f, const run_result *r) {
     str(f, r->desc->name);
     fputs(",\n  \"solver\": ", f);
     str(f, r->solver);
+    fprintf(f, ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
+            r->geometric_stiffness ? "true" : "false", r->post_stabilization, r->substeps);
     fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
     num(f, r->h);
     fputs(",\n  \"time\": ", f);
@@ -230,6 +242,10 @@ void run_write_json(FILE *f, const run_result *r) {
     num(f, r->solve_ms_max);
     fputs(", \"step_ms_mean\": ", f);
     num(f, r->step_ms_mean);
+    fputs(", \"geometric_stiffness_ms_mean\": ", f);
+    num(f, r->geometric_stiffness_ms_mean);
+    fputs(", \"post_stabilization_ms_mean\": ", f);
+    num(f, r->post_stabilization_ms_mean);
     fputs(", \"iterations_mean\": ", f);
     num(f, r->iterations_mean);
     fputs(", \"mlcp_error_max\": ", f);

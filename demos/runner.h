@@ -16,6 +16,9 @@ typedef struct run_config {
     scenario_params params;
     heft_solver_options options;
     int has_options;               /* options above are set; else solver defaults */
+    int geometric_stiffness;       /* the heavy-load remedies (heft_world_def) */
+    int post_stabilization;
+    int substeps;                  /* 0: 1 */
     FILE *csv;                     /* per-step statistics, may be NULL */
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);
@@ -43,6 +46,8 @@ typedef struct run_result {
     double h;
     double solve_ms_mean, solve_ms_max;
     double step_ms_mean;
+    double geometric_stiffness_ms_mean, post_stabilization_ms_mean;
+    int geometric_stiffness, post_stabilization, substeps; /* as run */
     double iterations_mean;
     double mlcp_error_max;
     int islands_max, rows_max;

@@ -8,9 +8,10 @@
  * diagonal and every solver works unchanged. With impulses lambda = h f this
  * is M + h K_lambda, K_lambda the derivative of J^T lambda.
  *
- * K is taken by central differences of the joint's own row filler, so every
- * joint type (and every future one) gets it without a hand-derived Hessian;
- * 12 row fills per dynamic end, a few thousand flops per joint. */
+ * K is taken by forward differences of the joint's own row filler, so every
+ * joint type (and every future one) gets it without a hand-derived Hessian:
+ * five row fills per dynamic end when the rows do not depend on positions
+ * (ball, hinge, fixed), eight when they do (distance, rope). */
 #include "geometric_stiffness.h"
 
 #include <string.h>
@@ -43,6 +44,15 @@ static void perturb(body *b, int dof, double delta) {
     }
 }
 
+static int same6(const double a[6], const double b[6]) {
+    for (int c = 0; c < 6; ++c) {
+        if (a[c] != b[c]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k) {
     int any = 0;
     for (int i = 0; i < j->row_count; ++i) {
@@ -51,6 +61,9 @@ void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_cont
     if (!any || j->geometric_stiffness_off) {
         return; /* slack (or new) joint: no tension, no stiffness */
     }
+    /* forward differences: the stiffness only has to be right to a few
+     * digits, and one base evaluation serves the six directions */
+    const double delta = 1e-6;
     int32_t ends[2] = {j->body_a, j->body_b};
     for (int e = 0; e < 2; ++e) {
         if (ends[e] < 0 || !body_is_dynamic(&bodies[ends[e]])) {
@@ -58,19 +71,21 @@ void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_cont
         }
         body *b = &bodies[ends[e]];
         const body saved = *b;
-        for (int dof = 0; dof < 6; ++dof) {
-            /* steps sized to the pose so round-off stays well below the difference */
-            double delta = 1e-6;
-            double plus[6], minus[6];
+        double base[6], moved[6];
+        end_impulse(j, bodies, ctx, e, base);
+        /* rows of most joints depend on orientations only (anchors relative to
+         * the bodies): one probe along all three axes tells */
+        b->position = heft_v3_add(b->position, heft_v3(delta, delta, delta));
+        end_impulse(j, bodies, ctx, e, moved);
+        *b = saved;
+        int first = same6(base, moved) ? 3 : 0;
+        for (int dof = first; dof < 6; ++dof) {
             perturb(b, dof, delta);
-            end_impulse(j, bodies, ctx, e, plus);
-            *b = saved;
-            perturb(b, dof, -delta);
-            end_impulse(j, bodies, ctx, e, minus);
+            end_impulse(j, bodies, ctx, e, moved);
             *b = saved;
             double norm2 = 0.0;
             for (int c = 0; c < 6; ++c) {
-                double d = (plus[c] - minus[c]) / (2.0 * delta);
+                double d = (moved[c] - base[c]) / delta;
                 norm2 += d * d;
             }
             k[6 * ends[e] + dof] += sqrt(norm2);

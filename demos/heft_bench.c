@@ -1,0 +1,618 @@
+/* heft-bench: the solver comparisons of bench.md, in one run.
+ *
+ * Each scene is recorded once with one solver; every island MLCP of every step
+ * is kept. Then every solver answers the same problems, replayed in step order
+ * with its own per-island state (so warm starts and kept index sets work as in
+ * the engine), several repetitions with the solver order rotated, and the
+ * median time per problem is kept. Times are therefore ratios measured side
+ * by side in one process; absolute times are reported with the machine. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bpp_bench.h"
+#include "runner.h"
+
+#ifndef HEFT_BUILD_TYPE
+#define HEFT_BUILD_TYPE "unknown"
+#endif
+
+#define MAX_SOLVERS 16
+
+/* ---- recording: deep copies of the islands' problems --------------------- */
+
+typedef struct recorded {
+    int step;
+    int island;
+    heft_mlcp *p;
+} recorded;
+
+typedef struct recording {
+    recorded *items;
+    int count, capacity;
+} recording;
+
+static heft_mlcp *mlcp_copy(const heft_mlcp *src) {
+    heft_mlcp *p = heft_mlcp_create(src->n, src->nbodies,
+                                    HEFT_MLCP_STRUCTURED | HEFT_MLCP_META |
+                                        (src->A ? HEFT_MLCP_DENSE : 0));
+    if (!p) {
+        return NULL;
+    }
+    size_t n = (size_t)src->n;
+    memcpy(p->b, src->b, n * sizeof(double));
+    memcpy(p->lo, src->lo, n * sizeof(double));
+    memcpy(p->hi, src->hi, n * sizeof(double));
+    memcpy(p->findex, src->findex, n * sizeof(int32_t));
+    if (src->kind) {
+        memcpy(p->kind, src->kind, n);
+    }
+    if (src->block) {
+        memcpy(p->block, src->block, n * sizeof(int32_t));
+    }
+    if (src->lambda0) {
+        memcpy(p->lambda0, src->lambda0, n * sizeof(double));
+    }
+    memcpy(p->bodies, src->bodies, (size_t)src->nbodies * sizeof(heft_mlcp_body));
+    memcpy(p->rows, src->rows, n * sizeof(heft_mlcp_row));
+    memcpy(p->epsilon, src->epsilon, n * sizeof(double));
+    if (src->A) {
+        memcpy(p->A, src->A, n * n * sizeof(double));
+    }
+    return p;
+}
+
+static void record_island(void *user, int step, int island, const heft_mlcp *p, const double *lambda,
+                          const heft_solver_stats *stats) {
+    (void)lambda;
+    (void)stats;
+    recording *r = user;
+    if (r->count == r->capacity) {
+        int cap = r->capacity ? 2 * r->capacity : 256;
+        recorded *items = realloc(r->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            return;
+        }
+        r->items = items;
+        r->capacity = cap;
+    }
+    heft_mlcp *copy = mlcp_copy(p);
+    if (copy) {
+        r->items[r->count].step = step + 1;
+        r->items[r->count].island = island;
+        r->items[r->count].p = copy;
+        r->count++;
+    }
+}
+
+static void recording_free(recording *r) {
+    for (int i = 0; i < r->count; ++i) {
+        heft_mlcp_destroy(r->items[i].p);
+    }
+    free(r->items);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- measurement ---------------------------------------------------------- */
+
+typedef struct solver_result {
+    const heft_solver_vtable *solver;
+    double *time_ms;     /* per problem, median over repetitions */
+    double *error;       /* per problem */
+    int *iterations;     /* per problem */
+    int *tight;          /* per problem: tight set of the last pivoting step */
+    int *converged;
+} solver_result;
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    if (n == 0) {
+        return 0.0;
+    }
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Replays the recording through one solver with per-island states. */
+static void replay(const recording *rec, const heft_solver_vtable *s, const heft_solver_options *o,
+                   double *times, solver_result *out) {
+    void *states[4096] = {0};
+    double *lambda = NULL;
+    int lambda_cap = 0;
+    for (int i = 0; i < rec->count; ++i) {
+        const recorded *r = &rec->items[i];
+        int k = r->island < 4096 ? r->island : 4095;
+        if (!states[k]) {
+            states[k] = s->create(o);
+        }
+        if (r->p->n > lambda_cap) {
+            free(lambda);
+            lambda_cap = r->p->n;
+            lambda = malloc((size_t)lambda_cap * sizeof *lambda);
+        }
+        heft_solver_stats st;
+        memset(&st, 0, sizeof st);
+        double t0 = heft_time_ms();
+        int rc = s->solve(states[k], r->p, lambda, &st);
+        times[i] = heft_time_ms() - t0;
+        if (out) {
+            heft_mlcp_error e = heft_mlcp_measure(r->p, lambda, NULL);
+            out->error[i] = e.max;
+            out->iterations[i] = st.iterations;
+            out->tight[i] = st.tight_trace_count > 0 ? st.tight_trace[st.tight_trace_count - 1] : -1;
+            out->converged[i] = rc == HEFT_SOLVE_OK;
+        }
+    }
+    for (int k = 0; k < 4096; ++k) {
+        if (states[k]) {
+            s->destroy(states[k]);
+        }
+    }
+    free(lambda);
+}
+
+/* ---- output helpers -------------------------------------------------------- */
+
+static void machine_line(FILE *f) {
+    char cpu[256] = "unknown CPU";
+    FILE *c = fopen("/proc/cpuinfo", "r");
+    if (c) {
+        char line[512];
+        while (fgets(line, sizeof line, c)) {
+            if (!strncmp(line, "model name", 10)) {
+                char *colon = strchr(line, ':');
+                if (colon) {
+                    snprintf(cpu, sizeof cpu, "%s", colon + 2);
+                    cpu[strcspn(cpu, "\n")] = '\0';
+                }
+                break;
+            }
+        }
+        fclose(c);
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    long cores = 0;
+    FILE *n = popen("nproc 2>/dev/null", "r");
+    if (n) {
+        if (fscanf(n, "%ld", &cores) != 1) {
+            cores = 0;
+        }
+        pclose(n);
+    }
+#if defined(__clang__)
+    const char *compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+    const char *compiler = "gcc " __VERSION__;
+#else
+    const char *compiler = "unknown compiler";
+#endif
+    fprintf(f, "Machine: %s, %ld cores; build %s; %s; %s.\n\n", cpu, cores, HEFT_BUILD_TYPE,
+            compiler, date);
+}
+
+typedef struct stats4 {
+    double min, max, mean, med;
+} stats4;
+
+static stats4 summarize(const double *v, int n) {
+    stats4 s = {0, 0, 0, 0};
+    if (n == 0) {
+        return s;
+    }
+    double *copy = malloc((size_t)n * sizeof *copy);
+    if (!copy) {
+        return s;
+    }
+    memcpy(copy, v, (size_t)n * sizeof *copy);
+    s.min = s.max = v[0];
+    for (int i = 0; i < n; ++i) {
+        s.min = v[i] < s.min ? v[i] : s.min;
+        s.max = v[i] > s.max ? v[i] : s.max;
+        s.mean += v[i] / n;
+    }
+    s.med = median(copy, n);
+    free(copy);
+    return s;
+}
+
+/* ---- one scene --------------------------------------------------------------- */
+
+typedef struct bench_config {
+    const char *out;
+    const char *record_solver;
+    int reps;
+    int steps;
+    const char *solvers[MAX_SOLVERS];
+    int solver_count;
+} bench_config;
+
+static int bench_scene(const bench_config *bc, const char *scene, const scenario_params *params,
+                       FILE *md) {
+    recording rec = {0};
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.scenario = scene;
+    cfg.solver = bc->record_solver;
+    cfg.steps = bc->steps;
+    cfg.params = *params;
+    cfg.island = record_island;
+    cfg.island_user = &rec;
+    run_result rr;
+    if (run_scenario(&cfg, &rr) != 0) {
+        fprintf(stderr, "heft-bench: %s: %s\n", scene, rr.error);
+        return -1;
+    }
+    int steps = rr.steps;
+    run_result_free(&rr);
+    int np = rec.count;
+    fprintf(stderr, "heft-bench: %s: %d steps recorded with %s, %d island problems\n", scene, steps,
+            bc->record_solver, np);
+
+    heft_solver_options o = heft_solver_default_options();
+    solver_result res[MAX_SOLVERS];
+    memset(res, 0, sizeof res);
+    int ns = 0;
+    for (int i = 0; i < bc->solver_count; ++i) {
+        const heft_solver_vtable *s = heft_solver_find(bc->solvers[i]);
+        if (!s) {
+            continue;
+        }
+        res[ns].solver = s;
+        res[ns].time_ms = calloc((size_t)np + 1, sizeof(double));
+        res[ns].error = calloc((size_t)np + 1, sizeof(double));
+        res[ns].iterations = calloc((size_t)np + 1, sizeof(int));
+        res[ns].tight = calloc((size_t)np + 1, sizeof(int));
+        res[ns].converged = calloc((size_t)np + 1, sizeof(int));
+        ns++;
+    }
+    double *samples = calloc((size_t)np * (size_t)bc->reps * MAX_SOLVERS + 1, sizeof(double));
+    double *times = calloc((size_t)np + 1, sizeof(double));
+    /* interleaved repetitions: solver order rotated each time */
+    for (int rep = 0; rep < bc->reps; ++rep) {
+        for (int j = 0; j < ns; ++j) {
+            int si = (j + rep) % ns;
+            replay(&rec, res[si].solver, &o, times, rep == 0 ? &res[si] : NULL);
+            for (int i = 0; i < np; ++i) {
+                samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps + (size_t)rep] = times[i];
+            }
+        }
+    }
+    for (int si = 0; si < ns; ++si) {
+        for (int i = 0; i < np; ++i) {
+            res[si].time_ms[i] =
+                median(&samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps], bc->reps);
+        }
+    }
+
+    /* per-step sums (a step may have several islands) */
+    double *step_time = calloc((size_t)(steps + 1) * MAX_SOLVERS, sizeof(double));
+    int *step_tight = calloc((size_t)steps + 1, sizeof(int)); /* from the reference BPP if present */
+    int *step_rows = calloc((size_t)steps + 1, sizeof(int));
+    int ref = -1;
+    for (int si = 0; si < ns; ++si) {
+        if (!strcmp(res[si].solver->name, "bpp")) {
+            ref = si;
+        }
+    }
+    for (int i = 0; i < np; ++i) {
+        int st = rec.items[i].step;
+        if (st < 0 || st > steps) {
+            continue;
+        }
+        step_rows[st] += rec.items[i].p->n;
+        for (int si = 0; si < ns; ++si) {
+            step_time[st * MAX_SOLVERS + si] += res[si].time_ms[i];
+        }
+        if (ref >= 0 && res[ref].tight[i] > 0) {
+            step_tight[st] += res[ref].tight[i];
+        }
+    }
+
+    /* CSV of the per-step times and tight fraction (bench items 4) */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s-steps.csv", bc->out, scene);
+    FILE *csv = fopen(path, "w");
+    if (csv) {
+        fprintf(csv, "step,rows,tight_fraction");
+        for (int si = 0; si < ns; ++si) {
+            fprintf(csv, ",%s_ms", res[si].solver->name);
+        }
+        fputc('\n', csv);
+        for (int st = 1; st <= steps; ++st) {
+            fprintf(csv, "%d,%d,%.6f", st, step_rows[st],
+                    step_rows[st] ? (double)step_tight[st] / step_rows[st] : 0.0);
+            for (int si = 0; si < ns; ++si) {
+                fprintf(csv, ",%.6f", step_time[st * MAX_SOLVERS + si]);
+            }
+            fputc('\n', csv);
+        }
+        fclose(csv);
+    }
+    /* plot (bench item 4), when gnuplot is there */
+    snprintf(path, sizeof path,
+             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
+             "900,500; set output '%s-steps.png'; set datafile separator ','; set key autotitle "
+             "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set logscale y; "
+             "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
+             bc->out, scene, 3 + ns, scene);
+    int plotted = system(path) == 0;
+
+    /* Markdown tables (bench items 1, 2, 3) */
+    int with_tight = 0, largest = 0;
+    for (int i = 0; i < np; ++i) {
+        largest = rec.items[i].p->n > largest ? rec.items[i].p->n : largest;
+    }
+    for (int st = 1; st <= steps; ++st) {
+        with_tight += step_tight[st] > 0;
+    }
+    fprintf(md, "### %s\n\n%d steps of %s, %d island problems (largest %d rows), recorded with `%s`; "
+                "%d repetitions, median per problem.%s\n\n",
+            scene, steps, "1/60 s", np, largest, bc->record_solver, bc->reps,
+            ref >= 0 ? "" : " (no `bpp` registered: no tight-variable column)");
+    fprintf(md, "| solver | mean ms/step | max ms/step | mean ms/step, steps with tight rows (%d) | "
+                "speed-up vs bpp | iterations mean / max | not converged | MLCP error min / median / mean / max (J) |\n",
+            with_tight);
+    fprintf(md, "|---|---|---|---|---|---|---|---|\n");
+    double ref_tight_mean = 0.0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int si = 0; si < ns; ++si) {
+            double sum = 0.0, mx = 0.0, tight_sum = 0.0;
+            for (int st = 1; st <= steps; ++st) {
+                double t = step_time[st * MAX_SOLVERS + si];
+                sum += t;
+                mx = t > mx ? t : mx;
+                if (step_tight[st] > 0) {
+                    tight_sum += t;
+                }
+            }
+            double tight_mean = with_tight ? tight_sum / with_tight : 0.0;
+            if (pass == 0) {
+                if (si == ref) {
+                    ref_tight_mean = tight_mean;
+                }
+                continue;
+            }
+            double it_sum = 0.0;
+            int it_max = 0, nc = 0;
+            for (int i = 0; i < np; ++i) {
+                it_sum += res[si].iterations[i];
+                it_max = res[si].iterations[i] > it_max ? res[si].iterations[i] : it_max;
+                nc += !res[si].converged[i];
+            }
+            stats4 e = summarize(res[si].error, np);
+            char speed[32] = "-";
+            if (ref >= 0 && tight_mean > 0.0 && with_tight) {
+                snprintf(speed, sizeof speed, "%.2f", ref_tight_mean / tight_mean);
+            }
+            fprintf(md, "| `%s` | %.4f | %.4f | %.4f | %s | %.1f / %d | %d | %.1e / %.1e / %.1e / %.1e |\n",
+                    res[si].solver->name, steps ? sum / steps : 0.0, mx, tight_mean, speed,
+                    np ? it_sum / np : 0.0, it_max, nc, e.min, e.med, e.mean, e.max);
+        }
+    }
+    fprintf(md, "\nPer-step times: `%s-steps.csv`%s.\n\n", scene,
+            plotted ? ", plotted in `" : "");
+    if (plotted) {
+        fprintf(md, "![%s](%s-steps.png)\n\n", scene, scene);
+    }
+    for (int si = 0; si < ns; ++si) {
+        free(res[si].time_ms);
+        free(res[si].error);
+        free(res[si].iterations);
+        free(res[si].tight);
+        free(res[si].converged);
+    }
+    free(samples);
+    free(times);
+    free(step_time);
+    free(step_tight);
+    free(step_rows);
+    recording_free(&rec);
+    return 0;
+}
+
+/* ---- quality of motion (bench item 7) ------------------------------------------ */
+
+static void bench_motion(const bench_config *bc, FILE *md) {
+    fprintf(md, "### Quality of motion: hanging chain, 20 x 1 kg\n\n"
+                "Largest joint gap over %d steps of 1/60 s, run live with each solver (default options).\n\n"
+                "| solver | 10 kg load | 100 kg load | 2,000 kg load |\n|---|---|---|---|\n",
+            bc->steps);
+    for (int i = 0; i < bc->solver_count; ++i) {
+        if (!heft_solver_find(bc->solvers[i])) {
+            continue;
+        }
+        fprintf(md, "| `%s` |", bc->solvers[i]);
+        double loads[3] = {10.0, 100.0, 2000.0};
+        for (int k = 0; k < 3; ++k) {
+            run_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.scenario = "hanging-chain";
+            cfg.solver = bc->solvers[i];
+            cfg.steps = bc->steps;
+            cfg.params.load_mass = loads[k];
+            run_result r;
+            if (run_scenario(&cfg, &r) != 0) {
+                fprintf(md, " error |");
+                continue;
+            }
+            double gap = 0.0;
+            for (int j = 0; j < r.joint_count; ++j) {
+                gap = r.joints[j].max_gap > gap ? r.joints[j].max_gap : gap;
+            }
+            fprintf(md, " %.3g m |", gap);
+            run_result_free(&r);
+        }
+        fputc('\n', md);
+    }
+    fputc('\n', md);
+}
+
+/* ---- downdate break-even (bench item 5, the thesis's Figure 2.4) ------------- */
+
+static void bench_break_even(const bench_config *bc, FILE *md) {
+    static const int sizes[] = {50, 100, 200, 500, 1000, 2000};
+    static const double fractions[] = {0.01, 0.02, 0.05, 0.10, 0.15, 0.20, 0.30, 0.50};
+    static const int bands[] = {-1, 40};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/break-even.csv", bc->out);
+    FILE *csv = fopen(path, "w");
+    if (csv) {
+        fprintf(csv, "storage,m,tight_fraction,downdate_ms,refactor_ms,ratio,max_difference\n");
+    }
+    fprintf(md, "### Downdate break-even\n\nTime of downdating L0 against refactoring A_FF (median of %d), "
+                "as the ratio downdate/refactor: below 1 downdating wins. Dense storage uses bpp-downdate's "
+                "kernels, skyline storage (half-bandwidth 40) bpp-skyline's.\n\n",
+            bc->reps);
+    for (int b = 0; b < 2; ++b) {
+        fprintf(md, "| %s: m \\ tight | ", bands[b] < 0 ? "dense" : "skyline");
+        for (size_t f = 0; f < sizeof fractions / sizeof *fractions; ++f) {
+            fprintf(md, "%g%% | ", 100.0 * fractions[f]);
+        }
+        fprintf(md, "\n|---|");
+        for (size_t f = 0; f < sizeof fractions / sizeof *fractions; ++f) {
+            fprintf(md, "---|");
+        }
+        fputc('\n', md);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
+            if (bands[b] < 0 && sizes[i] > 1000 && bc->reps < 3) {
+                continue;
+            }
+            fprintf(md, "| %d | ", sizes[i]);
+            for (size_t f = 0; f < sizeof fractions / sizeof *fractions; ++f) {
+                heft_downdate_timing t;
+                if (heft_bench_downdate_vs_refactor(sizes[i], fractions[f], bands[b], bc->reps,
+                                                    1234u + (uint64_t)i, &t) != 0) {
+                    fprintf(md, "- | ");
+                    continue;
+                }
+                double ratio = t.refactor_ms > 0.0 ? t.downdate_ms / t.refactor_ms : 0.0;
+                fprintf(md, "%.2f | ", ratio);
+                if (csv) {
+                    fprintf(csv, "%s,%d,%.3f,%.6f,%.6f,%.4f,%.3e\n", bands[b] < 0 ? "dense" : "skyline",
+                            sizes[i], fractions[f], t.downdate_ms, t.refactor_ms, ratio, t.max_difference);
+                }
+            }
+            fputc('\n', md);
+        }
+        fputc('\n', md);
+    }
+    if (csv) {
+        fclose(csv);
+    }
+    /* plot: ratio against tight fraction, one line per size, both storages */
+    for (int b = 0; b < 2; ++b) {
+        const char *storage = bands[b] < 0 ? "dense" : "skyline";
+        snprintf(path, sizeof path,
+                 "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
+                 "800,450; set output 'break-even-%s.png'; set datafile separator ','; set logscale y; "
+                 "set xlabel 'tight variables (%%)'; set ylabel 'downdate time / refactor time'; "
+                 "set title '%s storage'; set key left top; "
+                 "plot for [m in '50 100 200 500 1000 2000'] '< grep ^%s, break-even.csv' "
+                 "using (\\$2==m+0 ? 100*\\$3 : 1/0):6 with linespoints title 'm = '.m, 1 with lines dt 2 "
+                 "title 'break-even'\" 2>/dev/null",
+                 bc->out, storage, storage, storage);
+        if (system(path) == 0) {
+            fprintf(md, "![%s break-even](break-even-%s.png)\n\n", storage, storage);
+        }
+    }
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver NAME]\n"
+               "                  [--reps N] [--steps N]\n"
+               "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n");
+}
+
+static int split_list(char *s, const char **out, int max) {
+    int n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) {
+        out[n++] = tok;
+    }
+    return n;
+}
+
+int main(int argc, char **argv) {
+    bench_config bc;
+    memset(&bc, 0, sizeof bc);
+    bc.out = "bench-results";
+    bc.reps = 5;
+    bc.steps = 600;
+    bc.record_solver = heft_solver_find("bpp") ? "bpp" : "pgs";
+    const char *scenes[16] = {"hanging-chain", "box-on-ground", "pendulum"};
+    int scene_count = 3;
+    static const char *all_solvers[] = {"bpp", "bpp-downdate", "bpp-skyline", "ldl-pgs", "pgs",
+                                        "bpp-pcg", "pgcg", "baraff", "cr"};
+    for (int i = 0; i < (int)(sizeof all_solvers / sizeof *all_solvers); ++i) {
+        bc.solvers[bc.solver_count++] = all_solvers[i];
+    }
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v) {
+            usage(stderr);
+            return 2;
+        }
+        if (!strcmp(a, "--out")) {
+            bc.out = v;
+        } else if (!strcmp(a, "--scenes")) {
+            scene_count = split_list(argv[i + 1], scenes, 16);
+        } else if (!strcmp(a, "--solvers")) {
+            bc.solver_count = split_list(argv[i + 1], bc.solvers, MAX_SOLVERS);
+        } else if (!strcmp(a, "--record-solver")) {
+            bc.record_solver = v;
+        } else if (!strcmp(a, "--reps")) {
+            bc.reps = atoi(v);
+        } else if (!strcmp(a, "--steps")) {
+            bc.steps = atoi(v);
+        } else {
+            usage(stderr);
+            return 2;
+        }
+        ++i;
+    }
+    if (bc.reps < 1 || bc.steps < 1 || !heft_solver_find(bc.record_solver)) {
+        fprintf(stderr, "heft-bench: need --reps >= 1, --steps >= 1 and a known --record-solver\n");
+        return 2;
+    }
+    if (mkdir(bc.out, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "heft-bench: cannot create %s: %s\n", bc.out, strerror(errno));
+        return 2;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.md", bc.out);
+    FILE *md = fopen(path, "w");
+    if (!md) {
+        fprintf(stderr, "heft-bench: cannot write %s\n", path);
+        return 2;
+    }
+    fprintf(md, "# Heft solver benchmarks\n\n");
+    machine_line(md);
+    for (int i = 0; i < scene_count; ++i) {
+        scenario_params params;
+        memset(&params, 0, sizeof params);
+        if (!strcmp(scenes[i], "hanging-chain")) {
+            params.load_mass = 10.0; /* the heavy load is issue 6's; here the solvers are compared */
+        }
+        if (bench_scene(&bc, scenes[i], &params, md) != 0) {
+            fclose(md);
+            return 1;
+        }
+    }
+    bench_motion(&bc, md);
+    bench_break_even(&bc, md);
+    fclose(md);
+    fprintf(stderr, "heft-bench: wrote %s\n", path);
+    return 0;
+}
