@@ -62,11 +62,25 @@ static void assert_unchanged(void) {
         heft_world_step(world, STEP);
         heft_world_step(twin, STEP);
     }
-    world_snapshot s1, s2;
-    world_snapshot_take(world, &s1);
-    world_snapshot_take(twin, &s2);
-    cr_assert(world_snapshot_equal(&s1, &s2), "a refused call changed how the world moves");
+    /* field by field: two worlds' snapshots differ in struct padding */
+    heft_body_id ids[16];
+    int n = heft_world_bodies(world, ids, 16);
+    cr_assert_eq(n, heft_world_body_count(twin));
+    int same = 1;
+    for (int i = 0; i < n; ++i) {
+        heft_body_state s1, s2;
+        heft_body_get_state(world, ids[i], &s1);
+        heft_body_get_state(twin, ids[i], &s2);
+        same &= s1.position.x == s2.position.x && s1.position.y == s2.position.y &&
+                s1.position.z == s2.position.z && s1.orientation.w == s2.orientation.w &&
+                s1.orientation.x == s2.orientation.x && s1.orientation.y == s2.orientation.y &&
+                s1.orientation.z == s2.orientation.z && s1.linear_velocity.x == s2.linear_velocity.x &&
+                s1.linear_velocity.y == s2.linear_velocity.y && s1.linear_velocity.z == s2.linear_velocity.z &&
+                s1.angular_velocity.x == s2.angular_velocity.x &&
+                s1.angular_velocity.y == s2.angular_velocity.y && s1.angular_velocity.z == s2.angular_velocity.z;
+    }
     heft_world_destroy(twin);
+    cr_assert(same, "a refused call changed how the world moves");
 }
 
 static void refused(const heft_joint_def *d, const char *what) {
