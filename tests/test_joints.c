@@ -387,3 +387,67 @@ Test(joints, soft_joint_deflects_by_weight_over_stiffness) {
     cr_assert_float_eq(heft_body_position(w, b).z, 1.0 - expected, 1e-8);
     heft_world_destroy(w);
 }
+
+Test(joints, a_soft_coordinate_sags_by_weight_over_its_own_stiffness) {
+    /* a slider along world x whose Y coordinate (heft_v3_basis of x: world z)
+     * is a spring of 1e4 N/m; its other rows stay rigid */
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    bd.mass = 10.0;
+    bd.position = heft_v3(0.0, 0.0, 1.0);
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_PRISMATIC);
+    jd.body_b = b;
+    heft_joint_def_set_world_frame(w, &jd, bd.position, heft_v3(1, 0, 0));
+    jd.dof_stiffness[HEFT_DOF_Y] = 1e4;
+    jd.dof_damping[HEFT_DOF_Y] = 500.0;
+    heft_joint_id j = heft_create_joint(w, &jd);
+    cr_assert(heft_joint_is_valid(w, j), "%s", heft_last_error());
+    for (int i = 0; i < 600; ++i) {
+        heft_world_step(w, 1.0 / 60.0);
+    }
+    double expected = -10.0 * 9.81 / 1e4;
+    cr_assert_float_eq(heft_joint_coordinate(w, j, HEFT_DOF_Y), expected, 1e-6 * fabs(expected));
+    cr_assert_float_eq(heft_body_position(w, b).z, 1.0 + expected, 1e-8);
+    cr_assert_lt(fabs(heft_joint_coordinate(w, j, HEFT_DOF_Z)), 1e-9, "Z is rigid");
+    cr_assert_lt(fabs(heft_joint_coordinate(w, j, HEFT_DOF_RY)) + fabs(heft_joint_coordinate(w, j, HEFT_DOF_RZ)),
+                 1e-9, "the rotation is rigid");
+    heft_world_destroy(w);
+}
+
+Test(joints, a_soft_gear_is_a_torsional_spring) {
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    heft_joint_id h[2];
+    heft_body_id g[2];
+    for (int k = 0; k < 2; ++k) {
+        bd.position = heft_v3(0.5 * k, 0.0, 1.0);
+        g[k] = heft_create_body(w, &bd);
+        heft_joint_def hd = heft_default_joint_def(HEFT_JOINT_HINGE);
+        hd.body_b = g[k];
+        heft_joint_def_set_world_frame(w, &hd, bd.position, heft_v3(0, 1, 0));
+        if (k == 0) { /* the input held still */
+            heft_joint_motor hold = {HEFT_MOTOR_VELOCITY, 0.0, 0.0, INFINITY, 0.0, 0.0};
+            hd.motor[HEFT_DOF_RX] = hold;
+        }
+        h[k] = heft_create_joint(w, &hd);
+    }
+    heft_joint_def gd = heft_default_joint_def(HEFT_JOINT_GEAR);
+    gd.joint_a = h[0];
+    gd.joint_b = h[1];
+    gd.ratio = 2.0;
+    gd.stiffness = 1e3; /* N m/rad */
+    gd.damping = 50.0;
+    heft_joint_id gear = heft_create_joint(w, &gd);
+    cr_assert(heft_joint_is_valid(w, gear), "%s", heft_last_error());
+    for (int i = 0; i < 600; ++i) {
+        heft_body_apply_torque(w, g[1], heft_v3(0.0, 10.0, 0.0));
+        heft_world_step(w, 1.0 / 60.0);
+    }
+    /* the spring is on the phase RX_b - ratio RX_a (the held input creeps by
+     * a micro-radian: its motor holds a speed, not an angle) */
+    double a0 = heft_joint_coordinate(w, h[0], HEFT_DOF_RX), a1 = heft_joint_coordinate(w, h[1], HEFT_DOF_RX);
+    cr_assert_float_eq(a1 - 2.0 * a0, 10.0 / 1e3, 1e-8, "phase %g", a1 - 2.0 * a0);
+    cr_assert_lt(fabs(a0), 1e-5);
+    heft_world_destroy(w);
+}
