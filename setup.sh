@@ -5,15 +5,17 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--viewer]" >&2
+    echo "usage: $0 [--viewer] [--bench]" >&2
 }
 
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev)
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev python3)
 viewer_packages=(libglfw3-dev libcglm-dev python3-glad xvfb xauth libgl1-mesa-dri libgl-dev libstb-dev)
+bench_packages=(gnuplot-nox)
 
 for arg in "$@"; do
     case "$arg" in
         --viewer) packages+=("${viewer_packages[@]}") ;;
+        --bench) packages+=("${bench_packages[@]}") ;;
         -h | --help)
             usage
             exit 0
