@@ -106,6 +106,17 @@ static int incident_face(const convex_view *b, heft_vec3 n) {
     return best;
 }
 
+static double face_area(const convex_view *cv, int face) {
+    const convex_hull *h = cv->hull;
+    int e0 = h->face_edge[face];
+    heft_vec3 p0 = cv->v[h->edges[e0].origin], sum = heft_v3(0.0, 0.0, 0.0);
+    for (int e = h->edges[e0].next; h->edges[e].next != e0; e = h->edges[e].next) {
+        sum = heft_v3_add(sum, heft_v3_cross(heft_v3_sub(cv->v[h->edges[e].origin], p0),
+                                             heft_v3_sub(cv->v[h->edges[h->edges[e].next].origin], p0)));
+    }
+    return 0.5 * heft_v3_length(sum);
+}
+
 static int face_contact(const convex_view *ref, int face, const convex_view *inc, int ref_is_a,
                         double separation, double margin, manifold *m) {
     feature fr, fi;
@@ -164,7 +175,18 @@ int collide_polytopes(const convex_view *a, const convex_view *b, double margin,
         m->count = 1;
         return 1;
     }
-    if (fb.separation > fa.separation + face_tol) {
+    int use_b = fb.separation > fa.separation + face_tol;
+    if (!use_b && fabs(fb.separation - fa.separation) <= face_tol) {
+        /* a tie: the larger face is the reference, then the one whose shape
+         * comes first by centre, whatever the order of the two shapes */
+        double area_a = face_area(a, fa.face), area_b = face_area(b, fb.face);
+        if (fabs(area_a - area_b) > 1e-9 * (area_a + area_b)) {
+            use_b = area_b > area_a;
+        } else {
+            use_b = centroid_before(b->centroid, a->centroid);
+        }
+    }
+    if (use_b) {
         return face_contact(b, fb.face, a, 0, fb.separation, margin, m);
     }
     return face_contact(a, fa.face, b, 1, fa.separation, margin, m);

@@ -83,6 +83,17 @@ static int on_internal_feature(const triangle *tri, const heft_vec3 w[3], heft_v
     return 1;
 }
 
+/* Does p project into the triangle (within tol)? */
+static int over_triangle(const heft_vec3 w[3], heft_vec3 n, heft_vec3 p, double tol) {
+    for (int e = 0; e < 3; ++e) {
+        heft_vec3 side = heft_v3_normalize(heft_v3_cross(heft_v3_sub(w[(e + 1) % 3], w[e]), n));
+        if (heft_v3_dot(side, heft_v3_sub(p, w[e])) > tol) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int collide_triangles(const shape *a, const transform *ta, const convex_view *b, aabb b_box, double margin,
                       narrow_scratch *scratch, manifold *m) {
     m->count = 0;
@@ -127,12 +138,22 @@ int collide_triangles(const shape *a, const transform *ta, const convex_view *b,
             if (align <= 1e-6) {
                 continue; /* pushes towards the solid side */
             }
+            if (FEATURE_KIND_OF(c.feature) == FEATURE_KIND_CLIP) {
+                /* cut by an internal edge: the neighbour makes the same
+                 * point, and neither is a corner of the contact region */
+                heft_vec3 on_triangle = heft_v3_madd(c.point, -c.separation, c.normal);
+                if (on_internal_feature(&tri, w, on_triangle, 1e-9)) {
+                    continue;
+                }
+            }
             if (align < 1.0 - 1e-9) {
                 heft_vec3 on_triangle = heft_v3_madd(c.point, -c.separation, c.normal);
                 if (on_internal_feature(&tri, w, on_triangle, 1e-6)) {
+                    /* the face normal instead; the point must then lie over
+                     * this triangle (a neighbour owns it otherwise) */
                     c.separation = heft_v3_dot(heft_v3_sub(c.point, w[0]), n);
                     c.normal = n;
-                    if (c.separation > margin) {
+                    if (c.separation > margin || !over_triangle(w, n, c.point, 1e-9 * b->size)) {
                         continue;
                     }
                 }

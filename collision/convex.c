@@ -229,27 +229,33 @@ int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, hef
         heft_v3_length(heft_v3_cross(ua, ub)) > FEATURE_EDGE_SIN * la * lb) {
         return 0;
     }
-    heft_vec3 u = heft_v3_scale(ua, 1.0 / la);
-    double t0 = heft_v3_dot(heft_v3_sub(b0, a0), u), t1 = heft_v3_dot(heft_v3_sub(b1, a0), u);
-    double lo = fmax(0.0, fmin(t0, t1)), hi = fmin(la, fmax(t0, t1));
-    if (!(hi - lo > 1e-6 * la)) {
+    /* along the bisector of the two directions, so that the result does not
+     * depend on which segment is a */
+    ua = heft_v3_scale(ua, 1.0 / la);
+    ub = heft_v3_scale(ub, heft_v3_dot(ua, ub) >= 0.0 ? 1.0 / lb : -1.0 / lb);
+    heft_vec3 u = heft_v3_normalize(heft_v3_add(ua, ub));
+    double sa0 = heft_v3_dot(a0, u), sa1 = heft_v3_dot(a1, u), sb0 = heft_v3_dot(b0, u), sb1 = heft_v3_dot(b1, u);
+    double lo = fmax(fmin(sa0, sa1), fmin(sb0, sb1)), hi = fmin(fmax(sa0, sa1), fmax(sb0, sb1));
+    if (!(hi - lo > 1e-6 * (la + lb))) {
         return 0;
     }
     int m = 0;
     for (int k = 0; k < 2; ++k) {
-        heft_vec3 pa = heft_v3_madd(a0, k == 0 ? lo : hi, u);
-        heft_vec3 q = v3_lerp(b0, b1, segment_closest_t(b0, b1, pa));
-        heft_vec3 diff = heft_v3_sub(q, pa);
+        double x = k == 0 ? lo : hi;
+        /* the points of each segment whose projection on u is x */
+        heft_vec3 pa = v3_lerp(a0, a1, (x - sa0) / (sa1 - sa0));
+        heft_vec3 pb = v3_lerp(b0, b1, (x - sb0) / (sb1 - sb0));
+        heft_vec3 diff = heft_v3_sub(pb, pa);
         double d = heft_v3_length(diff);
         heft_vec3 nk = d > 1e-12 * (la + lb) ? heft_v3_scale(diff, 1.0 / d) : n;
         if (heft_v3_dot(nk, n) < 0.0) {
             /* the cores cross: keep the pair's normal */
             nk = n;
-            d = -d;
+            d = heft_v3_dot(diff, n);
         }
         double sep = d - ra - rb;
         if (sep <= margin) {
-            out[m].point = heft_v3_madd(q, -rb, nk);
+            out[m].point = heft_v3_madd(pb, -rb, nk);
             out[m].normal = nk;
             out[m].separation = sep;
             out[m].feature = feature_id(FEATURE_KIND_EDGES, 0, (unsigned)k, 0);
@@ -259,11 +265,57 @@ int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, hef
     return m;
 }
 
+/* The line a shape's side feature runs along: a cylinder's axis, a capsule's
+ * segment, else the feature itself. */
+static void core_line(const convex_view *cv, const feature *f, heft_vec3 *p, heft_vec3 *u) {
+    if (cv->kind == CONVEX_CYLINDER) {
+        *p = cv->centroid;
+        *u = cv->axis;
+    } else if (cv->kind == CONVEX_SEGMENT) {
+        *p = cv->p[0];
+        *u = heft_v3_normalize(heft_v3_sub(cv->p[1], cv->p[0]));
+    } else {
+        *p = f->v[0];
+        *u = heft_v3_normalize(heft_v3_sub(f->v[1], f->v[0]));
+    }
+}
+
+/* Two line features with a cylinder side among them: the normal from the
+ * lines themselves (their common perpendicular) is exact, where EPA's on
+ * curved surfaces is good to about 1e-6 rad. */
+static heft_vec3 refine_line_normal(const convex_view *a, const feature *fa, const convex_view *b,
+                                    const feature *fb, heft_vec3 n) {
+    heft_vec3 pa, ua, pb, ub;
+    core_line(a, fa, &pa, &ua);
+    core_line(b, fb, &pb, &ub);
+    heft_vec3 c = heft_v3_cross(ua, ub), r;
+    if (heft_v3_length(c) > FEATURE_EDGE_SIN) {
+        r = c;
+    } else {
+        heft_vec3 d = heft_v3_sub(pb, pa);
+        r = heft_v3_madd(d, -heft_v3_dot(d, ua), ua);
+    }
+    double len = heft_v3_length(r);
+    if (!(len > 1e-12 * (a->size + b->size))) {
+        return n;
+    }
+    r = heft_v3_scale(r, heft_v3_dot(r, n) >= 0.0 ? 1.0 / len : -1.0 / len);
+    return heft_v3_dot(r, n) > 0.999 ? r : n;
+}
+
 int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3 n, heft_vec3 pa,
                            heft_vec3 pb, double dist, double margin, manifold *m) {
     feature fa, fb;
     convex_feature(a, n, &fa);
     convex_feature(b, heft_v3_neg(n), &fb);
+    if (fa.count == 2 && fb.count == 2 && (a->kind == CONVEX_CYLINDER || b->kind == CONVEX_CYLINDER)) {
+        heft_vec3 refined = refine_line_normal(a, &fa, b, &fb, n);
+        if (refined.x != n.x || refined.y != n.y || refined.z != n.z) {
+            n = refined;
+            convex_feature(a, n, &fa);
+            convex_feature(b, heft_v3_neg(n), &fb);
+        }
+    }
     double ra = a->radius, rb = b->radius;
     contact_point pts[2 * FEATURE_MAX + 8];
     int count = 0;
@@ -281,10 +333,18 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
     } else if (fa.count == 2 && fb.count == 2) {
         count = segment_pair_points(fa.v[0], fa.v[1], ra, fb.v[0], fb.v[1], rb, n, margin, pts);
     }
+    if (count == 0 && fa.count <= 2 && fb.count <= 2) {
+        /* points and lines are exact where GJK's and EPA's witnesses are
+         * not (on curved cylinders): their closest points */
+        double s, t;
+        segments_closest(fa.v[0], fa.v[fa.count - 1], fb.v[0], fb.v[fb.count - 1], &s, &t);
+        pa = v3_lerp(fa.v[0], fa.v[fa.count - 1], s);
+        pb = v3_lerp(fb.v[0], fb.v[fb.count - 1], t);
+        dist = heft_v3_dot(heft_v3_sub(pb, pa), n);
+    }
     if (count == 0) {
         contact_point c = manifold_single(pb, n, dist, ra, rb,
                                           feature_id(FEATURE_KIND_POINT, 0, fa.vid[0], fb.vid[0]));
-        (void)pa;
         if (c.separation > margin) {
             m->count = 0;
             return 0;
@@ -300,6 +360,16 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
     return count;
 }
 
+int centroid_before(heft_vec3 a, heft_vec3 b) {
+    if (a.x != b.x) {
+        return a.x < b.x;
+    }
+    if (a.y != b.y) {
+        return a.y < b.y;
+    }
+    return a.z < b.z;
+}
+
 static void flip(manifold *m) {
     for (int i = 0; i < m->count; ++i) {
         contact_point *c = &m->points[i];
@@ -310,7 +380,10 @@ static void flip(manifold *m) {
 
 int collide_convex(const convex_view *a, const convex_view *b, double margin, manifold *m) {
     m->count = 0;
-    if (a->kind > b->kind) {
+    /* a canonical order (by kind; two cylinders by centre) makes the result
+     * independent of the order of the shapes */
+    if (a->kind > b->kind || (a->kind == CONVEX_CYLINDER && b->kind == CONVEX_CYLINDER &&
+                              centroid_before(b->centroid, a->centroid))) {
         int n = collide_convex(b, a, margin, m);
         flip(m);
         return n;

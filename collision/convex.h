@@ -80,6 +80,10 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
 int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, heft_vec3 b1, double rb,
                         heft_vec3 n, double margin, contact_point *out);
 
+/* Lexicographic order of points: the tie-break that keeps pair results
+ * independent of the order of the two shapes. */
+int centroid_before(heft_vec3 a, heft_vec3 b);
+
 /* The plane n . x = d (solid below) against a convex shape. */
 int collide_plane(heft_vec3 n, double d, const convex_view *b, double margin, manifold *m);
 

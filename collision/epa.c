@@ -7,9 +7,9 @@
 
 #include "gjk.h"
 
-#define EPA_MAX_VERTICES 128
-#define EPA_MAX_FACES 256
-#define EPA_MAX_EDGES 384
+#define EPA_MAX_VERTICES 160
+#define EPA_MAX_FACES 320
+#define EPA_MAX_EDGES 480
 
 typedef struct epa_face {
     int v[3];
@@ -130,7 +130,11 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
     }
     int best = 0;
     int edges[EPA_MAX_EDGES][2];
-    for (int iteration = 0; iteration < 64; ++iteration) {
+    /* the nearest face's distance only grows; when rounding breaks that (the
+     * polytope of a curved shape grows slivers), the last good face is kept */
+    epa_face last = {{0, 0, 0}, {0.0, 0.0, 0.0}, -INFINITY, 0};
+    gjk_vertex last_v[3];
+    for (int iteration = 0; iteration < 128; ++iteration) {
         best = -1;
         for (int f = 0; f < e.nf; ++f) {
             if (e.faces[f].alive && (best < 0 || e.faces[f].d < e.faces[best].d)) {
@@ -141,9 +145,16 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
             return 0;
         }
         epa_face *fb = &e.faces[best];
+        if (fb->d < last.d - 1e-12 * scale) {
+            break;
+        }
+        last = *fb;
+        for (int k = 0; k < 3; ++k) {
+            last_v[k] = e.verts[fb->v[k]];
+        }
         gjk_vertex w = support(&e, fb->n);
         double gain = heft_v3_dot(fb->n, w.w) - fb->d;
-        if (gain <= 1e-10 * scale || e.nv >= EPA_MAX_VERTICES) {
+        if (gain <= 1e-11 * scale || e.nv >= EPA_MAX_VERTICES) {
             break;
         }
         int duplicate = 0;
@@ -199,23 +210,17 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
             add_face(&e, edges[j][0], edges[j][1], iw);
         }
     }
-    best = -1;
-    for (int f = 0; f < e.nf; ++f) {
-        if (e.faces[f].alive && (best < 0 || e.faces[f].d < e.faces[best].d)) {
-            best = f;
-        }
-    }
-    if (best < 0 || !isfinite(e.faces[best].d)) {
+    if (!isfinite(last.d)) {
         return 0;
     }
-    const epa_face *f = &e.faces[best];
+    const epa_face *f = &last;
     double bary[3];
     heft_vec3 p = heft_v3_scale(f->n, f->d);
-    triangle_closest_point(e.verts[f->v[0]].w, e.verts[f->v[1]].w, e.verts[f->v[2]].w, p, bary);
+    triangle_closest_point(last_v[0].w, last_v[1].w, last_v[2].w, p, bary);
     heft_vec3 xa = heft_v3(0.0, 0.0, 0.0), xb = heft_v3(0.0, 0.0, 0.0);
     for (int k = 0; k < 3; ++k) {
-        xa = heft_v3_madd(xa, bary[k], e.verts[f->v[k]].a);
-        xb = heft_v3_madd(xb, bary[k], e.verts[f->v[k]].b);
+        xa = heft_v3_madd(xa, bary[k], last_v[k].a);
+        xb = heft_v3_madd(xb, bary[k], last_v[k].b);
     }
     *normal = f->n;
     *depth = f->d > 0.0 ? f->d : 0.0;

@@ -12,6 +12,9 @@ heft_vec3 proxy_support(const convex_proxy *p, heft_vec3 d, int *index) {
         *index = -1;
         double c = heft_v3_dot(d, p->axis);
         heft_vec3 radial = heft_v3_madd(d, -c, p->axis);
+        /* again: for d nearly along the axis the first pass leaves rounding
+         * along the axis that the normalisation below would blow up */
+        radial = heft_v3_madd(radial, -heft_v3_dot(radial, p->axis), p->axis);
         double rl = heft_v3_length(radial);
         heft_vec3 s = heft_v3_madd(p->center, c >= 0.0 ? p->half_length : -p->half_length, p->axis);
         if (rl > 1e-300) {

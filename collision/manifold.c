@@ -122,14 +122,29 @@ static void swap_points(contact_point *p, int i, int j) {
     p[j] = t;
 }
 
+/* x beats y by more than rounding, or ties and has the lower feature id:
+ * the choices below do not flip under tiny perturbations (rigid motions,
+ * drift), which keeps feature ids, and so warm starts, stable */
+static int better(double x, double y, uint64_t fx, uint64_t fy, double tol) {
+    if (x > y + tol) {
+        return 1;
+    }
+    return x >= y - tol && fx < fy;
+}
+
 int manifold_reduce(contact_point *p, int n) {
     if (n <= MANIFOLD_MAX_POINTS) {
         return n;
     }
+    double size = 0.0;
+    for (int i = 1; i < n; ++i) {
+        size = fmax(size, heft_v3_length(heft_v3_sub(p[i].point, p[0].point)));
+    }
+    double tol = 1e-9 * (size + 1e-300);
     /* 1: the deepest */
     int best = 0;
     for (int i = 1; i < n; ++i) {
-        if (p[i].separation < p[best].separation) {
+        if (better(-p[i].separation, -p[best].separation, p[i].feature, p[best].feature, tol)) {
             best = i;
         }
     }
@@ -137,22 +152,21 @@ int manifold_reduce(contact_point *p, int n) {
     heft_vec3 normal = p[0].normal;
     /* 2: the farthest from it */
     best = 1;
-    double bd = -1.0;
-    for (int i = 1; i < n; ++i) {
-        double d = v3_length2(heft_v3_sub(p[i].point, p[0].point));
-        if (d > bd) {
-            bd = d;
+    for (int i = 2; i < n; ++i) {
+        if (better(heft_v3_length(heft_v3_sub(p[i].point, p[0].point)),
+                   heft_v3_length(heft_v3_sub(p[best].point, p[0].point)), p[i].feature, p[best].feature, tol)) {
             best = i;
         }
     }
     swap_points(p, 1, best);
     /* 3: the largest triangle with them */
-    best = 2;
-    bd = -1.0;
     heft_vec3 e = heft_v3_sub(p[1].point, p[0].point);
+    double el = heft_v3_length(e);
+    best = 2;
+    double bd = -1.0;
     for (int i = 2; i < n; ++i) {
         double a = fabs(heft_v3_dot(heft_v3_cross(e, heft_v3_sub(p[i].point, p[0].point)), normal));
-        if (a > bd) {
+        if (best == i || better(a, bd, p[i].feature, p[best].feature, tol * el)) {
             bd = a;
             best = i;
         }
@@ -171,7 +185,7 @@ int manifold_reduce(contact_point *p, int n) {
             double s = sign * heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(p[i].point, a)), normal);
             gain = -s > gain ? -s : gain;
         }
-        if (gain > bd) {
+        if (gain > tol * el && (best < 0 || better(gain, bd, p[i].feature, p[best].feature, tol * el))) {
             bd = gain;
             best = i;
         }

@@ -321,10 +321,12 @@ static void remember_coordinates(joint *j, const body *bodies) {
         coupling_coordinates(j, bodies, j->coupled_last);
         return;
     }
+    /* the angles that are free to turn (locked ones cannot wrap) */
+    int last = j->type == HEFT_JOINT_SIX_DOF ? HEFT_DOF_RZ : HEFT_DOF_RX;
     if (j->type == HEFT_JOINT_HINGE || j->type == HEFT_JOINT_CYLINDRICAL ||
         j->type == HEFT_JOINT_BALL || j->type == HEFT_JOINT_SIX_DOF) {
         joint_ends e = joint_get_ends(j);
-        for (int dof = HEFT_DOF_RX; dof <= HEFT_DOF_RZ; ++dof) {
+        for (int dof = HEFT_DOF_RX; dof <= last; ++dof) {
             joint_coordinate c;
             joint_coordinate_measure(bodies, &e, dof, &c);
             j->coordinate_last[dof] = joint_coordinate_value(j, &c, dof);
