@@ -361,13 +361,15 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
 }
 
 int centroid_before(heft_vec3 a, heft_vec3 b) {
+    /* z first: in stacks the lower body stays the reference as bodies drift
+     * sideways, which keeps feature ids (and warm starts) */
+    if (a.z != b.z) {
+        return a.z < b.z;
+    }
     if (a.x != b.x) {
         return a.x < b.x;
     }
-    if (a.y != b.y) {
-        return a.y < b.y;
-    }
-    return a.z < b.z;
+    return a.y < b.y;
 }
 
 static void flip(manifold *m) {
