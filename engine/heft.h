@@ -433,9 +433,13 @@ typedef enum heft_joint_type {
                                    only near taut) */
     HEFT_JOINT_SIX_DOF = 8,     /* each of X, Y, Z, RX, RY, RZ locked, free or limited (dof_mode),
                                    and optionally motorised */
-    HEFT_JOINT_GEAR = 9,        /* couples two hinges: angle(joint_b) = ratio angle(joint_a) (1 row) */
+    HEFT_JOINT_GEAR = 9,        /* couples two hinges: from creation on, RX(joint_b) turns ratio
+                                   times RX(joint_a) (1 row). Rigid, it holds the ratio in
+                                   velocity (the phase is not corrected); with stiffness and
+                                   damping it is a torsional spring on the phase */
     HEFT_JOINT_RACK = 10        /* couples a hinge (joint_a) and a prismatic or cylindrical joint
-                                   (joint_b): X(joint_b) = ratio RX(joint_a), ratio in m/rad (1 row) */
+                                   (joint_b): X(joint_b) moves ratio times RX(joint_a), ratio in
+                                   m/rad (1 row); as the gear otherwise */
 } heft_joint_type;
 
 /* The joint coordinates, in the joint frame of body a (see above). */
