@@ -49,7 +49,9 @@ void coordinate_lock_row(joint_rows *out, int slot, int dof, const joint_coordin
     r->hi = INFINITY;
 }
 
-static int is_angle(int dof) { return dof >= HEFT_DOF_RX; }
+static int is_angle(int dof) {
+    return dof >= HEFT_DOF_RX;
+}
 
 static void limit_row(joint_rows *out, int slot, heft_joint_row_role role, int dof,
                       const joint_coordinate *c, double phi, double sign,

@@ -17,7 +17,9 @@
  * (N m/rad for gears, N/m for racks). */
 #include "joint.h"
 
-static int is_angle(int dof) { return dof >= HEFT_DOF_RX; }
+static int is_angle(int dof) {
+    return dof >= HEFT_DOF_RX;
+}
 
 int coupling_row_count(const joint *j) {
     (void)j;
@@ -28,7 +30,8 @@ void coupling_coordinates(const joint *j, const body *bodies, double value[2]) {
     for (int k = 0; k < 2; ++k) {
         joint_coordinate c;
         joint_coordinate_measure(bodies, &j->coupled_ends[k], j->coupled_dof[k], &c);
-        value[k] = is_angle(j->coupled_dof[k]) ? joint_unwrap_angle(c.value, j->coupled_last[k]) : c.value;
+        value[k] =
+            is_angle(j->coupled_dof[k]) ? joint_unwrap_angle(c.value, j->coupled_last[k]) : c.value;
     }
 }
 
@@ -47,7 +50,8 @@ void coupling_fill_rows(const joint *j, const body *bodies, const row_context *c
         const joint_ends *e = &j->coupled_ends[k];
         joint_coordinate c;
         joint_coordinate_measure(bodies, e, j->coupled_dof[k], &c);
-        value[k] = is_angle(j->coupled_dof[k]) ? joint_unwrap_angle(c.value, j->coupled_last[k]) : c.value;
+        value[k] =
+            is_angle(j->coupled_dof[k]) ? joint_unwrap_angle(c.value, j->coupled_last[k]) : c.value;
         const int32_t ends[2] = {e->body_a, e->body_b};
         const double *jac[2] = {c.ja, c.jb};
         for (int s = 0; s < 2; ++s) {

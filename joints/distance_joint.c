@@ -22,8 +22,10 @@ void distance_joint_measure(const joint_frame *f, joint_coordinate *c) {
     }
     c->value = len;
     /* at the free velocities, as every coordinate's rate (joint_coordinate.c) */
-    heft_vec3 va = heft_v3_add(f->a->free_linear_velocity, heft_v3_cross(f->a->free_angular_velocity, f->ra));
-    heft_vec3 vb = heft_v3_add(f->b->free_linear_velocity, heft_v3_cross(f->b->free_angular_velocity, f->rb));
+    heft_vec3 va =
+        heft_v3_add(f->a->free_linear_velocity, heft_v3_cross(f->a->free_angular_velocity, f->ra));
+    heft_vec3 vb =
+        heft_v3_add(f->b->free_linear_velocity, heft_v3_cross(f->b->free_angular_velocity, f->rb));
     c->rate = heft_v3_dot(n, heft_v3_sub(vb, va));
 }
 

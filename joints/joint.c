@@ -49,8 +49,8 @@ static int usable_axis(heft_vec3 axis) {
     return heft_v3_isfinite(axis) && heft_v3_length(axis) > 1e-12;
 }
 
-heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *def, heft_vec3 anchor,
-                                          heft_vec3 axis_a, heft_vec3 axis_b) {
+heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *def,
+                                          heft_vec3 anchor, heft_vec3 axis_a, heft_vec3 axis_b) {
     if (!w || !def) {
         heft_set_error("heft_joint_def_set_world_frame: world and def must not be NULL");
         return HEFT_ERROR_INVALID_ARGUMENT;
@@ -109,7 +109,8 @@ static unsigned limit_dofs(const heft_joint_def *d) {
 }
 
 static unsigned motor_dofs(const heft_joint_def *d) {
-    return limit_dofs(d) & ~DOF_BIT(HEFT_DOF_SWING) & ~(d->type == HEFT_JOINT_BALL ? DOF_BIT(HEFT_DOF_RX) : 0u);
+    return limit_dofs(d) & ~DOF_BIT(HEFT_DOF_SWING) &
+           ~(d->type == HEFT_JOINT_BALL ? DOF_BIT(HEFT_DOF_RX) : 0u);
 }
 
 static const char *dof_name(int dof) {
@@ -117,7 +118,9 @@ static const char *dof_name(int dof) {
     return dof >= 0 && dof < HEFT_JOINT_DOF_COUNT ? names[dof] : "?";
 }
 
-static int finite_nonnegative(double x) { return isfinite(x) && x >= 0.0; }
+static int finite_nonnegative(double x) {
+    return isfinite(x) && x >= 0.0;
+}
 
 static int check_limit(int dof, const heft_joint_limit *l, int used) {
     if (!used) {
@@ -141,7 +144,8 @@ static int check_limit(int dof, const heft_joint_limit *l, int used) {
 }
 
 static int check_motor(int dof, const heft_joint_motor *m) {
-    if (m->mode != HEFT_MOTOR_OFF && m->mode != HEFT_MOTOR_VELOCITY && m->mode != HEFT_MOTOR_POSITION) {
+    if (m->mode != HEFT_MOTOR_OFF && m->mode != HEFT_MOTOR_VELOCITY &&
+        m->mode != HEFT_MOTOR_POSITION) {
         heft_set_error("motor on %s: unknown mode %d", dof_name(dof), (int)m->mode);
         return 0;
     }
@@ -149,9 +153,11 @@ static int check_motor(int dof, const heft_joint_motor *m) {
         return 1;
     }
     if (!isfinite(m->target_velocity) || !isfinite(m->target_position) || isnan(m->max_force) ||
-        m->max_force < 0.0 || !finite_nonnegative(m->stiffness) || !finite_nonnegative(m->damping)) {
+        m->max_force < 0.0 || !finite_nonnegative(m->stiffness) ||
+        !finite_nonnegative(m->damping)) {
         heft_set_error("motor on %s: targets and gains must be finite, gains and max_force "
-                       "non-negative", dof_name(dof));
+                       "non-negative",
+                       dof_name(dof));
         return 0;
     }
     return 1;
@@ -161,7 +167,8 @@ static int check_motor(int dof, const heft_joint_motor *m) {
 static int check_limits_and_motors(const heft_joint_def *d) {
     unsigned lim = limit_dofs(d), mot = motor_dofs(d);
     for (int k = 0; k < HEFT_JOINT_DOF_COUNT; ++k) {
-        int six_limited = d->type == HEFT_JOINT_SIX_DOF && k < 6 && d->dof_mode[k] == HEFT_DOF_LIMITED;
+        int six_limited =
+            d->type == HEFT_JOINT_SIX_DOF && k < 6 && d->dof_mode[k] == HEFT_DOF_LIMITED;
         int used = d->limit[k].enabled || six_limited;
         if (used && !(lim & DOF_BIT(k))) {
             heft_set_error("this joint type has no limit on coordinate %s", dof_name(k));
@@ -235,8 +242,8 @@ static int check_body_joint(const heft_world *w, const heft_joint_def *d, int32_
         for (int k = 0; k < 6; ++k) {
             if (d->dof_mode[k] != HEFT_DOF_LOCKED && d->dof_mode[k] != HEFT_DOF_FREE &&
                 d->dof_mode[k] != HEFT_DOF_LIMITED) {
-                heft_set_error("six-DOF joint: unknown mode %d for coordinate %s", (int)d->dof_mode[k],
-                               dof_name(k));
+                heft_set_error("six-DOF joint: unknown mode %d for coordinate %s",
+                               (int)d->dof_mode[k], dof_name(k));
                 return 0;
             }
         }
@@ -247,7 +254,8 @@ static int check_body_joint(const heft_world *w, const heft_joint_def *d, int32_
         double c = heft_v3_dot(heft_quat_rotate(qa, ua), heft_quat_rotate(bb->orientation, ub));
         if (fabs(c) > 0.1) {
             heft_set_error("universal joint: the two arms must be perpendicular at creation "
-                           "(cos of their angle %g)", c);
+                           "(cos of their angle %g)",
+                           c);
             return 0;
         }
     }
@@ -272,15 +280,18 @@ static int check_coupling(const heft_world *w, const heft_joint_def *d, joint **
         heft_set_error("gear or rack: joint_a and joint_b must differ");
         return 0;
     }
-    int ok = d->type == HEFT_JOINT_GEAR ? gear_joint_check(*ja, *jb, dof) : rack_joint_check(*ja, *jb, dof);
+    int ok = d->type == HEFT_JOINT_GEAR ? gear_joint_check(*ja, *jb, dof)
+                                        : rack_joint_check(*ja, *jb, dof);
     if (!ok) {
         return 0;
     }
     if ((*ja)->body_b == (*jb)->body_b) {
-        heft_set_error("gear or rack: the coupled joints must move different bodies (their body b)");
+        heft_set_error(
+            "gear or rack: the coupled joints must move different bodies (their body b)");
         return 0;
     }
-    if (!body_is_dynamic(&w->bodies[(*ja)->body_b]) && !body_is_dynamic(&w->bodies[(*jb)->body_b])) {
+    if (!body_is_dynamic(&w->bodies[(*ja)->body_b]) &&
+        !body_is_dynamic(&w->bodies[(*jb)->body_b])) {
         heft_set_error("gear or rack: one of the coupled joints' body b must be dynamic");
         return 0;
     }
@@ -294,7 +305,8 @@ static int check_coupling(const heft_world *w, const heft_joint_def *d, joint **
 /* ---- creation ------------------------------------------------------------- */
 
 joint_ends joint_get_ends(const joint *j) {
-    joint_ends e = {j->body_a, j->body_b, j->local_anchor_a, j->local_anchor_b, j->frame_a, j->frame_b};
+    joint_ends e = {j->body_a,         j->body_b,  j->local_anchor_a,
+                    j->local_anchor_b, j->frame_a, j->frame_b};
     return e;
 }
 
@@ -355,14 +367,17 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     double length = def->length;
     if (def->type == HEFT_JOINT_DISTANCE || def->type == HEFT_JOINT_ROPE) {
         const body *ba = end_body(w, a), *bb = end_body(w, b);
-        heft_vec3 xa = ba ? heft_v3_add(ba->position, heft_quat_rotate(ba->orientation, def->local_anchor_a))
-                          : def->local_anchor_a;
-        heft_vec3 xb = heft_v3_add(bb->position, heft_quat_rotate(bb->orientation, def->local_anchor_b));
+        heft_vec3 xa =
+            ba ? heft_v3_add(ba->position, heft_quat_rotate(ba->orientation, def->local_anchor_a))
+               : def->local_anchor_a;
+        heft_vec3 xb =
+            heft_v3_add(bb->position, heft_quat_rotate(bb->orientation, def->local_anchor_b));
         if (length == 0.0) {
             length = heft_v3_length(heft_v3_sub(xb, xa));
         }
         if (!(length > 1e-9)) {
-            heft_set_error("distance and rope joints need a positive length (the anchors coincide)");
+            heft_set_error(
+                "distance and rope joints need a positive length (the anchors coincide)");
             return invalid;
         }
     }
@@ -415,8 +430,10 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     } else {
         j->local_anchor_a = def->local_anchor_a;
         j->local_anchor_b = def->local_anchor_b;
-        j->local_axis_a = uses_axes(def->type) ? heft_v3_normalize(def->local_axis_a) : heft_v3(0.0, 0.0, 1.0);
-        j->local_axis_b = uses_axes(def->type) ? heft_v3_normalize(def->local_axis_b) : heft_v3(0.0, 0.0, 1.0);
+        j->local_axis_a =
+            uses_axes(def->type) ? heft_v3_normalize(def->local_axis_a) : heft_v3(0.0, 0.0, 1.0);
+        j->local_axis_b =
+            uses_axes(def->type) ? heft_v3_normalize(def->local_axis_b) : heft_v3(0.0, 0.0, 1.0);
         const body *ba = end_body(w, a), *bb = &w->bodies[b];
         heft_quat qa = ba ? ba->orientation : heft_quat_identity();
         j->relative_rotation = heft_quat_mul(heft_quat_conj(qa), bb->orientation);
@@ -458,7 +475,9 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
     return HEFT_OK;
 }
 
-int heft_joint_is_valid(const heft_world *w, heft_joint_id id) { return world_joint(w, id) != NULL; }
+int heft_joint_is_valid(const heft_world *w, heft_joint_id id) {
+    return world_joint(w, id) != NULL;
+}
 
 const char *heft_joint_name(const heft_world *w, heft_joint_id id) {
     const joint *j = world_joint(w, id);
@@ -536,7 +555,8 @@ static heft_result set_target(heft_world *w, heft_joint_id id, heft_joint_dof do
         m.target_velocity = value;
     }
     if (m.mode == HEFT_MOTOR_OFF) {
-        heft_set_error("the joint has no motor on coordinate %s (heft_joint_set_motor)", dof_name(dof));
+        heft_set_error("the joint has no motor on coordinate %s (heft_joint_set_motor)",
+                       dof_name(dof));
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (!check_motor((int)dof, &m)) {
@@ -688,8 +708,8 @@ int joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx, 
 
 /* J_b^T lambda / h over the last step's rows: the force on body b and the
  * torque about its anchor */
-void joint_reaction_of_rows(const joint *j, const body *bodies, int first, int count, heft_vec3 *force,
-                            heft_vec3 *torque) {
+void joint_reaction_of_rows(const joint *j, const body *bodies, int first, int count,
+                            heft_vec3 *force, heft_vec3 *torque) {
     heft_vec3 f = heft_v3(0.0, 0.0, 0.0), t = heft_v3(0.0, 0.0, 0.0);
     for (int i = first; i < first + count && i < j->row_count; ++i) {
         const double *jb = j->rows_last[i].jb;
@@ -751,7 +771,8 @@ int joint_bodies_connected(const heft_world *w, int32_t body_a, int32_t body_b) 
     for (int i = 0; i < w->joint_high; ++i) {
         const joint *j = &w->joints[i];
         if (j->slot.alive && !j->collide_connected && !j->broken &&
-            ((j->body_a == body_a && j->body_b == body_b) || (j->body_a == body_b && j->body_b == body_a))) {
+            ((j->body_a == body_a && j->body_b == body_b) ||
+             (j->body_a == body_b && j->body_b == body_a))) {
             return 1;
         }
     }

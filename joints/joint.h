@@ -40,32 +40,32 @@ typedef struct joint_ends {
  * coordinate, and the sign of the row's Jacobian along the coordinate). */
 typedef struct joint_row_tag {
     uint8_t slot;
-    uint8_t role;  /* heft_joint_row_role */
-    int8_t dof;    /* heft_joint_dof, -1 when the row is not one coordinate */
-    int8_t sign;   /* +1: J = d(coordinate)/dt; -1: J = -d(coordinate)/dt */
+    uint8_t role; /* heft_joint_row_role */
+    int8_t dof;   /* heft_joint_dof, -1 when the row is not one coordinate */
+    int8_t sign;  /* +1: J = d(coordinate)/dt; -1: J = -d(coordinate)/dt */
 } joint_row_tag;
 
 typedef struct joint {
     slot_header slot; /* first: generation, alive, free list */
     heft_joint_type type;
-    int32_t body_a, body_b;      /* world body indices; body_a -1 for the world frame.
-                                    gear, rack: the body b of each coupled joint */
+    int32_t body_a, body_b; /* world body indices; body_a -1 for the world frame.
+                               gear, rack: the body b of each coupled joint */
     heft_vec3 local_anchor_a, local_anchor_b;
     heft_vec3 local_axis_a, local_axis_b; /* unit */
-    heft_quat frame_a, frame_b;  /* joint frames in the body frames (x: the axis) */
-    heft_quat relative_rotation; /* fixed joint: q_a^-1 q_b at creation */
+    heft_quat frame_a, frame_b;           /* joint frames in the body frames (x: the axis) */
+    heft_quat relative_rotation;          /* fixed joint: q_a^-1 q_b at creation */
     double stiffness, damping;
     double dof_stiffness[6], dof_damping[6];
     heft_joint_limit limit[HEFT_JOINT_DOF_COUNT];
     heft_joint_motor motor[6];
     heft_dof_mode dof_mode[6];
-    double length;               /* distance, rope */
+    double length; /* distance, rope */
     /* gear and rack: the coupled joints, their ends and coordinates */
     heft_joint_id coupled[2];
     joint_ends coupled_ends[2];
     int coupled_dof[2];
-    double coupled_origin[2];    /* their coordinates at creation */
-    double coupled_last[2];      /* their coordinates at the last step (angles unwrapped) */
+    double coupled_origin[2]; /* their coordinates at creation */
+    double coupled_last[2];   /* their coordinates at the last step (angles unwrapped) */
     double ratio;
     double coordinate_last[HEFT_JOINT_DOF_COUNT]; /* the joint's coordinates at the last step */
     int collide_connected;
@@ -75,8 +75,8 @@ typedef struct joint {
     void *user_data;
     /* results of the last step, and warm starts for the next */
     int row_count;
-    double lambda[HEFT_JOINT_MAX_ROWS];   /* impulses of the last step's rows, in row order */
-    row rows_last[HEFT_JOINT_MAX_ROWS];   /* the rows themselves, for the reaction readback */
+    double lambda[HEFT_JOINT_MAX_ROWS]; /* impulses of the last step's rows, in row order */
+    row rows_last[HEFT_JOINT_MAX_ROWS]; /* the rows themselves, for the reaction readback */
     joint_row_tag tags_last[HEFT_JOINT_MAX_ROWS];
     double h_last;
     int geometric_stiffness_off; /* 1: this joint adds no geometric stiffness */
@@ -144,10 +144,10 @@ int joint_bodies_connected(const heft_world *w, int32_t body_a, int32_t body_b);
 /* A coordinate of a joint and its exact time derivative:
  * d value/dt = ja . v_a + jb . v_b (v = linear then angular velocity). */
 typedef struct joint_coordinate {
-    double value;          /* m, or rad in [-pi, pi] */
+    double value; /* m, or rad in [-pi, pi] */
     double ja[6], jb[6];
-    double rate;           /* the derivative at the bodies' free velocities (this step's
-                              prediction), for the limit margins */
+    double rate; /* the derivative at the bodies' free velocities (this step's
+                    prediction), for the limit margins */
 } joint_coordinate;
 
 /* Coordinate dof (HEFT_DOF_X .. HEFT_DOF_RZ) of the ends at the current poses. */

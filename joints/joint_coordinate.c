@@ -21,11 +21,16 @@ static double dot6(const double *a, const double *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-static heft_vec3 unit_axis(int k) { return heft_v3(k == 0, k == 1, k == 2); }
+static heft_vec3 unit_axis(int k) {
+    return heft_v3(k == 0, k == 1, k == 2);
+}
 
-static double quat_component(heft_quat q, int k) { return k == 0 ? q.x : (k == 1 ? q.y : q.z); }
+static double quat_component(heft_quat q, int k) {
+    return k == 0 ? q.x : (k == 1 ? q.y : q.z);
+}
 
-void joint_coordinate_measure(const body *bodies, const joint_ends *e, int dof, joint_coordinate *c) {
+void joint_coordinate_measure(const body *bodies, const joint_ends *e, int dof,
+                              joint_coordinate *c) {
     const body *a = joint_end_body(bodies, e->body_a), *b = joint_end_body(bodies, e->body_b);
     heft_quat qa = heft_quat_mul(a->orientation, e->frame_a);
     if (dof < 3) {
@@ -33,8 +38,10 @@ void joint_coordinate_measure(const body *bodies, const joint_ends *e, int dof, 
          * e_k . (v_b + w_b x r_b - v_a - w_a x r_a) + (w_a x e_k) . (x_b - x_a),
          * which is row_set_linear with a's lever arm taken to x_b instead of x_a. */
         heft_vec3 axis = heft_quat_rotate(qa, unit_axis(dof));
-        heft_vec3 xa = heft_v3_add(a->position, heft_quat_rotate(a->orientation, e->local_anchor_a));
-        heft_vec3 xb = heft_v3_add(b->position, heft_quat_rotate(b->orientation, e->local_anchor_b));
+        heft_vec3 xa =
+            heft_v3_add(a->position, heft_quat_rotate(a->orientation, e->local_anchor_a));
+        heft_vec3 xb =
+            heft_v3_add(b->position, heft_quat_rotate(b->orientation, e->local_anchor_b));
         row r;
         row_set_linear(&r, axis, heft_v3_sub(xb, a->position), heft_v3_sub(xb, b->position));
         c->value = heft_v3_dot(axis, heft_v3_sub(xb, xa));
@@ -80,8 +87,9 @@ double joint_unwrap_angle(double raw, double last) {
 }
 
 double joint_coordinate_value(const joint *j, const joint_coordinate *c, int dof) {
-    return dof >= HEFT_DOF_RX && dof <= HEFT_DOF_RZ ? joint_unwrap_angle(c->value, j->coordinate_last[dof])
-                                                   : c->value;
+    return dof >= HEFT_DOF_RX && dof <= HEFT_DOF_RZ
+               ? joint_unwrap_angle(c->value, j->coordinate_last[dof])
+               : c->value;
 }
 
 heft_quat joint_quat_from_axes(heft_vec3 x, heft_vec3 y, heft_vec3 z) {

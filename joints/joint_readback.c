@@ -25,7 +25,8 @@ static int has_coordinate(const joint *j, int dof) {
 }
 
 /* the coordinate, unwrapped, and its rate at the bodies' velocities */
-static int coordinate_now(const heft_world *w, heft_joint_id id, int dof, double *value, double *rate) {
+static int coordinate_now(const heft_world *w, heft_joint_id id, int dof, double *value,
+                          double *rate) {
     const joint *j = world_joint(w, id);
     *value = 0.0;
     *rate = 0.0;
@@ -125,7 +126,8 @@ heft_result heft_joint_get_row_info(const heft_world *w, heft_joint_id id, int i
         return HEFT_ERROR_INVALID_ID;
     }
     if (i < 0 || i >= j->row_count || !out) {
-        heft_set_error("row %d is not one of the joint's %d rows of the last step", i, j->row_count);
+        heft_set_error("row %d is not one of the joint's %d rows of the last step", i,
+                       j->row_count);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     const joint_row_tag *t = &j->tags_last[i];
@@ -147,7 +149,8 @@ static double dof_force(const heft_world *w, heft_joint_id id, int dof, int moto
     for (int i = 0; i < j->row_count; ++i) {
         const joint_row_tag *t = &j->tags_last[i];
         int is_motor = t->role == HEFT_JOINT_ROW_MOTOR;
-        int is_limit = t->role == HEFT_JOINT_ROW_LIMIT_LOWER || t->role == HEFT_JOINT_ROW_LIMIT_UPPER;
+        int is_limit =
+            t->role == HEFT_JOINT_ROW_LIMIT_LOWER || t->role == HEFT_JOINT_ROW_LIMIT_UPPER;
         if (t->dof == dof && (motor ? is_motor : is_limit)) {
             sum += t->sign * j->lambda[i];
         }

@@ -9,7 +9,8 @@
 int rack_joint_check(const joint *ja, const joint *jb, int dof[2]) {
     if (ja->type != HEFT_JOINT_HINGE ||
         (jb->type != HEFT_JOINT_PRISMATIC && jb->type != HEFT_JOINT_CYLINDRICAL)) {
-        heft_set_error("a rack couples a hinge (joint_a) with a prismatic or cylindrical joint (joint_b)");
+        heft_set_error(
+            "a rack couples a hinge (joint_a) with a prismatic or cylindrical joint (joint_b)");
         return 0;
     }
     dof[0] = HEFT_DOF_RX;

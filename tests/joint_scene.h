@@ -9,7 +9,8 @@
 
 #define STEP (1.0 / 60.0)
 
-static inline heft_body_id scene_body(heft_world *w, heft_vec3 position, double mass, heft_mat3 inertia) {
+static inline heft_body_id scene_body(heft_world *w, heft_vec3 position, double mass,
+                                      heft_mat3 inertia) {
     heft_body_def bd = heft_default_body_def();
     bd.position = position;
     bd.mass = mass;
@@ -27,7 +28,8 @@ static inline heft_joint_def scene_joint_def(heft_world *w, heft_joint_type type
     heft_joint_def d = heft_default_joint_def(type);
     d.body_a = a;
     d.body_b = b;
-    cr_assert_eq(heft_joint_def_set_world_frame(w, &d, anchor, axis), HEFT_OK, "%s", heft_last_error());
+    cr_assert_eq(heft_joint_def_set_world_frame(w, &d, anchor, axis), HEFT_OK, "%s",
+                 heft_last_error());
     return d;
 }
 

@@ -45,9 +45,11 @@ Test(joint_couplings, a_gear_keeps_its_ratio_in_velocity) {
         double w2 = heft_joint_coordinate_velocity(w, h2, HEFT_DOF_RX);
         worst = fmax(worst, fabs(w2 - gd.ratio * w1) / fabs(gd.ratio * w1));
     }
-    double a1 = heft_joint_coordinate(w, h1, HEFT_DOF_RX), a2 = heft_joint_coordinate(w, h2, HEFT_DOF_RX);
-    cr_log_info("gear: worst relative ratio error %.3e over 10 s; angles %.6f and %.6f rad (%.3f turns)", worst,
-                a1, a2, a1 / (2 * HEFT_PI));
+    double a1 = heft_joint_coordinate(w, h1, HEFT_DOF_RX),
+           a2 = heft_joint_coordinate(w, h2, HEFT_DOF_RX);
+    cr_log_info(
+        "gear: worst relative ratio error %.3e over 10 s; angles %.6f and %.6f rad (%.3f turns)",
+        worst, a1, a2, a1 / (2 * HEFT_PI));
     cr_assert_lt(worst, 1e-6, "ratio error %g", worst);
     cr_assert_gt(a1, 28.0, "the input should have made several turns (%g rad)", a1);
     /* angles count turns: the output made half as many, the other way (the
@@ -62,15 +64,17 @@ Test(joint_couplings, a_gear_on_a_turning_carrier_keeps_the_relative_ratio_close
      * motorised hinge: the carrier's rate enters the gear row explicitly */
     heft_world *w = scene_world("bpp");
     heft_body_id box = scene_body(w, heft_v3(0.3, 0, 1), 50.0, heft_mat3_zero());
-    heft_joint_def hb = scene_joint_def(w, HEFT_JOINT_HINGE, HEFT_WORLD_FRAME, box, heft_v3(0.3, 0, 1),
-                                        heft_v3(0, 1, 0));
+    heft_joint_def hb = scene_joint_def(w, HEFT_JOINT_HINGE, HEFT_WORLD_FRAME, box,
+                                        heft_v3(0.3, 0, 1), heft_v3(0, 1, 0));
     hb.motor[HEFT_DOF_RX] = velocity_motor(0.5, 1e4);
     heft_joint_id hbox = scene_create(w, &hb);
     heft_body_id g1 = scene_body(w, heft_v3(0, 0, 1), 2.0, heft_mat3_zero());
     heft_body_id g2 = scene_body(w, heft_v3(0.6, 0, 1), 4.0, heft_mat3_zero());
-    heft_joint_def d1 = scene_joint_def(w, HEFT_JOINT_HINGE, box, g1, heft_v3(0, 0, 1), heft_v3(0, 1, 0));
+    heft_joint_def d1 =
+        scene_joint_def(w, HEFT_JOINT_HINGE, box, g1, heft_v3(0, 0, 1), heft_v3(0, 1, 0));
     d1.motor[HEFT_DOF_RX] = velocity_motor(2.0, 1e3);
-    heft_joint_def d2 = scene_joint_def(w, HEFT_JOINT_HINGE, box, g2, heft_v3(0.6, 0, 1), heft_v3(0, 1, 0));
+    heft_joint_def d2 =
+        scene_joint_def(w, HEFT_JOINT_HINGE, box, g2, heft_v3(0.6, 0, 1), heft_v3(0, 1, 0));
     heft_joint_id h1 = scene_create(w, &d1), h2 = scene_create(w, &d2);
     heft_joint_def gd = heft_default_joint_def(HEFT_JOINT_GEAR);
     gd.joint_a = h1;
@@ -98,9 +102,10 @@ Test(joint_couplings, a_rack_moves_ratio_metres_per_radian_and_lifts_its_load) {
     heft_world *w = scene_world(NULL);
     heft_body_id pinion, rack;
     heft_joint_id hp = wheel(w, &pinion, heft_v3(0, 0, 1), heft_v3(0, 1, 0), 3.0, 0.1);
-    rack = scene_body(w, heft_v3(0.1, 0, 1), 100.0, heft_inertia_box(100.0, heft_v3(0.05, 0.05, 1.0)));
-    heft_joint_def sd = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, rack, heft_v3(0.1, 0, 1),
-                                        heft_v3(0, 0, 1));
+    rack =
+        scene_body(w, heft_v3(0.1, 0, 1), 100.0, heft_inertia_box(100.0, heft_v3(0.05, 0.05, 1.0)));
+    heft_joint_def sd = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, rack,
+                                        heft_v3(0.1, 0, 1), heft_v3(0, 0, 1));
     heft_joint_id slider = scene_create(w, &sd);
     heft_joint_motor m = velocity_motor(-2.0, 500.0);
     heft_joint_set_motor(w, hp, HEFT_DOF_RX, &m);
@@ -143,18 +148,22 @@ Test(joint_couplings, a_universal_joint_transmits_rotation_as_cardan_says) {
     double worst = 0.0, ratio_lo = 1e9, ratio_hi = 0.0;
     for (int i = 0; i < 400; ++i) {
         heft_world_step(w, STEP);
-        double t1 = heft_joint_coordinate(w, ha, HEFT_DOF_RX), t2 = heft_joint_coordinate(w, hb, HEFT_DOF_RX);
+        double t1 = heft_joint_coordinate(w, ha, HEFT_DOF_RX),
+               t2 = heft_joint_coordinate(w, hb, HEFT_DOF_RX);
         double raw = atan2(sin(t1) * cos(beta), cos(t1));
         double expected = raw + 2.0 * HEFT_PI * round((t1 - raw) / (2.0 * HEFT_PI));
         worst = fmax(worst, fabs(t2 - expected));
-        double r = heft_joint_coordinate_velocity(w, hb, HEFT_DOF_RX) / heft_joint_coordinate_velocity(w, ha, HEFT_DOF_RX);
+        double r = heft_joint_coordinate_velocity(w, hb, HEFT_DOF_RX) /
+                   heft_joint_coordinate_velocity(w, ha, HEFT_DOF_RX);
         ratio_lo = fmin(ratio_lo, r);
         ratio_hi = fmax(ratio_hi, r);
     }
     double t1 = heft_joint_coordinate(w, ha, HEFT_DOF_RX);
-    cr_log_info("universal: %.3f input turns, worst Cardan angle error %.3e rad; speed ratio %.4f .. %.4f "
-                "(cos b = %.4f, 1/cos b = %.4f); gap %.2e m",
-                t1 / (2 * HEFT_PI), worst, ratio_lo, ratio_hi, cos(beta), 1 / cos(beta), heft_joint_gap(w, uj));
+    cr_log_info(
+        "universal: %.3f input turns, worst Cardan angle error %.3e rad; speed ratio %.4f .. %.4f "
+        "(cos b = %.4f, 1/cos b = %.4f); gap %.2e m",
+        t1 / (2 * HEFT_PI), worst, ratio_lo, ratio_hi, cos(beta), 1 / cos(beta),
+        heft_joint_gap(w, uj));
     cr_assert_gt(t1, 2.0 * 2.0 * HEFT_PI, "two turns of the input");
     cr_assert_lt(worst, HEFT_PI / 180.0, "output off the Cardan law by %g rad", worst);
     cr_assert_float_eq(ratio_lo, cos(beta), 0.01);
@@ -182,9 +191,11 @@ static void welded_pendulum(const char *solver, heft_joint_type weld, heft_vec3 
     bd.inertia = heft_inertia_box(1.5, heft_v3(0.1, 0.3, 0.05));
     bd.angular_velocity = heft_v3(0.0, 0.0, 0.0);
     heft_body_id b = heft_create_body(w, &bd);
-    heft_joint_def pivot = scene_joint_def(w, HEFT_JOINT_BALL, HEFT_WORLD_FRAME, a, heft_v3(0.2, 0, 0), heft_v3(0, 0, 1));
+    heft_joint_def pivot = scene_joint_def(w, HEFT_JOINT_BALL, HEFT_WORLD_FRAME, a,
+                                           heft_v3(0.2, 0, 0), heft_v3(0, 0, 1));
     scene_create(w, &pivot);
-    heft_joint_def wd = scene_joint_def(w, weld, a, b, heft_v3(1.1, 0.1, -0.1), heft_v3(0.2, 1.0, 0.3));
+    heft_joint_def wd =
+        scene_joint_def(w, weld, a, b, heft_v3(1.1, 0.1, -0.1), heft_v3(0.2, 1.0, 0.3));
     scene_create(w, &wd);
     for (int i = 0; i < 120; ++i) {
         heft_world_step(w, STEP);

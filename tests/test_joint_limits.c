@@ -6,7 +6,8 @@
 
 /* a 2 kg, 1 m arm hinged at the origin about world y, lying along +x: gravity
  * turns it toward positive angles */
-static heft_joint_id arm(heft_world *w, heft_body_id *body, double lower, double upper, double spin) {
+static heft_joint_id arm(heft_world *w, heft_body_id *body, double lower, double upper,
+                         double spin) {
     heft_body_def bd = heft_default_body_def();
     bd.position = heft_v3(0.5, 0.0, 0.0);
     bd.mass = 2.0;
@@ -14,8 +15,8 @@ static heft_joint_id arm(heft_world *w, heft_body_id *body, double lower, double
     bd.angular_velocity = heft_v3(0.0, spin, 0.0);
     bd.linear_velocity = heft_v3(0.0, 0.0, -0.5 * spin);
     *body = heft_create_body(w, &bd);
-    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_HINGE, HEFT_WORLD_FRAME, *body, heft_v3(0, 0, 0),
-                                       heft_v3(0, 1, 0));
+    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_HINGE, HEFT_WORLD_FRAME, *body,
+                                       heft_v3(0, 0, 0), heft_v3(0, 1, 0));
     heft_joint_limit l = {1, lower, upper, 0.0, 0.0};
     d.limit[HEFT_DOF_RX] = l;
     return scene_create(w, &d);
@@ -33,7 +34,8 @@ Test(joint_limits, a_limited_hinge_stops_at_its_upper_limit_pushed_back) {
     double angle = heft_joint_coordinate(w, j, HEFT_DOF_RX);
     double push = heft_joint_limit_force(w, j, HEFT_DOF_RX);
     cr_log_info("hinge limit: final angle - limit %.3e rad, largest overshoot %.3e rad (%.4f deg), "
-                "limit torque %.6f N m", angle - 0.5, worst, worst * 180.0 / HEFT_PI, push);
+                "limit torque %.6f N m",
+                angle - 0.5, worst, worst * 180.0 / HEFT_PI, push);
     cr_assert_lt(fabs(angle - 0.5), HEFT_PI / 180.0, "rests at %g rad, limit 0.5", angle);
     cr_assert_lt(worst, HEFT_PI / 180.0, "overshot the limit by %g rad", worst);
     /* the limit pushes the angle down, and holds the weight's moment 2 g 0.5 cos 0.5 */
@@ -120,7 +122,8 @@ Test(joint_limits, warm_starts_follow_their_rows_when_limit_rows_come_and_go) {
     heft_world *w = scene_world(NULL);
     heft_body_id b;
     heft_joint_id j = arm(w, &b, -0.5, 0.3, 0.0);
-    heft_joint_motor m = {HEFT_MOTOR_VELOCITY, 0.5, 0.0, 5.0, 0.0, 0.0}; /* 5 N m: too weak to lift */
+    heft_joint_motor m = {
+        HEFT_MOTOR_VELOCITY, 0.5, 0.0, 5.0, 0.0, 0.0}; /* 5 N m: too weak to lift */
     cr_assert_eq(heft_joint_set_motor(w, j, HEFT_DOF_RX, &m), HEFT_OK);
     capture now = {0}, before = {0};
     heft_world_set_island_callback(w, on_island, &now);
@@ -135,8 +138,8 @@ Test(joint_limits, warm_starts_follow_their_rows_when_limit_rows_come_and_go) {
         int lim0 = find_kind(&before, HEFT_ROW_LIMIT), mot0 = find_kind(&before, HEFT_ROW_MOTOR);
         cr_assert(mot >= 0 && mot0 >= 0);
         /* the motor's warm start is its own last impulse, wherever its row moved */
-        cr_assert_eq(now.lambda0[mot], before.lambda[mot0], "step %d: motor warm start %g, last %g", i,
-                     now.lambda0[mot], before.lambda[mot0]);
+        cr_assert_eq(now.lambda0[mot], before.lambda[mot0], "step %d: motor warm start %g, last %g",
+                     i, now.lambda0[mot], before.lambda[mot0]);
         if (lim >= 0 && lim0 < 0) {
             appeared++;
             cr_assert_eq(now.lambda0[lim], 0.0, "a new limit row starts cold");
@@ -147,7 +150,8 @@ Test(joint_limits, warm_starts_follow_their_rows_when_limit_rows_come_and_go) {
             cr_assert_eq(now.lambda0[lim], before.lambda[lim0]);
         }
         for (int k = 0; k < 5; ++k) {
-            cr_assert_eq(now.lambda0[k], before.lambda[k], "anchor and axis rows keep their warm starts");
+            cr_assert_eq(now.lambda0[k], before.lambda[k],
+                         "anchor and axis rows keep their warm starts");
         }
     }
     cr_assert_eq(appeared, 1);
@@ -158,8 +162,8 @@ Test(joint_limits, warm_starts_follow_their_rows_when_limit_rows_come_and_go) {
 Test(joint_limits, a_prismatic_limit_holds_a_load_on_its_lower_bound) {
     heft_world *w = scene_world(NULL);
     heft_body_id load = scene_body(w, heft_v3(0, 0, 2.0), 500.0, heft_mat3_zero());
-    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, load, heft_v3(0, 0, 2.0),
-                                       heft_v3(0, 0, 1));
+    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, load,
+                                       heft_v3(0, 0, 2.0), heft_v3(0, 0, 1));
     heft_joint_limit l = {1, -0.3, 0.5, 0.0, 0.0};
     d.limit[HEFT_DOF_X] = l;
     heft_joint_id j = scene_create(w, &d);
@@ -175,7 +179,7 @@ Test(joint_limits, a_ball_joint_keeps_its_swing_in_the_cone_and_its_twist_in_ran
     heft_world *w = scene_world(NULL);
     heft_body_def bd = heft_default_body_def();
     bd.position = heft_v3(0.0, 0.0, -1.0);
-    bd.linear_velocity = heft_v3(3.0, 1.0, 0.0); /* swings hard sideways */
+    bd.linear_velocity = heft_v3(3.0, 1.0, 0.0);  /* swings hard sideways */
     bd.angular_velocity = heft_v3(0.0, 0.0, 4.0); /* and twists about its hanging axis */
     bd.inertia = heft_inertia_box(1.0, heft_v3(0.1, 0.1, 0.1));
     heft_body_id bob = heft_create_body(w, &bd);
@@ -191,7 +195,8 @@ Test(joint_limits, a_ball_joint_keeps_its_swing_in_the_cone_and_its_twist_in_ran
         swing = fmax(swing, heft_joint_coordinate(w, j, HEFT_DOF_SWING));
         twist_worst = fmax(twist_worst, fabs(heft_joint_coordinate(w, j, HEFT_DOF_RX)));
     }
-    cr_log_info("ball limits: largest swing %.5f (cone 0.4), largest |twist| %.5f (0.2)", swing, twist_worst);
+    cr_log_info("ball limits: largest swing %.5f (cone 0.4), largest |twist| %.5f (0.2)", swing,
+                twist_worst);
     cr_assert_lt(swing, 0.4 + HEFT_PI / 180.0);
     cr_assert_gt(swing, 0.39, "the bob should have reached the cone");
     cr_assert_lt(twist_worst, 0.2 + HEFT_PI / 180.0);
@@ -214,7 +219,8 @@ Test(joint_limits, a_six_dof_limited_angle_stops_a_motor) {
         heft_world_step(w, STEP);
     }
     cr_assert_float_eq(heft_joint_coordinate(w, j, HEFT_DOF_RY), 0.2, HEFT_PI / 180.0);
-    cr_assert_float_eq(heft_joint_limit_force(w, j, HEFT_DOF_RY), -10.0, 1e-6, "the limit takes the motor's 10 N m");
+    cr_assert_float_eq(heft_joint_limit_force(w, j, HEFT_DOF_RY), -10.0, 1e-6,
+                       "the limit takes the motor's 10 N m");
     cr_assert_float_eq(heft_joint_motor_force(w, j, HEFT_DOF_RY), 10.0, 1e-9);
     heft_world_destroy(w);
 }
@@ -236,7 +242,8 @@ Test(joint_limits, a_rope_is_slack_then_taut_then_slack_again) {
             slack_steps++;
             heft_vec3 f;
             heft_joint_reaction(w, j, &f, NULL);
-            cr_assert_eq(heft_v3_length(f), 0.0, "a slack rope pulls nothing (step %d, z %g)", i, z);
+            cr_assert_eq(heft_v3_length(f), 0.0, "a slack rope pulls nothing (step %d, z %g)", i,
+                         z);
         }
     }
     cr_assert_gt(slack_steps, 20);

@@ -40,12 +40,14 @@ Test(joint_motors, hinge_motor_reaches_its_speed_without_exceeding_its_torque) {
     }
     double speed = heft_joint_coordinate_velocity(w, j, HEFT_DOF_RX);
     double torque = heft_joint_motor_force(w, j, HEFT_DOF_RX);
-    cr_log_info("hinge motor: speed %.9f rad/s (target 5), error %.2e; torque %.6f N m; first step %.6f; "
-                "largest |torque| - limit %.3e",
-                speed, fabs(speed - 5.0) / 5.0, torque, first_torque, worst_excess);
+    cr_log_info(
+        "hinge motor: speed %.9f rad/s (target 5), error %.2e; torque %.6f N m; first step %.6f; "
+        "largest |torque| - limit %.3e",
+        speed, fabs(speed - 5.0) / 5.0, torque, first_torque, worst_excess);
     cr_assert_lt(fabs(speed - 5.0), 0.01 * 5.0, "speed %g, target 5", speed);
     cr_assert_leq(worst_excess, 1e-9 * 20.0, "the motor exceeded its 20 N m by %g", worst_excess);
-    cr_assert_float_eq(first_torque, 20.0, 1e-9, "accelerating, the motor gives all it has: %g", first_torque);
+    cr_assert_float_eq(first_torque, 20.0, 1e-9, "accelerating, the motor gives all it has: %g",
+                       first_torque);
     cr_assert_float_eq(torque, 8.0, 1e-3, "at speed it holds the 8 N m load: %g", torque);
     /* the readback as a world vector: the reaction torque on the wheel about
      * its axis is the motor's */
@@ -124,9 +126,10 @@ Test(joint_motors, a_position_motor_turns_the_hinge_to_its_target) {
 
 /* a 1,000 kg load on a vertical slider from the world (the forklift's mast) */
 static heft_joint_id mast(heft_world *w, heft_body_id *load, double max_force) {
-    *load = scene_body(w, heft_v3(0.0, 0.0, 0.5), 1000.0, heft_inertia_box(1000.0, heft_v3(0.5, 0.5, 0.5)));
-    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, *load, heft_v3(0, 0, 0.5),
-                                       heft_v3(0, 0, 1));
+    *load = scene_body(w, heft_v3(0.0, 0.0, 0.5), 1000.0,
+                       heft_inertia_box(1000.0, heft_v3(0.5, 0.5, 0.5)));
+    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_PRISMATIC, HEFT_WORLD_FRAME, *load,
+                                       heft_v3(0, 0, 0.5), heft_v3(0, 0, 1));
     heft_joint_motor m = {HEFT_MOTOR_VELOCITY, 0.5, 0.0, max_force, 0.0, 0.0};
     d.motor[HEFT_DOF_X] = m;
     return scene_create(w, &d);
@@ -168,8 +171,8 @@ Test(joint_motors, a_weak_prismatic_motor_lets_the_tonne_down) {
 Test(joint_motors, a_cylindrical_joint_slides_and_turns_on_two_motors) {
     heft_world *w = scene_world(NULL);
     heft_body_id b = scene_body(w, heft_v3(0, 0, 1), 5.0, heft_inertia_cylinder(5.0, 0.1, 0.5));
-    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_CYLINDRICAL, HEFT_WORLD_FRAME, b, heft_v3(0, 0, 1),
-                                       heft_v3(1, 0, 0));
+    heft_joint_def d = scene_joint_def(w, HEFT_JOINT_CYLINDRICAL, HEFT_WORLD_FRAME, b,
+                                       heft_v3(0, 0, 1), heft_v3(1, 0, 0));
     heft_joint_motor slide = {HEFT_MOTOR_VELOCITY, 0.3, 0.0, 1e3, 0.0, 0.0};
     heft_joint_motor turn = {HEFT_MOTOR_VELOCITY, -2.0, 0.0, 1e3, 0.0, 0.0};
     d.motor[HEFT_DOF_X] = slide;

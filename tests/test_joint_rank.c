@@ -10,7 +10,9 @@ static double urand(unsigned *s) {
     return ((*s >> 8) & 0xFFFF) / 65535.0 * 2.0 - 1.0;
 }
 
-static heft_vec3 rvec(unsigned *s) { return heft_v3(urand(s), urand(s), urand(s)); }
+static heft_vec3 rvec(unsigned *s) {
+    return heft_v3(urand(s), urand(s), urand(s));
+}
 
 /* rank of an m x n row-major matrix by Gaussian elimination with complete
  * pivoting; a pivot below tol times the largest entry ends it */
@@ -100,7 +102,8 @@ static int rank_of(jacobian *J) {
 static heft_body_id body_at(heft_world *w, heft_vec3 p, unsigned *seed) {
     heft_body_def bd = heft_default_body_def();
     bd.position = p;
-    bd.orientation = heft_quat_normalize(heft_q(urand(seed), urand(seed), urand(seed), urand(seed) + 1.2));
+    bd.orientation =
+        heft_quat_normalize(heft_q(urand(seed), urand(seed), urand(seed), urand(seed) + 1.2));
     return heft_create_body(w, &bd);
 }
 
@@ -130,32 +133,44 @@ static int joint_rank(heft_joint_type type, def_setup setup, double turn) {
              * for joints that allow it, at a generic angle */
             body *bb = world_body(w, b);
             heft_quat r = heft_quat_axis_angle(axis, turn);
-            bb->position = heft_v3_add(anchor, heft_quat_rotate(r, heft_v3_sub(bb->position, anchor)));
+            bb->position =
+                heft_v3_add(anchor, heft_quat_rotate(r, heft_v3_sub(bb->position, anchor)));
             bb->orientation = heft_quat_mul(r, bb->orientation);
         }
         jacobian J = {{0}, 0, 0};
         add_joint_rows(w, id, &J);
         int rank = rank_of(&J);
-        cr_assert(result < 0 || rank == result, "rank changes with the pose: %d then %d", result, rank);
+        cr_assert(result < 0 || rank == result, "rank changes with the pose: %d then %d", result,
+                  rank);
         result = rank;
         heft_world_destroy(w);
     }
     return result;
 }
 
-Test(joint_rank, ball_removes_three_dof) { cr_assert_eq(joint_rank(HEFT_JOINT_BALL, NULL, 0.0), 3); }
+Test(joint_rank, ball_removes_three_dof) {
+    cr_assert_eq(joint_rank(HEFT_JOINT_BALL, NULL, 0.0), 3);
+}
 Test(joint_rank, hinge_removes_five_dof_at_any_angle) {
     cr_assert_eq(joint_rank(HEFT_JOINT_HINGE, NULL, 0.0), 5);
     cr_assert_eq(joint_rank(HEFT_JOINT_HINGE, NULL, 2.3), 5);
 }
-Test(joint_rank, fixed_removes_six_dof) { cr_assert_eq(joint_rank(HEFT_JOINT_FIXED, NULL, 0.0), 6); }
-Test(joint_rank, prismatic_removes_five_dof) { cr_assert_eq(joint_rank(HEFT_JOINT_PRISMATIC, NULL, 0.0), 5); }
+Test(joint_rank, fixed_removes_six_dof) {
+    cr_assert_eq(joint_rank(HEFT_JOINT_FIXED, NULL, 0.0), 6);
+}
+Test(joint_rank, prismatic_removes_five_dof) {
+    cr_assert_eq(joint_rank(HEFT_JOINT_PRISMATIC, NULL, 0.0), 5);
+}
 Test(joint_rank, cylindrical_removes_four_dof_at_any_angle) {
     cr_assert_eq(joint_rank(HEFT_JOINT_CYLINDRICAL, NULL, 0.0), 4);
     cr_assert_eq(joint_rank(HEFT_JOINT_CYLINDRICAL, NULL, -1.9), 4);
 }
-Test(joint_rank, universal_removes_four_dof) { cr_assert_eq(joint_rank(HEFT_JOINT_UNIVERSAL, NULL, 0.0), 4); }
-static void rod_to_centre(heft_joint_def *d) { d->local_anchor_b = heft_v3(0.0, 0.0, 0.0); }
+Test(joint_rank, universal_removes_four_dof) {
+    cr_assert_eq(joint_rank(HEFT_JOINT_UNIVERSAL, NULL, 0.0), 4);
+}
+static void rod_to_centre(heft_joint_def *d) {
+    d->local_anchor_b = heft_v3(0.0, 0.0, 0.0);
+}
 Test(joint_rank, distance_removes_one_dof) {
     cr_assert_eq(joint_rank(HEFT_JOINT_DISTANCE, rod_to_centre, 0.0), 1);
 }
@@ -223,7 +238,7 @@ static int coupled_rank(heft_joint_type coupling, int with_coupling) {
     h1.body_b = g1;
     heft_joint_def_set_world_frame(w, &h1, heft_v3(0.0, 0.0, 1.0), heft_v3(0.0, 1.0, 0.2));
     heft_joint_def h2 = heft_default_joint_def(coupling == HEFT_JOINT_GEAR ? HEFT_JOINT_HINGE
-                                                                          : HEFT_JOINT_PRISMATIC);
+                                                                           : HEFT_JOINT_PRISMATIC);
     h2.body_b = g2;
     heft_joint_def_set_world_frame(w, &h2, heft_v3(0.7, 0.2, 1.0), heft_v3(1.0, 0.0, 0.0));
     heft_joint_def g = heft_default_joint_def(coupling);
@@ -256,7 +271,8 @@ Test(joint_rank, rack_removes_one_dof_from_a_hinge_and_a_slider) {
 Test(joint_rank, a_taut_rope_removes_one_dof_and_a_slack_one_none) {
     heft_world *w = heft_world_create(NULL);
     unsigned seed = 5u;
-    heft_body_id a = body_at(w, heft_v3(0, 0, 0), &seed), b = body_at(w, heft_v3(0.3, 0.4, 1.0), &seed);
+    heft_body_id a = body_at(w, heft_v3(0, 0, 0), &seed),
+                 b = body_at(w, heft_v3(0.3, 0.4, 1.0), &seed);
     heft_joint_def d = heft_default_joint_def(HEFT_JOINT_ROPE);
     d.body_a = a;
     d.body_b = b;

@@ -9,10 +9,13 @@ static double urand(unsigned *s) {
     return ((*s >> 8) & 0xFFFF) / 65535.0 * 2.0 - 1.0;
 }
 
-static heft_vec3 rvec(unsigned *s) { return heft_v3(urand(s), urand(s), urand(s)); }
+static heft_vec3 rvec(unsigned *s) {
+    return heft_v3(urand(s), urand(s), urand(s));
+}
 
 /* phi, rows and tags of the joint at the bodies' current poses */
-static int joint_phis(heft_world *w, heft_joint_id id, double *phi, row *rows, joint_row_tag *tags) {
+static int joint_phis(heft_world *w, heft_joint_id id, double *phi, row *rows,
+                      joint_row_tag *tags) {
     joint *j = world_joint(w, id);
     row_context ctx = {1.0 / 60.0, 1e-10, 0.2};
     cr_assert_leq(joint_row_count(j), HEFT_JOINT_MAX_ROWS);
@@ -92,8 +95,8 @@ static void check_case(const jacobian_case *jc, int trials) {
             h1.body_a = jc->to_world ? HEFT_WORLD_FRAME : a;
             h1.body_b = b;
             cr_assert_eq(heft_joint_def_set_world_frame(w, &h1, rvec(&seed), rvec(&seed)), HEFT_OK);
-            heft_joint_def h2 = heft_default_joint_def(jc->type == HEFT_JOINT_GEAR ? HEFT_JOINT_HINGE
-                                                                                   : HEFT_JOINT_PRISMATIC);
+            heft_joint_def h2 = heft_default_joint_def(
+                jc->type == HEFT_JOINT_GEAR ? HEFT_JOINT_HINGE : HEFT_JOINT_PRISMATIC);
             h2.body_a = d;
             h2.body_b = c;
             cr_assert_eq(heft_joint_def_set_world_frame(w, &h2, rvec(&seed), rvec(&seed)), HEFT_OK);
@@ -117,7 +120,8 @@ static void check_case(const jacobian_case *jc, int trials) {
         for (int i = 0; i < w->body_high; ++i) {
             body *x = &w->bodies[i];
             x->position = heft_v3_madd(x->position, 0.2, rvec(&seed));
-            x->orientation = heft_quat_mul(heft_quat_axis_angle(rvec(&seed), 0.8 * urand(&seed)), x->orientation);
+            x->orientation = heft_quat_mul(heft_quat_axis_angle(rvec(&seed), 0.8 * urand(&seed)),
+                                           x->orientation);
             /* the coupling rows read the carriers' free velocities */
             x->free_linear_velocity = x->linear_velocity;
             x->free_angular_velocity = x->angular_velocity;
@@ -129,8 +133,8 @@ static void check_case(const jacobian_case *jc, int trials) {
         row rows[HEFT_JOINT_MAX_ROWS], scratch[HEFT_JOINT_MAX_ROWS];
         joint_row_tag tags[HEFT_JOINT_MAX_ROWS], tags2[HEFT_JOINT_MAX_ROWS];
         int n = joint_phis(w, id, phi_p, rows, tags);
-        cr_assert_eq(n, joint_row_count(world_joint(w, id)), "type %d: every row should be present (%d)",
-                     jc->type, n);
+        cr_assert_eq(n, joint_row_count(world_joint(w, id)),
+                     "type %d: every row should be present (%d)", jc->type, n);
         const double dt = 1e-6;
         move_bodies(w, dt);
         cr_assert_eq(joint_phis(w, id, phi_p, scratch, tags2), n);
@@ -154,8 +158,8 @@ static void check_case(const jacobian_case *jc, int trials) {
             }
             double fd = (phi_p[i] - phi_m[i]) / (2.0 * dt);
             cr_assert(fabs(jv - fd) < 1e-6 * (1.0 + fabs(fd)),
-                      "joint type %d row %d (role %d, dof %d): J v = %.12g, d phi/dt = %.12g", jc->type, i,
-                      tags[i].role, tags[i].dof, jv, fd);
+                      "joint type %d row %d (role %d, dof %d): J v = %.12g, d phi/dt = %.12g",
+                      jc->type, i, tags[i].role, tags[i].dof, jv, fd);
         }
         heft_world_destroy(w);
     }
@@ -166,12 +170,18 @@ static void check_jacobian(heft_joint_type type, int to_world) {
     check_case(&jc, 20);
 }
 
-Test(joints, ball_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_BALL, 0); }
+Test(joints, ball_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_BALL, 0);
+}
 Test(joints, ball_joint_to_world_jacobian_is_the_derivative_of_its_error) {
     check_jacobian(HEFT_JOINT_BALL, 1);
 }
-Test(joints, hinge_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_HINGE, 0); }
-Test(joints, fixed_joint_jacobian_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_FIXED, 0); }
+Test(joints, hinge_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_HINGE, 0);
+}
+Test(joints, fixed_joint_jacobian_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_FIXED, 0);
+}
 Test(joints, fixed_joint_to_world_jacobian_is_the_derivative_of_its_error) {
     check_jacobian(HEFT_JOINT_FIXED, 1);
 }
@@ -193,24 +203,36 @@ Test(joints, six_dof_all_locked_jacobian_is_the_derivative_of_its_error) {
 Test(joints, gear_row_is_the_derivative_of_its_error_with_moving_carriers) {
     check_jacobian(HEFT_JOINT_GEAR, 0);
 }
-Test(joints, gear_row_is_the_derivative_of_its_error_on_the_world) { check_jacobian(HEFT_JOINT_GEAR, 1); }
-Test(joints, rack_row_is_the_derivative_of_its_error) { check_jacobian(HEFT_JOINT_RACK, 0); }
+Test(joints, gear_row_is_the_derivative_of_its_error_on_the_world) {
+    check_jacobian(HEFT_JOINT_GEAR, 1);
+}
+Test(joints, rack_row_is_the_derivative_of_its_error) {
+    check_jacobian(HEFT_JOINT_RACK, 0);
+}
 
 /* limit and motor rows */
 
 static void ball_limits(heft_world *w, heft_joint_id id) {
     limit_around(w, id, HEFT_DOF_RX);
-    heft_joint_limit cone = {1, 0.0, heft_joint_coordinate(w, id, HEFT_DOF_SWING) + 0.005, 0.0, 0.0};
-    cr_assert_eq(heft_joint_set_limit(w, id, HEFT_DOF_SWING, &cone), HEFT_OK, "%s", heft_last_error());
+    heft_joint_limit cone = {1, 0.0, heft_joint_coordinate(w, id, HEFT_DOF_SWING) + 0.005, 0.0,
+                             0.0};
+    cr_assert_eq(heft_joint_set_limit(w, id, HEFT_DOF_SWING, &cone), HEFT_OK, "%s",
+                 heft_last_error());
 }
 Test(joints, ball_swing_and_twist_limit_rows_are_derivatives_of_their_errors) {
     jacobian_case jc = {HEFT_JOINT_BALL, 0, NULL, ball_limits};
     check_case(&jc, 20);
 }
 
-static void velocity_motor_rx(heft_joint_def *d) { d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_VELOCITY); }
-static void position_motor_rx(heft_joint_def *d) { d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_POSITION); }
-static void limit_rx(heft_world *w, heft_joint_id id) { limit_around(w, id, HEFT_DOF_RX); }
+static void velocity_motor_rx(heft_joint_def *d) {
+    d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_VELOCITY);
+}
+static void position_motor_rx(heft_joint_def *d) {
+    d->motor[HEFT_DOF_RX] = motor(HEFT_MOTOR_POSITION);
+}
+static void limit_rx(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_RX);
+}
 Test(joints, hinge_limit_and_velocity_motor_rows_are_derivatives_of_their_errors) {
     jacobian_case jc = {HEFT_JOINT_HINGE, 0, velocity_motor_rx, limit_rx};
     check_case(&jc, 20);
@@ -220,8 +242,12 @@ Test(joints, hinge_to_world_position_motor_row_is_the_derivative_of_its_error) {
     check_case(&jc, 20);
 }
 
-static void motor_x(heft_joint_def *d) { d->motor[HEFT_DOF_X] = motor(HEFT_MOTOR_POSITION); }
-static void limit_x(heft_world *w, heft_joint_id id) { limit_around(w, id, HEFT_DOF_X); }
+static void motor_x(heft_joint_def *d) {
+    d->motor[HEFT_DOF_X] = motor(HEFT_MOTOR_POSITION);
+}
+static void limit_x(heft_world *w, heft_joint_id id) {
+    limit_around(w, id, HEFT_DOF_X);
+}
 Test(joints, prismatic_limit_and_motor_rows_are_derivatives_of_their_errors) {
     jacobian_case jc = {HEFT_JOINT_PRISMATIC, 0, motor_x, limit_x};
     check_case(&jc, 20);
@@ -333,7 +359,8 @@ Test(joints, hinge_keeps_its_axis_while_spinning_under_gravity) {
         cr_assert_lt(heft_joint_gap(w, j), 1.5e-2);
     }
     heft_vec3 omega = heft_body_angular_velocity(w, b);
-    cr_assert_lt(fabs(omega.x) + fabs(omega.z), 1e-3, "off-axis spin left: %g %g", omega.x, omega.z);
+    cr_assert_lt(fabs(omega.x) + fabs(omega.z), 1e-3, "off-axis spin left: %g %g", omega.x,
+                 omega.z);
     cr_assert_lt(worst, 0.05, "axis tilted by %g rad", worst);
     heft_world_destroy(w);
 }
@@ -354,7 +381,8 @@ Test(joints, fixed_joint_holds_a_cantilever) {
     }
     heft_vec3 p = heft_body_position(w, b);
     heft_quat q = heft_body_orientation(w, b);
-    cr_assert_lt(heft_v3_length(heft_v3_sub(p, bd.position)), 1e-3, "moved to %g %g %g", p.x, p.y, p.z);
+    cr_assert_lt(heft_v3_length(heft_v3_sub(p, bd.position)), 1e-3, "moved to %g %g %g", p.x, p.y,
+                 p.z);
     cr_assert_lt(heft_v3_length(heft_quat_small_angle(q)), 1e-3);
     heft_vec3 f, t;
     heft_joint_reaction(w, j, &f, &t);
@@ -382,8 +410,8 @@ Test(joints, soft_joint_deflects_by_weight_over_stiffness) {
         heft_world_step(w, 1.0 / 60.0);
     }
     double expected = 10.0 * 9.81 / 1e4;
-    cr_assert_float_eq(heft_joint_gap(w, j), expected, 1e-6 * expected + 1e-9, "gap %.9g expected %.9g",
-                       heft_joint_gap(w, j), expected);
+    cr_assert_float_eq(heft_joint_gap(w, j), expected, 1e-6 * expected + 1e-9,
+                       "gap %.9g expected %.9g", heft_joint_gap(w, j), expected);
     cr_assert_float_eq(heft_body_position(w, b).z, 1.0 - expected, 1e-8);
     heft_world_destroy(w);
 }
@@ -410,7 +438,8 @@ Test(joints, a_soft_coordinate_sags_by_weight_over_its_own_stiffness) {
     cr_assert_float_eq(heft_joint_coordinate(w, j, HEFT_DOF_Y), expected, 1e-6 * fabs(expected));
     cr_assert_float_eq(heft_body_position(w, b).z, 1.0 + expected, 1e-8);
     cr_assert_lt(fabs(heft_joint_coordinate(w, j, HEFT_DOF_Z)), 1e-9, "Z is rigid");
-    cr_assert_lt(fabs(heft_joint_coordinate(w, j, HEFT_DOF_RY)) + fabs(heft_joint_coordinate(w, j, HEFT_DOF_RZ)),
+    cr_assert_lt(fabs(heft_joint_coordinate(w, j, HEFT_DOF_RY)) +
+                     fabs(heft_joint_coordinate(w, j, HEFT_DOF_RZ)),
                  1e-9, "the rotation is rigid");
     heft_world_destroy(w);
 }
@@ -446,7 +475,8 @@ Test(joints, a_soft_gear_is_a_torsional_spring) {
     }
     /* the spring is on the phase RX_b - ratio RX_a (the held input creeps by
      * a micro-radian: its motor holds a speed, not an angle) */
-    double a0 = heft_joint_coordinate(w, h[0], HEFT_DOF_RX), a1 = heft_joint_coordinate(w, h[1], HEFT_DOF_RX);
+    double a0 = heft_joint_coordinate(w, h[0], HEFT_DOF_RX),
+           a1 = heft_joint_coordinate(w, h[1], HEFT_DOF_RX);
     cr_assert_float_eq(a1 - 2.0 * a0, 10.0 / 1e3, 1e-8, "phase %g", a1 - 2.0 * a0);
     cr_assert_lt(fabs(a0), 1e-5);
     heft_world_destroy(w);
