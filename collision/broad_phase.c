@@ -250,12 +250,15 @@ int broad_phase_update(heft_world *w) {
         return 0;
     }
     /* new pairs: sorted, unique, not yet known */
-    qsort(bp->found, (size_t)bp->found_count, sizeof(uint64_t), compare_u64);
+    if (bp->found_count > 1) {
+        qsort(bp->found, (size_t)bp->found_count, sizeof(uint64_t), compare_u64);
+    }
     int n = 0;
     for (int k = 0; k < bp->found_count; ++k) {
         uint64_t key = bp->found[k];
         if ((n > 0 && bp->found[n - 1] == key) ||
-            bsearch(&key, bp->pairs, (size_t)bp->pair_count, sizeof(uint64_t), compare_u64)) {
+            (bp->pair_count > 0 &&
+             bsearch(&key, bp->pairs, (size_t)bp->pair_count, sizeof(uint64_t), compare_u64))) {
             continue;
         }
         bp->found[n++] = key;

@@ -141,7 +141,9 @@ int heft_world_query_aabb(heft_world *w, heft_vec3 lo, heft_vec3 hi, uint32_t ma
         heft_set_error("out of memory");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
-    qsort(b.found, (size_t)b.count, sizeof(int32_t), compare_int32);
+    if (b.count > 1) {
+        qsort(b.found, (size_t)b.count, sizeof(int32_t), compare_int32);
+    }
     for (int i = 0; i < b.count && i < max; ++i) {
         out[i].index = b.found[i];
         out[i].generation = w->shapes[b.found[i]].slot.generation;
