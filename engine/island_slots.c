@@ -43,6 +43,22 @@ void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t
     return state;
 }
 
+void island_slots_keep(island_slots *set, int32_t key) {
+    int lo = 0, hi = set->count - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (set->items[mid].key == key) {
+            set->items[mid].used = 1;
+            return;
+        }
+        if (set->items[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+}
+
 void island_slots_sweep(heft_world *w, island_slots *set) {
     int kept = 0;
     for (int i = 0; i < set->count; ++i) {

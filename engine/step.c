@@ -407,6 +407,9 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         ist->first_body = is.bodies[is.body_start[k]];
         st->bodies += ist->bodies;
         if (ist->rows == 0) {
+            /* a rope gone slack leaves its island without rows for a while:
+             * keep the island's solver state rather than rebuild it later */
+            island_slots_keep(&w->velocity_slots, ist->first_body);
             continue;
         }
         double ta = heft_time_ms();

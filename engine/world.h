@@ -64,6 +64,7 @@ struct heft_world {
 
 /* island solver states (island_slots.c) */
 void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature);
+void island_slots_keep(island_slots *set, int32_t key);   /* an island without rows keeps its state */
 void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not used this step */
 void island_slots_clear(heft_world *w, island_slots *set);  /* drops every state */
 
