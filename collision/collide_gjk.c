@@ -61,10 +61,36 @@ static void core_axes(const convex_view *a, const convex_view *b, heft_vec3 *nor
     *pb = heft_v3_madd(p, best, n);
 }
 
+/* A sphere against a triangle: the closest point of the triangle, exactly. */
+static int sphere_triangle(const convex_view *a, const convex_view *b, double margin, manifold *m) {
+    double bary[3];
+    heft_vec3 q = triangle_closest_point(b->v[0], b->v[1], b->v[2], a->p[0], bary);
+    heft_vec3 d = heft_v3_sub(q, a->p[0]);
+    double dist = heft_v3_length(d);
+    heft_vec3 n;
+    if (dist > 1e-12 * (a->size + b->size)) {
+        n = heft_v3_scale(d, 1.0 / dist);
+    } else {
+        /* the centre on the triangle: push along the face normal, out of its side */
+        n = b->planes[0].normal;
+        dist = 0.0;
+    }
+    double sep = dist - a->radius;
+    m->count = 0;
+    if (sep <= margin) {
+        m->points[0] = manifold_single(q, n, dist, a->radius, 0.0, feature_id(FEATURE_KIND_POINT, 0, 0, 0));
+        m->count = 1;
+    }
+    return m->count;
+}
+
 int collide_gjk(const convex_view *a, const convex_view *b, double margin, manifold *m) {
     m->count = 0;
+    if (a->kind == CONVEX_POINT && b->kind == CONVEX_POLYTOPE && b->hull->vertex_count == 3) {
+        return sphere_triangle(a, b, margin, m);
+    }
     gjk_output g;
-    gjk_distance(&a->proxy, &b->proxy, &g);
+    gjk_distance(&a->proxy, &b->proxy, a->radius + b->radius + margin, &g);
     double ra = a->radius, rb = b->radius, tiny = 1e-10 * (a->size + b->size);
     heft_vec3 n, pa, pb;
     double dist;

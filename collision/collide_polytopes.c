@@ -31,48 +31,68 @@ static face_query query_faces(const convex_view *a, const convex_view *b) {
     return q;
 }
 
-/* Do the arcs ab and cd of the Gauss maps cross (b_x_a and d_x_c are the
- * normals of their great circles)? */
-static int is_minkowski_face(heft_vec3 a, heft_vec3 b, heft_vec3 b_x_a, heft_vec3 c, heft_vec3 d,
-                             heft_vec3 d_x_c) {
-    double cba = heft_v3_dot(c, b_x_a), dba = heft_v3_dot(d, b_x_a);
-    double adc = heft_v3_dot(a, d_x_c), bdc = heft_v3_dot(b, d_x_c);
-    return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+/* One unique edge of a polytope in world frame: its end points and the
+ * normals of its two faces. */
+typedef struct world_edge {
+    heft_vec3 p, q, e, u, v;
+    int index;
+} world_edge;
+
+static int world_edges(const convex_view *cv, world_edge *out) {
+    const convex_hull *h = cv->hull;
+    int n = 0;
+    for (int i = 0; i < h->edge_count; ++i) {
+        const hull_half_edge *he = &h->edges[i];
+        if (he->twin < i) {
+            continue; /* each edge once */
+        }
+        world_edge *x = &out[n++];
+        x->p = cv->v[he->origin];
+        x->q = cv->v[h->edges[he->twin].origin];
+        x->e = heft_v3_sub(x->q, x->p);
+        x->u = cv->planes[he->face].normal;
+        x->v = cv->planes[h->edges[he->twin].face].normal;
+        x->index = i;
+    }
+    return n;
 }
 
 static edge_query query_edges(const convex_view *a, const convex_view *b) {
     edge_query q = {-1, -1, -INFINITY, {0.0, 0.0, 0.0}};
-    const convex_hull *ha = a->hull, *hb = b->hull;
     double tiny = 1e-12 * (a->size + b->size);
-    for (int i = 0; i < ha->edge_count; ++i) {
-        const hull_half_edge *ea = &ha->edges[i];
-        if (ea->twin < i) {
-            continue; /* each edge once */
-        }
-        heft_vec3 p1 = a->v[ea->origin], q1 = a->v[ha->edges[ea->twin].origin];
-        heft_vec3 e1 = heft_v3_sub(q1, p1);
-        heft_vec3 u1 = a->planes[ea->face].normal, v1 = a->planes[ha->edges[ea->twin].face].normal;
-        for (int j = 0; j < hb->edge_count; ++j) {
-            const hull_half_edge *eb = &hb->edges[j];
-            if (eb->twin < j) {
+    world_edge ea[HULL_MAX_EDGES / 2], eb[HULL_MAX_EDGES / 2];
+    int na = world_edges(a, ea), nb = world_edges(b, eb);
+    /* b's arcs on the Gauss map of the Minkowski difference are negated */
+    for (int j = 0; j < nb; ++j) {
+        eb[j].u = heft_v3_neg(eb[j].u);
+        eb[j].v = heft_v3_neg(eb[j].v);
+    }
+    for (int i = 0; i < na; ++i) {
+        const world_edge *x = &ea[i];
+        heft_vec3 bxa = heft_v3_neg(x->e);
+        double len1 = heft_v3_length(x->e);
+        for (int j = 0; j < nb; ++j) {
+            const world_edge *y = &eb[j];
+            /* do the arcs u1 v1 and -u2 -v2 cross? (is_minkowski_face) */
+            double cba = heft_v3_dot(y->u, bxa), dba = heft_v3_dot(y->v, bxa);
+            if (cba * dba >= 0.0) {
                 continue;
             }
-            heft_vec3 p2 = b->v[eb->origin], q2 = b->v[hb->edges[eb->twin].origin];
-            heft_vec3 e2 = heft_v3_sub(q2, p2);
-            heft_vec3 u2 = b->planes[eb->face].normal, v2 = b->planes[hb->edges[eb->twin].face].normal;
-            if (!is_minkowski_face(u1, v1, heft_v3_neg(e1), heft_v3_neg(u2), heft_v3_neg(v2), heft_v3_neg(e2))) {
+            heft_vec3 dxc = heft_v3_neg(y->e);
+            double adc = heft_v3_dot(x->u, dxc), bdc = heft_v3_dot(x->v, dxc);
+            if (adc * bdc >= 0.0 || cba * bdc <= 0.0) {
                 continue;
             }
-            heft_vec3 c = heft_v3_cross(e1, e2);
+            heft_vec3 c = heft_v3_cross(x->e, y->e);
             double len = heft_v3_length(c);
-            if (len < 1e-6 * heft_v3_length(e1) * heft_v3_length(e2)) {
+            if (len < 1e-6 * len1 * heft_v3_length(y->e)) {
                 continue; /* parallel edges: the face axes cover them */
             }
             heft_vec3 n = heft_v3_scale(c, 1.0 / len);
             /* away from a (for a flat a, towards b) */
-            double side = heft_v3_dot(n, heft_v3_sub(p1, a->centroid));
+            double side = heft_v3_dot(n, heft_v3_sub(x->p, a->centroid));
             if (fabs(side) <= tiny) {
-                side = heft_v3_dot(n, heft_v3_sub(b->centroid, p2));
+                side = heft_v3_dot(n, heft_v3_sub(b->centroid, y->p));
                 if (fabs(side) <= tiny) {
                     continue;
                 }
@@ -80,11 +100,11 @@ static edge_query query_edges(const convex_view *a, const convex_view *b) {
             if (side < 0.0) {
                 n = heft_v3_neg(n);
             }
-            double sep = heft_v3_dot(n, heft_v3_sub(p2, p1));
+            double sep = heft_v3_dot(n, heft_v3_sub(y->p, x->p));
             if (sep > q.separation) {
                 q.separation = sep;
-                q.edge_a = i;
-                q.edge_b = j;
+                q.edge_a = x->index;
+                q.edge_b = y->index;
                 q.normal = n;
             }
         }

@@ -159,7 +159,7 @@ static int same_vertex(const gjk_vertex *x, const gjk_vertex *y) {
     return x->w.x == y->w.x && x->w.y == y->w.y && x->w.z == y->w.z;
 }
 
-void gjk_distance(const convex_proxy *a, const convex_proxy *b, gjk_output *out) {
+void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance, gjk_output *out) {
     memset(out, 0, sizeof *out);
     heft_vec3 start = a->cylinder ? a->center : a->points[0];
     start = heft_v3_sub(start, b->cylinder ? b->center : b->points[0]);
@@ -185,8 +185,17 @@ void gjk_distance(const convex_proxy *a, const convex_proxy *b, gjk_output *out)
         for (int i = 0; i < s.count; ++i) {
             duplicate |= same_vertex(&s.v[i], &w);
         }
-        if (duplicate || vv - heft_v3_dot(v, w.w) <= 1e-13 * vv) {
+        if (duplicate || vv - heft_v3_dot(v, w.w) <= 1e-11 * vv) {
             break;
+        }
+        /* v . w / |v| bounds the distance from below */
+        double vw = heft_v3_dot(v, w.w);
+        if (vw > 0.0 && vw * vw > max_distance * max_distance * vv) {
+            out->iterations = it;
+            out->simplex = s;
+            witnesses(&s, &out->pa, &out->pb);
+            out->distance = vw / sqrt(vv);
+            return;
         }
         gjk_simplex saved = s;
         s.v[s.count++] = w;

@@ -39,7 +39,9 @@ typedef struct gjk_output {
     gjk_simplex simplex;
 } gjk_output;
 
-void gjk_distance(const convex_proxy *a, const convex_proxy *b, gjk_output *out);
+/* Stops early, with out->distance a lower bound above max_distance, once the
+ * sets are known to be farther apart than that (INFINITY: the exact distance). */
+void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance, gjk_output *out);
 
 /* Penetration of overlapping sets, starting from GJK's last simplex: the
  * normal from a towards b (moving b by depth along it separates them), the

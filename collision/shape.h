@@ -53,6 +53,10 @@ typedef struct contact_set {
     contact *previous;
     int count;
     int capacity;
+    /* the last update: its two phases (thread CPU time, ms) and the broad
+     * phase's pairs */
+    double time_broad_ms, time_narrow_ms;
+    int pairs;
 } contact_set;
 
 typedef struct heft_world heft_world;

@@ -130,7 +130,7 @@ Test(gjk, distances_between_random_hulls_match_brute_force_to_1e_9) {
         convex_hull *hb = random_hull(4 + (trial * 7) % 25, 0.5 * g, vb, q, c);
         convex_proxy pa = points_proxy(va, ha->vertex_count), pb = points_proxy(vb, hb->vertex_count);
         gjk_output out;
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         int na = hull_triangles(ha, va, ta), nb = hull_triangles(hb, vb, tb);
         double brute = INFINITY;
         for (int i = 0; i < na; ++i) {
@@ -165,7 +165,7 @@ Test(gjk, distances_of_points_and_segments_to_random_hulls_match_brute_force) {
         int count = 1 + trial % 2;
         convex_proxy pa = points_proxy(s, count), pb = points_proxy(vb, hb->vertex_count);
         gjk_output out;
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         int nb = hull_triangles(hb, vb, tb);
         double brute = INFINITY;
         for (int j = 0; j < nb; ++j) {
@@ -209,7 +209,7 @@ Test(gjk, distances_of_points_to_cylinders_match_the_closed_form) {
         pb.radius = r;
         pb.half_length = h;
         gjk_output out;
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         double err = fabs(out.distance - exact);
         worst = fmax(worst, err);
         cr_assert_lt(err, 1e-9, "trial %d: gjk %.15f exact %.15f", trial, out.distance, exact);
@@ -231,7 +231,7 @@ Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
         double exact = fmin(overlap[0], fmin(overlap[1], overlap[2]));
         convex_proxy pa = points_proxy(va, 8), pb = points_proxy(vb, 8);
         gjk_output out;
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         cr_assert(out.overlap);
         heft_vec3 n, wa, wb;
         double depth;
@@ -241,7 +241,7 @@ Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
         for (int i = 0; i < 8; ++i) {
             vb[i] = heft_v3_madd(vb[i], depth + 1e-7, n);
         }
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         cr_assert(!out.overlap && out.distance < 2e-7, "trial %d: %g apart after the push", trial, out.distance);
         convex_hull_free(ba);
         convex_hull_free(bb);
@@ -260,7 +260,7 @@ Test(epa, depth_of_a_point_inside_a_cylinder_is_the_nearest_surface) {
         pb.radius = r;
         pb.half_length = h;
         gjk_output out;
-        gjk_distance(&pa, &pb, &out);
+        gjk_distance(&pa, &pb, INFINITY, &out);
         cr_assert(out.overlap);
         heft_vec3 n, wa, wb;
         double depth;
