@@ -10,6 +10,7 @@
 void broad_phase_init(broad_phase *bp) {
     memset(bp, 0, sizeof *bp);
     tree_init(&bp->tree);
+    bp->h = 1.0 / 60.0;
 }
 
 void broad_phase_release(broad_phase *bp) {
@@ -67,10 +68,26 @@ static int push_moved(broad_phase *bp, shape *s, int32_t index) {
     return 1;
 }
 
+/* The shape's box this step, grown by the contact margin, and how far its
+ * fastest point may travel in a step: against static geometry (thin, one-sided
+ * triangles) contacts are made that far ahead so that fast bodies cannot pass
+ * through (speculative contacts). */
 static void shape_box(const heft_world *w, shape *s) {
     const body *b = &w->bodies[s->body];
     transform t = shape_transform(s, b);
-    s->box = aabb_grow(shape_aabb(s, &t), w->def.contact_margin);
+    aabb tight = shape_aabb(s, &t);
+    s->speculative = 0.0;
+    if (b->type != HEFT_BODY_STATIC && s->type != HEFT_SHAPE_PLANE) {
+        heft_vec3 half = heft_v3_scale(heft_v3_sub(tight.hi, tight.lo), 0.5);
+        double reach = heft_v3_length(half) + heft_v3_length(heft_v3_sub(t.p, b->position));
+        heft_vec3 v = b->type == HEFT_BODY_DYNAMIC ? b->free_linear_velocity : b->linear_velocity;
+        heft_vec3 wv = b->type == HEFT_BODY_DYNAMIC ? b->free_angular_velocity : b->angular_velocity;
+        double speed = heft_v3_length(v) + heft_v3_length(wv) * reach;
+        if (isfinite(speed)) {
+            s->speculative = w->broad.h * speed;
+        }
+    }
+    s->box = aabb_grow(tight, w->def.contact_margin);
 }
 
 int broad_phase_add(heft_world *w, int32_t index) {

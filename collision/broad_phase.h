@@ -20,6 +20,7 @@ typedef struct broad_phase {
     int32_t *planes;  /* plane shapes, ascending */
     int plane_count, plane_capacity;
     int planes_dirty; /* a plane was added or moved: test it against every leaf */
+    double h;         /* the last step's length: the speculative distances */
     narrow_scratch scratch;
 } broad_phase;
 

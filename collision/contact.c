@@ -98,20 +98,25 @@ static uint8_t *jointed_bodies(heft_world *w) {
     return flag;
 }
 
+/* Do the margin-grown boxes meet (the moving one grown by its speculative
+ * distance too when the other is static geometry)? */
 static int boxes_touch(const shape *a, const shape *b) {
-    if (a->type == HEFT_SHAPE_PLANE) {
-        return plane_overlaps_box(a, &b->box);
+    if (is_static_type(b->type)) {
+        const shape *t = a;
+        a = b;
+        b = t;
     }
-    if (b->type == HEFT_SHAPE_PLANE) {
-        return plane_overlaps_box(b, &a->box);
+    if (!is_static_type(a->type)) {
+        return aabb_overlap(&a->box, &b->box);
     }
-    return aabb_overlap(&a->box, &b->box);
+    aabb reach = aabb_grow(b->box, b->speculative);
+    return a->type == HEFT_SHAPE_PLANE ? plane_overlaps_box(a, &reach) : aabb_overlap(&a->box, &reach);
 }
 
-int contact_set_update(heft_world *w) {
+int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
-    double margin = w->def.contact_margin;
+    bp->h = h;
     double t0 = cpu_ms();
     if (!broad_phase_update(w)) {
         set->count = 0;
@@ -162,6 +167,7 @@ int contact_set_update(heft_world *w) {
         const body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
         transform ta = shape_transform(sa, ba), tb = shape_transform(sb, bb);
         manifold m;
+        double margin = w->def.contact_margin + (is_static_type(sa->type) ? sb->speculative : 0.0);
         if (narrowphase_collide(sa, &ta, sb, &tb, margin, &bp->scratch, &m) < 0) {
             set->count = 0;
             return 0;

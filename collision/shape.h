@@ -29,6 +29,9 @@ typedef struct shape {
     int moved;            /* on the broad phase's moved list */
     aabb fat;             /* the leaf's enlarged box */
     aabb box;             /* tight box grown by the contact margin, this step */
+    double speculative;   /* how far the shape may move in one step, m (h times its
+                             fastest point's speed): the extra margin against
+                             planes, meshes and height fields */
     heft_vec3 plane_n;    /* planes: the world plane n . x = plane_d the pairs were found for */
     double plane_d;
 } shape;
@@ -61,10 +64,10 @@ typedef struct contact_set {
 
 typedef struct heft_world heft_world;
 
-/* Step 2 of the step: updates the broad phase, runs the narrowphase on every
- * pair and fills w->contacts, warm-started from the last step's contacts.
- * Returns 0 when out of memory (then no contacts). */
-int contact_set_update(heft_world *w);
+/* Step 2 of the step (h the step's length): updates the broad phase, runs
+ * the narrowphase on every pair and fills w->contacts, warm-started from the
+ * last step's contacts. Returns 0 when out of memory (then no contacts). */
+int contact_set_update(heft_world *w, double h);
 void contact_set_release(contact_set *set);
 /* Drops the contacts of one shape (it is being destroyed). */
 void contact_set_remove_shape(contact_set *set, int32_t shape);

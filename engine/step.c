@@ -373,7 +373,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
-    if (!contact_set_update(w)) {
+    if (!contact_set_update(w, h)) {
         heft_set_error("out of memory finding contacts");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
