@@ -197,10 +197,15 @@ int collide_polytopes(const convex_view *a, const convex_view *b, double margin,
     }
     int use_b = fb.separation > fa.separation + face_tol;
     if (!use_b && fabs(fb.separation - fa.separation) <= face_tol) {
-        /* a tie: the larger face is the reference, then the one whose shape
-         * comes first by centre, whatever the order of the two shapes */
+        /* a tie: a mesh triangle is the reference (the incident face's
+         * vertices inside it are the contact's corners; its cuts along
+         * internal edges are dropped), then the larger face, then the one
+         * whose shape comes first by centre, whatever the order of the two */
         double area_a = face_area(a, fa.face), area_b = face_area(b, fb.face);
-        if (fabs(area_a - area_b) > 1e-9 * (area_a + area_b)) {
+        int tri_a = a->hull->face_count == 2, tri_b = b->hull->face_count == 2;
+        if (tri_a != tri_b) {
+            use_b = tri_b;
+        } else if (fabs(area_a - area_b) > 1e-9 * (area_a + area_b)) {
             use_b = area_b > area_a;
         } else {
             use_b = centroid_before(b->centroid, a->centroid);

@@ -433,3 +433,62 @@ Test(collision_pairs, contacts_follow_a_rigid_motion_of_both_shapes) {
     check_moved(capsule_def(0.1, 1.0), V(0, 0, 0), ALONG_X, capsule_def(0.1, 1.0), V(0.3, 0, 0.15), ALONG_Y, 1);
     check_moved(cylinder_def(0.5, 1.0), V(0, 0, 0), ALONG_X, cylinder_def(0.3, 1.0), V(0, 0, 0.79), ALONG_Y, 1);
 }
+
+Test(collision_pairs, sphere_on_a_hull_face_and_vertex) {
+    heft_vec3 nf = heft_v3_normalize(V(1, 1, 1));
+    double face = 1.0 / sqrt(3.0); /* the octahedron's face plane from its centre */
+    heft_shape_id octa = fix_put(w, hull_def(unit_octahedron, 6), V(0, 0, 0), I);
+    heft_shape_id s1 = fix_put(w, sphere_def(0.3), heft_v3_scale(nf, face + 0.29), I);
+    manifold m = run(s1, octa, 1);
+    fix_expect_point(&m, heft_v3_scale(nf, face), heft_v3_neg(nf), -0.01, TOL);
+    heft_shape_id s2 = fix_put(w, sphere_def(0.3), V(1.29, 0, 0), I);
+    m = run(s2, octa, 1);
+    fix_expect_point(&m, V(1, 0, 0), V(-1, 0, 0), -0.01, TOL);
+    /* rotated hull: the same, turned */
+    heft_quat q = qaxis(1, 2, 3, 0.7);
+    heft_shape_id octa2 = fix_put(w, hull_def(unit_octahedron, 6), V(10, 0, 0), q);
+    heft_shape_id s3 = fix_put(w, sphere_def(0.3), heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1.29, 0, 0))), I);
+    m = run(s3, octa2, 1);
+    fix_expect_point(&m, heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1, 0, 0))), heft_quat_rotate(q, V(-1, 0, 0)),
+                     -0.01, TOL);
+}
+
+Test(collision_pairs, capsule_on_a_hull_face_lying_tilted_and_across_an_edge) {
+    heft_shape_id cube = fix_put(w, hull_def(unit_cube, 8), V(0, 0, 0), I);
+    double t = 0.02;
+    heft_shape_id cap = fix_put(w, capsule_def(0.2, 0.3), V(0.1, 0, 0.69), qaxis(0, 1, 0, HEFT_PI / 2 - t));
+    manifold m = run(cube, cap, 2);
+    for (int k = -1; k <= 1; k += 2) {
+        heft_vec3 end = V(0.1 + k * 0.3 * cos(t), 0, 0.69 + k * 0.3 * sin(t));
+        fix_expect_point(&m, V(end.x, 0, end.z - 0.2), V(0, 0, 1), end.z - 0.7, TOL);
+    }
+    /* across the octahedron's upper edge from (1,0,0) to (0,0,1): the edge
+     * point nearest the capsule's axis, normal along (1, 0, 1) */
+    heft_shape_id octa = fix_put(w, hull_def(unit_octahedron, 6), V(10, 0, 0), I);
+    heft_vec3 n = heft_v3_normalize(V(1, 0, 1));
+    heft_vec3 edge_mid = V(10.5, 0, 0.5);
+    heft_shape_id across = fix_put(w, capsule_def(0.1, 0.5), heft_v3_madd(edge_mid, 0.09, n), ALONG_Y);
+    m = run(octa, across, 1);
+    fix_expect_point(&m, heft_v3_madd(edge_mid, -0.01, n), n, -0.01, TOL);
+}
+
+Test(collision_pairs, capsule_cylinder_and_hull_on_a_height_field) {
+    double heights[9] = {0};
+    heft_shape_def d = heft_default_shape_def();
+    d.type = HEFT_SHAPE_HEIGHT_FIELD;
+    d.height_field.heights = heights;
+    d.height_field.count_x = d.height_field.count_y = 3;
+    d.height_field.spacing_x = d.height_field.spacing_y = 1.0;
+    manifold m = run(fix_put(w, d, V(0, 0, 0), I), fix_put(w, capsule_def(0.2, 0.5), V(1.0, 0.8, 0.19), ALONG_X), 2);
+    fix_expect_point(&m, V(0.5, 0.8, -0.01), V(0, 0, 1), -0.01, TOL);
+    fix_expect_point(&m, V(1.5, 0.8, -0.01), V(0, 0, 1), -0.01, TOL);
+    m = run(fix_put(w, d, V(10, 0, 0), I), fix_put(w, cylinder_def(0.3, 0.5), V(11, 1, 0.49), I), 4);
+    for (int i = 0; i < 4; ++i) {
+        cr_assert_float_eq(fix_dist(m.points[i].point, V(11, 1, -0.01)), 0.3, TOL);
+        cr_assert_lt(fix_dist(m.points[i].normal, V(0, 0, 1)), TOL);
+    }
+    m = run(fix_put(w, d, V(20, 0, 0), I), fix_put(w, hull_def(unit_cube, 8), V(21, 1, 0.49), I), 4);
+    for (int k = 0; k < 4; ++k) {
+        fix_expect_point(&m, V(21 + ((k & 1) ? 0.5 : -0.5), 1 + ((k & 2) ? 0.5 : -0.5), -0.01), V(0, 0, 1), -0.01, TOL);
+    }
+}
