@@ -50,7 +50,9 @@ static void free_node(aabb_tree *t, int32_t i) {
     t->free_list = i;
 }
 
-static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
+static int32_t imax(int32_t a, int32_t b) {
+    return a > b ? a : b;
+}
 
 static void replace_child(aabb_tree *t, int32_t parent, int32_t old_child, int32_t new_child) {
     if (parent < 0) {
@@ -235,7 +237,9 @@ void tree_move(aabb_tree *t, int32_t leaf, aabb box) {
     insert_leaf(t, leaf, freed);
 }
 
-int tree_height(const aabb_tree *t) { return t->root >= 0 ? t->nodes[t->root].height : 0; }
+int tree_height(const aabb_tree *t) {
+    return t->root >= 0 ? t->nodes[t->root].height : 0;
+}
 
 void tree_query(const aabb_tree *t, aabb box, tree_query_fn fn, void *context) {
     int32_t stack[TREE_STACK];
@@ -260,7 +264,8 @@ void tree_query(const aabb_tree *t, aabb box, tree_query_fn fn, void *context) {
     }
 }
 
-void tree_ray_cast(const aabb_tree *t, heft_vec3 o, heft_vec3 d, double max_s, tree_ray_fn fn, void *context) {
+void tree_ray_cast(const aabb_tree *t, heft_vec3 o, heft_vec3 d, double max_s, tree_ray_fn fn,
+                   void *context) {
     heft_vec3 inv = heft_v3(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
     int32_t stack[TREE_STACK];
     int top = 0;

@@ -41,7 +41,7 @@ void tree_query(const aabb_tree *t, aabb box, tree_query_fn fn, void *context);
 /* Calls fn for each leaf whose box the ray origin + s dir, 0 <= s <= max_s,
  * enters; fn returns the new max_s (to clip the ray at a hit). */
 typedef double (*tree_ray_fn)(void *context, int32_t leaf, int32_t user, double max_s);
-void tree_ray_cast(const aabb_tree *t, heft_vec3 origin, heft_vec3 dir, double max_s, tree_ray_fn fn,
-                   void *context);
+void tree_ray_cast(const aabb_tree *t, heft_vec3 origin, heft_vec3 dir, double max_s,
+                   tree_ray_fn fn, void *context);
 
 #endif

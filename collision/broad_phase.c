@@ -81,7 +81,8 @@ static void shape_box(const heft_world *w, shape *s) {
         heft_vec3 half = heft_v3_scale(heft_v3_sub(tight.hi, tight.lo), 0.5);
         double reach = heft_v3_length(half) + heft_v3_length(heft_v3_sub(t.p, b->position));
         heft_vec3 v = b->type == HEFT_BODY_DYNAMIC ? b->free_linear_velocity : b->linear_velocity;
-        heft_vec3 wv = b->type == HEFT_BODY_DYNAMIC ? b->free_angular_velocity : b->angular_velocity;
+        heft_vec3 wv =
+            b->type == HEFT_BODY_DYNAMIC ? b->free_angular_velocity : b->angular_velocity;
         double speed = heft_v3_length(v) + heft_v3_length(wv) * reach;
         if (isfinite(speed)) {
             s->speculative = w->broad.h * speed;
@@ -96,7 +97,8 @@ int broad_phase_add(heft_world *w, int32_t index) {
     s->proxy = -1;
     s->moved = 0;
     if (s->type == HEFT_SHAPE_PLANE) {
-        if (!grow((void **)&bp->planes, &bp->plane_capacity, bp->plane_count + 1, sizeof(int32_t))) {
+        if (!grow((void **)&bp->planes, &bp->plane_capacity, bp->plane_count + 1,
+                  sizeof(int32_t))) {
             return 0;
         }
         int at = bp->plane_count;
@@ -170,7 +172,8 @@ void broad_phase_refresh(heft_world *w) {
             heft_vec3 n;
             double d;
             world_plane(s, &w->bodies[s->body], &n, &d);
-            if (n.x != s->plane_n.x || n.y != s->plane_n.y || n.z != s->plane_n.z || d != s->plane_d) {
+            if (n.x != s->plane_n.x || n.y != s->plane_n.y || n.z != s->plane_n.z ||
+                d != s->plane_d) {
                 s->plane_n = n;
                 s->plane_d = d;
                 bp->planes_dirty = 1;

@@ -11,13 +11,13 @@
 
 typedef struct broad_phase {
     aabb_tree tree;
-    int32_t *moved;   /* shapes re-inserted since the last pair update */
+    int32_t *moved; /* shapes re-inserted since the last pair update */
     int moved_count, moved_capacity;
-    uint64_t *pairs;  /* (lower shape index << 32) | higher, ascending */
+    uint64_t *pairs; /* (lower shape index << 32) | higher, ascending */
     int pair_count, pair_capacity;
-    uint64_t *found;  /* candidate pairs of one update */
+    uint64_t *found; /* candidate pairs of one update */
     int found_count, found_capacity;
-    int32_t *planes;  /* plane shapes, ascending */
+    int32_t *planes; /* plane shapes, ascending */
     int plane_count, plane_capacity;
     int planes_dirty; /* a plane was added or moved: test it against every leaf */
     double h;         /* the last step's length: the speculative distances */
@@ -27,7 +27,8 @@ typedef struct broad_phase {
 typedef struct heft_world heft_world;
 
 static inline uint64_t pair_key(int32_t a, int32_t b) {
-    return a < b ? ((uint64_t)(uint32_t)a << 32) | (uint32_t)b : ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+    return a < b ? ((uint64_t)(uint32_t)a << 32) | (uint32_t)b
+                 : ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
 }
 
 void broad_phase_init(broad_phase *bp);

@@ -29,9 +29,11 @@ int collide_capsules(const convex_view *a, const convex_view *b, double margin, 
         }
     }
     contact_point pts[2];
-    int count = segment_pair_points(a->p[0], a->p[1], a->radius, b->p[0], b->p[1], b->radius, n, margin, pts);
+    int count = segment_pair_points(a->p[0], a->p[1], a->radius, b->p[0], b->p[1], b->radius, n,
+                                    margin, pts);
     if (count == 0) {
-        pts[0] = manifold_single(pb, n, d, a->radius, b->radius, feature_id(FEATURE_KIND_POINT, 0, 0, 0));
+        pts[0] = manifold_single(pb, n, d, a->radius, b->radius,
+                                 feature_id(FEATURE_KIND_POINT, 0, 0, 0));
         count = pts[0].separation <= margin;
     }
     for (int i = 0; i < count; ++i) {

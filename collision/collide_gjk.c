@@ -32,7 +32,8 @@ static void core_axes(const convex_view *a, const convex_view *b, heft_vec3 *nor
             if (h->edges[e].twin < e) {
                 continue;
             }
-            heft_vec3 d = heft_v3_sub(b->v[h->edges[h->edges[e].twin].origin], b->v[h->edges[e].origin]);
+            heft_vec3 d =
+                heft_v3_sub(b->v[h->edges[h->edges[e].twin].origin], b->v[h->edges[e].origin]);
             heft_vec3 c = heft_v3_cross(u, d);
             double len = heft_v3_length(c);
             if (len < 1e-6 * heft_v3_length(u) * heft_v3_length(d)) {
@@ -43,7 +44,8 @@ static void core_axes(const convex_view *a, const convex_view *b, heft_vec3 *nor
                 c = heft_v3_neg(c);
             }
             int s = convex_hull_support(b->v, h->vertex_count, heft_v3_neg(c));
-            double sep = heft_v3_dot(c, b->v[s]) - fmax(heft_v3_dot(c, a->p[0]), heft_v3_dot(c, a->p[1]));
+            double sep =
+                heft_v3_dot(c, b->v[s]) - fmax(heft_v3_dot(c, a->p[0]), heft_v3_dot(c, a->p[1]));
             if (sep > best) {
                 best = sep;
                 n = c;
@@ -78,7 +80,8 @@ static int sphere_triangle(const convex_view *a, const convex_view *b, double ma
     double sep = dist - a->radius;
     m->count = 0;
     if (sep <= margin) {
-        m->points[0] = manifold_single(q, n, dist, a->radius, 0.0, feature_id(FEATURE_KIND_POINT, 0, 0, 0));
+        m->points[0] =
+            manifold_single(q, n, dist, a->radius, 0.0, feature_id(FEATURE_KIND_POINT, 0, 0, 0));
         m->count = 1;
     }
     return m->count;

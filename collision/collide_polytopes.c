@@ -131,8 +131,9 @@ static double face_area(const convex_view *cv, int face) {
     int e0 = h->face_edge[face];
     heft_vec3 p0 = cv->v[h->edges[e0].origin], sum = heft_v3(0.0, 0.0, 0.0);
     for (int e = h->edges[e0].next; h->edges[e].next != e0; e = h->edges[e].next) {
-        sum = heft_v3_add(sum, heft_v3_cross(heft_v3_sub(cv->v[h->edges[e].origin], p0),
-                                             heft_v3_sub(cv->v[h->edges[h->edges[e].next].origin], p0)));
+        sum = heft_v3_add(sum,
+                          heft_v3_cross(heft_v3_sub(cv->v[h->edges[e].origin], p0),
+                                        heft_v3_sub(cv->v[h->edges[h->edges[e].next].origin], p0)));
     }
     return 0.5 * heft_v3_length(sum);
 }
@@ -183,15 +184,18 @@ int collide_polytopes(const convex_view *a, const convex_view *b, double margin,
     double face_best = fa.separation > fb.separation ? fa.separation : fb.separation;
     if (eq.edge_a >= 0 && eq.separation > face_best + edge_tol) {
         const convex_hull *ha = a->hull, *hb = b->hull;
-        heft_vec3 p1 = a->v[ha->edges[eq.edge_a].origin], q1 = a->v[ha->edges[ha->edges[eq.edge_a].twin].origin];
-        heft_vec3 p2 = b->v[hb->edges[eq.edge_b].origin], q2 = b->v[hb->edges[hb->edges[eq.edge_b].twin].origin];
+        heft_vec3 p1 = a->v[ha->edges[eq.edge_a].origin],
+                  q1 = a->v[ha->edges[ha->edges[eq.edge_a].twin].origin];
+        heft_vec3 p2 = b->v[hb->edges[eq.edge_b].origin],
+                  q2 = b->v[hb->edges[hb->edges[eq.edge_b].twin].origin];
         double s, t;
         segments_closest(p1, q1, p2, q2, &s, &t);
         heft_vec3 cb = v3_lerp(p2, q2, t);
         m->points[0].point = cb;
         m->points[0].normal = eq.normal;
         m->points[0].separation = eq.separation;
-        m->points[0].feature = feature_id(FEATURE_KIND_EDGES, 0, (unsigned)eq.edge_a, (unsigned)eq.edge_b);
+        m->points[0].feature =
+            feature_id(FEATURE_KIND_EDGES, 0, (unsigned)eq.edge_a, (unsigned)eq.edge_b);
         m->count = 1;
         return 1;
     }

@@ -51,8 +51,9 @@ static int compare_int32(const void *a, const void *b) {
 
 static int query(const shape *a, aabb box, narrow_scratch *s) {
     for (;;) {
-        int n = a->type == HEFT_SHAPE_MESH ? mesh_query(a->mesh, box, s->triangles, s->triangle_capacity)
-                                           : height_field_query(a->field, box, s->triangles, s->triangle_capacity);
+        int n = a->type == HEFT_SHAPE_MESH
+                    ? mesh_query(a->mesh, box, s->triangles, s->triangle_capacity)
+                    : height_field_query(a->field, box, s->triangles, s->triangle_capacity);
         if (n <= s->triangle_capacity) {
             return n;
         }
@@ -94,8 +95,8 @@ static int over_triangle(const heft_vec3 w[3], heft_vec3 n, heft_vec3 p, double 
     return 1;
 }
 
-int collide_triangles(const shape *a, const transform *ta, const convex_view *b, aabb b_box, double margin,
-                      narrow_scratch *scratch, manifold *m) {
+int collide_triangles(const shape *a, const transform *ta, const convex_view *b, aabb b_box,
+                      double margin, narrow_scratch *scratch, manifold *m) {
     m->count = 0;
     aabb local = aabb_inv_transform(ta, b_box);
     int nt = query(a, local, scratch);

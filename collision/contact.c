@@ -54,7 +54,8 @@ static void warm_start(contact *fresh, int n, const contact *old, int old_count)
         double bd = 1e-4; /* (1 cm)^2 */
         for (int k = 0; k < old_count; ++k) {
             double d = v3_length2(heft_v3_sub(old[k].point, fresh[i].point));
-            if (!(claimed & (1u << k)) && d < bd && heft_v3_dot(old[k].normal, fresh[i].normal) > 0.99) {
+            if (!(claimed & (1u << k)) && d < bd &&
+                heft_v3_dot(old[k].normal, fresh[i].normal) > 0.99) {
                 bd = d;
                 best = k;
             }
@@ -110,7 +111,8 @@ static int boxes_touch(const shape *a, const shape *b) {
         return aabb_overlap(&a->box, &b->box);
     }
     aabb reach = aabb_grow(b->box, b->speculative);
-    return a->type == HEFT_SHAPE_PLANE ? plane_overlaps_box(a, &reach) : aabb_overlap(&a->box, &reach);
+    return a->type == HEFT_SHAPE_PLANE ? plane_overlaps_box(a, &reach)
+                                       : aabb_overlap(&a->box, &reach);
 }
 
 int contact_set_update(heft_world *w, double h) {
@@ -152,7 +154,8 @@ int contact_set_update(heft_world *w, double h) {
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
             continue;
         }
-        if (jointed[sa->body] && jointed[sb->body] && joint_bodies_connected(w, sa->body, sb->body)) {
+        if (jointed[sa->body] && jointed[sb->body] &&
+            joint_bodies_connected(w, sa->body, sb->body)) {
             continue;
         }
         /* static shapes are a, as the ground was in the foundation */
@@ -222,8 +225,8 @@ void contact_set_remove_shape(contact_set *set, int32_t shape_index) {
     set->count = kept;
 }
 
-void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block, int first,
-                       row *out) {
+void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
+                       int first, row *out) {
     const body *ba = &bodies[c->body_a], *bb = &bodies[c->body_b];
     heft_vec3 ra = heft_v3_sub(c->point, ba->position), rb = heft_v3_sub(c->point, bb->position);
     heft_vec3 t1, t2;
@@ -276,7 +279,9 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
 
 /* ---- readback and settings ------------------------------------------------ */
 
-int heft_world_contact_count(const heft_world *w) { return w ? w->contacts.count : 0; }
+int heft_world_contact_count(const heft_world *w) {
+    return w ? w->contacts.count : 0;
+}
 
 heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *out) {
     if (!w || !out || i < 0 || i >= w->contacts.count) {
@@ -299,7 +304,8 @@ heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *ou
     out->normal_impulse = c->lambda[0];
     heft_vec3 t1, t2;
     heft_v3_basis(c->normal, &t1, &t2);
-    out->friction_impulse = heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
+    out->friction_impulse =
+        heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
     return HEFT_OK;
 }
 

@@ -39,7 +39,8 @@ static void finish_polytope(convex_view *cv, const convex_hull *h) {
     cv->proxy.count = h->vertex_count;
 }
 
-void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t, convex_storage *st) {
+void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t,
+                          convex_storage *st) {
     memset(cv, 0, sizeof *cv);
     for (int i = 0; i < h->vertex_count; ++i) {
         st->v[i] = transform_point(t, h->vertices[i]);
@@ -168,7 +169,8 @@ static void cylinder_feature(const convex_view *cv, heft_vec3 d, feature *f) {
              * top (x cross y = axis), descending on the bottom */
             int m = top ? k : CYLINDER_CAP_POINTS - 1 - k;
             double ang = 2.0 * HEFT_PI * m / CYLINDER_CAP_POINTS;
-            f->v[k] = heft_v3_madd(heft_v3_madd(center, r * cos(ang), cv->x_axis), r * sin(ang), cv->y_axis);
+            f->v[k] = heft_v3_madd(heft_v3_madd(center, r * cos(ang), cv->x_axis), r * sin(ang),
+                                   cv->y_axis);
             f->vid[k] = (uint16_t)((top ? 0 : CYLINDER_CAP_POINTS) + m);
         }
         for (int k = 0; k < CYLINDER_CAP_POINTS; ++k) {
@@ -184,8 +186,9 @@ static void cylinder_feature(const convex_view *cv, heft_vec3 d, feature *f) {
     radial = rl > 1e-12 ? heft_v3_scale(radial, 1.0 / rl) : cv->x_axis;
     if (fabs(c) <= FEATURE_EDGE_SIN) {
         heft_vec3 side = heft_v3_madd(cv->centroid, r, radial);
-        segment_feature(f, heft_v3_madd(side, -hl, u), heft_v3_madd(side, hl, u), 2 * CYLINDER_CAP_POINTS,
-                        2 * CYLINDER_CAP_POINTS + 1, 2 * CYLINDER_CAP_POINTS);
+        segment_feature(f, heft_v3_madd(side, -hl, u), heft_v3_madd(side, hl, u),
+                        2 * CYLINDER_CAP_POINTS, 2 * CYLINDER_CAP_POINTS + 1,
+                        2 * CYLINDER_CAP_POINTS);
         return;
     }
     heft_vec3 rim = heft_v3_madd(heft_v3_madd(cv->centroid, c > 0.0 ? hl : -hl, u), r, radial);
@@ -221,8 +224,8 @@ void convex_feature(const convex_view *cv, heft_vec3 d, feature *f) {
     }
 }
 
-int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, heft_vec3 b1, double rb,
-                        heft_vec3 n, double margin, contact_point *out) {
+int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, heft_vec3 b1,
+                        double rb, heft_vec3 n, double margin, contact_point *out) {
     heft_vec3 ua = heft_v3_sub(a1, a0), ub = heft_v3_sub(b1, b0);
     double la = heft_v3_length(ua), lb = heft_v3_length(ub);
     if (!(la > 0.0) || !(lb > 0.0) ||
@@ -234,7 +237,8 @@ int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, hef
     ua = heft_v3_scale(ua, 1.0 / la);
     ub = heft_v3_scale(ub, heft_v3_dot(ua, ub) >= 0.0 ? 1.0 / lb : -1.0 / lb);
     heft_vec3 u = heft_v3_normalize(heft_v3_add(ua, ub));
-    double sa0 = heft_v3_dot(a0, u), sa1 = heft_v3_dot(a1, u), sb0 = heft_v3_dot(b0, u), sb1 = heft_v3_dot(b1, u);
+    double sa0 = heft_v3_dot(a0, u), sa1 = heft_v3_dot(a1, u), sb0 = heft_v3_dot(b0, u),
+           sb1 = heft_v3_dot(b1, u);
     double lo = fmax(fmin(sa0, sa1), fmin(sb0, sb1)), hi = fmin(fmax(sa0, sa1), fmax(sb0, sb1));
     if (!(hi - lo > 1e-6 * (la + lb))) {
         return 0;
@@ -308,7 +312,8 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
     feature fa, fb;
     convex_feature(a, n, &fa);
     convex_feature(b, heft_v3_neg(n), &fb);
-    if (fa.count == 2 && fb.count == 2 && (a->kind == CONVEX_CYLINDER || b->kind == CONVEX_CYLINDER)) {
+    if (fa.count == 2 && fb.count == 2 &&
+        (a->kind == CONVEX_CYLINDER || b->kind == CONVEX_CYLINDER)) {
         heft_vec3 refined = refine_line_normal(a, &fa, b, &fb, n);
         if (refined.x != n.x || refined.y != n.y || refined.z != n.z) {
             n = refined;

@@ -18,16 +18,16 @@ typedef enum convex_kind {
 
 typedef struct convex_view {
     convex_kind kind;
-    double radius;           /* rounding: sphere and capsule radius, else 0 */
-    heft_vec3 p[2];          /* point: p[0]; segment: p[0], p[1] */
-    const convex_hull *hull; /* polytope topology */
-    const heft_vec3 *v;      /* polytope: world vertices */
+    double radius;            /* rounding: sphere and capsule radius, else 0 */
+    heft_vec3 p[2];           /* point: p[0]; segment: p[0], p[1] */
+    const convex_hull *hull;  /* polytope topology */
+    const heft_vec3 *v;       /* polytope: world vertices */
     const hull_plane *planes; /* polytope: world face planes */
-    heft_vec3 centroid;      /* an interior point (the cylinder's centre) */
-    heft_vec3 axis;          /* cylinder: unit axis (local z); x_axis, y_axis fix its rim points */
+    heft_vec3 centroid;       /* an interior point (the cylinder's centre) */
+    heft_vec3 axis;           /* cylinder: unit axis (local z); x_axis, y_axis fix its rim points */
     heft_vec3 x_axis, y_axis;
     double cyl_radius, cyl_half;
-    double size;             /* a length scale for tolerances */
+    double size; /* a length scale for tolerances */
     convex_proxy proxy;
 } convex_view;
 
@@ -38,13 +38,14 @@ typedef struct convex_storage {
 } convex_storage;
 
 /* Tolerances for choosing a face or an edge as a feature (cosine, sine). */
-#define FEATURE_FACE_COS 0.9986  /* 3 degrees */
+#define FEATURE_FACE_COS 0.9986 /* 3 degrees */
 #define FEATURE_EDGE_SIN 0.0524
 #define CYLINDER_CAP_POINTS 16
 
 void convex_view_sphere(convex_view *cv, heft_vec3 center, double radius);
 void convex_view_capsule(convex_view *cv, heft_vec3 a, heft_vec3 b, double radius);
-void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t, convex_storage *st);
+void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t,
+                          convex_storage *st);
 /* a polytope already in world frame (mesh triangles) */
 void convex_view_world_polytope(convex_view *cv, const convex_hull *h);
 void convex_view_cylinder(convex_view *cv, const transform *t, double radius, double half_length);
@@ -77,8 +78,8 @@ int manifold_from_features(const convex_view *a, const convex_view *b, heft_vec3
 /* Two nearly parallel segments (radii ra, rb) overlapping along their
  * length: a point at each end of the overlap, normal oriented like n (a to
  * b). Returns 0 when they are not parallel or do not overlap. */
-int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, heft_vec3 b1, double rb,
-                        heft_vec3 n, double margin, contact_point *out);
+int segment_pair_points(heft_vec3 a0, heft_vec3 a1, double ra, heft_vec3 b0, heft_vec3 b1,
+                        double rb, heft_vec3 n, double margin, contact_point *out);
 
 /* Lexicographic order of points: the tie-break that keeps pair results
  * independent of the order of the two shapes. */

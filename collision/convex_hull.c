@@ -30,7 +30,9 @@ typedef struct qh {
     double tol;
 } qh;
 
-static double face_distance(const qh_face *f, heft_vec3 x) { return heft_v3_dot(f->n, x) - f->d; }
+static double face_distance(const qh_face *f, heft_vec3 x) {
+    return heft_v3_dot(f->n, x) - f->d;
+}
 
 static int face_plane(qh *q, qh_face *f) {
     heft_vec3 a = q->p[f->v[0]], b = q->p[f->v[1]], c = q->p[f->v[2]];
@@ -468,11 +470,13 @@ static void hull_mass(convex_hull *h) {
     }
 }
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
 
 /* Packs the loops into the half-edge form. */
-static convex_hull *build_half_edges(const heft_vec3 *points, int point_count, const face_loops *loops,
-                                     int *remap) {
+static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
+                                     const face_loops *loops, int *remap) {
     int nf = loops->face_count, ne = loops->start[nf];
     for (int i = 0; i < point_count; ++i) {
         remap[i] = -1;
@@ -487,7 +491,8 @@ static convex_hull *build_half_edges(const heft_vec3 *points, int point_count, c
         }
     }
     if (nv > HULL_MAX_VERTICES) {
-        heft_set_error("the hull has %d vertices, more than %d: use fewer points", nv, HULL_MAX_VERTICES);
+        heft_set_error("the hull has %d vertices, more than %d: use fewer points", nv,
+                       HULL_MAX_VERTICES);
         return NULL;
     }
     if (ne > HULL_MAX_EDGES || nf > HULL_MAX_FACES) {
@@ -605,7 +610,8 @@ convex_hull *convex_hull_build(const heft_vec3 *points, int count) {
     }
     heft_vec3 ext = heft_v3_sub(hi, lo);
     double size = fmax(ext.x, fmax(ext.y, ext.z));
-    double mag = fmax(fmax(fabs(lo.x), fabs(hi.x)), fmax(fmax(fabs(lo.y), fabs(hi.y)), fmax(fabs(lo.z), fabs(hi.z))));
+    double mag = fmax(fmax(fabs(lo.x), fabs(hi.x)),
+                      fmax(fmax(fabs(lo.y), fabs(hi.y)), fmax(fabs(lo.z), fabs(hi.z))));
     if (!(size > 1e-12 * fmax(mag, 1e-300))) {
         heft_set_error("hull points coincide");
         return NULL;
@@ -674,7 +680,8 @@ convex_hull *convex_hull_build(const heft_vec3 *points, int count) {
     int init[4] = {i0, i1, i2, i3};
     int rc = quickhull(&q, init);
     if (rc <= 0) {
-        heft_set_error(rc < 0 ? "out of memory" : "hull construction failed: the points are numerically degenerate");
+        heft_set_error(rc < 0 ? "out of memory"
+                              : "hull construction failed: the points are numerically degenerate");
         goto out;
     }
     if (merge_faces(&q, &loops) < 0) {
@@ -700,7 +707,9 @@ convex_hull *convex_hull_box(heft_vec3 he) {
     return convex_hull_build(c, 8);
 }
 
-void convex_hull_free(convex_hull *h) { heft_free(h); }
+void convex_hull_free(convex_hull *h) {
+    heft_free(h);
+}
 
 int convex_hull_support(const heft_vec3 *v, int count, heft_vec3 d) {
     int best = 0;

@@ -10,11 +10,11 @@
 
 #include "geometry.h"
 
-#define HULL_MAX_POINTS 4096       /* input points */
-#define HULL_MAX_VERTICES 256      /* vertices of the built hull */
+#define HULL_MAX_POINTS 4096  /* input points */
+#define HULL_MAX_VERTICES 256 /* vertices of the built hull */
 #define HULL_MAX_FACES (2 * HULL_MAX_VERTICES - 4)
 #define HULL_MAX_EDGES (6 * HULL_MAX_VERTICES - 12) /* half-edges */
-#define HULL_MAX_FACE_VERTICES 32  /* larger coplanar groups stay triangles */
+#define HULL_MAX_FACE_VERTICES 32                   /* larger coplanar groups stay triangles */
 
 typedef struct hull_half_edge {
     uint16_t next;   /* next half-edge of the same face, counter-clockwise seen from outside */
@@ -34,11 +34,11 @@ typedef struct convex_hull {
     hull_half_edge *edges;
     uint16_t *face_edge; /* one half-edge of each face */
     hull_plane *planes;
-    heft_vec3 centroid;  /* mean of the vertices: an interior point */
+    heft_vec3 centroid; /* mean of the vertices: an interior point */
     /* mass properties at unit density */
     double volume;
-    heft_vec3 center;    /* centre of mass */
-    heft_mat3 inertia;   /* about the centre of mass */
+    heft_vec3 center;  /* centre of mass */
+    heft_mat3 inertia; /* about the centre of mass */
 } convex_hull;
 
 /* Builds the hull of count points (one heft_alloc block; free with

@@ -57,7 +57,8 @@ static int add_face(epa *e, int a, int b, int c) {
 /* Adds support points until the simplex is a tetrahedron with volume. */
 static int blow_up(epa *e, double tol) {
     if (e->nv == 1) {
-        static const double dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+        static const double dirs[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                          {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
         for (int k = 0; k < 6 && e->nv == 1; ++k) {
             gjk_vertex w = support(e, heft_v3(dirs[k][0], dirs[k][1], dirs[k][2]));
             if (heft_v3_length(heft_v3_sub(w.w, e->verts[0].w)) > tol) {
@@ -70,7 +71,8 @@ static int blow_up(epa *e, double tol) {
         heft_vec3 e1 = v3_perpendicular(d), e2 = heft_v3_cross(d, e1);
         for (int k = 0; k < 6 && e->nv == 2; ++k) {
             double ang = k * HEFT_PI / 3.0;
-            gjk_vertex w = support(e, heft_v3_add(heft_v3_scale(e1, cos(ang)), heft_v3_scale(e2, sin(ang))));
+            gjk_vertex w =
+                support(e, heft_v3_add(heft_v3_scale(e1, cos(ang)), heft_v3_scale(e2, sin(ang))));
             heft_vec3 r = heft_v3_sub(w.w, e->verts[0].w);
             if (heft_v3_length(heft_v3_madd(r, -heft_v3_dot(r, d), d)) > tol) {
                 e->verts[e->nv++] = w;
@@ -101,7 +103,8 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
     memcpy(e.verts, start->v, sizeof(gjk_vertex) * (size_t)start->count);
     /* the size of the difference, for tolerances */
     double scale = 0.0;
-    static const double probe[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    static const double probe[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                       {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
     for (int k = 0; k < 6; ++k) {
         gjk_vertex w = support(&e, heft_v3(probe[k][0], probe[k][1], probe[k][2]));
         scale = fmax(scale, heft_v3_length(w.w));
@@ -159,7 +162,8 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
         }
         int duplicate = 0;
         for (int i = 0; i < e.nv; ++i) {
-            duplicate |= (e.verts[i].w.x == w.w.x && e.verts[i].w.y == w.w.y && e.verts[i].w.z == w.w.z);
+            duplicate |=
+                (e.verts[i].w.x == w.w.x && e.verts[i].w.y == w.w.y && e.verts[i].w.z == w.w.z);
         }
         if (duplicate) {
             break;
@@ -170,7 +174,8 @@ int epa_penetration(const convex_proxy *a, const convex_proxy *b, const gjk_simp
         int ne = 0, overflow = 0;
         for (int f = 0; f < e.nf; ++f) {
             epa_face *ff = &e.faces[f];
-            if (!ff->alive || heft_v3_dot(ff->n, heft_v3_sub(w.w, e.verts[ff->v[0]].w)) <= 1e-12 * scale) {
+            if (!ff->alive ||
+                heft_v3_dot(ff->n, heft_v3_sub(w.w, e.verts[ff->v[0]].w)) <= 1e-12 * scale) {
                 continue;
             }
             ff->alive = 0;

@@ -2,9 +2,12 @@
  * Ericson, Real-Time Collision Detection, 5.1.5 and 5.1.9). */
 #include "geometry.h"
 
-static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+static double clamp01(double x) {
+    return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+}
 
-void segments_closest(heft_vec3 p1, heft_vec3 q1, heft_vec3 p2, heft_vec3 q2, double *s, double *t) {
+void segments_closest(heft_vec3 p1, heft_vec3 q1, heft_vec3 p2, heft_vec3 q2, double *s,
+                      double *t) {
     heft_vec3 d1 = heft_v3_sub(q1, p1), d2 = heft_v3_sub(q2, p2), r = heft_v3_sub(p1, p2);
     double a = heft_v3_dot(d1, d1), e = heft_v3_dot(d2, d2), f = heft_v3_dot(d2, r);
     double tiny = 1e-300;

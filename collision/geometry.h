@@ -19,14 +19,18 @@ typedef struct transform {
     heft_vec3 p;
 } transform;
 
-static inline double v3_get(heft_vec3 v, int i) { return i == 0 ? v.x : (i == 1 ? v.y : v.z); }
+static inline double v3_get(heft_vec3 v, int i) {
+    return i == 0 ? v.x : (i == 1 ? v.y : v.z);
+}
 static inline heft_vec3 v3_min(heft_vec3 a, heft_vec3 b) {
     return heft_v3(fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z));
 }
 static inline heft_vec3 v3_max(heft_vec3 a, heft_vec3 b) {
     return heft_v3(fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z));
 }
-static inline double v3_length2(heft_vec3 a) { return heft_v3_dot(a, a); }
+static inline double v3_length2(heft_vec3 a) {
+    return heft_v3_dot(a, a);
+}
 static inline heft_vec3 v3_lerp(heft_vec3 a, heft_vec3 b, double t) {
     return heft_v3_madd(a, t, heft_v3_sub(b, a));
 }
@@ -72,7 +76,9 @@ static inline aabb aabb_make(heft_vec3 lo, heft_vec3 hi) {
     b.hi = hi;
     return b;
 }
-static inline aabb aabb_union(aabb a, aabb b) { return aabb_make(v3_min(a.lo, b.lo), v3_max(a.hi, b.hi)); }
+static inline aabb aabb_union(aabb a, aabb b) {
+    return aabb_make(v3_min(a.lo, b.lo), v3_max(a.hi, b.hi));
+}
 static inline int aabb_overlap(const aabb *a, const aabb *b) {
     return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y && b->lo.y <= a->hi.y &&
            a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
@@ -124,9 +130,9 @@ static inline double segment_closest_t(heft_vec3 a, heft_vec3 b, heft_vec3 p) {
 /* One triangle of a mesh or height field, in the shape's frame. */
 typedef struct triangle {
     heft_vec3 v[3];
-    heft_vec3 n;          /* unit, (v1 - v0) x (v2 - v0) direction: the colliding side */
-    uint8_t real_edges;   /* bit i: edge v[i] -> v[i+1] is convex or on the border, so
-                             contact normals from it are real (not an internal edge) */
+    heft_vec3 n;        /* unit, (v1 - v0) x (v2 - v0) direction: the colliding side */
+    uint8_t real_edges; /* bit i: edge v[i] -> v[i+1] is convex or on the border, so
+                           contact normals from it are real (not an internal edge) */
     int32_t index;
 } triangle;
 

@@ -159,7 +159,8 @@ static int same_vertex(const gjk_vertex *x, const gjk_vertex *y) {
     return x->w.x == y->w.x && x->w.y == y->w.y && x->w.z == y->w.z;
 }
 
-void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance, gjk_output *out) {
+void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance,
+                  gjk_output *out) {
     memset(out, 0, sizeof *out);
     heft_vec3 start = a->cylinder ? a->center : a->points[0];
     start = heft_v3_sub(start, b->cylinder ? b->center : b->points[0]);

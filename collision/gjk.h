@@ -12,7 +12,7 @@
 typedef struct convex_proxy {
     const heft_vec3 *points;
     int count;
-    int cylinder;       /* 1: the cylinder below instead of points */
+    int cylinder; /* 1: the cylinder below instead of points */
     heft_vec3 center, axis;
     double radius, half_length;
 } convex_proxy;
@@ -32,16 +32,17 @@ typedef struct gjk_simplex {
 } gjk_simplex;
 
 typedef struct gjk_output {
-    double distance;    /* between the two sets; 0 when they overlap */
-    heft_vec3 pa, pb;   /* closest points (witnesses) on a and b */
-    int overlap;        /* the sets intersect (or touch to rounding) */
+    double distance;  /* between the two sets; 0 when they overlap */
+    heft_vec3 pa, pb; /* closest points (witnesses) on a and b */
+    int overlap;      /* the sets intersect (or touch to rounding) */
     int iterations;
     gjk_simplex simplex;
 } gjk_output;
 
 /* Stops early, with out->distance a lower bound above max_distance, once the
  * sets are known to be farther apart than that (INFINITY: the exact distance). */
-void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance, gjk_output *out);
+void gjk_distance(const convex_proxy *a, const convex_proxy *b, double max_distance,
+                  gjk_output *out);
 
 /* Penetration of overlapping sets, starting from GJK's last simplex: the
  * normal from a towards b (moving b by depth along it separates them), the

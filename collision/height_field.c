@@ -51,12 +51,14 @@ height_field *height_field_create(const heft_height_field_def *d) {
     return f;
 }
 
-void height_field_free(height_field *f) { heft_free(f); }
+void height_field_free(height_field *f) {
+    heft_free(f);
+}
 
 aabb height_field_bounds(const height_field *f) {
-    return aabb_make(heft_v3(0.0, 0.0, f->min_height),
-                     heft_v3((f->count_x - 1) * f->spacing_x, (f->count_y - 1) * f->spacing_y,
-                             f->max_height));
+    return aabb_make(
+        heft_v3(0.0, 0.0, f->min_height),
+        heft_v3((f->count_x - 1) * f->spacing_x, (f->count_y - 1) * f->spacing_y, f->max_height));
 }
 
 int height_field_triangle_count(const height_field *f) {
@@ -89,8 +91,8 @@ static void mark_edge(const height_field *f, triangle *t, int e, int qi, int qj)
 void height_field_triangle(const height_field *f, int index, triangle *t) {
     int cell = index / 2, k = index % 2, cx = f->count_x - 1;
     int i = cell % cx, j = cell / cx;
-    heft_vec3 p00 = grid_point(f, i, j), p10 = grid_point(f, i + 1, j), p11 = grid_point(f, i + 1, j + 1),
-              p01 = grid_point(f, i, j + 1);
+    heft_vec3 p00 = grid_point(f, i, j), p10 = grid_point(f, i + 1, j),
+              p11 = grid_point(f, i + 1, j + 1), p01 = grid_point(f, i, j + 1);
     t->index = index;
     t->real_edges = 0;
     if (k == 0) {
@@ -98,7 +100,8 @@ void height_field_triangle(const height_field *f, int index, triangle *t) {
     } else {
         t->v[0] = p00, t->v[1] = p11, t->v[2] = p01;
     }
-    t->n = heft_v3_normalize(heft_v3_cross(heft_v3_sub(t->v[1], t->v[0]), heft_v3_sub(t->v[2], t->v[0])));
+    t->n = heft_v3_normalize(
+        heft_v3_cross(heft_v3_sub(t->v[1], t->v[0]), heft_v3_sub(t->v[2], t->v[0])));
     /* the far vertex of the neighbour across each edge */
     if (k == 0) {
         mark_edge(f, t, 0, i, j - 1);     /* p00 -> p10: cell (i, j-1), its triangle 1 */
@@ -111,7 +114,9 @@ void height_field_triangle(const height_field *f, int index, triangle *t) {
     }
 }
 
-static int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static int clampi(int x, int lo, int hi) {
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 
 int height_field_query(const height_field *f, aabb box, int32_t *out, int max) {
     if (box.hi.z < f->min_height || box.lo.z > f->max_height) {
@@ -122,13 +127,16 @@ int height_field_query(const height_field *f, aabb box, int32_t *out, int max) {
     if (fx1 < 0.0 || fy1 < 0.0 || fx0 > f->count_x - 2 || fy0 > f->count_y - 2) {
         return 0;
     }
-    int i0 = clampi((int)fmax(fx0, 0.0), 0, f->count_x - 2), i1 = clampi((int)fmin(fx1, f->count_x), 0, f->count_x - 2);
-    int j0 = clampi((int)fmax(fy0, 0.0), 0, f->count_y - 2), j1 = clampi((int)fmin(fy1, f->count_y), 0, f->count_y - 2);
+    int i0 = clampi((int)fmax(fx0, 0.0), 0, f->count_x - 2),
+        i1 = clampi((int)fmin(fx1, f->count_x), 0, f->count_x - 2);
+    int j0 = clampi((int)fmax(fy0, 0.0), 0, f->count_y - 2),
+        j1 = clampi((int)fmin(fy1, f->count_y), 0, f->count_y - 2);
     int n = 0;
     for (int j = j0; j <= j1; ++j) {
         for (int i = i0; i <= i1; ++i) {
             double h00 = f->heights[j * f->count_x + i], h10 = f->heights[j * f->count_x + i + 1];
-            double h01 = f->heights[(j + 1) * f->count_x + i], h11 = f->heights[(j + 1) * f->count_x + i + 1];
+            double h01 = f->heights[(j + 1) * f->count_x + i],
+                   h11 = f->heights[(j + 1) * f->count_x + i + 1];
             double lo0 = fmin(h00, fmin(h10, h11)), hi0 = fmax(h00, fmax(h10, h11));
             double lo1 = fmin(h00, fmin(h11, h01)), hi1 = fmax(h00, fmax(h11, h01));
             int base = 2 * (j * (f->count_x - 1) + i);
@@ -149,7 +157,8 @@ int height_field_query(const height_field *f, aabb box, int32_t *out, int max) {
     return n;
 }
 
-int height_field_ray_cast(const height_field *f, heft_vec3 o, heft_vec3 d, double max_t, double *t_hit) {
+int height_field_ray_cast(const height_field *f, heft_vec3 o, heft_vec3 d, double max_t,
+                          double *t_hit) {
     aabb b = height_field_bounds(f);
     heft_vec3 inv = heft_v3(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
     double t0 = aabb_ray(&b, o, inv, max_t);
@@ -164,7 +173,8 @@ int height_field_ray_cast(const height_field *f, heft_vec3 o, heft_vec3 d, doubl
     double next_x = si > 0 ? (i + 1) * f->spacing_x : i * f->spacing_x;
     double next_y = sj > 0 ? (j + 1) * f->spacing_y : j * f->spacing_y;
     double tx = si ? (next_x - o.x) / d.x : INFINITY, ty = sj ? (next_y - o.y) / d.y : INFINITY;
-    double dtx = si ? f->spacing_x / fabs(d.x) : INFINITY, dty = sj ? f->spacing_y / fabs(d.y) : INFINITY;
+    double dtx = si ? f->spacing_x / fabs(d.x) : INFINITY,
+           dty = sj ? f->spacing_y / fabs(d.y) : INFINITY;
     int guard = 2 * (f->count_x + f->count_y) + 4;
     while (guard-- > 0) {
         int best = -1;

@@ -107,7 +107,8 @@ int clip_features(const feature *ref, const feature *inc, int ref_is_a, double r
     return m;
 }
 
-contact_point manifold_single(heft_vec3 pb, heft_vec3 n, double dist, double ra, double rb, uint64_t id) {
+contact_point manifold_single(heft_vec3 pb, heft_vec3 n, double dist, double ra, double rb,
+                              uint64_t id) {
     contact_point c;
     c.point = heft_v3_madd(pb, -rb, n);
     c.normal = n;
@@ -154,7 +155,8 @@ int manifold_reduce(contact_point *p, int n) {
     best = 1;
     for (int i = 2; i < n; ++i) {
         if (better(heft_v3_length(heft_v3_sub(p[i].point, p[0].point)),
-                   heft_v3_length(heft_v3_sub(p[best].point, p[0].point)), p[i].feature, p[best].feature, tol)) {
+                   heft_v3_length(heft_v3_sub(p[best].point, p[0].point)), p[i].feature,
+                   p[best].feature, tol)) {
             best = i;
         }
     }
@@ -174,7 +176,8 @@ int manifold_reduce(contact_point *p, int n) {
     swap_points(p, 2, best);
     /* 4: the point adding the most area outside the triangle */
     heft_vec3 q[3] = {p[0].point, p[1].point, p[2].point};
-    double orient = heft_v3_dot(heft_v3_cross(heft_v3_sub(q[1], q[0]), heft_v3_sub(q[2], q[0])), normal);
+    double orient =
+        heft_v3_dot(heft_v3_cross(heft_v3_sub(q[1], q[0]), heft_v3_sub(q[2], q[0])), normal);
     double sign = orient >= 0.0 ? 1.0 : -1.0;
     best = -1;
     bd = 0.0;
@@ -182,10 +185,13 @@ int manifold_reduce(contact_point *p, int n) {
         double gain = 0.0;
         for (int k = 0; k < 3; ++k) {
             heft_vec3 a = q[k], b = q[(k + 1) % 3];
-            double s = sign * heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(p[i].point, a)), normal);
+            double s =
+                sign *
+                heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(p[i].point, a)), normal);
             gain = -s > gain ? -s : gain;
         }
-        if (gain > tol * el && (best < 0 || better(gain, bd, p[i].feature, p[best].feature, tol * el))) {
+        if (gain > tol * el &&
+            (best < 0 || better(gain, bd, p[i].feature, p[best].feature, tol * el))) {
             bd = gain;
             best = i;
         }

@@ -49,8 +49,8 @@ enum {
 #define FEATURE_KIND_OF(id) ((int)(((id) >> 29) & 3))
 
 static inline uint64_t feature_id(int kind, int flip, unsigned x, unsigned y) {
-    return ((uint64_t)(kind & 3) << 29) | ((uint64_t)(flip & 1) << 28) | ((uint64_t)(x & 0x3FFF) << 14) |
-           (uint64_t)(y & 0x3FFF);
+    return ((uint64_t)(kind & 3) << 29) | ((uint64_t)(flip & 1) << 28) |
+           ((uint64_t)(x & 0x3FFF) << 14) | (uint64_t)(y & 0x3FFF);
 }
 
 /* Clips the incident feature against the side planes of the polygon ref and

@@ -84,7 +84,8 @@ heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_ve
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     convex_hull *hull = NULL;
-    if (def->type == HEFT_SHAPE_HULL && !(hull = convex_hull_build(def->hull.points, def->hull.count))) {
+    if (def->type == HEFT_SHAPE_HULL &&
+        !(hull = convex_hull_build(def->hull.points, def->hull.count))) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     mass_props p;
@@ -126,7 +127,8 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
         const shape *s = &w->shapes[i];
         mass_props p;
         if (!s->slot.alive || s->body != id.index ||
-            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull, &p)) {
+            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
+                        &p)) {
             continue;
         }
         place(&p, s->local_position, s->local_orientation);
@@ -143,11 +145,13 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
         const shape *s = &w->shapes[i];
         mass_props p;
         if (!s->slot.alive || s->body != id.index ||
-            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull, &p)) {
+            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
+                        &p)) {
             continue;
         }
         place(&p, s->local_position, s->local_orientation);
-        inertia = heft_mat3_add(inertia, heft_mat3_add(p.inertia, shift_term(p.mass, heft_v3_sub(p.center, c))));
+        inertia = heft_mat3_add(
+            inertia, heft_mat3_add(p.inertia, shift_term(p.mass, heft_v3_sub(p.center, c))));
     }
     /* symmetric to rounding */
     for (int i = 0; i < 3; ++i) {
@@ -175,8 +179,10 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
         shift_anchor(&j->local_anchor_a, j->body_a, id.index, c);
         shift_anchor(&j->local_anchor_b, j->body_b, id.index, c);
         for (int k = 0; k < 2; ++k) {
-            shift_anchor(&j->coupled_ends[k].local_anchor_a, j->coupled_ends[k].body_a, id.index, c);
-            shift_anchor(&j->coupled_ends[k].local_anchor_b, j->coupled_ends[k].body_b, id.index, c);
+            shift_anchor(&j->coupled_ends[k].local_anchor_a, j->coupled_ends[k].body_a, id.index,
+                         c);
+            shift_anchor(&j->coupled_ends[k].local_anchor_b, j->coupled_ends[k].body_b, id.index,
+                         c);
         }
     }
     body_set_mass_properties(b, total, inertia);

@@ -7,7 +7,9 @@
 
 #include "error.h"
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t align8(size_t n) {
+    return (n + 7) & ~(size_t)7;
+}
 
 typedef struct build_ctx {
     tri_mesh *m;
@@ -229,9 +231,13 @@ tri_mesh *mesh_create(const heft_mesh_def *d) {
     return m;
 }
 
-void mesh_free(tri_mesh *m) { heft_free(m); }
+void mesh_free(tri_mesh *m) {
+    heft_free(m);
+}
 
-aabb mesh_bounds(const tri_mesh *m) { return m->nodes[0].box; }
+aabb mesh_bounds(const tri_mesh *m) {
+    return m->nodes[0].box;
+}
 
 int mesh_query(const tri_mesh *m, aabb box, int32_t *out, int max) {
     int stack[128], top = 0, n = 0;

@@ -25,7 +25,8 @@ static void ray_shape(ray_context *r, int32_t index, double max_t) {
     transform t = shape_transform(s, &r->w->bodies[s->body]);
     heft_vec3 n;
     double hit = shape_ray_cast(s, &t, r->origin, r->dir, max_t, &n);
-    if (hit >= 0.0 && (r->best_shape < 0 || hit < r->best_t || (hit == r->best_t && index < r->best_shape))) {
+    if (hit >= 0.0 &&
+        (r->best_shape < 0 || hit < r->best_t || (hit == r->best_t && index < r->best_shape))) {
         r->best_shape = index;
         r->best_t = hit;
         r->best_n = n;
@@ -118,10 +119,10 @@ static int compare_int32(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-int heft_world_query_aabb(heft_world *w, heft_vec3 lo, heft_vec3 hi, uint32_t mask_bits, heft_shape_id *out,
-                          int max) {
-    if (!w || !heft_v3_isfinite(lo) || !heft_v3_isfinite(hi) || lo.x > hi.x || lo.y > hi.y || lo.z > hi.z ||
-        max < 0 || (max > 0 && !out)) {
+int heft_world_query_aabb(heft_world *w, heft_vec3 lo, heft_vec3 hi, uint32_t mask_bits,
+                          heft_shape_id *out, int max) {
+    if (!w || !heft_v3_isfinite(lo) || !heft_v3_isfinite(hi) || lo.x > hi.x || lo.y > hi.y ||
+        lo.z > hi.z || max < 0 || (max > 0 && !out)) {
         heft_set_error("box query: lo <= hi, both finite, max >= 0 and out not NULL when max > 0");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }

@@ -154,8 +154,8 @@ static double ray_hull(const convex_hull *h, heft_vec3 o, heft_vec3 d, double ma
     return t0;
 }
 
-double shape_ray_cast(const shape *s, const transform *t, heft_vec3 origin, heft_vec3 dir, double max_t,
-                      heft_vec3 *normal) {
+double shape_ray_cast(const shape *s, const transform *t, heft_vec3 origin, heft_vec3 dir,
+                      double max_t, heft_vec3 *normal) {
     heft_vec3 o = transform_inv_point(t, origin), d = transform_inv_vector(t, dir);
     heft_vec3 n = heft_v3(0.0, 0.0, 1.0);
     double hit = -1.0;

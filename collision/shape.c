@@ -21,10 +21,16 @@ heft_shape_def heft_default_shape_def(void) {
     return d;
 }
 
-double material_friction(double a, double b) { return sqrt(a * b); }
-double material_restitution(double a, double b) { return a > b ? a : b; }
+double material_friction(double a, double b) {
+    return sqrt(a * b);
+}
+double material_restitution(double a, double b) {
+    return a > b ? a : b;
+}
 
-static int positive(double x) { return isfinite(x) && x > 0.0; }
+static int positive(double x) {
+    return isfinite(x) && x > 0.0;
+}
 
 static int check_material(double friction, double restitution) {
     if (!isfinite(friction) || friction < 0.0) {
@@ -93,7 +99,8 @@ int shape_check_def(const heft_shape_def *d, const body *owner) {
     case HEFT_SHAPE_MESH:
     case HEFT_SHAPE_HEIGHT_FIELD:
         if (owner->type == HEFT_BODY_DYNAMIC) {
-            heft_set_error("meshes and height fields can only belong to static or kinematic bodies");
+            heft_set_error(
+                "meshes and height fields can only belong to static or kinematic bodies");
             return 0;
         }
         return 1;
@@ -200,7 +207,8 @@ aabb shape_aabb(const shape *s, const transform *t) {
     case HEFT_SHAPE_PLANE:
         break;
     }
-    return aabb_make(heft_v3(-INFINITY, -INFINITY, -INFINITY), heft_v3(INFINITY, INFINITY, INFINITY));
+    return aabb_make(heft_v3(-INFINITY, -INFINITY, -INFINITY),
+                     heft_v3(INFINITY, INFINITY, INFINITY));
 }
 
 static shape *world_shape(const heft_world *w, heft_shape_id id) {
@@ -222,8 +230,8 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
     if (!shape_build(&built, body_id.index, def)) {
         return invalid;
     }
-    int index = slots_acquire((void **)&w->shapes, &w->shape_capacity, &w->shape_high, &w->shape_free,
-                              sizeof(shape));
+    int index = slots_acquire((void **)&w->shapes, &w->shape_capacity, &w->shape_high,
+                              &w->shape_free, sizeof(shape));
     if (index < 0) {
         shape_release(&built);
         heft_set_error("out of memory");
@@ -257,7 +265,9 @@ heft_result heft_destroy_shape(heft_world *w, heft_shape_id id) {
     return HEFT_OK;
 }
 
-int heft_shape_is_valid(const heft_world *w, heft_shape_id id) { return world_shape(w, id) != NULL; }
+int heft_shape_is_valid(const heft_world *w, heft_shape_id id) {
+    return world_shape(w, id) != NULL;
+}
 
 heft_body_id heft_shape_body(const heft_world *w, heft_shape_id id) {
     heft_body_id none = {-1, 0};
@@ -328,7 +338,8 @@ int heft_body_shapes(const heft_world *w, heft_body_id body_id, heft_shape_id *o
     return n;
 }
 
-heft_result heft_shape_set_material(heft_world *w, heft_shape_id id, double friction, double restitution) {
+heft_result heft_shape_set_material(heft_world *w, heft_shape_id id, double friction,
+                                    double restitution) {
     shape *s = world_shape(w, id);
     if (!s) {
         heft_set_error("shape id is not valid");
@@ -342,7 +353,8 @@ heft_result heft_shape_set_material(heft_world *w, heft_shape_id id, double fric
     return HEFT_OK;
 }
 
-heft_result heft_shape_set_filter(heft_world *w, heft_shape_id id, uint32_t category, uint32_t mask) {
+heft_result heft_shape_set_filter(heft_world *w, heft_shape_id id, uint32_t category,
+                                  uint32_t mask) {
     shape *s = world_shape(w, id);
     if (!s) {
         heft_set_error("shape id is not valid");

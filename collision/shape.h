@@ -21,32 +21,32 @@ typedef struct shape {
     heft_quat local_orientation;
     double friction, restitution, density;
     uint32_t category, mask;
-    convex_hull *hull;    /* boxes and hulls: owned */
-    tri_mesh *mesh;       /* owned */
-    height_field *field;  /* owned */
+    convex_hull *hull;   /* boxes and hulls: owned */
+    tri_mesh *mesh;      /* owned */
+    height_field *field; /* owned */
     /* broad phase */
-    int32_t proxy;        /* leaf of the tree; -1 for planes and before insertion */
-    int moved;            /* on the broad phase's moved list */
-    aabb fat;             /* the leaf's enlarged box */
-    aabb box;             /* tight box grown by the contact margin, this step */
-    double speculative;   /* how far the shape may move in one step, m (h times its
-                             fastest point's speed): the extra margin against
-                             planes, meshes and height fields */
-    heft_vec3 plane_n;    /* planes: the world plane n . x = plane_d the pairs were found for */
+    int32_t proxy;      /* leaf of the tree; -1 for planes and before insertion */
+    int moved;          /* on the broad phase's moved list */
+    aabb fat;           /* the leaf's enlarged box */
+    aabb box;           /* tight box grown by the contact margin, this step */
+    double speculative; /* how far the shape may move in one step, m (h times its
+                           fastest point's speed): the extra margin against
+                           planes, meshes and height fields */
+    heft_vec3 plane_n;  /* planes: the world plane n . x = plane_d the pairs were found for */
     double plane_d;
 } shape;
 
 /* One contact point: the normal row and two friction rows share a block. */
 typedef struct contact {
-    uint64_t key;            /* shape pair: (lower index << 32) | higher index */
-    uint64_t feature;        /* (sub-shape << 32) | features: matches the point across steps */
+    uint64_t key;     /* shape pair: (lower index << 32) | higher index */
+    uint64_t feature; /* (sub-shape << 32) | features: matches the point across steps */
     int32_t shape_a, shape_b;
     int32_t body_a, body_b;
-    heft_vec3 point;         /* on b's surface */
-    heft_vec3 normal;        /* from a towards b */
+    heft_vec3 point;  /* on b's surface */
+    heft_vec3 normal; /* from a towards b */
     double separation;
     double friction, restitution;
-    double lambda[3];        /* normal, tangent 1, tangent 2; warm start for the next step */
+    double lambda[3]; /* normal, tangent 1, tangent 2; warm start for the next step */
 } contact;
 
 /* The contacts of the last step and the step before (for warm starts), both

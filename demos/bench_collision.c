@@ -9,8 +9,9 @@
 
 #include "world.h"
 
-static const heft_vec3 rock[8] = {{-.3, -.25, -.2}, {.3, -.2, -.25}, {-.25, .3, -.2}, {.25, .25, -.3},
-                                  {-.3, -.3, .25},  {.25, -.3, .3},  {-.2, .25, .3},  {.3, .3, .2}};
+static const heft_vec3 rock[8] = {{-.3, -.25, -.2}, {.3, -.2, -.25}, {-.25, .3, -.2},
+                                  {.25, .25, -.3},  {-.3, -.3, .25}, {.25, -.3, .3},
+                                  {-.2, .25, .3},   {.3, .3, .2}};
 
 static double cpu_ms(void) {
     struct timespec t;
@@ -98,8 +99,8 @@ static void run(int n, int steps, int measured) {
             contacts += w->contacts.count;
         }
     }
-    printf("| %6d | %7ld | %8ld | %8.3f | %9.3f | %7.3f | %7.2f |\n", n, pairs / measured, contacts / measured,
-           broad / measured, narrow / measured, total / measured,
+    printf("| %6d | %7ld | %8ld | %8.3f | %9.3f | %7.3f | %7.2f |\n", n, pairs / measured,
+           contacts / measured, broad / measured, narrow / measured, total / measured,
            1e3 * narrow / measured / (double)(pairs / measured));
     fflush(stdout);
     heft_world_destroy(w);
@@ -107,8 +108,11 @@ static void run(int n, int steps, int measured) {
 
 int main(int argc, char **argv) {
     int steps = 180, measured = 60;
-    printf("bench-collision: mixed boxes, spheres, capsules, cylinders and hulls dropped onto a plane and a "
-           "height field; averages over steps %d..%d, h = 1/60 s, PGS; thread CPU time per step\n\n", steps - measured + 1, steps);
+    printf(
+        "bench-collision: mixed boxes, spheres, capsules, cylinders and hulls dropped onto a plane "
+        "and a "
+        "height field; averages over steps %d..%d, h = 1/60 s, PGS; thread CPU time per step\n\n",
+        steps - measured + 1, steps);
     printf("| bodies | pairs   | contacts | broad ms | narrow ms | step ms | us/pair |\n");
     printf("|-------:|--------:|---------:|---------:|----------:|--------:|--------:|\n");
     if (argc > 1) {

@@ -56,9 +56,11 @@ static inline heft_shape_def plane_def(heft_vec3 n, double offset) {
 }
 
 /* cube corners of half size h, and the octahedron of radius r */
-static const heft_vec3 unit_cube[8] = {{-.5, -.5, -.5}, {.5, -.5, -.5}, {-.5, .5, -.5}, {.5, .5, -.5},
-                                       {-.5, -.5, .5},  {.5, -.5, .5},  {-.5, .5, .5},  {.5, .5, .5}};
-static const heft_vec3 unit_octahedron[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+static const heft_vec3 unit_cube[8] = {{-.5, -.5, -.5}, {.5, -.5, -.5}, {-.5, .5, -.5},
+                                       {.5, .5, -.5},   {-.5, -.5, .5}, {.5, -.5, .5},
+                                       {-.5, .5, .5},   {.5, .5, .5}};
+static const heft_vec3 unit_octahedron[6] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                             {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
 
 /* A 2 m square of two triangles at z = 0 around the origin, facing +z. */
 static const heft_vec3 square_vertices[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
@@ -96,10 +98,13 @@ static inline int fix_collide(heft_world *w, heft_shape_id a, heft_shape_id b, m
     return n;
 }
 
-static inline double fix_dist(heft_vec3 a, heft_vec3 b) { return heft_v3_length(heft_v3_sub(a, b)); }
+static inline double fix_dist(heft_vec3 a, heft_vec3 b) {
+    return heft_v3_length(heft_v3_sub(a, b));
+}
 
 /* The manifold has a point at p (within tol) with this normal and separation. */
-static inline void fix_expect_point(const manifold *m, heft_vec3 p, heft_vec3 n, double sep, double tol) {
+static inline void fix_expect_point(const manifold *m, heft_vec3 p, heft_vec3 n, double sep,
+                                    double tol) {
     int found = -1;
     for (int i = 0; i < m->count; ++i) {
         if (fix_dist(m->points[i].point, p) <= tol) {
@@ -108,21 +113,25 @@ static inline void fix_expect_point(const manifold *m, heft_vec3 p, heft_vec3 n,
     }
     if (found < 0) {
         for (int i = 0; i < m->count; ++i) {
-            cr_log_error("have (%.9f, %.9f, %.9f) n (%.6f, %.6f, %.6f) sep %.9f", m->points[i].point.x,
-                         m->points[i].point.y, m->points[i].point.z, m->points[i].normal.x,
-                         m->points[i].normal.y, m->points[i].normal.z, m->points[i].separation);
+            cr_log_error("have (%.9f, %.9f, %.9f) n (%.6f, %.6f, %.6f) sep %.9f",
+                         m->points[i].point.x, m->points[i].point.y, m->points[i].point.z,
+                         m->points[i].normal.x, m->points[i].normal.y, m->points[i].normal.z,
+                         m->points[i].separation);
         }
         cr_assert_fail("no contact point at (%.9f, %.9f, %.9f)", p.x, p.y, p.z);
     }
     const contact_point *c = &m->points[found];
-    cr_assert_lt(fix_dist(c->normal, n), tol, "normal (%.9f, %.9f, %.9f), expected (%.9f, %.9f, %.9f)",
-                 c->normal.x, c->normal.y, c->normal.z, n.x, n.y, n.z);
-    cr_assert_float_eq(c->separation, sep, tol, "separation %.12f, expected %.12f", c->separation, sep);
+    cr_assert_lt(fix_dist(c->normal, n), tol,
+                 "normal (%.9f, %.9f, %.9f), expected (%.9f, %.9f, %.9f)", c->normal.x, c->normal.y,
+                 c->normal.z, n.x, n.y, n.z);
+    cr_assert_float_eq(c->separation, sep, tol, "separation %.12f, expected %.12f", c->separation,
+                       sep);
 }
 
 /* Colliding b with a gives the same contacts seen from the other side: the
  * normal flips and each point moves to the other surface. */
-static inline void fix_expect_symmetric(heft_world *w, heft_shape_id a, heft_shape_id b, const manifold *ab) {
+static inline void fix_expect_symmetric(heft_world *w, heft_shape_id a, heft_shape_id b,
+                                        const manifold *ab) {
     manifold ba;
     fix_collide(w, b, a, &ba);
     cr_assert_eq(ba.count, ab->count, "%d points one way, %d the other", ab->count, ba.count);
@@ -132,7 +141,8 @@ static inline void fix_expect_symmetric(heft_world *w, heft_shape_id a, heft_sha
         int found = 0;
         for (int k = 0; k < ba.count && !found; ++k) {
             const contact_point *d = &ba.points[k];
-            found = fix_dist(d->point, other) < 1e-9 && fix_dist(d->normal, heft_v3_neg(c->normal)) < 1e-9 &&
+            found = fix_dist(d->point, other) < 1e-9 &&
+                    fix_dist(d->normal, heft_v3_neg(c->normal)) < 1e-9 &&
                     fabs(d->separation - c->separation) < 1e-9;
         }
         cr_assert(found, "point %d has no mirror when the shapes are swapped", i);

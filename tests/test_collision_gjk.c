@@ -11,7 +11,9 @@ static double urand(void) { /* [0, 1) */
     seed_state = seed_state * 1664525u + 1013904223u;
     return (seed_state >> 8) / 16777216.0;
 }
-static double srand1(void) { return 2.0 * urand() - 1.0; }
+static double srand1(void) {
+    return 2.0 * urand() - 1.0;
+}
 static heft_vec3 rand_unit(void) {
     for (;;) {
         heft_vec3 v = heft_v3(srand1(), srand1(), srand1());
@@ -128,7 +130,8 @@ Test(gjk, distances_between_random_hulls_match_brute_force_to_1e_9) {
         heft_vec3 c = heft_v3(10.0 * srand1(), 10.0 * srand1(), 10.0 * srand1());
         convex_hull *ha = random_hull(4 + trial % 20, -0.5 * g, va, q, c);
         convex_hull *hb = random_hull(4 + (trial * 7) % 25, 0.5 * g, vb, q, c);
-        convex_proxy pa = points_proxy(va, ha->vertex_count), pb = points_proxy(vb, hb->vertex_count);
+        convex_proxy pa = points_proxy(va, ha->vertex_count),
+                     pb = points_proxy(vb, hb->vertex_count);
         gjk_output out;
         gjk_distance(&pa, &pb, INFINITY, &out);
         int na = hull_triangles(ha, va, ta), nb = hull_triangles(hb, vb, tb);
@@ -227,7 +230,8 @@ Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
             va[i] = ba->vertices[i];
             vb[i] = heft_v3_add(bb->vertices[i], d);
         }
-        double overlap[3] = {ha.x + hb.x - fabs(d.x), ha.y + hb.y - fabs(d.y), ha.z + hb.z - fabs(d.z)};
+        double overlap[3] = {ha.x + hb.x - fabs(d.x), ha.y + hb.y - fabs(d.y),
+                             ha.z + hb.z - fabs(d.z)};
         double exact = fmin(overlap[0], fmin(overlap[1], overlap[2]));
         convex_proxy pa = points_proxy(va, 8), pb = points_proxy(vb, 8);
         gjk_output out;
@@ -236,13 +240,15 @@ Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
         heft_vec3 n, wa, wb;
         double depth;
         cr_assert(epa_penetration(&pa, &pb, &out.simplex, &n, &depth, &wa, &wb));
-        cr_assert_float_eq(depth, exact, 1e-9, "trial %d: epa %.15f exact %.15f", trial, depth, exact);
+        cr_assert_float_eq(depth, exact, 1e-9, "trial %d: epa %.15f exact %.15f", trial, depth,
+                           exact);
         /* moving b by depth along n separates them: they then touch */
         for (int i = 0; i < 8; ++i) {
             vb[i] = heft_v3_madd(vb[i], depth + 1e-7, n);
         }
         gjk_distance(&pa, &pb, INFINITY, &out);
-        cr_assert(!out.overlap && out.distance < 2e-7, "trial %d: %g apart after the push", trial, out.distance);
+        cr_assert(!out.overlap && out.distance < 2e-7, "trial %d: %g apart after the push", trial,
+                  out.distance);
         convex_hull_free(ba);
         convex_hull_free(bb);
     }
@@ -265,7 +271,8 @@ Test(epa, depth_of_a_point_inside_a_cylinder_is_the_nearest_surface) {
         heft_vec3 n, wa, wb;
         double depth;
         cr_assert(epa_penetration(&pa, &pb, &out.simplex, &n, &depth, &wa, &wb));
-        cr_assert_float_eq(depth, exact, 1e-6, "trial %d: epa %.12f exact %.12f", trial, depth, exact);
+        cr_assert_float_eq(depth, exact, 1e-6, "trial %d: epa %.12f exact %.12f", trial, depth,
+                           exact);
     }
 }
 
@@ -315,7 +322,8 @@ Test(hull, random_points_on_a_sphere_make_a_closed_hull_containing_them_all) {
     }
     /* the volume approaches the sphere's from below */
     double sphere = 4.0 / 3.0 * HEFT_PI * 8.0;
-    cr_assert(h->volume < sphere && h->volume > 0.85 * sphere, "volume %g of %g", h->volume, sphere);
+    cr_assert(h->volume < sphere && h->volume > 0.85 * sphere, "volume %g of %g", h->volume,
+              sphere);
     convex_hull_free(h);
 }
 
@@ -336,11 +344,15 @@ Test(hull, degenerate_point_sets_are_refused_with_an_error) {
         const heft_vec3 *p;
         int n;
         const char *words;
-    } cases[] = {{line, 3, "at least 4"}, {line, 10, "collinear"}, {flat, 10, "coplanar"},
-                 {same, 5, "coincide"},   {nan_pts, 8, "not finite"}};
+    } cases[] = {{line, 3, "at least 4"},
+                 {line, 10, "collinear"},
+                 {flat, 10, "coplanar"},
+                 {same, 5, "coincide"},
+                 {nan_pts, 8, "not finite"}};
     for (int k = 0; k < 5; ++k) {
         heft_set_error("%s", "");
         cr_assert_null(convex_hull_build(cases[k].p, cases[k].n), "case %d built a hull", k);
-        cr_assert(strstr(heft_last_error(), cases[k].words), "case %d: \"%s\"", k, heft_last_error());
+        cr_assert(strstr(heft_last_error(), cases[k].words), "case %d: \"%s\"", k,
+                  heft_last_error());
     }
 }

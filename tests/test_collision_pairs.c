@@ -8,13 +8,17 @@
 #define TOL 1e-9
 
 static heft_world *w;
-static void setup(void) { w = heft_world_create(NULL); }
-static void teardown(void) { heft_world_destroy(w); }
+static void setup(void) {
+    w = heft_world_create(NULL);
+}
+static void teardown(void) {
+    heft_world_destroy(w);
+}
 TestSuite(collision_pairs, .init = setup, .fini = teardown);
 
 static const heft_quat I = {1.0, 0.0, 0.0, 0.0};
 #define V heft_v3
-#define ALONG_X qaxis(0, 1, 0, HEFT_PI / 2) /* maps local z to +x */
+#define ALONG_X qaxis(0, 1, 0, HEFT_PI / 2)  /* maps local z to +x */
 #define ALONG_Y qaxis(1, 0, 0, -HEFT_PI / 2) /* maps local z to +y */
 
 /* collides, checks the count and the swapped order, returns the manifold */
@@ -24,8 +28,8 @@ static manifold run(heft_shape_id a, heft_shape_id b, int expected_count) {
     cr_assert_eq(n, m.count);
     if (n != expected_count) {
         for (int i = 0; i < m.count; ++i) {
-            cr_log_error("point (%.9f, %.9f, %.9f) sep %.9f", m.points[i].point.x, m.points[i].point.y,
-                         m.points[i].point.z, m.points[i].separation);
+            cr_log_error("point (%.9f, %.9f, %.9f) sep %.9f", m.points[i].point.x,
+                         m.points[i].point.y, m.points[i].point.z, m.points[i].separation);
         }
     }
     cr_assert_eq(n, expected_count, "%d points, expected %d", n, expected_count);
@@ -69,7 +73,8 @@ Test(collision_pairs, sphere_box_face_corner_and_rotated_edge) {
     heft_vec3 n = heft_v3_normalize(V(1, 1, 1));
     fix_expect_point(&m, heft_v3_madd(V(1.3, 0.8, 0.55), -0.5, n), n, 0.3 * sqrt(3.0) - 0.5, TOL);
     /* a cube turned 45 degrees about z: its vertical edge at x = sqrt(2)/2 */
-    heft_shape_id cube = fix_put(w, box_def(0.5, 0.5, 0.5), V(10, 0, 0), qaxis(0, 0, 1, HEFT_PI / 4));
+    heft_shape_id cube =
+        fix_put(w, box_def(0.5, 0.5, 0.5), V(10, 0, 0), qaxis(0, 0, 1, HEFT_PI / 4));
     heft_shape_id s3 = fix_put(w, sphere_def(0.2), V(10.85, 0, 0.1), I);
     m = run(cube, s3, 1);
     fix_expect_point(&m, V(10.65, 0, 0.1), V(1, 0, 0), 0.85 - 0.2 - sqrt(0.5), TOL);
@@ -92,16 +97,21 @@ Test(collision_pairs, capsules_crossing_parallel_and_nearly_parallel) {
      * with the same projection on it */
     double t = 0.01;
     heft_shape_id a3 = fix_put(w, capsule_def(0.1, 1.0), V(20, 0, 0), ALONG_X);
-    heft_shape_id tilt = fix_put(w, capsule_def(0.1, 1.0), V(20.5, 0, 0.15), qaxis(0, 1, 0, HEFT_PI / 2 - t));
+    heft_shape_id tilt =
+        fix_put(w, capsule_def(0.1, 1.0), V(20.5, 0, 0.15), qaxis(0, 1, 0, HEFT_PI / 2 - t));
     m = run(a3, tilt, 2);
     heft_vec3 u = V(cos(t / 2), 0, sin(t / 2)), ub = V(cos(t), 0, sin(t));
-    heft_vec3 b0 = heft_v3_madd(V(20.5, 0, 0.15), -1.0, ub), b1 = heft_v3_madd(V(20.5, 0, 0.15), 1.0, ub);
+    heft_vec3 b0 = heft_v3_madd(V(20.5, 0, 0.15), -1.0, ub),
+              b1 = heft_v3_madd(V(20.5, 0, 0.15), 1.0, ub);
     heft_vec3 a0 = V(19, 0, 0), a1 = V(21, 0, 0);
-    double lo = fmax(heft_v3_dot(a0, u), heft_v3_dot(b0, u)), hi = fmin(heft_v3_dot(a1, u), heft_v3_dot(b1, u));
+    double lo = fmax(heft_v3_dot(a0, u), heft_v3_dot(b0, u)),
+           hi = fmin(heft_v3_dot(a1, u), heft_v3_dot(b1, u));
     for (int k = 0; k < 2; ++k) {
         double x = k ? hi : lo;
-        heft_vec3 pa = v3_lerp(a0, a1, (x - heft_v3_dot(a0, u)) / heft_v3_dot(heft_v3_sub(a1, a0), u));
-        heft_vec3 pb = v3_lerp(b0, b1, (x - heft_v3_dot(b0, u)) / heft_v3_dot(heft_v3_sub(b1, b0), u));
+        heft_vec3 pa =
+            v3_lerp(a0, a1, (x - heft_v3_dot(a0, u)) / heft_v3_dot(heft_v3_sub(a1, a0), u));
+        heft_vec3 pb =
+            v3_lerp(b0, b1, (x - heft_v3_dot(b0, u)) / heft_v3_dot(heft_v3_sub(b1, b0), u));
         heft_vec3 n = heft_v3_normalize(heft_v3_sub(pb, pa));
         fix_expect_point(&m, heft_v3_madd(pb, -0.1, n), n, fix_dist(pa, pb) - 0.2, TOL);
     }
@@ -121,7 +131,8 @@ Test(collision_pairs, capsule_box_tilted_overhanging_and_upright) {
     heft_shape_id box = fix_put(w, box_def(1, 1, 0.5), V(0, 0, 0), I);
     /* tilted 0.02 rad: each end has its own depth */
     double t = 0.02;
-    heft_shape_id cap = fix_put(w, capsule_def(0.2, 0.5), V(0.2, 0, 0.69), qaxis(0, 1, 0, HEFT_PI / 2 - t));
+    heft_shape_id cap =
+        fix_put(w, capsule_def(0.2, 0.5), V(0.2, 0, 0.69), qaxis(0, 1, 0, HEFT_PI / 2 - t));
     manifold m = run(box, cap, 2);
     for (int k = -1; k <= 1; k += 2) {
         heft_vec3 end = V(0.2 + k * 0.5 * cos(t), 0, 0.69 + k * 0.5 * sin(t));
@@ -147,8 +158,8 @@ Test(collision_pairs, box_resting_on_a_box_makes_four_points) {
     heft_shape_id b = fix_put(w, box_def(0.5, 0.5, 0.5), V(0.2, 0.1, 0.99), I);
     manifold m = run(a, b, 4);
     for (int k = 0; k < 4; ++k) {
-        fix_expect_point(&m, V(0.2 + ((k & 1) ? 0.5 : -0.5), 0.1 + ((k & 2) ? 0.5 : -0.5), 0.49), V(0, 0, 1),
-                         -0.01, TOL);
+        fix_expect_point(&m, V(0.2 + ((k & 1) ? 0.5 : -0.5), 0.1 + ((k & 2) ? 0.5 : -0.5), 0.49),
+                         V(0, 0, 1), -0.01, TOL);
     }
 }
 
@@ -160,7 +171,8 @@ Test(collision_pairs, box_box_rotated_nearly_parallel_edge_on_face_and_edge_edge
     manifold m = run(a, b, 4);
     for (int k = 0; k < 4; ++k) {
         double x = (k & 1) ? 0.5 : -0.5, y = (k & 2) ? 0.5 : -0.5;
-        fix_expect_point(&m, V(x * cos(r) - y * sin(r), x * sin(r) + y * cos(r), 0.49), V(0, 0, 1), -0.01, TOL);
+        fix_expect_point(&m, V(x * cos(r) - y * sin(r), x * sin(r) + y * cos(r), 0.49), V(0, 0, 1),
+                         -0.01, TOL);
     }
     /* tilted 0.5 degrees about x: the four corners at their own depths */
     double t = 0.5 * HEFT_PI / 180.0;
@@ -174,14 +186,16 @@ Test(collision_pairs, box_box_rotated_nearly_parallel_edge_on_face_and_edge_edge
     }
     /* a cube on its edge (turned 45 degrees about x): the edge's two ends */
     heft_shape_id a3 = fix_put(w, box_def(1, 1, 0.5), V(20, 0, 0), I);
-    heft_shape_id b3 = fix_put(w, box_def(0.5, 0.5, 0.5), V(20, 0, 0.5 + sqrt(0.5) - 0.01), qaxis(1, 0, 0, HEFT_PI / 4));
+    heft_shape_id b3 = fix_put(w, box_def(0.5, 0.5, 0.5), V(20, 0, 0.5 + sqrt(0.5) - 0.01),
+                               qaxis(1, 0, 0, HEFT_PI / 4));
     m = run(a3, b3, 2);
     fix_expect_point(&m, V(19.5, 0, 0.49), V(0, 0, 1), -0.01, TOL);
     fix_expect_point(&m, V(20.5, 0, 0.49), V(0, 0, 1), -0.01, TOL);
     /* edge on crossed edge: a cube on its x edge under one on its y edge */
     double h = sqrt(0.5);
     heft_shape_id a4 = fix_put(w, box_def(0.5, 0.5, 0.5), V(30, 0, 0), qaxis(1, 0, 0, HEFT_PI / 4));
-    heft_shape_id b4 = fix_put(w, box_def(0.5, 0.5, 0.5), V(30, 0, 2 * h - 0.01), qaxis(0, 1, 0, HEFT_PI / 4));
+    heft_shape_id b4 =
+        fix_put(w, box_def(0.5, 0.5, 0.5), V(30, 0, 2 * h - 0.01), qaxis(0, 1, 0, HEFT_PI / 4));
     m = run(a4, b4, 1);
     fix_expect_point(&m, V(30, 0, h - 0.01), V(0, 0, 1), -0.01, TOL);
 }
@@ -195,13 +209,15 @@ Test(collision_pairs, hull_vertex_and_face_on_a_box) {
     heft_shape_id cube = fix_put(w, hull_def(unit_cube, 8), V(10, 0, 0.99), I);
     m = run(box2, cube, 4);
     for (int k = 0; k < 4; ++k) {
-        fix_expect_point(&m, V(10 + ((k & 1) ? 0.5 : -0.5), (k & 2) ? 0.5 : -0.5, 0.49), V(0, 0, 1), -0.01, TOL);
+        fix_expect_point(&m, V(10 + ((k & 1) ? 0.5 : -0.5), (k & 2) ? 0.5 : -0.5, 0.49), V(0, 0, 1),
+                         -0.01, TOL);
     }
 }
 
 Test(collision_pairs, hull_on_hull_turned_30_degrees_keeps_four_points_of_the_overlap) {
     heft_shape_id a = fix_put(w, hull_def(unit_cube, 8), V(0, 0, 0), I);
-    heft_shape_id b = fix_put(w, hull_def(unit_cube, 8), V(0, 0, 0.99), qaxis(0, 0, 1, HEFT_PI / 6));
+    heft_shape_id b =
+        fix_put(w, hull_def(unit_cube, 8), V(0, 0, 0.99), qaxis(0, 0, 1, HEFT_PI / 6));
     manifold m = run(a, b, 4);
     for (int i = 0; i < 4; ++i) {
         const contact_point *c = &m.points[i];
@@ -210,8 +226,8 @@ Test(collision_pairs, hull_on_hull_turned_30_degrees_keeps_four_points_of_the_ov
         /* inside both squares: |x|, |y| <= 0.5 in a's frame and in b's */
         double bx = c->point.x * cos(HEFT_PI / 6) + c->point.y * sin(HEFT_PI / 6);
         double by = -c->point.x * sin(HEFT_PI / 6) + c->point.y * cos(HEFT_PI / 6);
-        cr_assert(fabs(c->point.x) <= 0.5 + TOL && fabs(c->point.y) <= 0.5 + TOL && fabs(bx) <= 0.5 + TOL &&
-                  fabs(by) <= 0.5 + TOL);
+        cr_assert(fabs(c->point.x) <= 0.5 + TOL && fabs(c->point.y) <= 0.5 + TOL &&
+                  fabs(bx) <= 0.5 + TOL && fabs(by) <= 0.5 + TOL);
     }
 }
 
@@ -315,7 +331,8 @@ Test(collision_pairs, box_on_a_tilted_plane) {
     heft_vec3 n = V(0, sin(t), cos(t));
     heft_shape_id ground = fix_put(w, plane_def(n, 0.0), V(0, 0, 0), I);
     /* a cube tilted with the plane, resting 0.01 into it */
-    heft_shape_id b = fix_put(w, box_def(0.5, 0.5, 0.5), heft_v3_scale(n, 0.49), qaxis(1, 0, 0, -t));
+    heft_shape_id b =
+        fix_put(w, box_def(0.5, 0.5, 0.5), heft_v3_scale(n, 0.49), qaxis(1, 0, 0, -t));
     manifold m = run(ground, b, 4);
     for (int i = 0; i < 4; ++i) {
         cr_assert_float_eq(m.points[i].separation, -0.01, TOL);
@@ -325,7 +342,9 @@ Test(collision_pairs, box_on_a_tilted_plane) {
 
 /* ---- meshes and height fields ---------------------------------------------- */
 
-static heft_shape_id put_square(heft_vec3 at) { return fix_put(w, square_mesh_def(), at, I); }
+static heft_shape_id put_square(heft_vec3 at) {
+    return fix_put(w, square_mesh_def(), at, I);
+}
 
 Test(collision_pairs, every_shape_on_a_mesh) {
     manifold m = run(put_square(V(0, 0, 0)), fix_put(w, sphere_def(0.5), V(0.3, 0.1, 0.49), I), 1);
@@ -333,13 +352,16 @@ Test(collision_pairs, every_shape_on_a_mesh) {
     /* right over the diagonal: both triangles find it, one point stays */
     m = run(put_square(V(10, 0, 0)), fix_put(w, sphere_def(0.5), V(10.2, 0.2, 0.49), I), 1);
     fix_expect_point(&m, V(10.2, 0.2, -0.01), V(0, 0, 1), -0.01, TOL);
-    m = run(put_square(V(20, 0, 0)), fix_put(w, capsule_def(0.2, 0.5), V(20, 0.1, 0.19), ALONG_X), 2);
+    m = run(put_square(V(20, 0, 0)), fix_put(w, capsule_def(0.2, 0.5), V(20, 0.1, 0.19), ALONG_X),
+            2);
     fix_expect_point(&m, V(19.5, 0.1, -0.01), V(0, 0, 1), -0.01, TOL);
     fix_expect_point(&m, V(20.5, 0.1, -0.01), V(0, 0, 1), -0.01, TOL);
     /* a box across the diagonal: its four corners, all with the face normal */
-    m = run(put_square(V(30, 0, 0)), fix_put(w, box_def(0.25, 0.25, 0.25), V(30.1, 0.05, 0.24), I), 4);
+    m = run(put_square(V(30, 0, 0)), fix_put(w, box_def(0.25, 0.25, 0.25), V(30.1, 0.05, 0.24), I),
+            4);
     for (int k = 0; k < 4; ++k) {
-        fix_expect_point(&m, V(30.1 + ((k & 1) ? 0.25 : -0.25), 0.05 + ((k & 2) ? 0.25 : -0.25), -0.01),
+        fix_expect_point(&m,
+                         V(30.1 + ((k & 1) ? 0.25 : -0.25), 0.05 + ((k & 2) ? 0.25 : -0.25), -0.01),
                          V(0, 0, 1), -0.01, TOL);
     }
     m = run(put_square(V(40, 0, 0)), fix_put(w, hull_def(unit_cube, 8), V(40, 0, 0.49), I), 4);
@@ -369,8 +391,8 @@ Test(collision_pairs, box_on_flat_and_sloped_height_fields) {
     heft_shape_id flat = fix_put(w, d, V(0, 0, 0), I);
     manifold m = run(flat, fix_put(w, box_def(0.3, 0.3, 0.3), V(1.1, 0.9, 0.29), I), 4);
     for (int k = 0; k < 4; ++k) {
-        fix_expect_point(&m, V(1.1 + ((k & 1) ? 0.3 : -0.3), 0.9 + ((k & 2) ? 0.3 : -0.3), -0.01), V(0, 0, 1),
-                         -0.01, TOL);
+        fix_expect_point(&m, V(1.1 + ((k & 1) ? 0.3 : -0.3), 0.9 + ((k & 2) ? 0.3 : -0.3), -0.01),
+                         V(0, 0, 1), -0.01, TOL);
     }
     /* z = s x: every triangle lies in one plane of normal (-s, 0, 1)/|.| */
     double s = 0.4;
@@ -388,8 +410,12 @@ Test(collision_pairs, box_on_flat_and_sloped_height_fields) {
         cr_assert_float_eq(m.points[i].separation, -0.01, TOL);
         cr_assert_lt(fix_dist(m.points[i].normal, n), TOL);
     }
-    m = run(slope, fix_put(w, sphere_def(0.5), heft_v3_add(V(11.2, 0.7, s * 1.2), heft_v3_scale(n, 0.49)), I), 1);
-    fix_expect_point(&m, heft_v3_add(V(11.2, 0.7, s * 1.2), heft_v3_scale(n, -0.01)), n, -0.01, TOL);
+    m = run(
+        slope,
+        fix_put(w, sphere_def(0.5), heft_v3_add(V(11.2, 0.7, s * 1.2), heft_v3_scale(n, 0.49)), I),
+        1);
+    fix_expect_point(&m, heft_v3_add(V(11.2, 0.7, s * 1.2), heft_v3_scale(n, -0.01)), n, -0.01,
+                     TOL);
 }
 
 /* ---- a random rigid motion moves the contacts with the shapes ---------------- */
@@ -398,8 +424,8 @@ static heft_vec3 rotate_about(heft_quat q, heft_vec3 c, heft_vec3 p) {
     return heft_v3_add(c, heft_quat_rotate(q, p));
 }
 
-static void check_moved(heft_shape_def da, heft_vec3 pa, heft_quat qa, heft_shape_def db, heft_vec3 pb, heft_quat qb,
-                        int expected) {
+static void check_moved(heft_shape_def da, heft_vec3 pa, heft_quat qa, heft_shape_def db,
+                        heft_vec3 pb, heft_quat qb, int expected) {
     unsigned seed = 7u;
     manifold ref;
     heft_shape_id a = fix_put(w, da, pa, qa), b = fix_put(w, db, pb, qb);
@@ -417,21 +443,27 @@ static void check_moved(heft_shape_def da, heft_vec3 pa, heft_quat qa, heft_shap
         heft_shape_id b2 = fix_put(w, db, rotate_about(q, c, pb), heft_quat_mul(q, qb));
         manifold m;
         fix_collide(w, a2, b2, &m);
-        cr_assert_eq(m.count, ref.count, "trial %d: %d points, %d unmoved", trial, m.count, ref.count);
+        cr_assert_eq(m.count, ref.count, "trial %d: %d points, %d unmoved", trial, m.count,
+                     ref.count);
         for (int i = 0; i < ref.count; ++i) {
-            fix_expect_point(&m, rotate_about(q, c, ref.points[i].point), heft_quat_rotate(q, ref.points[i].normal),
-                             ref.points[i].separation, 1e-8);
+            fix_expect_point(&m, rotate_about(q, c, ref.points[i].point),
+                             heft_quat_rotate(q, ref.points[i].normal), ref.points[i].separation,
+                             1e-8);
         }
     }
 }
 
 Test(collision_pairs, contacts_follow_a_rigid_motion_of_both_shapes) {
-    check_moved(box_def(1, 1, 0.5), V(0, 0, 0), I, box_def(0.5, 0.5, 0.5), V(0.2, 0.1, 0.99), qaxis(0, 0, 1, 0.3), 4);
-    check_moved(box_def(1, 1, 0.5), V(0, 0, 0), I, capsule_def(0.2, 0.5), V(0.2, 0, 0.69), ALONG_X, 2);
+    check_moved(box_def(1, 1, 0.5), V(0, 0, 0), I, box_def(0.5, 0.5, 0.5), V(0.2, 0.1, 0.99),
+                qaxis(0, 0, 1, 0.3), 4);
+    check_moved(box_def(1, 1, 0.5), V(0, 0, 0), I, capsule_def(0.2, 0.5), V(0.2, 0, 0.69), ALONG_X,
+                2);
     check_moved(box_def(1, 1, 0.5), V(0, 0, 0), I, cylinder_def(0.3, 0.5), V(0.1, 0, 0.99), I, 4);
     check_moved(hull_def(unit_cube, 8), V(0, 0, 0), I, sphere_def(0.3), V(0.1, 0.2, 0.78), I, 1);
-    check_moved(capsule_def(0.1, 1.0), V(0, 0, 0), ALONG_X, capsule_def(0.1, 1.0), V(0.3, 0, 0.15), ALONG_Y, 1);
-    check_moved(cylinder_def(0.5, 1.0), V(0, 0, 0), ALONG_X, cylinder_def(0.3, 1.0), V(0, 0, 0.79), ALONG_Y, 1);
+    check_moved(capsule_def(0.1, 1.0), V(0, 0, 0), ALONG_X, capsule_def(0.1, 1.0), V(0.3, 0, 0.15),
+                ALONG_Y, 1);
+    check_moved(cylinder_def(0.5, 1.0), V(0, 0, 0), ALONG_X, cylinder_def(0.3, 1.0), V(0, 0, 0.79),
+                ALONG_Y, 1);
 }
 
 Test(collision_pairs, sphere_on_a_hull_face_and_vertex) {
@@ -447,16 +479,18 @@ Test(collision_pairs, sphere_on_a_hull_face_and_vertex) {
     /* rotated hull: the same, turned */
     heft_quat q = qaxis(1, 2, 3, 0.7);
     heft_shape_id octa2 = fix_put(w, hull_def(unit_octahedron, 6), V(10, 0, 0), q);
-    heft_shape_id s3 = fix_put(w, sphere_def(0.3), heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1.29, 0, 0))), I);
+    heft_shape_id s3 = fix_put(w, sphere_def(0.3),
+                               heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1.29, 0, 0))), I);
     m = run(s3, octa2, 1);
-    fix_expect_point(&m, heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1, 0, 0))), heft_quat_rotate(q, V(-1, 0, 0)),
-                     -0.01, TOL);
+    fix_expect_point(&m, heft_v3_add(V(10, 0, 0), heft_quat_rotate(q, V(1, 0, 0))),
+                     heft_quat_rotate(q, V(-1, 0, 0)), -0.01, TOL);
 }
 
 Test(collision_pairs, capsule_on_a_hull_face_lying_tilted_and_across_an_edge) {
     heft_shape_id cube = fix_put(w, hull_def(unit_cube, 8), V(0, 0, 0), I);
     double t = 0.02;
-    heft_shape_id cap = fix_put(w, capsule_def(0.2, 0.3), V(0.1, 0, 0.69), qaxis(0, 1, 0, HEFT_PI / 2 - t));
+    heft_shape_id cap =
+        fix_put(w, capsule_def(0.2, 0.3), V(0.1, 0, 0.69), qaxis(0, 1, 0, HEFT_PI / 2 - t));
     manifold m = run(cube, cap, 2);
     for (int k = -1; k <= 1; k += 2) {
         heft_vec3 end = V(0.1 + k * 0.3 * cos(t), 0, 0.69 + k * 0.3 * sin(t));
@@ -467,7 +501,8 @@ Test(collision_pairs, capsule_on_a_hull_face_lying_tilted_and_across_an_edge) {
     heft_shape_id octa = fix_put(w, hull_def(unit_octahedron, 6), V(10, 0, 0), I);
     heft_vec3 n = heft_v3_normalize(V(1, 0, 1));
     heft_vec3 edge_mid = V(10.5, 0, 0.5);
-    heft_shape_id across = fix_put(w, capsule_def(0.1, 0.5), heft_v3_madd(edge_mid, 0.09, n), ALONG_Y);
+    heft_shape_id across =
+        fix_put(w, capsule_def(0.1, 0.5), heft_v3_madd(edge_mid, 0.09, n), ALONG_Y);
     m = run(octa, across, 1);
     fix_expect_point(&m, heft_v3_madd(edge_mid, -0.01, n), n, -0.01, TOL);
 }
@@ -479,16 +514,20 @@ Test(collision_pairs, capsule_cylinder_and_hull_on_a_height_field) {
     d.height_field.heights = heights;
     d.height_field.count_x = d.height_field.count_y = 3;
     d.height_field.spacing_x = d.height_field.spacing_y = 1.0;
-    manifold m = run(fix_put(w, d, V(0, 0, 0), I), fix_put(w, capsule_def(0.2, 0.5), V(1.0, 0.8, 0.19), ALONG_X), 2);
+    manifold m = run(fix_put(w, d, V(0, 0, 0), I),
+                     fix_put(w, capsule_def(0.2, 0.5), V(1.0, 0.8, 0.19), ALONG_X), 2);
     fix_expect_point(&m, V(0.5, 0.8, -0.01), V(0, 0, 1), -0.01, TOL);
     fix_expect_point(&m, V(1.5, 0.8, -0.01), V(0, 0, 1), -0.01, TOL);
-    m = run(fix_put(w, d, V(10, 0, 0), I), fix_put(w, cylinder_def(0.3, 0.5), V(11, 1, 0.49), I), 4);
+    m = run(fix_put(w, d, V(10, 0, 0), I), fix_put(w, cylinder_def(0.3, 0.5), V(11, 1, 0.49), I),
+            4);
     for (int i = 0; i < 4; ++i) {
         cr_assert_float_eq(fix_dist(m.points[i].point, V(11, 1, -0.01)), 0.3, TOL);
         cr_assert_lt(fix_dist(m.points[i].normal, V(0, 0, 1)), TOL);
     }
-    m = run(fix_put(w, d, V(20, 0, 0), I), fix_put(w, hull_def(unit_cube, 8), V(21, 1, 0.49), I), 4);
+    m = run(fix_put(w, d, V(20, 0, 0), I), fix_put(w, hull_def(unit_cube, 8), V(21, 1, 0.49), I),
+            4);
     for (int k = 0; k < 4; ++k) {
-        fix_expect_point(&m, V(21 + ((k & 1) ? 0.5 : -0.5), 1 + ((k & 2) ? 0.5 : -0.5), -0.01), V(0, 0, 1), -0.01, TOL);
+        fix_expect_point(&m, V(21 + ((k & 1) ? 0.5 : -0.5), 1 + ((k & 2) ? 0.5 : -0.5), -0.01),
+                         V(0, 0, 1), -0.01, TOL);
     }
 }

@@ -20,7 +20,8 @@ static heft_body_id add_ground(heft_world *w) {
     return g;
 }
 
-static heft_body_id add_body(heft_world *w, heft_body_type type, heft_vec3 p, heft_quat q, heft_shape_def sd) {
+static heft_body_id add_body(heft_world *w, heft_body_type type, heft_vec3 p, heft_quat q,
+                             heft_shape_def sd) {
     heft_body_def bd = heft_default_body_def();
     bd.type = type;
     bd.position = p;
@@ -59,7 +60,8 @@ static const heft_quat I = {1.0, 0.0, 0.0, 0.0};
 Test(collision_world, box_resting_on_a_box_makes_four_points) {
     heft_world *w = heft_world_create(NULL);
     heft_body_id base = add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 0.5), I, box_def(1, 1, 0.5));
-    heft_body_id top = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0, 1.25), I, box_def(0.25, 0.25, 0.25));
+    heft_body_id top =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0, 1.25), I, box_def(0.25, 0.25, 0.25));
     step(w, 60);
     cr_assert_eq(contacts_between(w, base, top), 4);
     cr_assert_float_eq(heft_body_position(w, top).z, 1.25, 1e-3);
@@ -69,8 +71,8 @@ Test(collision_world, box_resting_on_a_box_makes_four_points) {
 Test(collision_world, capsule_lying_on_a_box_makes_two_points) {
     heft_world *w = heft_world_create(NULL);
     heft_body_id base = add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 0.5), I, box_def(1, 1, 0.5));
-    heft_body_id cap = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 1.2), qaxis(0, 1, 0, HEFT_PI / 2),
-                                capsule_def(0.2, 0.5));
+    heft_body_id cap = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 1.2),
+                                qaxis(0, 1, 0, HEFT_PI / 2), capsule_def(0.2, 0.5));
     step(w, 60);
     cr_assert_eq(contacts_between(w, base, cap), 2);
     cr_assert_float_eq(heft_body_position(w, cap).z, 1.2, 1e-3);
@@ -135,9 +137,10 @@ Test(collision_world, ball_rolling_down_a_ramp_mesh_reaches_the_energy_speed) {
     double expected = sqrt(10.0 / 7.0 * 9.81 * drop);
     double speed = heft_v3_length(heft_body_linear_velocity(w, ball));
     heft_vec3 wv = heft_body_angular_velocity(w, ball);
-    cr_log_info("ramp: dropped %.3f m in %d steps, speed %.4f m/s, v^2 = 10/7 g h gives %.4f (%.2f%%), "
-                "omega r %.4f", drop, steps, speed, expected, 100.0 * (speed / expected - 1.0),
-                heft_v3_length(wv) * r);
+    cr_log_info(
+        "ramp: dropped %.3f m in %d steps, speed %.4f m/s, v^2 = 10/7 g h gives %.4f (%.2f%%), "
+        "omega r %.4f",
+        drop, steps, speed, expected, 100.0 * (speed / expected - 1.0), heft_v3_length(wv) * r);
     cr_assert_float_eq(speed, expected, 0.05 * expected);
     /* rolling, not sliding: omega r = v */
     cr_assert_float_eq(heft_v3_length(wv) * r, speed, 0.05 * speed);
@@ -156,9 +159,11 @@ Test(collision_world, box_rests_on_a_height_field_and_a_cylinder_on_a_mesh) {
     hd.height_field.spacing_x = hd.height_field.spacing_y = 0.5;
     heft_world *w = heft_world_create(NULL);
     heft_body_id field = add_body(w, HEFT_BODY_STATIC, heft_v3(-1, -1, 0), I, hd);
-    heft_body_id box = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0.2, 0.4), I, box_def(0.3, 0.3, 0.3));
+    heft_body_id box =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0.2, 0.4), I, box_def(0.3, 0.3, 0.3));
     heft_body_id mesh = add_body(w, HEFT_BODY_STATIC, heft_v3(10, 0, 0), I, square_mesh_def());
-    heft_body_id cyl = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(10, 0, 0.6), I, cylinder_def(0.3, 0.5));
+    heft_body_id cyl =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(10, 0, 0.6), I, cylinder_def(0.3, 0.5));
     step(w, 120);
     cr_assert_float_eq(heft_body_position(w, box).z, 0.3, 2e-3);
     cr_assert_float_eq(heft_body_position(w, cyl).z, 0.5, 2e-3);
@@ -172,7 +177,8 @@ Test(collision_world, box_rests_on_a_height_field_and_a_cylinder_on_a_mesh) {
 Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
     heft_world *w = heft_world_create(NULL);
     add_ground(w);
-    heft_body_id mover = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 1), I, box_def(0.5, 0.5, 0.5));
+    heft_body_id mover =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 1), I, box_def(0.5, 0.5, 0.5));
     heft_body_def sbd = heft_default_body_def();
     sbd.type = HEFT_BODY_STATIC;
     heft_body_id fixed = heft_create_body(w, &sbd);
@@ -187,7 +193,8 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
     heft_vec3 mv[4] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}}, mv_nan[4];
     memcpy(mv_nan, mv, sizeof mv);
     mv_nan[2].x = NAN;
-    int32_t out_of_range[3] = {0, 1, 4}, negative[3] = {0, -1, 2}, zero_area[3] = {0, 1, 1}, ix_ok[3] = {0, 1, 2};
+    int32_t out_of_range[3] = {0, 1, 4}, negative[3] = {0, -1, 2}, zero_area[3] = {0, 1, 1},
+            ix_ok[3] = {0, 1, 2};
     double heights[4] = {0, 0, NAN, 0}, good_heights[4] = {0, 0, 0, 0};
 
     struct {
@@ -196,8 +203,10 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
         const char *words;
     } cases[20];
     int n = 0;
-    cases[n].def = box_def(0.0, 0.5, 0.5), cases[n].on_static = 0, cases[n++].words = "half extents";
-    cases[n].def = box_def(0.5, -1.0, 0.5), cases[n].on_static = 0, cases[n++].words = "half extents";
+    cases[n].def = box_def(0.0, 0.5, 0.5), cases[n].on_static = 0,
+    cases[n++].words = "half extents";
+    cases[n].def = box_def(0.5, -1.0, 0.5), cases[n].on_static = 0,
+    cases[n++].words = "half extents";
     cases[n].def = sphere_def(-1.0), cases[n].on_static = 0, cases[n++].words = "radius";
     cases[n].def = cylinder_def(0.5, 0.0), cases[n].on_static = 0, cases[n++].words = "cylinder";
     cases[n].def = hull_def(line, 6), cases[n].on_static = 0, cases[n++].words = "collinear";
@@ -232,7 +241,8 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
     hd.height_field.spacing_y = 1.0;
     hd.height_field.count_x = 1;
     cases[n].def = hd, cases[n].on_static = 1, cases[n++].words = "2 x 2";
-    cases[n].def = plane_def(heft_v3(0, 0, 1), 0.0), cases[n].on_static = 0, cases[n++].words = "static";
+    cases[n].def = plane_def(heft_v3(0, 0, 1), 0.0), cases[n].on_static = 0,
+    cases[n++].words = "static";
     cases[n].def = box_def(0.5, 0.5, 0.5), cases[n].def.density = NAN, cases[n].on_static = 0,
     cases[n++].words = "density";
     cases[n].def = box_def(0.5, 0.5, 0.5), cases[n].def.restitution = 2.0, cases[n].on_static = 0,
@@ -245,8 +255,8 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
     for (int k = 0; k < n; ++k) {
         heft_shape_id id = heft_create_shape(w, cases[k].on_static ? fixed : mover, &cases[k].def);
         cr_assert_eq(id.index, -1, "case %d (%s) was accepted", k, cases[k].words);
-        cr_assert(strstr(heft_last_error(), cases[k].words), "case %d: error \"%s\" lacks \"%s\"", k,
-                  heft_last_error(), cases[k].words);
+        cr_assert(strstr(heft_last_error(), cases[k].words), "case %d: error \"%s\" lacks \"%s\"",
+                  k, heft_last_error(), cases[k].words);
         cr_assert_eq(w->shape_live, shapes);
         cr_assert_eq(w->broad.tree.leaf_count, leaves);
         cr_assert_eq(w->broad.plane_count, planes);
@@ -264,10 +274,13 @@ Test(collision_world, ray_casts_hit_what_they_should) {
     heft_world *w = heft_world_create(NULL);
     heft_body_id ground = add_ground(w);
     heft_body_id sphere = add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 1), I, sphere_def(0.5));
-    heft_body_id box = add_body(w, HEFT_BODY_STATIC, heft_v3(3, 0, 1), qaxis(0, 0, 1, 0.4), box_def(0.5, 0.5, 0.25));
-    heft_body_id cap = add_body(w, HEFT_BODY_STATIC, heft_v3(6, 0, 1), qaxis(0, 1, 0, HEFT_PI / 2), capsule_def(0.3, 1.0));
+    heft_body_id box = add_body(w, HEFT_BODY_STATIC, heft_v3(3, 0, 1), qaxis(0, 0, 1, 0.4),
+                                box_def(0.5, 0.5, 0.25));
+    heft_body_id cap = add_body(w, HEFT_BODY_STATIC, heft_v3(6, 0, 1), qaxis(0, 1, 0, HEFT_PI / 2),
+                                capsule_def(0.3, 1.0));
     heft_body_id cyl = add_body(w, HEFT_BODY_STATIC, heft_v3(9, 0, 1), I, cylinder_def(0.4, 0.5));
-    heft_body_id hull = add_body(w, HEFT_BODY_STATIC, heft_v3(12, 0, 1), I, hull_def(unit_octahedron, 6));
+    heft_body_id hull =
+        add_body(w, HEFT_BODY_STATIC, heft_v3(12, 0, 1), I, hull_def(unit_octahedron, 6));
     heft_body_id mesh = add_body(w, HEFT_BODY_STATIC, heft_v3(15, 0, 2), I, square_mesh_def());
     double heights[9] = {0.5, 0.5, 0.5, 0.5, 1.5, 0.5, 0.5, 0.5, 0.5};
     heft_shape_def hd = heft_default_shape_def();
@@ -288,7 +301,10 @@ Test(collision_world, ray_casts_hit_what_they_should) {
         {{9.2, 0.1, 5}, cyl, 3.5, {0, 0, 1}},
         {{12, 0, 5}, hull, 3, {1 / sqrt(3.0), 1 / sqrt(3.0), 1 / sqrt(3.0)}},
         {{15.3, 0.4, 5}, mesh, 3, {0, 0, 1}},
-        {{18.2, 0.1, 5}, field, 3.7, {0.5 * sqrt(2.0), 0, 0.5 * sqrt(2.0)}}, /* the slope off its peak */
+        {{18.2, 0.1, 5},
+         field,
+         3.7,
+         {0.5 * sqrt(2.0), 0, 0.5 * sqrt(2.0)}}, /* the slope off its peak */
         {{30, 0, 5}, ground, 5, {0, 0, 1}},
     };
     for (int k = 0; k < (int)(sizeof down / sizeof down[0]); ++k) {
@@ -298,32 +314,39 @@ Test(collision_world, ray_casts_hit_what_they_should) {
         cr_assert_eq(hit.body.index, down[k].body.index, "ray %d hit body %d", k, hit.body.index);
         cr_assert_float_eq(hit.distance, down[k].distance, 1e-9, "ray %d: %.12f", k, hit.distance);
         if (k != 4) { /* the octahedron's apex: any of its four upper faces */
-            cr_assert_lt(fix_dist(hit.normal, down[k].normal), 1e-9, "ray %d normal (%g %g %g)", k, hit.normal.x,
-                         hit.normal.y, hit.normal.z);
+            cr_assert_lt(fix_dist(hit.normal, down[k].normal), 1e-9, "ray %d normal (%g %g %g)", k,
+                         hit.normal.x, hit.normal.y, hit.normal.z);
         }
-        cr_assert_lt(fix_dist(hit.point, heft_v3_madd(down[k].x, -hit.distance, heft_v3(0, 0, 1))), 1e-9);
+        cr_assert_lt(fix_dist(hit.point, heft_v3_madd(down[k].x, -hit.distance, heft_v3(0, 0, 1))),
+                     1e-9);
     }
     /* sideways along y = 0 from the left: the sphere first, then only masked shapes */
     heft_ray_hit hit;
-    cr_assert_eq(heft_world_ray_cast(w, heft_v3(-5, 0, 1), heft_v3(1, 0, 0), 100.0, 0xFFFFFFFFu, &hit), 1);
+    cr_assert_eq(
+        heft_world_ray_cast(w, heft_v3(-5, 0, 1), heft_v3(1, 0, 0), 100.0, 0xFFFFFFFFu, &hit), 1);
     cr_assert_eq(hit.body.index, sphere.index);
     cr_assert_float_eq(hit.distance, 4.5, 1e-12);
     cr_assert_lt(fix_dist(hit.normal, heft_v3(-1, 0, 0)), 1e-12);
-    cr_assert_eq(heft_world_ray_cast(w, heft_v3(-5, 0, 1), heft_v3(1, 0, 0), 4.0, 0xFFFFFFFFu, &hit), 0,
-                 "the sphere is 4.5 m away");
+    cr_assert_eq(
+        heft_world_ray_cast(w, heft_v3(-5, 0, 1), heft_v3(1, 0, 0), 4.0, 0xFFFFFFFFu, &hit), 0,
+        "the sphere is 4.5 m away");
     heft_shape_id sphere_shape;
     heft_body_shapes(w, sphere, &sphere_shape, 1);
     cr_assert_eq(heft_shape_set_filter(w, sphere_shape, 2u, 0xFFFFFFFFu), HEFT_OK);
     cr_assert_eq(heft_world_ray_cast(w, heft_v3(-5, 0, 1), heft_v3(1, 0, 0), 100.0, 1u, &hit), 1);
     cr_assert_eq(hit.body.index, box.index, "the sphere's category is not in the mask");
     /* from inside the box: it is not hit, the capsule is */
-    cr_assert_eq(heft_world_ray_cast(w, heft_v3(3, 0, 1), heft_v3(1, 0, 0), 100.0, 0xFFFFFFFFu, &hit), 1);
+    cr_assert_eq(
+        heft_world_ray_cast(w, heft_v3(3, 0, 1), heft_v3(1, 0, 0), 100.0, 0xFFFFFFFFu, &hit), 1);
     cr_assert_eq(hit.body.index, cap.index);
     cr_assert_float_eq(hit.distance, 6 - 1 - 0.3 - 3, 1e-12);
     /* from below the ground, up: the plane is solid there, so its inside */
-    cr_assert_eq(heft_world_ray_cast(w, heft_v3(30, 0, -1), heft_v3(0, 0, 1), 100.0, 0xFFFFFFFFu, &hit), 0);
+    cr_assert_eq(
+        heft_world_ray_cast(w, heft_v3(30, 0, -1), heft_v3(0, 0, 1), 100.0, 0xFFFFFFFFu, &hit), 0);
     /* the mesh is one-sided: from below it is not hit */
-    cr_assert_eq(heft_world_ray_cast(w, heft_v3(15.3, 0.4, 1.5), heft_v3(0, 0, 1), 100.0, 0xFFFFFFFFu, &hit), 0);
+    cr_assert_eq(
+        heft_world_ray_cast(w, heft_v3(15.3, 0.4, 1.5), heft_v3(0, 0, 1), 100.0, 0xFFFFFFFFu, &hit),
+        0);
     /* bad input */
     cr_assert_lt(heft_world_ray_cast(w, heft_v3(0, 0, 0), heft_v3(0, 0, 0), 1.0, 1u, &hit), 0);
     cr_assert_lt(heft_world_ray_cast(w, heft_v3(0, 0, NAN), heft_v3(0, 0, 1), 1.0, 1u, &hit), 0);
@@ -355,7 +378,8 @@ Test(collision_world, box_query_returns_the_overlapping_shapes_in_index_order) {
 Test(collision_world, mask_bits_let_shapes_pass_through_each_other) {
     heft_world *w = heft_world_create(NULL);
     add_ground(w);
-    heft_body_id low = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.25), I, box_def(0.25, 0.25, 0.25));
+    heft_body_id low =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.25), I, box_def(0.25, 0.25, 0.25));
     heft_shape_def sd = box_def(0.25, 0.25, 0.25);
     sd.category_bits = 2u;
     sd.mask_bits = 1u; /* the ground (category 1) only */
@@ -378,8 +402,10 @@ Test(collision_world, bodies_sharing_a_joint_do_not_collide_unless_asked) {
         wd.gravity = heft_v3(0, 0, 0);
         heft_world *w = heft_world_create(&wd);
         /* two overlapping boxes held by a ball joint */
-        heft_body_id a = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0), I, box_def(0.5, 0.5, 0.5));
-        heft_body_id b = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.8, 0, 0), I, box_def(0.5, 0.5, 0.5));
+        heft_body_id a =
+            add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0), I, box_def(0.5, 0.5, 0.5));
+        heft_body_id b =
+            add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.8, 0, 0), I, box_def(0.5, 0.5, 0.5));
         heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
         jd.body_a = a;
         jd.body_b = b;
@@ -404,7 +430,8 @@ typedef struct captured {
     int n;
 } captured;
 
-static void capture(void *user, int island, const heft_mlcp *p, const double *lambda, const heft_solver_stats *s) {
+static void capture(void *user, int island, const heft_mlcp *p, const double *lambda,
+                    const heft_solver_stats *s) {
     (void)island;
     (void)lambda;
     (void)s;
@@ -420,8 +447,10 @@ static void capture(void *user, int island, const heft_mlcp *p, const double *la
 Test(collision_world, contact_warm_starts_carry_from_step_to_step_by_feature) {
     heft_world *w = heft_world_create(NULL);
     add_ground(w);
-    add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.75), qaxis(0, 0, 1, 0.3), box_def(0.5, 0.5, 0.5));
-    add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0, 1.75), qaxis(0, 0, 1, 0.7), box_def(0.5, 0.5, 0.5));
+    add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.75), qaxis(0, 0, 1, 0.3),
+             box_def(0.5, 0.5, 0.5));
+    add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.1, 0, 1.75), qaxis(0, 0, 1, 0.7),
+             box_def(0.5, 0.5, 0.5));
     step(w, 30);
     captured cap;
     heft_world_set_island_callback(w, capture, &cap);
@@ -444,8 +473,8 @@ Test(collision_world, contact_warm_starts_carry_from_step_to_step_by_feature) {
             heft_world_contact(w, i, &c);
             cr_assert_eq(c.feature, features[i], "step %d point %d changed feature", s, i);
             /* the solver started from the last step's impulse */
-            cr_assert_eq(cap.lambda0[i], impulses[i], "step %d point %d: warm start %g, last %g", s, i,
-                         cap.lambda0[i], impulses[i]);
+            cr_assert_eq(cap.lambda0[i], impulses[i], "step %d point %d: warm start %g, last %g", s,
+                         i, cap.lambda0[i], impulses[i]);
         }
     }
     heft_world_destroy(w);
@@ -456,7 +485,8 @@ Test(collision_world, contact_warm_starts_carry_from_step_to_step_by_feature) {
 static void expect_mat(heft_mat3 a, heft_mat3 b, double tol) {
     for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) {
-            cr_assert_float_eq(a.m[i][j], b.m[i][j], tol, "[%d][%d] %.12g vs %.12g", i, j, a.m[i][j], b.m[i][j]);
+            cr_assert_float_eq(a.m[i][j], b.m[i][j], tol, "[%d][%d] %.12g vs %.12g", i, j,
+                               a.m[i][j], b.m[i][j]);
         }
     }
 }
@@ -464,8 +494,8 @@ static void expect_mat(heft_mat3 a, heft_mat3 b, double tol) {
 Test(collision_world, mass_and_inertia_from_shapes_and_densities) {
     heft_world *w = heft_world_create(NULL);
     /* single solids against the closed forms */
-    heft_shape_def defs[5] = {box_def(0.5, 0.25, 0.1), sphere_def(0.3), capsule_def(0.2, 0.4), cylinder_def(0.25, 0.6),
-                              hull_def(unit_cube, 8)};
+    heft_shape_def defs[5] = {box_def(0.5, 0.25, 0.1), sphere_def(0.3), capsule_def(0.2, 0.4),
+                              cylinder_def(0.25, 0.6), hull_def(unit_cube, 8)};
     double volumes[5] = {0.1, 4.0 / 3.0 * HEFT_PI * 0.027, HEFT_PI * 0.04 * (0.8 + 4.0 / 3.0 * 0.2),
                          HEFT_PI * 0.0625 * 1.2, 1.0};
     for (int k = 0; k < 5; ++k) {
@@ -475,11 +505,11 @@ Test(collision_world, mass_and_inertia_from_shapes_and_densities) {
         cr_assert_float_eq(heft_body_mass(w, b), m, 1e-9 * m, "solid %d", k);
         heft_body_state st;
         heft_body_get_state(w, b, &st);
-        heft_mat3 expect = k == 0 ? heft_inertia_box(m, defs[0].half_extents)
-                         : k == 1 ? heft_inertia_sphere(m, 0.3)
-                         : k == 2 ? heft_inertia_capsule(m, 0.2, 0.4)
-                         : k == 3 ? heft_inertia_cylinder(m, 0.25, 0.6)
-                                  : heft_inertia_box(m, heft_v3(0.5, 0.5, 0.5));
+        heft_mat3 expect = k == 0   ? heft_inertia_box(m, defs[0].half_extents)
+                           : k == 1 ? heft_inertia_sphere(m, 0.3)
+                           : k == 2 ? heft_inertia_capsule(m, 0.2, 0.4)
+                           : k == 3 ? heft_inertia_cylinder(m, 0.25, 0.6)
+                                    : heft_inertia_box(m, heft_v3(0.5, 0.5, 0.5));
         expect_mat(st.inertia, expect, 1e-9 * m);
     }
     /* a compound: a 1 m cube at x = +1 (1000 kg) and a sphere of r 0.5 at
@@ -502,7 +532,8 @@ Test(collision_world, mass_and_inertia_from_shapes_and_densities) {
     heft_body_get_state(w, c, &st);
     double ic = mc / 6.0, ib = 0.4 * mb * 0.25;
     double dc = 1.0 - x, db = 1.0 + x;
-    heft_mat3 expect = heft_mat3_diag(ic + ib, ic + ib + mc * dc * dc + mb * db * db, ic + ib + mc * dc * dc + mb * db * db);
+    heft_mat3 expect = heft_mat3_diag(ic + ib, ic + ib + mc * dc * dc + mb * db * db,
+                                      ic + ib + mc * dc * dc + mb * db * db);
     expect_mat(st.inertia, expect, 1e-9 * m);
     /* the shapes did not move in the world */
     heft_vec3 lo, hi;
@@ -530,7 +561,8 @@ static double rebound_ratio(double height, double restitution) {
     heft_shape_id gs;
     heft_body_shapes(w, g, &gs, 1);
     heft_shape_set_material(w, gs, 1.0, restitution);
-    heft_body_id ball = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.1 + height), I, sphere_def(0.1));
+    heft_body_id ball =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0, 0, 0.1 + height), I, sphere_def(0.1));
     double down = 0.0, up = 0.0;
     for (int i = 0; i < 240 && up <= 0.0; ++i) {
         double before = heft_body_linear_velocity(w, ball).z;
@@ -592,10 +624,11 @@ Test(collision_world, broad_phase_keeps_every_pair_within_the_margin) {
             seed = seed * 1103515245u + 12345u;
             r[k] = ((seed >> 8) & 0xFFFF) / 65535.0;
         }
-        heft_shape_def d = i % 3 == 0 ? sphere_def(0.2 + 0.2 * r[2])
-                         : i % 3 == 1 ? box_def(0.2, 0.3, 0.2 + 0.2 * r[2])
-                                      : capsule_def(0.15, 0.3);
-        heft_body_id b = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(4.0 * r[0], 4.0 * r[1], 0.5 + 0.05 * i), I, d);
+        heft_shape_def d = i % 3 == 0   ? sphere_def(0.2 + 0.2 * r[2])
+                           : i % 3 == 1 ? box_def(0.2, 0.3, 0.2 + 0.2 * r[2])
+                                        : capsule_def(0.15, 0.3);
+        heft_body_id b =
+            add_body(w, HEFT_BODY_DYNAMIC, heft_v3(4.0 * r[0], 4.0 * r[1], 0.5 + 0.05 * i), I, d);
         heft_body_set_linear_velocity(w, b, heft_v3(2.0 * (r[1] - 0.5), 2.0 * (r[0] - 0.5), 0));
     }
     for (int s = 0; s < 240; ++s) {
@@ -613,7 +646,8 @@ Test(collision_world, broad_phase_keeps_every_pair_within_the_margin) {
                 int overlap = a->type == HEFT_SHAPE_PLANE ? plane_overlaps_box(a, &b->box)
                                                           : aabb_overlap(&a->box, &b->box);
                 if (overlap) {
-                    cr_assert(has_pair(w, i, j), "step %d: shapes %d and %d overlap but have no pair", s, i, j);
+                    cr_assert(has_pair(w, i, j),
+                              "step %d: shapes %d and %d overlap but have no pair", s, i, j);
                 }
             }
         }
@@ -632,9 +666,12 @@ Test(collision_world, the_same_scene_twice_gives_bit_identical_states) {
         worlds[k] = heft_world_create(NULL);
         add_ground(worlds[k]);
         for (int i = 0; i < 40; ++i) {
-            heft_shape_def d = i % 4 == 0 ? sphere_def(0.2) : i % 4 == 1 ? box_def(0.2, 0.3, 0.2)
-                             : i % 4 == 2 ? capsule_def(0.1, 0.3) : cylinder_def(0.2, 0.2);
-            bodies[k][i] = add_body(worlds[k], HEFT_BODY_DYNAMIC, heft_v3(0.3 * (i % 5), 0.2 * (i % 3), 0.5 + 0.45 * i),
+            heft_shape_def d = i % 4 == 0   ? sphere_def(0.2)
+                               : i % 4 == 1 ? box_def(0.2, 0.3, 0.2)
+                               : i % 4 == 2 ? capsule_def(0.1, 0.3)
+                                            : cylinder_def(0.2, 0.2);
+            bodies[k][i] = add_body(worlds[k], HEFT_BODY_DYNAMIC,
+                                    heft_v3(0.3 * (i % 5), 0.2 * (i % 3), 0.5 + 0.45 * i),
                                     qaxis(1, 1, 0, 0.1 * i), d);
         }
         step(worlds[k], 180);
@@ -691,7 +728,8 @@ Test(collision_world, steps_of_a_mixed_scene_allocate_nothing_after_warmup) {
 
 Test(collision_world, shape_readback_and_triangles) {
     heft_world *w = heft_world_create(NULL);
-    heft_body_id b = add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 0), I, hull_def(unit_octahedron, 6));
+    heft_body_id b =
+        add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 0), I, hull_def(unit_octahedron, 6));
     heft_shape_id s;
     cr_assert_eq(heft_body_shapes(w, b, &s, 1), 1);
     heft_shape_def d;
@@ -702,7 +740,8 @@ Test(collision_world, shape_readback_and_triangles) {
     heft_vec3 tri[3 * 8];
     cr_assert_eq(heft_shape_triangles(w, s, tri, 8), 8);
     for (int t = 0; t < 8; ++t) { /* outward: the normal points away from the centre */
-        heft_vec3 n = heft_v3_cross(heft_v3_sub(tri[3 * t + 1], tri[3 * t]), heft_v3_sub(tri[3 * t + 2], tri[3 * t]));
+        heft_vec3 n = heft_v3_cross(heft_v3_sub(tri[3 * t + 1], tri[3 * t]),
+                                    heft_v3_sub(tri[3 * t + 2], tri[3 * t]));
         cr_assert_gt(heft_v3_dot(n, tri[3 * t]), 0.0);
     }
     cr_assert_eq(heft_shape_body(w, s).index, b.index);
@@ -742,12 +781,16 @@ Test(collision_world, fast_bodies_do_not_pass_through_a_thin_mesh) {
     /* 20 m/s is 0.33 m a step: more than the margin and the box together */
     heft_world *w = heft_world_create(NULL);
     add_body(w, HEFT_BODY_STATIC, heft_v3(0, 0, 0), I, square_mesh_def());
-    heft_body_id box = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.2, 0.1, 1.0), I, box_def(0.1, 0.1, 0.1));
-    heft_body_id ball = add_body(w, HEFT_BODY_DYNAMIC, heft_v3(-0.5, -0.5, 1.3), I, sphere_def(0.05));
+    heft_body_id box =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(0.2, 0.1, 1.0), I, box_def(0.1, 0.1, 0.1));
+    heft_body_id ball =
+        add_body(w, HEFT_BODY_DYNAMIC, heft_v3(-0.5, -0.5, 1.3), I, sphere_def(0.05));
     heft_body_set_linear_velocity(w, box, heft_v3(0, 0, -20));
     heft_body_set_linear_velocity(w, ball, heft_v3(0, 0, -30));
     step(w, 60);
-    cr_assert_float_eq(heft_body_position(w, box).z, 0.1, 2e-3, "box at %g", heft_body_position(w, box).z);
-    cr_assert_float_eq(heft_body_position(w, ball).z, 0.05, 2e-3, "ball at %g", heft_body_position(w, ball).z);
+    cr_assert_float_eq(heft_body_position(w, box).z, 0.1, 2e-3, "box at %g",
+                       heft_body_position(w, box).z);
+    cr_assert_float_eq(heft_body_position(w, ball).z, 0.05, 2e-3, "ball at %g",
+                       heft_body_position(w, ball).z);
     heft_world_destroy(w);
 }
