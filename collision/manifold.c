@@ -130,7 +130,14 @@ static int better(double x, double y, uint64_t fx, uint64_t fy, double tol) {
     if (x > y + tol) {
         return 1;
     }
-    return x >= y - tol && fx < fy;
+    /* the features without the flip bit: the same whichever shape is a */
+    uint64_t unflip = ~((uint64_t)1 << 28);
+    return x >= y - tol && (fx & unflip) < (fy & unflip);
+}
+
+/* Halfway between the two surfaces: the same point whichever shape is a. */
+static heft_vec3 mid(const contact_point *c) {
+    return heft_v3_madd(c->point, -0.5 * c->separation, c->normal);
 }
 
 int manifold_reduce(contact_point *p, int n) {
@@ -139,7 +146,7 @@ int manifold_reduce(contact_point *p, int n) {
     }
     double size = 0.0;
     for (int i = 1; i < n; ++i) {
-        size = fmax(size, heft_v3_length(heft_v3_sub(p[i].point, p[0].point)));
+        size = fmax(size, heft_v3_length(heft_v3_sub(mid(&p[i]), mid(&p[0]))));
     }
     double tol = 1e-9 * (size + 1e-300);
     /* 1: the deepest */
@@ -154,20 +161,20 @@ int manifold_reduce(contact_point *p, int n) {
     /* 2: the farthest from it */
     best = 1;
     for (int i = 2; i < n; ++i) {
-        if (better(heft_v3_length(heft_v3_sub(p[i].point, p[0].point)),
-                   heft_v3_length(heft_v3_sub(p[best].point, p[0].point)), p[i].feature,
+        if (better(heft_v3_length(heft_v3_sub(mid(&p[i]), mid(&p[0]))),
+                   heft_v3_length(heft_v3_sub(mid(&p[best]), mid(&p[0]))), p[i].feature,
                    p[best].feature, tol)) {
             best = i;
         }
     }
     swap_points(p, 1, best);
     /* 3: the largest triangle with them */
-    heft_vec3 e = heft_v3_sub(p[1].point, p[0].point);
+    heft_vec3 e = heft_v3_sub(mid(&p[1]), mid(&p[0]));
     double el = heft_v3_length(e);
     best = 2;
     double bd = -1.0;
     for (int i = 2; i < n; ++i) {
-        double a = fabs(heft_v3_dot(heft_v3_cross(e, heft_v3_sub(p[i].point, p[0].point)), normal));
+        double a = fabs(heft_v3_dot(heft_v3_cross(e, heft_v3_sub(mid(&p[i]), mid(&p[0]))), normal));
         if (best == i || better(a, bd, p[i].feature, p[best].feature, tol * el)) {
             bd = a;
             best = i;
@@ -175,7 +182,7 @@ int manifold_reduce(contact_point *p, int n) {
     }
     swap_points(p, 2, best);
     /* 4: the point adding the most area outside the triangle */
-    heft_vec3 q[3] = {p[0].point, p[1].point, p[2].point};
+    heft_vec3 q[3] = {mid(&p[0]), mid(&p[1]), mid(&p[2])};
     double orient =
         heft_v3_dot(heft_v3_cross(heft_v3_sub(q[1], q[0]), heft_v3_sub(q[2], q[0])), normal);
     double sign = orient >= 0.0 ? 1.0 : -1.0;
@@ -187,7 +194,7 @@ int manifold_reduce(contact_point *p, int n) {
             heft_vec3 a = q[k], b = q[(k + 1) % 3];
             double s =
                 sign *
-                heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(p[i].point, a)), normal);
+                heft_v3_dot(heft_v3_cross(heft_v3_sub(b, a), heft_v3_sub(mid(&p[i]), a)), normal);
             gain = -s > gain ? -s : gain;
         }
         if (gain > tol * el &&

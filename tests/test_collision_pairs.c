@@ -531,3 +531,55 @@ Test(collision_pairs, capsule_cylinder_and_hull_on_a_height_field) {
                          V(0, 0, 1), -0.01, TOL);
     }
 }
+
+/* ---- any pose, deep or far: finite contacts, unit normals, at most 4, and the
+ * same contacts in both orders ------------------------------------------------ */
+
+Test(collision_pairs, random_poses_of_every_pair_give_finite_contacts) {
+    unsigned seed = 2024u;
+    double r[8];
+    heft_shape_def defs[7] = {
+        sphere_def(0.3),         capsule_def(0.2, 0.4),        box_def(0.4, 0.2, 0.3),
+        cylinder_def(0.3, 0.25), hull_def(unit_octahedron, 6), hull_def(unit_cube, 8),
+        capsule_def(0.25, 0.0)};
+    int counts[5] = {0};
+    for (int trial = 0; trial < 3000; ++trial) {
+        for (int k = 0; k < 8; ++k) {
+            seed = seed * 1103515245u + 12345u;
+            r[k] = ((seed >> 8) & 0xFFFF) / 65535.0 - 0.5;
+        }
+        int ia = trial % 7, ib = (trial / 7) % 7;
+        /* from coincident centres (trial % 5 == 0) to a metre apart */
+        double spread = trial % 5 == 0 ? 0.0 : (trial % 5) * 0.4;
+        heft_vec3 pa = V(100.0 * trial, 0, 0);
+        heft_vec3 pb = heft_v3_add(pa, V(spread * r[0], spread * r[1], spread * r[2]));
+        heft_quat qa = heft_quat_normalize(heft_q(r[3] + 0.01, r[4], r[5], r[6]));
+        heft_quat qb = heft_quat_normalize(heft_q(r[7], r[3], r[6] + 0.01, r[4]));
+        heft_shape_id a = fix_put(w, defs[ia], pa, qa), b = fix_put(w, defs[ib], pb, qb);
+        manifold m;
+        int n = fix_collide(w, a, b, &m);
+        cr_assert(n >= 0 && n <= 4, "trial %d: %d points", trial, n);
+        counts[n]++;
+        if (spread > 0.0) { /* coincident centres have no preferred normal */
+            fix_expect_symmetric(w, a, b, &m);
+        }
+        for (int i = 0; i < n; ++i) {
+            const contact_point *c = &m.points[i];
+            cr_assert(heft_v3_isfinite(c->point) && heft_v3_isfinite(c->normal) &&
+                          isfinite(c->separation),
+                      "trial %d (%d, %d): not finite", trial, ia, ib);
+            cr_assert_float_eq(heft_v3_length(c->normal), 1.0, 1e-9, "trial %d: normal length",
+                               trial);
+            cr_assert_leq(c->separation, FIX_MARGIN + 1e-12);
+            /* a point on b's surface, or on the plane of one of b's faces when
+             * deep (every shape here reaches at most 1 from its centre) */
+            cr_assert_lt(
+                fix_dist(c->point, pb), 1.0 + 1e-9 + fabs(c->separation),
+                "trial %d (%d, %d, spread %g): point (%g %g %g) sep %g n (%g %g %g) far from b",
+                trial, ia, ib, spread, c->point.x - pb.x, c->point.y - pb.y, c->point.z - pb.z,
+                c->separation, c->normal.x, c->normal.y, c->normal.z);
+        }
+    }
+    cr_log_info("random poses: %d, %d, %d, %d, %d pairs with 0..4 points", counts[0], counts[1],
+                counts[2], counts[3], counts[4]);
+}
