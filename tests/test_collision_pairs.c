@@ -583,3 +583,42 @@ Test(collision_pairs, random_poses_of_every_pair_give_finite_contacts) {
     cr_log_info("random poses: %d, %d, %d, %d, %d pairs with 0..4 points", counts[0], counts[1],
                 counts[2], counts[3], counts[4]);
 }
+
+Test(collision_pairs, random_poses_against_static_geometry_give_finite_contacts) {
+    unsigned seed = 77u;
+    double r[8], heights[16];
+    for (int i = 0; i < 16; ++i) {
+        heights[i] = 0.3 * sin(1.7 * i);
+    }
+    heft_shape_def field = heft_default_shape_def();
+    field.type = HEFT_SHAPE_HEIGHT_FIELD;
+    field.height_field.heights = heights;
+    field.height_field.count_x = field.height_field.count_y = 4;
+    field.height_field.spacing_x = field.height_field.spacing_y = 0.5;
+    heft_shape_def statics[3] = {plane_def(V(0.1, 0.2, 1.0), 0.0), square_mesh_def(), field};
+    heft_shape_def defs[6] = {
+        sphere_def(0.3),         capsule_def(0.2, 0.4),        box_def(0.4, 0.2, 0.3),
+        cylinder_def(0.3, 0.25), hull_def(unit_octahedron, 6), capsule_def(0.25, 0.0)};
+    for (int trial = 0; trial < 1800; ++trial) {
+        for (int k = 0; k < 8; ++k) {
+            seed = seed * 1103515245u + 12345u;
+            r[k] = ((seed >> 8) & 0xFFFF) / 65535.0 - 0.5;
+        }
+        heft_vec3 base = V(100.0 * trial, 0, 0);
+        heft_shape_id a = fix_put(w, statics[trial % 3], base, I);
+        heft_vec3 pb = heft_v3_add(base, V(1.2 * r[0], 1.2 * r[1], 0.8 * r[2]));
+        heft_shape_id b = fix_put(w, defs[(trial / 3) % 6], pb,
+                                  heft_quat_normalize(heft_q(r[3] + 0.01, r[4], r[5], r[6])));
+        manifold m;
+        int n = fix_collide(w, a, b, &m);
+        cr_assert(n >= 0 && n <= 4);
+        for (int i = 0; i < n; ++i) {
+            const contact_point *c = &m.points[i];
+            cr_assert(heft_v3_isfinite(c->point) && heft_v3_isfinite(c->normal) &&
+                      isfinite(c->separation));
+            cr_assert_float_eq(heft_v3_length(c->normal), 1.0, 1e-9);
+            cr_assert_leq(c->separation, FIX_MARGIN + 1e-12);
+        }
+        fix_expect_symmetric(w, a, b, &m);
+    }
+}
