@@ -14,9 +14,22 @@ static double urand(void) { /* [0, 1) */
 static double srand1(void) {
     return 2.0 * urand() - 1.0;
 }
+/* draws in a fixed order (argument evaluation order is unspecified in C) */
+static heft_vec3 srand3(double sx, double sy, double sz) {
+    double x = sx * srand1();
+    double y = sy * srand1();
+    double z = sz * srand1();
+    return heft_v3(x, y, z);
+}
+static heft_vec3 urand3(double base) {
+    double x = base + urand();
+    double y = base + urand();
+    double z = base + urand();
+    return heft_v3(x, y, z);
+}
 static heft_vec3 rand_unit(void) {
     for (;;) {
-        heft_vec3 v = heft_v3(srand1(), srand1(), srand1());
+        heft_vec3 v = srand3(1.0, 1.0, 1.0);
         double l = heft_v3_length(v);
         if (l > 0.1 && l <= 1.0) {
             return heft_v3_scale(v, 1.0 / l);
@@ -24,7 +37,9 @@ static heft_vec3 rand_unit(void) {
     }
 }
 static heft_quat rand_quat(void) {
-    return heft_quat_normalize(heft_q(srand1(), srand1(), srand1(), srand1() + 0.01));
+    heft_vec3 v = srand3(1.0, 1.0, 1.0);
+    double s = srand1() + 0.01;
+    return heft_quat_normalize(heft_q(v.x, v.y, v.z, s));
 }
 
 /* ---- brute force, written apart from the library's closest-point code ---- */
@@ -94,15 +109,20 @@ static double triangle_triangle(const heft_vec3 *p, const heft_vec3 *q) {
     return best;
 }
 
-/* a random hull of n points in the unit ball, moved by (q, c) */
+/* a random hull of n points in the unit ball, moved by (q, c); a draw of
+ * nearly coplanar points (the builder refuses them) is drawn again */
 static convex_hull *random_hull(int n, double shift_x, heft_vec3 *world, heft_quat q, heft_vec3 c) {
     heft_vec3 pts[64];
-    for (int i = 0; i < n; ++i) {
-        pts[i] = heft_v3_scale(rand_unit(), 0.3 + 0.7 * urand());
-        /* all on one side of the plane x = shift_x */
-        pts[i].x = shift_x >= 0.0 ? shift_x + fabs(pts[i].x) : shift_x - fabs(pts[i].x);
+    convex_hull *h = NULL;
+    for (int attempt = 0; attempt < 10 && !h; ++attempt) {
+        for (int i = 0; i < n; ++i) {
+            heft_vec3 u = rand_unit();
+            pts[i] = heft_v3_scale(u, 0.3 + 0.7 * urand());
+            /* all on one side of the plane x = shift_x */
+            pts[i].x = shift_x >= 0.0 ? shift_x + fabs(pts[i].x) : shift_x - fabs(pts[i].x);
+        }
+        h = convex_hull_build(pts, n);
     }
-    convex_hull *h = convex_hull_build(pts, n);
     cr_assert(h, "%s", heft_last_error());
     for (int i = 0; i < h->vertex_count; ++i) {
         world[i] = heft_v3_add(c, heft_quat_rotate(q, h->vertices[i]));
@@ -127,7 +147,7 @@ Test(gjk, distances_between_random_hulls_match_brute_force_to_1e_9) {
         /* separated by the plane x = 0 before the common motion, gap g */
         double g = trial % 4 == 0 ? 1e-4 * urand() + 1e-6 : 0.5 * urand() + 1e-4;
         heft_quat q = rand_quat();
-        heft_vec3 c = heft_v3(10.0 * srand1(), 10.0 * srand1(), 10.0 * srand1());
+        heft_vec3 c = srand3(10.0, 10.0, 10.0);
         convex_hull *ha = random_hull(4 + trial % 20, -0.5 * g, va, q, c);
         convex_hull *hb = random_hull(4 + (trial * 7) % 25, 0.5 * g, vb, q, c);
         convex_proxy pa = points_proxy(va, ha->vertex_count),
@@ -157,12 +177,14 @@ Test(gjk, distances_of_points_and_segments_to_random_hulls_match_brute_force) {
     for (int trial = 0; trial < 200; ++trial) {
         double g = 0.3 * urand() + 1e-5;
         heft_quat q = rand_quat();
-        heft_vec3 c = heft_v3(srand1(), srand1(), srand1());
+        heft_vec3 c = srand3(1.0, 1.0, 1.0);
         convex_hull *hb = random_hull(4 + trial % 30, 0.5 * g, vb, q, c);
         /* a point or a segment on the other side of the plane */
         heft_vec3 s[2];
         for (int k = 0; k < 2; ++k) {
-            heft_vec3 p = heft_v3(-0.5 * g - urand(), srand1(), srand1());
+            double px = -0.5 * g - urand();
+            heft_vec3 p = srand3(0.0, 1.0, 1.0);
+            p.x = px;
             s[k] = heft_v3_add(c, heft_quat_rotate(q, p));
         }
         int count = 1 + trial % 2;
@@ -193,13 +215,14 @@ Test(gjk, distances_of_points_and_segments_to_random_hulls_match_brute_force) {
 Test(gjk, distances_of_points_to_cylinders_match_the_closed_form) {
     double worst = 0.0;
     for (int trial = 0; trial < 500; ++trial) {
-        double r = 0.1 + urand(), h = 0.1 + urand();
+        double r = 0.1 + urand();
+        double h = 0.1 + urand();
         heft_quat q = rand_quat();
-        heft_vec3 c = heft_v3(srand1(), srand1(), srand1());
+        heft_vec3 c = srand3(1.0, 1.0, 1.0);
         /* a point outside, in the cylinder's frame */
         heft_vec3 local;
         do {
-            local = heft_v3(3.0 * srand1(), 3.0 * srand1(), 3.0 * srand1());
+            local = srand3(3.0, 3.0, 3.0);
         } while (hypot(local.x, local.y) <= r + 1e-3 && fabs(local.z) <= h + 1e-3);
         double dr = fmax(hypot(local.x, local.y) - r, 0.0), dz = fmax(fabs(local.z) - h, 0.0);
         double exact = hypot(dr, dz);
@@ -222,9 +245,9 @@ Test(gjk, distances_of_points_to_cylinders_match_the_closed_form) {
 
 Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
     for (int trial = 0; trial < 100; ++trial) {
-        heft_vec3 ha = heft_v3(0.2 + urand(), 0.2 + urand(), 0.2 + urand());
-        heft_vec3 hb = heft_v3(0.2 + urand(), 0.2 + urand(), 0.2 + urand());
-        heft_vec3 d = heft_v3(0.5 * srand1() * ha.x, 0.5 * srand1() * ha.y, 0.5 * srand1() * ha.z);
+        heft_vec3 ha = urand3(0.2);
+        heft_vec3 hb = urand3(0.2);
+        heft_vec3 d = srand3(0.5 * ha.x, 0.5 * ha.y, 0.5 * ha.z);
         convex_hull *ba = convex_hull_box(ha), *bb = convex_hull_box(hb);
         for (int i = 0; i < 8; ++i) {
             va[i] = ba->vertices[i];
@@ -256,8 +279,9 @@ Test(epa, depth_of_overlapping_boxes_is_the_smallest_axis_overlap) {
 
 Test(epa, depth_of_a_point_inside_a_cylinder_is_the_nearest_surface) {
     for (int trial = 0; trial < 100; ++trial) {
-        double r = 0.2 + urand(), h = 0.2 + urand();
-        heft_vec3 p = heft_v3(0.6 * r * srand1(), 0.6 * r * srand1(), 0.9 * h * srand1());
+        double r = 0.2 + urand();
+        double h = 0.2 + urand();
+        heft_vec3 p = srand3(0.6 * r, 0.6 * r, 0.9 * h);
         double exact = fmin(r - hypot(p.x, p.y), h - fabs(p.z));
         convex_proxy pa = points_proxy(&p, 1), pb;
         memset(&pb, 0, sizeof pb);
@@ -285,9 +309,14 @@ Test(hull, cube_with_points_inside_on_faces_and_edges_has_8_vertices_and_6_faces
         pts[n++] = heft_v3(0.5 * (i % 3 - 1), 0.5 * (i / 3 % 3 - 1), 0.5 * (i / 9 - 1));
     }
     for (int i = 0; i < 100; ++i) {
-        pts[n++] = heft_v3(0.49 * srand1(), 0.49 * srand1(), 0.49 * srand1());
+        pts[n++] = srand3(0.49, 0.49, 0.49);
     }
     convex_hull *h = convex_hull_build(pts, n);
+    if (!h) {
+        for (int i = 0; i < n; ++i) {
+            cr_log_error("point %d: %.17g %.17g %.17g", i, pts[i].x, pts[i].y, pts[i].z);
+        }
+    }
     cr_assert(h, "%s", heft_last_error());
     cr_assert_eq(h->vertex_count, 8);
     cr_assert_eq(h->face_count, 6);
