@@ -555,7 +555,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < (int)(sizeof all_solvers / sizeof *all_solvers); ++i) {
         bc.solvers[bc.solver_count++] = all_solvers[i];
     }
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -581,7 +581,6 @@ int main(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
-        ++i;
     }
     if (bc.reps < 1 || bc.steps < 1 || !heft_solver_find(bc.record_solver)) {
         fprintf(stderr, "heft-bench: need --reps >= 1, --steps >= 1 and a known --record-solver\n");
