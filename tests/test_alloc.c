@@ -1,32 +1,18 @@
 /* After warm-up the step makes no allocation: every allocation of the
  * engine and the solvers goes through heft_alloc, which a test can count. */
 #include <criterion/criterion.h>
+
+#include "counting_allocator.h"
 #include <stdlib.h>
 
 #include "heft.h"
 #include "runner.h"
 
-static long calls;
 
-static void *count_alloc(size_t n, void *user) {
-    (void)user;
-    calls++;
-    return malloc(n);
-}
-static void *count_realloc(void *p, size_t n, void *user) {
-    (void)user;
-    calls++;
-    return realloc(p, n);
-}
-static void count_free(void *p, void *user) {
-    (void)user;
-    free(p);
-}
 
 static void steps_without_allocation_with(const char *scene, const char *solver, int heavy, int warmup,
                                          int measured) {
-    heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
     run_config cfg = {0};
     cfg.scenario = scene;
     cfg.solver = solver;
@@ -41,11 +27,11 @@ static void steps_without_allocation_with(const char *scene, const char *solver,
     for (int i = 0; i < warmup; ++i) {
         heft_world_step(r.world, 1.0 / 60.0);
     }
-    calls = 0;
+    counting_allocator_calls = 0;
     for (int i = 0; i < measured; ++i) {
         heft_world_step(r.world, 1.0 / 60.0);
     }
-    long during = calls;
+    long during = counting_allocator_calls;
     run_result_free(&r);
     heft_set_allocator(NULL);
     cr_assert_eq(during, 0, "%s: %ld allocations in %d steps after warm-up", scene, during, measured);
@@ -68,11 +54,10 @@ Test(allocation, box_on_ground_steps_allocate_nothing_after_warmup) {
 }
 
 Test(allocation, the_counting_allocator_sees_world_creation) {
-    heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
-    heft_set_allocator(&counting);
-    calls = 0;
+    counting_allocator_install();
+    counting_allocator_calls = 0;
     heft_world *w = heft_world_create(NULL);
     heft_world_destroy(w);
     heft_set_allocator(NULL);
-    cr_assert_gt(calls, 0);
+    cr_assert_gt(counting_allocator_calls, 0);
 }

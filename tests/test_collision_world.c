@@ -4,6 +4,8 @@
  * mass from shapes, materials, the broad phase against brute force, and no
  * allocation once warmed up. */
 #include <criterion/criterion.h>
+
+#include "counting_allocator.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -689,25 +691,9 @@ Test(collision_world, the_same_scene_twice_gives_bit_identical_states) {
 
 /* ---- no allocation once warmed up ----------------------------------------------------------- */
 
-static long calls;
-static void *count_alloc(size_t n, void *user) {
-    (void)user;
-    calls++;
-    return malloc(n);
-}
-static void *count_realloc(void *p, size_t n, void *user) {
-    (void)user;
-    calls++;
-    return realloc(p, n);
-}
-static void count_free(void *p, void *user) {
-    (void)user;
-    free(p);
-}
 
 Test(collision_world, steps_of_a_mixed_scene_allocate_nothing_after_warmup) {
-    heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
     heft_world *w = heft_world_create(NULL);
     add_ground(w);
     add_body(w, HEFT_BODY_STATIC, heft_v3(4, 0, 0.01), I, square_mesh_def());
@@ -718,9 +704,9 @@ Test(collision_world, steps_of_a_mixed_scene_allocate_nothing_after_warmup) {
     add_body(w, HEFT_BODY_DYNAMIC, heft_v3(4.2, 0.3, 1.5), I, cylinder_def(0.2, 0.3));
     add_body(w, HEFT_BODY_DYNAMIC, heft_v3(-2, 0, 0.5), qaxis(0, 1, 0, 1.0), capsule_def(0.1, 0.4));
     step(w, 30);
-    calls = 0;
+    counting_allocator_calls = 0;
     step(w, 200);
-    long during = calls;
+    long during = counting_allocator_calls;
     heft_world_destroy(w);
     heft_set_allocator(NULL);
     cr_assert_eq(during, 0, "%ld allocations in 200 steps after warm-up", during);

@@ -2,6 +2,7 @@
  * an island"), with warm starts carried by slot when rows come and go; ropes. */
 #include <stdlib.h>
 
+#include "counting_allocator.h"
 #include "joint_scene.h"
 
 /* a 2 kg, 1 m arm hinged at the origin about world y, lying along +x: gravity
@@ -277,25 +278,9 @@ Test(joint_limits, a_rope_is_slack_then_taut_then_slack_again) {
 }
 
 /* no allocation after warm-up with limits and motors that come and go */
-static long calls;
-static void *count_alloc(size_t n, void *user) {
-    (void)user;
-    calls++;
-    return malloc(n);
-}
-static void *count_realloc(void *p, size_t n, void *user) {
-    (void)user;
-    calls++;
-    return realloc(p, n);
-}
-static void count_free(void *p, void *user) {
-    (void)user;
-    free(p);
-}
 
 static void machine_steps_allocate_nothing(const char *solver) {
-    heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
     heft_world *w = scene_world(solver);
     heft_body_id b1, b2;
     heft_joint_id hinge = arm(w, &b1, -0.4, 0.4, 0.0);
@@ -314,14 +299,14 @@ static void machine_steps_allocate_nothing(const char *solver) {
     int changes = 0, last_rows = 0;
     for (int i = 0; i < 600; ++i) {
         if (i == 240) {
-            calls = 0; /* warmed up: two full cycles seen */
+            counting_allocator_calls = 0; /* warmed up: two full cycles seen */
         }
         heft_joint_set_motor_velocity(w, hinge, HEFT_DOF_RX, (i / 60) % 2 ? 3.0 : -3.0);
         heft_world_step(w, STEP);
         changes += i >= 240 && heft_joint_row_count(w, hinge) != last_rows;
         last_rows = heft_joint_row_count(w, hinge);
     }
-    long during = calls;
+    long during = counting_allocator_calls;
     cr_assert_geq(changes, 10, "the limit rows should come and go (%d changes)", changes);
     heft_world_destroy(w);
     heft_set_allocator(NULL);

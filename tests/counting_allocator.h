@@ -1,0 +1,38 @@
+/* A counting allocator for the tests that prove a step allocates nothing
+ * after warm-up: every allocation of the engine and solvers goes through
+ * heft_alloc/heft_realloc, and counting_allocator_calls counts them. */
+#ifndef HEFT_TEST_COUNTING_ALLOCATOR_H
+#define HEFT_TEST_COUNTING_ALLOCATOR_H
+
+#include <stdlib.h>
+
+#include "mlcp.h"
+
+static long counting_allocator_calls;
+
+static inline void *counting_allocator_alloc(size_t n, void *user) {
+    (void)user;
+    counting_allocator_calls++;
+    return malloc(n);
+}
+
+static inline void *counting_allocator_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    counting_allocator_calls++;
+    return realloc(p, n);
+}
+
+static inline void counting_allocator_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* Installs the counting allocator (and zeroes the count); heft_set_allocator(NULL) removes it. */
+static inline void counting_allocator_install(void) {
+    static const heft_allocator counting = {counting_allocator_alloc, counting_allocator_realloc,
+                                            counting_allocator_free, NULL};
+    counting_allocator_calls = 0;
+    heft_set_allocator(&counting);
+}
+
+#endif
