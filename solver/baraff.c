@@ -589,6 +589,60 @@ static double row_velocity(const baraff_state *s, const heft_mlcp *p, int i)
     return sum;
 }
 
+/* One step of iterative refinement of the primary rows, the auxiliary impulses
+ * held: w_P = J_P W J^T lambda + C lambda - b from the structured form, then
+ * A_PP dlambda = -w_P by one more sparse solve (KKT right-hand side -(-w_P)).
+ * The quasi-definite LDL^T of a stiff chain loses a few digits; this wins
+ * them back at the cost of one O(n) solve. */
+static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda)
+{
+    double *dv = s->yj;
+    memset(dv, 0, sizeof(double) * 6 * (size_t)p->nbodies);
+    double w6[6];
+    for (int i = 0; i < p->n; ++i) {
+        if (lambda[i] == 0.0)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const int32_t b = side_body(s, p, i, side);
+            if (b < 0)
+                continue;
+            const heft_mlcp_body *body = &p->bodies[b];
+            const double *j = row_jacobian(p, i, side), *I = body->inv_inertia;
+            w6[0] = body->inv_mass * j[0];
+            w6[1] = body->inv_mass * j[1];
+            w6[2] = body->inv_mass * j[2];
+            w6[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
+            w6[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
+            w6[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
+            for (int c = 0; c < 6; ++c)
+                dv[6 * b + c] += lambda[i] * w6[c];
+        }
+    }
+    memset(s->x, 0, sizeof(double) * s->total_dim);
+    for (int c = s->nbody_nodes; c < s->nnodes; ++c) {
+        const int *rows = s->prim_rows + s->node_ref[c];
+        for (int q = 0; q < s->node_dim[c]; ++q) {
+            const int i = rows[q];
+            double w = (p->epsilon != NULL ? p->epsilon[i] * lambda[i] : 0.0) - p->b[i];
+            for (int side = 0; side < 2; ++side) {
+                const int32_t b = side_body(s, p, i, side);
+                if (b < 0)
+                    continue;
+                const double *j = row_jacobian(p, i, side);
+                for (int k = 0; k < 6; ++k)
+                    w += j[k] * dv[6 * b + k];
+            }
+            s->x[s->node_off[c] + q] = w;
+        }
+    }
+    sparse_solve(s);
+    for (int c = s->nbody_nodes; c < s->nnodes; ++c) {
+        const int *rows = s->prim_rows + s->node_ref[c];
+        for (int q = 0; q < s->node_dim[c]; ++q)
+            lambda[rows[q]] += s->x[s->node_off[c] + q];
+    }
+}
+
 static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
                           heft_solver_stats *stats)
 {
@@ -709,6 +763,7 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
         for (int q = 0; q < s->node_dim[c]; ++q)
             lambda[rows[q]] = s->x[s->node_off[c] + q];
     }
+    refine_primary(s, p, lambda);
     stats->time_solve_ms = heft_time_ms() - t2;
 
     const heft_mlcp_error err = heft_mlcp_measure(p, lambda, s->measure);
