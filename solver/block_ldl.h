@@ -69,6 +69,7 @@ typedef struct heft_block_ldl {
     double *body_scale;     /* per system body: shards of its origin (W multiplier) */
     double *response;       /* 12 per system row: W J^T, side a then b */
     double *diag;           /* per system row: H_ii */
+    const double **jac;     /* per system row: its two Jacobian blocks (set by factor) */
     /* nodes: contiguous runs of system rows */
     int nnodes;
     int *node_start;        /* nnodes + 1 */

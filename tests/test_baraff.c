@@ -365,3 +365,36 @@ Test(baraff_scenes, scenes_match_bpp)
         run_result_free(&r);
     }
 }
+
+/* ---- switching at run time -------------------------------------------------------------- */
+
+Test(baraff_scenes, world_switches_between_pgs_ldl_pgs_and_baraff_between_steps)
+{
+    run_config cfg = {0};
+    cfg.scenario = "pendulum";
+    cfg.steps = 10;
+    run_result r;
+    cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    const char *order[6] = {"ldl-pgs", "baraff", "pgs", "baraff", "ldl-pgs", "bpp"};
+    for (int k = 0; k < 6; ++k) {
+        cr_assert_eq(heft_world_set_solver(r.world, order[k]), HEFT_OK);
+        for (int step = 0; step < 10; ++step)
+            cr_assert_eq(heft_world_step(r.world, 1.0 / 60.0), HEFT_OK);
+        cr_assert_eq(heft_world_stats(r.world)->fallbacks, 0, "%s", order[k]);
+        heft_island_stats is;
+        cr_assert_eq(heft_world_island_stats(r.world, 0, &is), HEFT_OK);
+        cr_assert(isfinite(is.solver.error_max));
+        if (strcmp(order[k], "pgs") != 0)
+            cr_assert(is.solver.error_max < 1e-20, "%s: %g J", order[k], is.solver.error_max);
+    }
+    heft_joint_id js[128];
+    const int nj = heft_world_joints(r.world, js, 128);
+    double gap = 0.0;
+    for (int i = 0; i < nj; ++i)
+        gap = fmax(gap, heft_joint_gap(r.world, js[i]));
+    cr_log_info("pendulum, 60 steps switching ldl-pgs/baraff/pgs/baraff/ldl-pgs/bpp every 10: "
+                "largest joint gap %.3g m",
+                gap);
+    cr_assert(gap < 1e-3, "%g", gap);
+    run_result_free(&r);
+}
