@@ -74,6 +74,25 @@ Test(block_ldl, solve_equals_dense_cholesky_on_random_trees)
     cr_assert(worst < 1e-10, "%g", worst);
 }
 
+Test(block_ldl, generic_kernel_takes_blocks_over_six_rows)
+{
+    /* two joints under one block number make one node of up to 12 rows */
+    int nj;
+    mech_joint *j = mech_random_tree(40, 3, 6, 17, &nj);
+    heft_mlcp *p = mech_build(40, j, nj, 0, 0.0, 18);
+    for (int i = 0; i < p->n; ++i)
+        p->block[i] /= 2;
+    heft_block_ldl_stats st;
+    const heft_block_ldl_config c = exact_config(HEFT_ORDER_MIN_EDGE, 0);
+    const double rel = block_vs_dense(p, &c, &st);
+    cr_log_info("tree of 40 joints merged two by two: %d nodes, %d of more than 6 rows, relative %.3g",
+                st.nodes, st.block_sizes[7], rel);
+    cr_assert(st.block_sizes[7] > 0);
+    cr_assert(rel < 1e-10, "%g", rel);
+    heft_mlcp_destroy(p);
+    free(j);
+}
+
 Test(block_ldl, solve_equals_dense_cholesky_on_chains_with_loops)
 {
     double worst = 0.0;
