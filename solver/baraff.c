@@ -49,11 +49,11 @@ typedef struct baraff_state {
     size_t *d_off, *j_off;                             /* D/Dinv and J storage per node */
     int *body_node;                                    /* per body: node, -1 static */
     unsigned char *is_static;
-    int *prim_rows;    /* primary rows grouped by node: rows of constraint node c start at
-                          prim_rows + node_ref[c] */
+    int *prim_rows; /* primary rows grouped by node: rows of constraint node c start at
+                       prim_rows + node_ref[c] */
     int nprim;
     int *aux_rows, naux;
-    int *aux_index;    /* per row: index among the aux rows, -1 */
+    int *aux_index; /* per row: index among the aux rows, -1 */
     /* union-find and DFS scratch */
     int *uf, *stack, *adj_start, *adj;
     /* numeric */
@@ -65,19 +65,17 @@ typedef struct baraff_state {
     int32_t *aux_findex;
     uint8_t *aux_kind;
     size_t key_cap, node_dim_cap, node_off_cap, node_parent_cap, node_ref_cap, forward_cap,
-        d_off_cap, j_off_cap, body_node_cap, is_static_cap, prim_cap, aux_rows_cap,
-        aux_index_cap, uf_cap, stack_cap, adj_start_cap, adj_cap, D_cap, Dinv_cap, J_cap, x_cap,
-        tmp_cap, y0_cap, yj_cap, col_cap, aux_A_cap, aux_b_cap, aux_lo_cap, aux_hi_cap,
-        aux_l0_cap, mu_cap, aux_findex_cap, aux_kind_cap, measure_cap;
+        d_off_cap, j_off_cap, body_node_cap, is_static_cap, prim_cap, aux_rows_cap, aux_index_cap,
+        uf_cap, stack_cap, adj_start_cap, adj_cap, D_cap, Dinv_cap, J_cap, x_cap, tmp_cap, y0_cap,
+        yj_cap, col_cap, aux_A_cap, aux_b_cap, aux_lo_cap, aux_hi_cap, aux_l0_cap, mu_cap,
+        aux_findex_cap, aux_kind_cap, measure_cap;
 } baraff_state;
 
-heft_baraff_info heft_baraff_get_info(const void *state)
-{
+heft_baraff_info heft_baraff_get_info(const void *state) {
     return ((const baraff_state *)state)->info;
 }
 
-static void *baraff_create(const heft_solver_options *options)
-{
+static void *baraff_create(const heft_solver_options *options) {
     baraff_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -91,28 +89,25 @@ static void *baraff_create(const heft_solver_options *options)
     return s;
 }
 
-static void baraff_destroy(void *state)
-{
+static void baraff_destroy(void *state) {
     baraff_state *s = state;
     if (s == NULL)
         return;
     s->bpp->destroy(s->aux_bpp);
     if (s->full_bpp != NULL)
         s->bpp->destroy(s->full_bpp);
-    void *arrays[] = {s->key,      s->node_dim, s->node_off,  s->node_parent, s->node_ref,
-                      s->forward,  s->d_off,    s->j_off,     s->body_node,   s->is_static,
-                      s->prim_rows, s->aux_rows, s->aux_index, s->uf,         s->stack,
-                      s->adj_start, s->adj,     s->D,         s->Dinv,        s->J,
-                      s->x,        s->tmp,      s->y0,        s->yj,          s->col,
-                      s->aux_A,    s->aux_b,    s->aux_lo,    s->aux_hi,      s->aux_l0,
-                      s->mu,       s->aux_findex, s->aux_kind, s->measure};
+    void *arrays[] = {
+        s->key,    s->node_dim,  s->node_off,  s->node_parent, s->node_ref, s->forward,   s->d_off,
+        s->j_off,  s->body_node, s->is_static, s->prim_rows,   s->aux_rows, s->aux_index, s->uf,
+        s->stack,  s->adj_start, s->adj,       s->D,           s->Dinv,     s->J,         s->x,
+        s->tmp,    s->y0,        s->yj,        s->col,         s->aux_A,    s->aux_b,     s->aux_lo,
+        s->aux_hi, s->aux_l0,    s->mu,        s->aux_findex,  s->aux_kind, s->measure};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
 }
 
-static void baraff_reset(void *state)
-{
+static void baraff_reset(void *state) {
     baraff_state *s = state;
     s->key_valid = 0;
     if (s->aux_bpp != NULL && s->bpp->reset != NULL)
@@ -121,8 +116,7 @@ static void baraff_reset(void *state)
 
 /* ---- symbolic phase: forest, primary and auxiliary rows, DFS order ---------------------- */
 
-static int body_is_static(const heft_mlcp_body *b)
-{
+static int body_is_static(const heft_mlcp_body *b) {
     if (b->inv_mass != 0.0)
         return 0;
     for (int k = 0; k < 6; ++k)
@@ -131,14 +125,12 @@ static int body_is_static(const heft_mlcp_body *b)
     return 1;
 }
 
-static int equality_row(const heft_mlcp *p, int i)
-{
+static int equality_row(const heft_mlcp *p, int i) {
     return p->findex[i] < 0 && isinf(p->lo[i]) && p->lo[i] < 0.0 && isinf(p->hi[i]) &&
            p->hi[i] > 0.0;
 }
 
-static int uf_find(int *uf, int x)
-{
+static int uf_find(int *uf, int x) {
     while (uf[x] != x) {
         uf[x] = uf[uf[x]];
         x = uf[x];
@@ -147,16 +139,14 @@ static int uf_find(int *uf, int x)
 }
 
 /* The body of side s of row i as the forest sees it: -1 for static. */
-static int32_t side_body(const baraff_state *s, const heft_mlcp *p, int i, int side)
-{
+static int32_t side_body(const baraff_state *s, const heft_mlcp *p, int i, int side) {
     const int32_t b = side == 0 ? p->rows[i].a : p->rows[i].b;
     return b >= 0 && !s->is_static[b] ? b : -1;
 }
 
 /* Builds the key (per row: equality, a, b, block; per body: static) and
  * returns 1 when it differs from the last one. */
-static int topology_changed(baraff_state *s, const heft_mlcp *p)
-{
+static int topology_changed(baraff_state *s, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies;
     int changed = !s->key_valid || s->key_n != n || s->key_nbodies != nb;
     for (int i = 0; i < n; ++i) {
@@ -178,15 +168,13 @@ static int topology_changed(baraff_state *s, const heft_mlcp *p)
     return changed;
 }
 
-static int same_block(const heft_mlcp *p, int r0, int r1)
-{
+static int same_block(const heft_mlcp *p, int r0, int r1) {
     if (p->block != NULL)
         return p->block[r0] == p->block[r1];
     return p->rows[r0].a == p->rows[r1].a && p->rows[r0].b == p->rows[r1].b;
 }
 
-static int symbolic(baraff_state *s, const heft_mlcp *p)
-{
+static int symbolic(baraff_state *s, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies;
     const size_t un = (size_t)n, unb = (size_t)nb;
     /* worst case: every row its own node, plus every body */
@@ -202,7 +190,8 @@ static int symbolic(baraff_state *s, const heft_mlcp *p)
         !HEFT_RESERVE(s->prim_rows, s->prim_cap, un) ||
         !HEFT_RESERVE(s->aux_rows, s->aux_rows_cap, un) ||
         !HEFT_RESERVE(s->aux_index, s->aux_index_cap, un) ||
-        !HEFT_RESERVE(s->uf, s->uf_cap, unb + 1) || !HEFT_RESERVE(s->stack, s->stack_cap, max_nodes) ||
+        !HEFT_RESERVE(s->uf, s->uf_cap, unb + 1) ||
+        !HEFT_RESERVE(s->stack, s->stack_cap, max_nodes) ||
         !HEFT_RESERVE(s->adj_start, s->adj_start_cap, max_nodes + 1) ||
         !HEFT_RESERVE(s->adj, s->adj_cap, 4 * un + 1))
         return -1;
@@ -375,8 +364,7 @@ static int symbolic(baraff_state *s, const heft_mlcp *p)
 
 /* inv = A^-1 for sign * A positive definite (d x d, row-major); L: d*d scratch.
  * Footnote 8 of §9: the blocks are definite, so Cholesky does with no tolerance. */
-static int definite_inverse(const double *A, int d, double sign, double *inv, double *L)
-{
+static int definite_inverse(const double *A, int d, double sign, double *inv, double *L) {
     for (int j = 0; j < d; ++j) {
         double djj = sign * A[j * d + j];
         for (int k = 0; k < j; ++k)
@@ -391,7 +379,7 @@ static int definite_inverse(const double *A, int d, double sign, double *inv, do
             L[i * d + j] = v / L[j * d + j];
         }
     }
-    for (int c = 0; c < d; ++c) { /* column c of (sign A)^-1 */
+    for (int c = 0; c < d; ++c) {        /* column c of (sign A)^-1 */
         double *z = inv + (size_t)c * d; /* symmetric: row c = column c */
         for (int i = 0; i < d; ++i) {
             double v = i == c ? 1.0 : 0.0;
@@ -411,21 +399,18 @@ static int definite_inverse(const double *A, int d, double sign, double *inv, do
     return 0;
 }
 
-static const double *row_jacobian(const heft_mlcp *p, int i, int side)
-{
+static const double *row_jacobian(const heft_mlcp *p, int i, int side) {
     return side == 0 ? p->rows[i].ja : p->rows[i].jb;
 }
 
 /* The side of row r on body b (the forest never joins a body to itself). */
-static int side_of(const baraff_state *s, const heft_mlcp *p, int r, int32_t b)
-{
+static int side_of(const baraff_state *s, const heft_mlcp *p, int r, int32_t b) {
     return side_body(s, p, r, 0) == b ? 0 : 1;
 }
 
 /* Appendix A "factor": D and H_{n,parent} from the problem, then leaves to root
  * n.Dinv = n.D^-1, n.J = n.Dinv n.J, parent.D -= n.J^T n.D n.J. */
-static int factor(baraff_state *s, const heft_mlcp *p)
-{
+static int factor(baraff_state *s, const heft_mlcp *p) {
     double flops = 0.0;
     for (int v = 0; v < s->nnodes; ++v) {
         const int d = s->node_dim[v];
@@ -508,8 +493,7 @@ static int factor(baraff_state *s, const heft_mlcp *p)
 }
 
 /* Appendix A "solve": H x = x in place. */
-static void sparse_solve(baraff_state *s)
-{
+static void sparse_solve(baraff_state *s) {
     double *x = s->x, flops = 0.0;
     for (int idx = 0; idx < s->nnodes; ++idx) { /* leaves up: parent -= J^T x */
         const int v = s->forward[idx], par = s->node_parent[v];
@@ -549,8 +533,7 @@ static void sparse_solve(baraff_state *s)
 }
 
 /* x = [f; -b_P] with f = 0 */
-static void set_primary_rhs(baraff_state *s, const heft_mlcp *p)
-{
+static void set_primary_rhs(baraff_state *s, const heft_mlcp *p) {
     memset(s->x, 0, sizeof(double) * s->total_dim);
     for (int c = s->nbody_nodes; c < s->nnodes; ++c) {
         const int *rows = s->prim_rows + s->node_ref[c];
@@ -560,8 +543,7 @@ static void set_primary_rhs(baraff_state *s, const heft_mlcp *p)
 }
 
 /* f += scale J_i^T */
-static void add_row_force(baraff_state *s, const heft_mlcp *p, int i, double scale)
-{
+static void add_row_force(baraff_state *s, const heft_mlcp *p, int i, double scale) {
     for (int side = 0; side < 2; ++side) {
         const int32_t b = side_body(s, p, i, side);
         if (b < 0)
@@ -574,8 +556,7 @@ static void add_row_force(baraff_state *s, const heft_mlcp *p, int i, double sca
 }
 
 /* J_i y, y read from the body part of x */
-static double row_velocity(const baraff_state *s, const heft_mlcp *p, int i)
-{
+static double row_velocity(const baraff_state *s, const heft_mlcp *p, int i) {
     double sum = 0.0;
     for (int side = 0; side < 2; ++side) {
         const int32_t b = side_body(s, p, i, side);
@@ -594,8 +575,7 @@ static double row_velocity(const baraff_state *s, const heft_mlcp *p, int i)
  * A_PP dlambda = -w_P by one more sparse solve (KKT right-hand side -(-w_P)).
  * The quasi-definite LDL^T of a stiff chain loses a few digits; this wins
  * them back at the cost of one O(n) solve. */
-static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda)
-{
+static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda) {
     double *dv = s->yj;
     memset(dv, 0, sizeof(double) * 6 * (size_t)p->nbodies);
     double w6[6];
@@ -644,8 +624,7 @@ static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda)
 }
 
 static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
-                          heft_solver_stats *stats)
-{
+                          heft_solver_stats *stats) {
     if (s->full_bpp == NULL && (s->full_bpp = s->bpp->create(&s->options)) == NULL)
         return HEFT_SOLVE_FAILED;
     const int rc = s->bpp->solve(s->full_bpp, p, lambda, stats);
@@ -653,8 +632,7 @@ static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
     return rc;
 }
 
-static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats)
-{
+static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats) {
     baraff_state *s = state;
     const double start = heft_time_ms();
     memset(stats, 0, sizeof *stats);
@@ -711,7 +689,8 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
         }
         for (int i = 0; i < k; ++i) { /* symmetric up to rounding: make it exactly so */
             for (int j = 0; j < i; ++j) {
-                const double m = 0.5 * (s->aux_A[(size_t)i * uk + j] + s->aux_A[(size_t)j * uk + i]);
+                const double m =
+                    0.5 * (s->aux_A[(size_t)i * uk + j] + s->aux_A[(size_t)j * uk + i]);
                 s->aux_A[(size_t)i * uk + j] = s->aux_A[(size_t)j * uk + i] = m;
             }
             if (p->epsilon != NULL)

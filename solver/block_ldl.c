@@ -5,8 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-heft_block_ldl_config heft_block_ldl_default_config(void)
-{
+heft_block_ldl_config heft_block_ldl_default_config(void) {
     heft_block_ldl_config c;
     c.ordering = HEFT_ORDER_MIN_EDGE;
     c.shatter_degree = 20;
@@ -15,15 +14,14 @@ heft_block_ldl_config heft_block_ldl_default_config(void)
     return c;
 }
 
-void heft_block_ldl_release(heft_block_ldl *f)
-{
+void heft_block_ldl_release(heft_block_ldl *f) {
     if (f == NULL)
         return;
-    void *arrays[] = {f->src,      f->ra,        f->rb,       f->body_origin, f->body_scale,
-                      f->response, f->diag,      f->node_start, f->row_node,  f->order,
-                      f->pos,      f->value_off, f->height,   f->erow_off,    f->erow,
-                      f->rsi_off,  f->rsi,       f->edge_off, f->edge_node,   f->edge_row,
-                      f->values,   f->ltemp,     f->work,     (void *)f->jac};
+    void *arrays[] = {f->src,      f->ra,        f->rb,         f->body_origin, f->body_scale,
+                      f->response, f->diag,      f->node_start, f->row_node,    f->order,
+                      f->pos,      f->value_off, f->height,     f->erow_off,    f->erow,
+                      f->rsi_off,  f->rsi,       f->edge_off,   f->edge_node,   f->edge_row,
+                      f->values,   f->ltemp,     f->work,       (void *)f->jac};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     const heft_block_ldl_config config = f->config;
@@ -38,8 +36,7 @@ typedef struct int_list {
     int len, cap;
 } int_list;
 
-static int list_push(int_list *l, int x)
-{
+static int list_push(int_list *l, int x) {
     if (l->len == l->cap) {
         const int cap = l->cap < 4 ? 4 : 2 * l->cap;
         int *v = heft_realloc(l->v, sizeof(int) * (size_t)cap);
@@ -52,8 +49,7 @@ static int list_push(int_list *l, int x)
     return 0;
 }
 
-static void *alloc_zero(size_t count, size_t elem)
-{
+static void *alloc_zero(size_t count, size_t elem) {
     if (count == 0)
         count = 1;
     void *p = heft_alloc(count * elem);
@@ -73,8 +69,7 @@ typedef struct graph {
 } graph;
 
 /* Drops eliminated nodes from v's list; returns its degree. */
-static int compact(graph *g, int v)
-{
+static int compact(graph *g, int v) {
     int_list *l = &g->adj[v];
     int k = 0;
     for (int i = 0; i < l->len; ++i)
@@ -85,8 +80,7 @@ static int compact(graph *g, int v)
 }
 
 /* Edges eliminating v would create: pairs of its neighbours not yet joined. */
-static long long new_edges(graph *g, int v)
-{
+static long long new_edges(graph *g, int v) {
     const int deg = compact(g, v);
     const int stamp = ++g->stamp;
     for (int i = 0; i < deg; ++i)
@@ -100,8 +94,7 @@ static long long new_edges(graph *g, int v)
     return (long long)deg * (deg - 1) / 2 - joined / 2;
 }
 
-static long long score(graph *g, int v, int ordering)
-{
+static long long score(graph *g, int v, int ordering) {
     if (ordering == HEFT_ORDER_MIN_DEGREE)
         return compact(g, v);
     if (ordering == HEFT_ORDER_NATURAL)
@@ -112,8 +105,7 @@ static long long score(graph *g, int v, int ordering)
 /* Eliminates every node; fills order/pos and the edge sequences (edge_off,
  * edge nodes in *edges). Returns the fill edge count, or -1. */
 static int eliminate_graph(graph *g, int ordering, int *order, int *pos, int *edge_off,
-                           int_list *edges)
-{
+                           int_list *edges) {
     const int n = g->n;
     long long *scores = heft_alloc(sizeof(long long) * (size_t)(n > 0 ? n : 1));
     if (scores == NULL)
@@ -183,21 +175,18 @@ fail:
 
 /* ---- symbolic phase ------------------------------------------------------------------- */
 
-static int same_node(const heft_mlcp *p, int r0, int r1)
-{
+static int same_node(const heft_mlcp *p, int r0, int r1) {
     if (p->block != NULL)
         return p->block[r0] == p->block[r1];
     return p->rows[r0].a == p->rows[r1].a && p->rows[r0].b == p->rows[r1].b;
 }
 
-static int32_t dynamic_or_static(const heft_mlcp *p, int32_t b)
-{
+static int32_t dynamic_or_static(const heft_mlcp *p, int32_t b) {
     return b >= 0 && b < p->nbodies ? b : -1;
 }
 
 int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *rows, int count,
-                           const heft_block_ldl_config *config)
-{
+                           const heft_block_ldl_config *config) {
     heft_block_ldl_release(f);
     if (config != NULL)
         f->config = *config;
@@ -442,7 +431,8 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
     for (int k = 0; k < f->nnodes; ++k) {
         int e = f->erow_off[k];
         for (int i = f->edge_off[k]; i < f->edge_off[k + 1]; ++i)
-            for (int r = f->node_start[f->edge_node[i]]; r < f->node_start[f->edge_node[i] + 1]; ++r)
+            for (int r = f->node_start[f->edge_node[i]]; r < f->node_start[f->edge_node[i] + 1];
+                 ++r)
                 f->erow[e++] = r;
     }
     /* the reduction scatter indices (slide "Reduction Scattering Indexation") */
@@ -493,8 +483,8 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
                     for (int k = 0; k < l->len; ++k)
                         if (g.mark[l->v[k]] != stamp) {
                             g.mark[l->v[k]] = stamp;
-                            off += (double)dv *
-                                   (f->node_start[l->v[k] + 1] - f->node_start[l->v[k]]);
+                            off +=
+                                (double)dv * (f->node_start[l->v[k] + 1] - f->node_start[l->v[k]]);
                         }
                 }
             }
@@ -536,28 +526,33 @@ done:
 
 /* The Jacobian of a fixed joint between shards: +e_axis on a, -e_axis on b. */
 static const double unit_rows[2][6][6] = {
-    {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0},
-     {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}},
-    {{-1, 0, 0, 0, 0, 0}, {0, -1, 0, 0, 0, 0}, {0, 0, -1, 0, 0, 0},
-     {0, 0, 0, -1, 0, 0}, {0, 0, 0, 0, -1, 0}, {0, 0, 0, 0, 0, -1}},
+    {{1, 0, 0, 0, 0, 0},
+     {0, 1, 0, 0, 0, 0},
+     {0, 0, 1, 0, 0, 0},
+     {0, 0, 0, 1, 0, 0},
+     {0, 0, 0, 0, 1, 0},
+     {0, 0, 0, 0, 0, 1}},
+    {{-1, 0, 0, 0, 0, 0},
+     {0, -1, 0, 0, 0, 0},
+     {0, 0, -1, 0, 0, 0},
+     {0, 0, 0, -1, 0, 0},
+     {0, 0, 0, 0, -1, 0},
+     {0, 0, 0, 0, 0, -1}},
 };
 
-static const double *jacobian(const heft_block_ldl *f, const heft_mlcp *p, int row, int side)
-{
+static const double *jacobian(const heft_block_ldl *f, const heft_mlcp *p, int row, int side) {
     const int src = f->src[row];
     if (src >= 0)
         return side == 0 ? p->rows[src].ja : p->rows[src].jb;
     return unit_rows[side][-1 - src];
 }
 
-static double dot6(const double *x, const double *y)
-{
+static double dot6(const double *x, const double *y) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
 }
 
 /* out = s W j for one body of the problem (W = inverse mass and inertia). */
-static void weighted(const heft_mlcp_body *body, double s, const double *j, double *out)
-{
+static void weighted(const heft_mlcp_body *body, double s, const double *j, double *out) {
     const double *I = body->inv_inertia;
     const double m = s * body->inv_mass;
     out[0] = m * j[0];
@@ -569,8 +564,7 @@ static void weighted(const heft_mlcp_body *body, double s, const double *j, doub
 }
 
 /* H_il = J_i W J_l^T over the bodies rows i and l share. */
-static double h_entry(const heft_block_ldl *f, int i, int l)
-{
+static double h_entry(const heft_block_ldl *f, int i, int l) {
     const int32_t bi[2] = {f->ra[i], f->rb[i]}, bl[2] = {f->ra[l], f->rb[l]};
     double sum = 0.0;
     for (int s = 0; s < 2; ++s) {
@@ -586,8 +580,7 @@ static double h_entry(const heft_block_ldl *f, int i, int l)
 #define HEFT_BLOCK_KERNEL_MAX 6
 
 /* LDL^T of the d x d lower block N in place: D on the diagonal, unit L below. */
-static inline __attribute__((always_inline)) int ldl_block(double *N, int d)
-{
+static inline __attribute__((always_inline)) int ldl_block(double *N, int d) {
     for (int j = 0; j < d; ++j) {
         double dj = N[j * d + j];
         for (int k = 0; k < j; ++k)
@@ -607,8 +600,7 @@ static inline __attribute__((always_inline)) int ldl_block(double *N, int d)
 
 /* x = N^-1 x with N's LDL^T in place. */
 static inline __attribute__((always_inline)) void ldl_block_solve(const double *N, int d,
-                                                                 double *x)
-{
+                                                                  double *x) {
     for (int j = 0; j < d; ++j)
         for (int k = 0; k < j; ++k)
             x[j] -= N[j * d + k] * x[k];
@@ -621,11 +613,9 @@ static inline __attribute__((always_inline)) void ldl_block_solve(const double *
 
 /* Slide "Implementation": eliminatePivot. N (d x d) then E (h x d) at block;
  * S is the whole packed array, rsi the pivot's scatter indices. */
-static inline __attribute__((always_inline)) int eliminate_pivot(double *S,
-                                                                double *restrict ltemp,
-                                                                double *block, const uint32_t *rsi,
-                                                                int h, int d)
-{
+static inline __attribute__((always_inline)) int eliminate_pivot(double *S, double *restrict ltemp,
+                                                                 double *block, const uint32_t *rsi,
+                                                                 int h, int d) {
     double *N = block, *E = block + d * d;
     if (ldl_block(N, d) != 0)
         return -1;
@@ -677,11 +667,10 @@ static inline __attribute__((always_inline)) int eliminate_pivot(double *S,
 
 /* One function per block size: d is a constant in each, so the compiler
  * unrolls the small loops (the slides' template<uint degree>). */
-#define HEFT_PIVOT_KERNEL(D)                                                                    \
-    static int eliminate_pivot_##D(double *S, double *ltemp, double *block, const uint32_t *rsi, \
-                                   int h)                                                       \
-    {                                                                                           \
-        return eliminate_pivot(S, ltemp, block, rsi, h, D);                                     \
+#define HEFT_PIVOT_KERNEL(D)                                                                       \
+    static int eliminate_pivot_##D(double *S, double *ltemp, double *block, const uint32_t *rsi,   \
+                                   int h) {                                                        \
+        return eliminate_pivot(S, ltemp, block, rsi, h, D);                                        \
     }
 HEFT_PIVOT_KERNEL(1)
 HEFT_PIVOT_KERNEL(2)
@@ -691,13 +680,11 @@ HEFT_PIVOT_KERNEL(5)
 HEFT_PIVOT_KERNEL(6)
 
 static int eliminate_pivot_generic(double *S, double *ltemp, double *block, const uint32_t *rsi,
-                                   int h, int d)
-{
+                                   int h, int d) {
     return eliminate_pivot(S, ltemp, block, rsi, h, d);
 }
 
-int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots)
-{
+int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots) {
     if (!f->valid || p == NULL || p->rows == NULL)
         return -1;
     if (npivots < 0 || npivots > f->nnodes)
@@ -744,13 +731,27 @@ int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots)
         const uint32_t *rsi = f->rsi + f->rsi_off[k];
         int rc;
         switch (d) {
-        case 1: rc = eliminate_pivot_1(f->values, f->ltemp, block, rsi, h); break;
-        case 2: rc = eliminate_pivot_2(f->values, f->ltemp, block, rsi, h); break;
-        case 3: rc = eliminate_pivot_3(f->values, f->ltemp, block, rsi, h); break;
-        case 4: rc = eliminate_pivot_4(f->values, f->ltemp, block, rsi, h); break;
-        case 5: rc = eliminate_pivot_5(f->values, f->ltemp, block, rsi, h); break;
-        case 6: rc = eliminate_pivot_6(f->values, f->ltemp, block, rsi, h); break;
-        default: rc = eliminate_pivot_generic(f->values, f->ltemp, block, rsi, h, d); break;
+        case 1:
+            rc = eliminate_pivot_1(f->values, f->ltemp, block, rsi, h);
+            break;
+        case 2:
+            rc = eliminate_pivot_2(f->values, f->ltemp, block, rsi, h);
+            break;
+        case 3:
+            rc = eliminate_pivot_3(f->values, f->ltemp, block, rsi, h);
+            break;
+        case 4:
+            rc = eliminate_pivot_4(f->values, f->ltemp, block, rsi, h);
+            break;
+        case 5:
+            rc = eliminate_pivot_5(f->values, f->ltemp, block, rsi, h);
+            break;
+        case 6:
+            rc = eliminate_pivot_6(f->values, f->ltemp, block, rsi, h);
+            break;
+        default:
+            rc = eliminate_pivot_generic(f->values, f->ltemp, block, rsi, h, d);
+            break;
         }
         if (rc != 0) {
             f->factored = 0;
@@ -762,8 +763,7 @@ int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots)
 }
 
 /* Slide "Inverse Operator": H^-1 v = L^-T (D^-1 (L^-1 v)), each L_{*,k} used as is. */
-void heft_block_ldl_solve(heft_block_ldl *f, const double *r, double *x)
-{
+void heft_block_ldl_solve(heft_block_ldl *f, const double *r, double *x) {
     double *z = f->work;
     for (int i = 0; i < f->nchosen; ++i)
         z[i] = r[i];
@@ -798,8 +798,7 @@ void heft_block_ldl_solve(heft_block_ldl *f, const double *r, double *x)
         x[i] = z[i];
 }
 
-double heft_block_ldl_entry(const heft_block_ldl *f, int i, int j)
-{
+double heft_block_ldl_entry(const heft_block_ldl *f, int i, int j) {
     if (!f->valid || i < 0 || j < 0 || i >= f->nrows || j >= f->nrows)
         return 0.0;
     int a = f->row_node[i], b = f->row_node[j];

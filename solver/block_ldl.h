@@ -36,9 +36,9 @@
 enum { HEFT_ORDER_MIN_EDGE = 0, HEFT_ORDER_MIN_DEGREE = 1, HEFT_ORDER_NATURAL = 2 };
 
 typedef struct heft_block_ldl_config {
-    int ordering;          /* HEFT_ORDER_MIN_EDGE (default), _MIN_DEGREE or _NATURAL */
-    int shatter_degree;    /* shatter bodies touched by more nodes than this; 0: never (default 20) */
-    int shard_constraints; /* nodes per shard (default 2, as the slides' vehicle: 20 -> 10 shards) */
+    int ordering;       /* HEFT_ORDER_MIN_EDGE (default), _MIN_DEGREE or _NATURAL */
+    int shatter_degree; /* shatter bodies touched by more nodes than this; 0: never (default 20) */
+    int shard_constraints; /* nodes per shard (default 2: the slides' 20 wheels, 10 shards) */
     double regularization; /* eps of slide "Compliance and Regularization": H~_ii += eps H_ii
                               (default 1e-12) */
 } heft_block_ldl_config;
@@ -58,38 +58,38 @@ typedef struct heft_block_ldl_stats {
 
 typedef struct heft_block_ldl {
     heft_block_ldl_config config;
-    int valid;              /* symbolic phase done */
+    int valid; /* symbolic phase done */
     /* the system's rows: the problem's chosen rows, then the fixed rows of shards */
-    int nrows;              /* rows of the system (chosen + 6 per shard joint) */
-    int nchosen;            /* rows chosen from the problem */
-    int *src;               /* per system row: the problem row, or -1 - axis for a fixed row */
-    int32_t *ra, *rb;       /* per system row: system bodies, -1 static */
-    int nbodies;            /* system bodies: the problem's, then the added shards */
-    int *body_origin;       /* per system body: the problem's body */
-    double *body_scale;     /* per system body: shards of its origin (W multiplier) */
-    double *response;       /* 12 per system row: W J^T, side a then b */
-    double *diag;           /* per system row: H_ii */
-    const double **jac;     /* per system row: its two Jacobian blocks (set by factor) */
+    int nrows;          /* rows of the system (chosen + 6 per shard joint) */
+    int nchosen;        /* rows chosen from the problem */
+    int *src;           /* per system row: the problem row, or -1 - axis for a fixed row */
+    int32_t *ra, *rb;   /* per system row: system bodies, -1 static */
+    int nbodies;        /* system bodies: the problem's, then the added shards */
+    int *body_origin;   /* per system body: the problem's body */
+    double *body_scale; /* per system body: shards of its origin (W multiplier) */
+    double *response;   /* 12 per system row: W J^T, side a then b */
+    double *diag;       /* per system row: H_ii */
+    const double **jac; /* per system row: its two Jacobian blocks (set by factor) */
     /* nodes: contiguous runs of system rows */
     int nnodes;
-    int *node_start;        /* nnodes + 1 */
-    int *row_node;          /* per system row: its node */
-    int *order;             /* pivot sequence: node of each pivot */
-    int *pos;               /* per node: its place in the pivot sequence */
+    int *node_start; /* nnodes + 1 */
+    int *row_node;   /* per system row: its node */
+    int *order;      /* pivot sequence: node of each pivot */
+    int *pos;        /* per node: its place in the pivot sequence */
     /* packed layout, per pivot k (pivot order) */
-    size_t *value_off;      /* N_k at values + value_off[k], E_{*,k} right after */
-    int *height;            /* h of E_{*,k} */
-    int *erow_off;          /* E rows of pivot k: erow[erow_off[k] ..] */
-    int *erow;              /* the system row of each E row */
-    size_t *rsi_off;        /* scatter indices of pivot k */
+    size_t *value_off; /* N_k at values + value_off[k], E_{*,k} right after */
+    int *height;       /* h of E_{*,k} */
+    int *erow_off;     /* E rows of pivot k: erow[erow_off[k] ..] */
+    int *erow;         /* the system row of each E row */
+    size_t *rsi_off;   /* scatter indices of pivot k */
     uint32_t *rsi;
     int *edge_off, *edge_node, *edge_row; /* edge sequence: nodes and first E row */
     double *values;
-    double *ltemp;          /* h x d scratch for L */
-    double *work;           /* dim doubles */
+    double *ltemp; /* h x d scratch for L */
+    double *work;  /* dim doubles */
     heft_block_ldl_stats stats;
     size_t values_count, rsi_count;
-    int factored;           /* pivots eliminated by the last factor */
+    int factored; /* pivots eliminated by the last factor */
 } heft_block_ldl;
 
 /* Symbolic phase for the rows rows[0..count) of p, which must have the

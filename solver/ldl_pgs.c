@@ -43,13 +43,12 @@ typedef struct ldl_pgs_state {
     int neq, nother;
     unsigned char *is_eq;
     double *response, *diagonal, *dv, *r, *x, *measure_work;
-    size_t key_cap, eq_cap, other_cap, is_eq_cap, response_cap, diagonal_cap, dv_cap, r_cap,
-        x_cap, measure_cap;
+    size_t key_cap, eq_cap, other_cap, is_eq_cap, response_cap, diagonal_cap, dv_cap, r_cap, x_cap,
+        measure_cap;
     void *pgs; /* fallback for problems without the structured form */
 } ldl_pgs_state;
 
-static void *ldl_pgs_create(const heft_solver_options *options)
-{
+static void *ldl_pgs_create(const heft_solver_options *options) {
     ldl_pgs_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -60,8 +59,7 @@ static void *ldl_pgs_create(const heft_solver_options *options)
     return s;
 }
 
-static void ldl_pgs_destroy(void *state)
-{
+static void ldl_pgs_destroy(void *state) {
     ldl_pgs_state *s = state;
     if (s == NULL)
         return;
@@ -81,44 +79,37 @@ static void ldl_pgs_destroy(void *state)
     heft_free(s);
 }
 
-static void ldl_pgs_reset(void *state)
-{
+static void ldl_pgs_reset(void *state) {
     ldl_pgs_state *s = state;
     s->key_valid = 0;
 }
 
-void heft_ldl_pgs_configure(void *state, const heft_block_ldl_config *config)
-{
+void heft_ldl_pgs_configure(void *state, const heft_block_ldl_config *config) {
     ldl_pgs_state *s = state;
     s->config = *config;
     s->key_valid = 0;
 }
 
-const heft_block_ldl *heft_ldl_pgs_factorization(const void *state)
-{
+const heft_block_ldl *heft_ldl_pgs_factorization(const void *state) {
     return &((const ldl_pgs_state *)state)->f;
 }
 
-int heft_ldl_pgs_symbolic_count(const void *state)
-{
+int heft_ldl_pgs_symbolic_count(const void *state) {
     return ((const ldl_pgs_state *)state)->symbolic_count;
 }
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
-static double dot6(const double x[6], const double y[6])
-{
+static double dot6(const double x[6], const double y[6]) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
 }
 
-static void axpy6(double alpha, const double x[6], double y[6])
-{
+static void axpy6(double alpha, const double x[6], double y[6]) {
     for (int k = 0; k < 6; ++k)
         y[k] += alpha * x[k];
 }
 
-static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
-{
+static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6]) {
     const double *I = body->inv_inertia;
     out[0] = body->inv_mass * j[0];
     out[1] = body->inv_mass * j[1];
@@ -129,8 +120,7 @@ static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], do
 }
 
 /* W J_i^T (12 per row) and d_i = A_ii, as pgs.c. */
-static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal)
-{
+static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal) {
     for (int i = 0; i < p->n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double *ra = &response[12 * (size_t)i], *rb = ra + 6;
@@ -155,8 +145,7 @@ static void precompute_rows(const heft_mlcp *p, double *response, double *diagon
 }
 
 /* J_i dv + eps_i lambda_i - b_i */
-static double row_residual(const heft_mlcp *p, const double *dv, const double *lambda, int i)
-{
+static double row_residual(const heft_mlcp *p, const double *dv, const double *lambda, int i) {
     const heft_mlcp_row *r = &p->rows[i];
     double w = (p->epsilon != NULL ? p->epsilon[i] * lambda[i] : 0.0) - p->b[i];
     if (r->a >= 0)
@@ -166,8 +155,8 @@ static double row_residual(const heft_mlcp *p, const double *dv, const double *l
     return w;
 }
 
-static void apply_delta(const heft_mlcp *p, const double *response, double *dv, int i, double delta)
-{
+static void apply_delta(const heft_mlcp *p, const double *response, double *dv, int i,
+                        double delta) {
     const heft_mlcp_row *r = &p->rows[i];
     if (r->a >= 0)
         axpy6(delta, &response[12 * (size_t)i], &dv[6 * r->a]);
@@ -177,8 +166,7 @@ static void apply_delta(const heft_mlcp *p, const double *response, double *dv, 
 
 /* The equality partition pi_0 and the topology key; returns 1 when the key
  * differs from the one the symbolic phase was made for. */
-static int classify(ldl_pgs_state *s, const heft_mlcp *p)
-{
+static int classify(ldl_pgs_state *s, const heft_mlcp *p) {
     const int n = p->n;
     memset(s->is_eq, 0, (size_t)n);
     for (int i = 0; i < n; ++i) {
@@ -208,8 +196,7 @@ static int classify(ldl_pgs_state *s, const heft_mlcp *p)
 }
 
 /* The block step of pi_0; returns the largest 0.5 delta^2 d_i. */
-static double block_step(ldl_pgs_state *s, const heft_mlcp *p, double *lambda)
-{
+static double block_step(ldl_pgs_state *s, const heft_mlcp *p, double *lambda) {
     for (int q = 0; q < s->neq; ++q)
         s->r[q] = -row_residual(p, s->dv, lambda, s->eq_rows[q]);
     heft_block_ldl_solve(&s->f, s->r, s->x);
@@ -229,8 +216,7 @@ static double block_step(ldl_pgs_state *s, const heft_mlcp *p, double *lambda)
 
 /* One projected Gauss-Seidel sweep over rows[0..count) (pgs.c). */
 static double sweep(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, const int *rows,
-                    int count)
-{
+                    int count) {
     double largest = 0.0;
     for (int q = 0; q < count; ++q) {
         const int i = rows[q];
@@ -252,8 +238,7 @@ static double sweep(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, const 
 }
 
 static int finish(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, heft_solver_stats *stats,
-                  double start, int converged)
-{
+                  double start, int converged) {
     const heft_mlcp_error err = heft_mlcp_measure(p, lambda, s->measure_work);
     stats->error_max = err.max;
     stats->error_sum = err.sum;
@@ -272,8 +257,8 @@ static int finish(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, heft_sol
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
-static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats)
-{
+static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda,
+                         heft_solver_stats *stats) {
     ldl_pgs_state *s = state;
     const double start = heft_time_ms();
     memset(stats, 0, sizeof *stats);
@@ -299,8 +284,9 @@ static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_s
         !HEFT_RESERVE(s->other_rows, s->other_cap, un) ||
         !HEFT_RESERVE(s->is_eq, s->is_eq_cap, un) ||
         !HEFT_RESERVE(s->response, s->response_cap, 12 * un) ||
-        !HEFT_RESERVE(s->diagonal, s->diagonal_cap, un) || !HEFT_RESERVE(s->dv, s->dv_cap, 6 * nb) ||
-        !HEFT_RESERVE(s->r, s->r_cap, un) || !HEFT_RESERVE(s->x, s->x_cap, un) ||
+        !HEFT_RESERVE(s->diagonal, s->diagonal_cap, un) ||
+        !HEFT_RESERVE(s->dv, s->dv_cap, 6 * nb) || !HEFT_RESERVE(s->r, s->r_cap, un) ||
+        !HEFT_RESERVE(s->x, s->x_cap, un) ||
         !HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb)) {
         s->key_valid = 0;
         return HEFT_SOLVE_FAILED;

@@ -7,16 +7,14 @@
 #include "dense_cholesky.h"
 #include "planted.h"
 
-static void cross(const double a[3], const double b[3], double out[3])
-{
+static void cross(const double a[3], const double b[3], double out[3]) {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 /* The rows of a random rotation (from a random unit quaternion). */
-static void random_frame(planted_rng *rng, double R[3][3])
-{
+static void random_frame(planted_rng *rng, double R[3][3]) {
     double q[4], norm = 0.0;
     for (int k = 0; k < 4; ++k) {
         q[k] = planted_uniform(rng, -1.0, 1.0);
@@ -36,8 +34,7 @@ static void random_frame(planted_rng *rng, double R[3][3])
 }
 
 heft_mlcp *mech_build(int nbodies, const mech_joint *joints, int njoints, int ncontacts, double eps,
-                      uint64_t seed)
-{
+                      uint64_t seed) {
     int n = 3 * ncontacts;
     for (int j = 0; j < njoints; ++j)
         n += joints[j].d;
@@ -119,8 +116,7 @@ heft_mlcp *mech_build(int nbodies, const mech_joint *joints, int njoints, int nc
     return p;
 }
 
-mech_joint *mech_random_tree(int nbodies, int dmin, int dmax, uint64_t seed, int *count)
-{
+mech_joint *mech_random_tree(int nbodies, int dmin, int dmax, uint64_t seed, int *count) {
     planted_rng rng = {seed};
     mech_joint *j = malloc(sizeof *j * (size_t)nbodies);
     j[0] = (mech_joint){0, -1, planted_int(&rng, dmin, dmax + 1)};
@@ -130,8 +126,7 @@ mech_joint *mech_random_tree(int nbodies, int dmin, int dmax, uint64_t seed, int
     return j;
 }
 
-mech_joint *mech_chain(int nbodies, int d, int loop_every, int *count)
-{
+mech_joint *mech_chain(int nbodies, int d, int loop_every, int *count) {
     mech_joint *j = malloc(sizeof *j * (size_t)(2 * nbodies + 1));
     int k = 0;
     j[k++] = (mech_joint){-1, 0, d};
@@ -144,8 +139,7 @@ mech_joint *mech_chain(int nbodies, int d, int loop_every, int *count)
     return j;
 }
 
-mech_joint *mech_hub(int spokes, int dmin, int dmax, uint64_t seed, int *count)
-{
+mech_joint *mech_hub(int spokes, int dmin, int dmax, uint64_t seed, int *count) {
     planted_rng rng = {seed};
     mech_joint *j = malloc(sizeof *j * (size_t)spokes);
     for (int s = 0; s < spokes; ++s)
@@ -154,8 +148,7 @@ mech_joint *mech_hub(int spokes, int dmin, int dmax, uint64_t seed, int *count)
     return j;
 }
 
-void mech_dense_solve(const heft_mlcp *p, double *lambda)
-{
+void mech_dense_solve(const heft_mlcp *p, double *lambda) {
     const int n = p->n;
     double *A = malloc(sizeof(double) * (size_t)n * (size_t)n);
     heft_mlcp_assemble_dense(p, A);
@@ -166,8 +159,7 @@ void mech_dense_solve(const heft_mlcp *p, double *lambda)
     free(A);
 }
 
-double mech_relative(const double *x, const double *y, int n)
-{
+double mech_relative(const double *x, const double *y, int n) {
     double d = 0.0, s = 0.0;
     for (int i = 0; i < n; ++i) {
         d = fmax(d, fabs(x[i] - y[i]));

@@ -15,14 +15,14 @@
 #include "runner.h"
 
 /* baraff's lambda and the dense solve's: relative difference */
-static double baraff_vs_dense(heft_mlcp *p, heft_baraff_info *info, heft_solver_stats *st)
-{
+static double baraff_vs_dense(heft_mlcp *p, heft_baraff_info *info, heft_solver_stats *st) {
     const heft_solver_vtable *vt = heft_solver_find("baraff");
     cr_assert_not_null(vt);
     cr_assert_eq(vt->direct, 1);
     const heft_solver_options o = heft_solver_default_options();
     void *state = vt->create(&o);
-    double *lambda = malloc(sizeof(double) * (size_t)p->n), *ref = malloc(sizeof(double) * (size_t)p->n);
+    double *lambda = malloc(sizeof(double) * (size_t)p->n),
+           *ref = malloc(sizeof(double) * (size_t)p->n);
     cr_assert_eq(vt->solve(state, p, lambda, st), HEFT_SOLVE_OK);
     cr_assert_eq(st->fallback, 0);
     mech_dense_solve(p, ref);
@@ -34,8 +34,7 @@ static double baraff_vs_dense(heft_mlcp *p, heft_baraff_info *info, heft_solver_
     return rel;
 }
 
-Test(baraff, sparse_solve_equals_dense_kkt_solve_on_trees)
-{
+Test(baraff, sparse_solve_equals_dense_kkt_solve_on_trees) {
     double worst = 0.0;
     heft_baraff_info info = {0};
     heft_solver_stats st;
@@ -55,8 +54,7 @@ Test(baraff, sparse_solve_equals_dense_kkt_solve_on_trees)
     cr_assert(worst < 1e-10, "%g", worst);
 }
 
-Test(baraff, loops_by_anticipation_equal_the_dense_solve)
-{
+Test(baraff, loops_by_anticipation_equal_the_dense_solve) {
     double worst = 0.0;
     heft_baraff_info info = {0};
     heft_solver_stats st;
@@ -84,8 +82,7 @@ Test(baraff, loops_by_anticipation_equal_the_dense_solve)
     cr_assert(worst < 1e-10, "%g", worst);
 }
 
-Test(baraff, contacts_and_loops_match_bpp)
-{
+Test(baraff, contacts_and_loops_match_bpp) {
     double worst = 0.0;
     for (int t = 0; t < 8; ++t) {
         int nj;
@@ -93,7 +90,8 @@ Test(baraff, contacts_and_loops_match_bpp)
                               : mech_random_tree(20 + 5 * t, 2, 6, 800 + (uint64_t)t, &nj);
         heft_mlcp *p = mech_build(20 + 5 * t, j, nj, 3 + t, 1e-7, 900 + (uint64_t)t);
         const int n = p->n;
-        double *lambda = malloc(sizeof(double) * (size_t)n), *ref = malloc(sizeof(double) * (size_t)n);
+        double *lambda = malloc(sizeof(double) * (size_t)n),
+               *ref = malloc(sizeof(double) * (size_t)n);
         heft_solver_stats sa, sb;
         cr_assert_eq(heft_solve("baraff", NULL, p, lambda, &sa), HEFT_SOLVE_OK);
         cr_assert_eq(heft_solve("bpp", NULL, p, ref, &sb), HEFT_SOLVE_OK);
@@ -112,8 +110,7 @@ Test(baraff, contacts_and_loops_match_bpp)
 
 /* ---- linear growth ---------------------------------------------------------------------- */
 
-Test(baraff, operation_count_grows_linearly_with_the_chain)
-{
+Test(baraff, operation_count_grows_linearly_with_the_chain) {
     const int sizes[4] = {100, 1000, 5000, 10000};
     double per_body[4];
     for (int k = 0; k < 4; ++k) {
@@ -139,8 +136,7 @@ Test(baraff, operation_count_grows_linearly_with_the_chain)
                   per_body[0]);
 }
 
-Test(baraff, time_per_body_is_measured_on_chains)
-{
+Test(baraff, time_per_body_is_measured_on_chains) {
     const int sizes[7] = {10, 30, 100, 300, 1000, 3000, 10000};
     double lx[7], ly[7], us_per_body[7];
     for (int k = 0; k < 7; ++k) {
@@ -178,36 +174,33 @@ Test(baraff, time_per_body_is_measured_on_chains)
         sxy += (lx[k] - mx) * (ly[k] - my);
         sxx += (lx[k] - mx) * (lx[k] - mx);
     }
-    cr_log_info("baraff, chains of 5-row joints: us per body at 10 / 30 / 100 / 300 / 1000 / 3000 / "
-                "10000 bodies: %.3f %.3f %.3f %.3f %.3f %.3f %.3f; fitted exponent 100..10000: %.3f",
-                us_per_body[0], us_per_body[1], us_per_body[2], us_per_body[3], us_per_body[4],
-                us_per_body[5], us_per_body[6], sxy / sxx);
+    cr_log_info(
+        "baraff, chains of 5-row joints: us per body at 10 / 30 / 100 / 300 / 1000 / 3000 / "
+        "10000 bodies: %.3f %.3f %.3f %.3f %.3f %.3f %.3f; fitted exponent 100..10000: %.3f",
+        us_per_body[0], us_per_body[1], us_per_body[2], us_per_body[3], us_per_body[4],
+        us_per_body[5], us_per_body[6], sxy / sxx);
 }
 
 /* ---- allocation and bad input ---------------------------------------------------------- */
 
 static int allocation_calls;
-static void *counting_alloc(size_t size, void *user)
-{
+static void *counting_alloc(size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return malloc(size);
 }
-static void *counting_realloc(void *ptr, size_t size, void *user)
-{
+static void *counting_realloc(void *ptr, size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return realloc(ptr, size);
 }
-static void counting_free(void *ptr, void *user)
-{
+static void counting_free(void *ptr, void *user) {
     (void)user;
     ++allocation_calls;
     free(ptr);
 }
 
-Test(baraff, repeated_solve_of_the_same_topology_makes_no_allocation)
-{
+Test(baraff, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_chain(30, 4, 6, &nj);
     heft_mlcp *p = mech_build(30, j, nj, 5, 1e-8, 1201);
@@ -236,8 +229,7 @@ Test(baraff, repeated_solve_of_the_same_topology_makes_no_allocation)
     free(lambda);
 }
 
-Test(baraff, bad_input_fails_cleanly_or_falls_back)
-{
+Test(baraff, bad_input_fails_cleanly_or_falls_back) {
     int nj;
     mech_joint *j = mech_chain(6, 3, 0, &nj);
     heft_mlcp *p = mech_build(6, j, nj, 2, 0.0, 1301);
@@ -300,8 +292,7 @@ typedef struct scene_record {
 
 /* J^T lambda, 6 per body: the impulse the bodies feel, unique even where
  * lambda is not (four contact points of a box carry its weight any way). */
-static void body_impulse(const heft_mlcp *p, const double *lambda, double *g)
-{
+static void body_impulse(const heft_mlcp *p, const double *lambda, double *g) {
     memset(g, 0, sizeof(double) * 6 * (size_t)p->nbodies);
     for (int i = 0; i < p->n; ++i)
         for (int c = 0; c < 6; ++c) {
@@ -313,8 +304,7 @@ static void body_impulse(const heft_mlcp *p, const double *lambda, double *g)
 }
 
 static void compare_with_bpp(void *user, int step, int island, const heft_mlcp *p,
-                             const double *lambda, const heft_solver_stats *stats)
-{
+                             const double *lambda, const heft_solver_stats *stats) {
     (void)step;
     (void)island;
     scene_record *rec = user;
@@ -340,8 +330,7 @@ static void compare_with_bpp(void *user, int step, int island, const heft_mlcp *
     free(gref);
 }
 
-Test(baraff_scenes, scenes_match_bpp)
-{
+Test(baraff_scenes, scenes_match_bpp) {
     const char *scenes[3] = {"hanging-chain", "pendulum", "box-on-ground"};
     for (int s = 0; s < 3; ++s) {
         scene_record rec = {0};
@@ -355,8 +344,8 @@ Test(baraff_scenes, scenes_match_bpp)
         cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
         cr_log_info("%s with baraff: %d islands (%d of joints only: lambda vs bpp relative %.3g); "
                     "J^T lambda vs bpp relative %.3g; MLCP error max %.3g J; fallbacks %d",
-                    scenes[s], rec.problems, rec.joint_islands, rec.worst_joints,
-                    rec.worst_impulse, rec.worst_error, r.fallbacks);
+                    scenes[s], rec.problems, rec.joint_islands, rec.worst_joints, rec.worst_impulse,
+                    rec.worst_error, r.fallbacks);
         cr_assert(rec.problems > 0);
         cr_assert(rec.worst_joints < 1e-8, "%s: %g", scenes[s], rec.worst_joints);
         cr_assert(rec.worst_impulse < 1e-8, "%s: %g", scenes[s], rec.worst_impulse);
@@ -368,8 +357,7 @@ Test(baraff_scenes, scenes_match_bpp)
 
 /* ---- switching at run time -------------------------------------------------------------- */
 
-Test(baraff_scenes, world_switches_between_pgs_ldl_pgs_and_baraff_between_steps)
-{
+Test(baraff_scenes, world_switches_between_pgs_ldl_pgs_and_baraff_between_steps) {
     run_config cfg = {0};
     cfg.scenario = "pendulum";
     cfg.steps = 10;

@@ -16,16 +16,14 @@
 #include "planted.h"
 #include "runner.h"
 
-static int *all_rows(int n)
-{
+static int *all_rows(int n) {
     int *r = malloc(sizeof(int) * (size_t)n);
     for (int i = 0; i < n; ++i)
         r[i] = i;
     return r;
 }
 
-static heft_block_ldl_config exact_config(int ordering, int shatter_degree)
-{
+static heft_block_ldl_config exact_config(int ordering, int shatter_degree) {
     heft_block_ldl_config c = heft_block_ldl_default_config();
     c.ordering = ordering;
     c.shatter_degree = shatter_degree;
@@ -35,8 +33,7 @@ static heft_block_ldl_config exact_config(int ordering, int shatter_degree)
 
 /* The block LDL solve of A x = b against the dense Cholesky solve. */
 static double block_vs_dense(heft_mlcp *p, const heft_block_ldl_config *config,
-                             heft_block_ldl_stats *stats)
-{
+                             heft_block_ldl_stats *stats) {
     int *rows = all_rows(p->n);
     heft_block_ldl f = {0};
     cr_assert_eq(heft_block_ldl_analyze(&f, p, rows, p->n, config), 0);
@@ -54,8 +51,7 @@ static double block_vs_dense(heft_mlcp *p, const heft_block_ldl_config *config,
     return rel;
 }
 
-Test(block_ldl, solve_equals_dense_cholesky_on_random_trees)
-{
+Test(block_ldl, solve_equals_dense_cholesky_on_random_trees) {
     double worst = 0.0;
     for (int t = 0; t < 20; ++t) {
         int nj;
@@ -74,8 +70,7 @@ Test(block_ldl, solve_equals_dense_cholesky_on_random_trees)
     cr_assert(worst < 1e-10, "%g", worst);
 }
 
-Test(block_ldl, generic_kernel_takes_blocks_over_six_rows)
-{
+Test(block_ldl, generic_kernel_takes_blocks_over_six_rows) {
     /* two joints under one block number make one node of up to 12 rows */
     int nj;
     mech_joint *j = mech_random_tree(40, 3, 6, 17, &nj);
@@ -85,16 +80,16 @@ Test(block_ldl, generic_kernel_takes_blocks_over_six_rows)
     heft_block_ldl_stats st;
     const heft_block_ldl_config c = exact_config(HEFT_ORDER_MIN_EDGE, 0);
     const double rel = block_vs_dense(p, &c, &st);
-    cr_log_info("tree of 40 joints merged two by two: %d nodes, %d of more than 6 rows, relative %.3g",
-                st.nodes, st.block_sizes[7], rel);
+    cr_log_info(
+        "tree of 40 joints merged two by two: %d nodes, %d of more than 6 rows, relative %.3g",
+        st.nodes, st.block_sizes[7], rel);
     cr_assert(st.block_sizes[7] > 0);
     cr_assert(rel < 1e-10, "%g", rel);
     heft_mlcp_destroy(p);
     free(j);
 }
 
-Test(block_ldl, solve_equals_dense_cholesky_on_chains_with_loops)
-{
+Test(block_ldl, solve_equals_dense_cholesky_on_chains_with_loops) {
     double worst = 0.0;
     heft_block_ldl_stats st = {0};
     for (int t = 0; t < 6; ++t) {
@@ -114,8 +109,7 @@ Test(block_ldl, solve_equals_dense_cholesky_on_chains_with_loops)
     cr_assert(worst < 1e-10, "%g", worst);
 }
 
-Test(block_ldl, hub_of_twenty_joints_with_and_without_shattering)
-{
+Test(block_ldl, hub_of_twenty_joints_with_and_without_shattering) {
     int nj;
     mech_joint *j = mech_hub(20, 3, 6, 7, &nj);
     heft_mlcp *p = mech_build(21, j, nj, 0, 0.0, 8);
@@ -125,11 +119,12 @@ Test(block_ldl, hub_of_twenty_joints_with_and_without_shattering)
     /* the slides shatter the 20-wheel vehicle's body (degree 20): threshold 19 */
     const heft_block_ldl_config c1 = exact_config(HEFT_ORDER_MIN_EDGE, 19);
     const double r1 = block_vs_dense(p, &c1, &shattered);
-    cr_log_info("hub, 20 joints: unshattered %d nodes, dim %d, density %.1f%%, flops %.0f, rel %.3g; "
-                "shattered into %d shards: %d nodes, dim %d, density %.1f%%, flops %.0f, rel %.3g "
-                "(slides: 20 / 88 / 100%% / 250k -> 29 / 142 / 17.5%% / 35k)",
-                plain.nodes, plain.dim, 100 * plain.density, plain.flops, r0, shattered.shards + 1,
-                shattered.nodes, shattered.dim, 100 * shattered.density, shattered.flops, r1);
+    cr_log_info(
+        "hub, 20 joints: unshattered %d nodes, dim %d, density %.1f%%, flops %.0f, rel %.3g; "
+        "shattered into %d shards: %d nodes, dim %d, density %.1f%%, flops %.0f, rel %.3g "
+        "(slides: 20 / 88 / 100%% / 250k -> 29 / 142 / 17.5%% / 35k)",
+        plain.nodes, plain.dim, 100 * plain.density, plain.flops, r0, shattered.shards + 1,
+        shattered.nodes, shattered.dim, 100 * shattered.density, shattered.flops, r1);
     cr_assert(r0 < 1e-10, "%g", r0);
     cr_assert(r1 < 1e-10, "%g", r1);
     cr_assert_eq(plain.density, 1.0);
@@ -141,8 +136,7 @@ Test(block_ldl, hub_of_twenty_joints_with_and_without_shattering)
 }
 
 /* S = A_RR - A_RE A_EE^-1 A_ER for the eliminated set E (dense, by Cholesky). */
-static void dense_schur(const double *A, int n, const unsigned char *elim, double *S)
-{
+static void dense_schur(const double *A, int n, const unsigned char *elim, double *S) {
     int *E = malloc(sizeof(int) * (size_t)n), ne = 0;
     for (int i = 0; i < n; ++i)
         if (elim[i])
@@ -174,14 +168,14 @@ static void dense_schur(const double *A, int n, const unsigned char *elim, doubl
     free(col);
 }
 
-Test(block_ldl, scatter_indices_reproduce_the_dense_schur_complement)
-{
+Test(block_ldl, scatter_indices_reproduce_the_dense_schur_complement) {
     int nj;
     mech_joint *j = mech_chain(24, 4, 3, &nj);
     heft_mlcp *p = mech_build(24, j, nj, 0, 1e-6, 11);
     const int n = p->n;
     int *rows = all_rows(n);
-    double *A = malloc(sizeof(double) * (size_t)n * (size_t)n), *S = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    double *A = malloc(sizeof(double) * (size_t)n * (size_t)n),
+           *S = malloc(sizeof(double) * (size_t)n * (size_t)n);
     heft_mlcp_assemble_dense(p, A);
     unsigned char *elim = malloc((size_t)n);
     const heft_block_ldl_config c = exact_config(HEFT_ORDER_MIN_EDGE, 0);
@@ -220,8 +214,7 @@ Test(block_ldl, scatter_indices_reproduce_the_dense_schur_complement)
     free(elim);
 }
 
-Test(block_ldl, minimum_edge_creation_creates_no_more_fill_than_minimum_degree_on_trees)
-{
+Test(block_ldl, minimum_edge_creation_creates_no_more_fill_than_minimum_degree_on_trees) {
     int nj;
     mech_joint *j = mech_random_tree(80, 2, 6, 5, &nj);
     heft_mlcp *p = mech_build(80, j, nj, 0, 0.0, 6);
@@ -230,10 +223,10 @@ Test(block_ldl, minimum_edge_creation_creates_no_more_fill_than_minimum_degree_o
         const heft_block_ldl_config c = exact_config(o, 0);
         cr_assert(block_vs_dense(p, &c, &s[o]) < 1e-10);
     }
-    cr_log_info("random tree of 80 joints: fill edges / flops: MECA %d / %.0f, min degree %d / %.0f, "
-                "natural %d / %.0f",
-                s[0].fill_edges, s[0].flops, s[1].fill_edges, s[1].flops, s[2].fill_edges,
-                s[2].flops);
+    cr_log_info(
+        "random tree of 80 joints: fill edges / flops: MECA %d / %.0f, min degree %d / %.0f, "
+        "natural %d / %.0f",
+        s[0].fill_edges, s[0].flops, s[1].fill_edges, s[1].flops, s[2].fill_edges, s[2].flops);
     cr_assert(s[0].fill_edges <= s[1].fill_edges);
     cr_assert(s[0].fill_edges <= s[2].fill_edges);
     int sizes = 0;
@@ -246,8 +239,7 @@ Test(block_ldl, minimum_edge_creation_creates_no_more_fill_than_minimum_degree_o
 
 /* ---- the solver ------------------------------------------------------------------------ */
 
-static double equality_residual(const heft_mlcp *p, const double *lambda)
-{
+static double equality_residual(const heft_mlcp *p, const double *lambda) {
     double *w = malloc(sizeof(double) * (size_t)p->n);
     double *work = malloc(sizeof(double) * (size_t)(6 * p->nbodies + 1));
     heft_mlcp_residual(p, lambda, w, work);
@@ -262,12 +254,12 @@ static double equality_residual(const heft_mlcp *p, const double *lambda)
     return scale > 0.0 ? worst / scale : worst;
 }
 
-Test(ldl_pgs, equality_only_problem_is_solved_exactly)
-{
+Test(ldl_pgs, equality_only_problem_is_solved_exactly) {
     int nj;
     mech_joint *j = mech_random_tree(60, 1, 6, 21, &nj);
     heft_mlcp *p = mech_build(60, j, nj, 0, 1e-9, 22);
-    double *lambda = malloc(sizeof(double) * (size_t)p->n), *ref = malloc(sizeof(double) * (size_t)p->n);
+    double *lambda = malloc(sizeof(double) * (size_t)p->n),
+           *ref = malloc(sizeof(double) * (size_t)p->n);
     heft_solver_stats st;
     cr_assert_eq(heft_solve("ldl-pgs", NULL, p, lambda, &st), HEFT_SOLVE_OK);
     mech_dense_solve(p, ref);
@@ -282,8 +274,7 @@ Test(ldl_pgs, equality_only_problem_is_solved_exactly)
     free(ref);
 }
 
-Test(ldl_pgs, joints_exact_and_contacts_converge_against_bpp)
-{
+Test(ldl_pgs, joints_exact_and_contacts_converge_against_bpp) {
     int nj;
     mech_joint *j = mech_random_tree(30, 2, 5, 31, &nj);
     heft_mlcp *p = mech_build(30, j, nj, 12, 1e-6, 32);
@@ -307,8 +298,7 @@ Test(ldl_pgs, joints_exact_and_contacts_converge_against_bpp)
     free(ref);
 }
 
-Test(ldl_pgs, symbolic_phase_runs_once_per_topology)
-{
+Test(ldl_pgs, symbolic_phase_runs_once_per_topology) {
     int nj;
     mech_joint *j = mech_chain(40, 4, 5, &nj);
     heft_mlcp *p = mech_build(40, j, nj, 4, 1e-8, 41);
@@ -337,27 +327,23 @@ Test(ldl_pgs, symbolic_phase_runs_once_per_topology)
 }
 
 static int allocation_calls;
-static void *counting_alloc(size_t size, void *user)
-{
+static void *counting_alloc(size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return malloc(size);
 }
-static void *counting_realloc(void *ptr, size_t size, void *user)
-{
+static void *counting_realloc(void *ptr, size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return realloc(ptr, size);
 }
-static void counting_free(void *ptr, void *user)
-{
+static void counting_free(void *ptr, void *user) {
     (void)user;
     ++allocation_calls;
     free(ptr);
 }
 
-Test(ldl_pgs, repeated_solve_of_the_same_topology_makes_no_allocation)
-{
+Test(ldl_pgs, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_hub(24, 3, 5, 51, &nj); /* shattered by default (degree 24 > 20) */
     heft_mlcp *p = mech_build(25, j, nj, 6, 1e-8, 52);
@@ -386,8 +372,7 @@ Test(ldl_pgs, repeated_solve_of_the_same_topology_makes_no_allocation)
     free(lambda);
 }
 
-Test(ldl_pgs, bad_input_fails_cleanly)
-{
+Test(ldl_pgs, bad_input_fails_cleanly) {
     int nj;
     mech_joint *j = mech_chain(6, 3, 0, &nj);
     heft_mlcp *p = mech_build(6, j, nj, 2, 0.0, 61);
@@ -441,8 +426,7 @@ typedef struct scene_record {
 } scene_record;
 
 static void check_island(void *user, int step, int island, const heft_mlcp *p, const double *lambda,
-                         const heft_solver_stats *stats)
-{
+                         const heft_solver_stats *stats) {
     (void)step;
     (void)island;
     (void)stats;
@@ -462,8 +446,7 @@ static void check_island(void *user, int step, int island, const heft_mlcp *p, c
     free(ref);
 }
 
-Test(ldl_pgs_scenes, scenes_run_with_joint_rows_exact)
-{
+Test(ldl_pgs_scenes, scenes_run_with_joint_rows_exact) {
     const char *scenes[3] = {"hanging-chain", "pendulum", "box-on-ground"};
     for (int s = 0; s < 3; ++s) {
         scene_record rec = {0};
@@ -490,8 +473,7 @@ Test(ldl_pgs_scenes, scenes_run_with_joint_rows_exact)
 
 /* ---- the slides' figures (measured, not asserted) -------------------------------------- */
 
-static double factor_microseconds(heft_mlcp *p, heft_block_ldl_stats *stats)
-{
+static double factor_microseconds(heft_mlcp *p, heft_block_ldl_stats *stats) {
     int *rows = all_rows(p->n);
     heft_block_ldl f = {0};
     const heft_block_ldl_config c = heft_block_ldl_default_config();
@@ -509,8 +491,7 @@ static double factor_microseconds(heft_mlcp *p, heft_block_ldl_stats *stats)
     return best;
 }
 
-Test(block_ldl, slide_sized_mechanisms_are_timed)
-{
+Test(block_ldl, slide_sized_mechanisms_are_timed) {
     /* about 50 joints, dim about 246 (slide "Sparse Methods"): a random tree of
      * joints of 4..6 rows */
     int nj;
@@ -518,9 +499,10 @@ Test(block_ldl, slide_sized_mechanisms_are_timed)
     heft_mlcp *p = mech_build(50, j, nj, 0, 1e-8, 72);
     heft_block_ldl_stats s;
     const double us = factor_microseconds(p, &s);
-    cr_log_info("50-joint tree: dim %d, density %.1f%%, flops %.0f, factor %.1f us (slides: dim 246, "
-                "12%%, 90k flops, 70 us)",
-                s.dim, 100 * s.density, s.flops, us);
+    cr_log_info(
+        "50-joint tree: dim %d, density %.1f%%, flops %.0f, factor %.1f us (slides: dim 246, "
+        "12%%, 90k flops, 70 us)",
+        s.dim, 100 * s.density, s.flops, us);
     heft_mlcp_destroy(p);
     free(j);
     /* a 40-joint track: a closed loop of 5-row joints (slide "Track") */
