@@ -104,33 +104,96 @@ static long long score(graph *g, int v, int ordering) {
 
 /* Eliminates every node; fills order/pos and the edge sequences (edge_off,
  * edge nodes in *edges). Returns the fill edge count, or -1. */
+/* A binary min-heap of (score, degree, node) with lazy deletion: a node's
+ * entry is current only when its version matches; rescoring pushes anew. */
+typedef struct heap_entry {
+    long long score;
+    int deg, v, version;
+} heap_entry;
+
+typedef struct heap {
+    heap_entry *e;
+    int len, cap;
+} heap;
+
+static int entry_less(const heap_entry *a, const heap_entry *b) {
+    if (a->score != b->score)
+        return a->score < b->score;
+    if (a->deg != b->deg)
+        return a->deg < b->deg;
+    return a->v < b->v;
+}
+
+static int heap_push(heap *h, heap_entry x) {
+    if (h->len == h->cap) {
+        const int cap = h->cap < 16 ? 16 : 2 * h->cap;
+        heap_entry *e = heft_realloc(h->e, sizeof *e * (size_t)cap);
+        if (e == NULL)
+            return -1;
+        h->e = e;
+        h->cap = cap;
+    }
+    int i = h->len++;
+    while (i > 0 && entry_less(&x, &h->e[(i - 1) / 2])) {
+        h->e[i] = h->e[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->e[i] = x;
+    return 0;
+}
+
+static heap_entry heap_pop(heap *h) {
+    const heap_entry top = h->e[0], last = h->e[--h->len];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->len)
+            break;
+        if (c + 1 < h->len && entry_less(&h->e[c + 1], &h->e[c]))
+            ++c;
+        if (!entry_less(&h->e[c], &last))
+            break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (h->len > 0)
+        h->e[i] = last;
+    return top;
+}
+
+static int rescore(graph *g, heap *h, int *version, int v, int ordering) {
+    const long long sc = score(g, v, ordering);
+    const heap_entry x = {sc, compact(g, v), v, ++version[v]};
+    return heap_push(h, x);
+}
+
+/* Eliminates every node; fills order/pos and the edge sequences (edge_off,
+ * edge nodes in *edges). Ties: fewer neighbours, then lower index. Returns
+ * the fill edge count, or -1. */
 static int eliminate_graph(graph *g, int ordering, int *order, int *pos, int *edge_off,
                            int_list *edges) {
     const int n = g->n;
-    long long *scores = heft_alloc(sizeof(long long) * (size_t)(n > 0 ? n : 1));
-    if (scores == NULL)
+    int *version = heft_alloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    heap h = {0};
+    if (version == NULL)
         return -1;
-    for (int v = 0; v < n; ++v)
-        scores[v] = score(g, v, ordering);
+    for (int v = 0; v < n; ++v) {
+        version[v] = 0;
+        if (ordering != HEFT_ORDER_NATURAL && rescore(g, &h, version, v, ordering) != 0)
+            goto fail;
+    }
     int fill = 0;
     for (int step = 0; step < n; ++step) {
-        int best = -1;
-        if (ordering == HEFT_ORDER_NATURAL) {
-            best = step;
-        } else {
-            int best_deg = 0;
-            for (int v = 0; v < n; ++v) {
-                if (!g->alive[v])
-                    continue;
-                const int deg = g->adj[v].len; /* ties: fewer neighbours, then lower index */
-                if (best < 0 || scores[v] < scores[best] ||
-                    (scores[v] == scores[best] && deg < best_deg)) {
-                    best = v;
-                    best_deg = deg;
+        int v = step;
+        if (ordering != HEFT_ORDER_NATURAL) {
+            for (;;) { /* the best current entry */
+                const heap_entry top = heap_pop(&h);
+                if (g->alive[top.v] && top.version == version[top.v]) {
+                    v = top.v;
+                    break;
                 }
             }
         }
-        const int v = best;
         const int deg = compact(g, v);
         order[step] = v;
         pos[v] = step;
@@ -156,20 +219,33 @@ static int eliminate_graph(graph *g, int ordering, int *order, int *pos, int *ed
         }
         if (ordering == HEFT_ORDER_NATURAL)
             continue;
-        /* scores that may have changed: the neighbours and theirs */
+        /* scores that may have changed: the neighbours, and for MECA theirs */
+        const int stamp = ++g->stamp;
         for (int i = 0; i < deg; ++i) {
             const int u = g->adj[v].v[i];
-            scores[u] = score(g, u, ordering);
+            if (g->mark[u] != stamp) {
+                g->mark[u] = stamp;
+                if (rescore(g, &h, version, u, ordering) != 0)
+                    goto fail;
+            }
             if (ordering == HEFT_ORDER_MIN_EDGE)
-                for (int k = 0; k < g->adj[u].len; ++k)
-                    scores[g->adj[u].v[k]] = score(g, g->adj[u].v[k], ordering);
+                for (int k = 0; k < g->adj[u].len; ++k) {
+                    const int w = g->adj[u].v[k];
+                    if (g->alive[w] && g->mark[w] != stamp) {
+                        g->mark[w] = stamp;
+                        if (rescore(g, &h, version, w, ordering) != 0)
+                            goto fail;
+                    }
+                }
         }
     }
     edge_off[n] = edges->len;
-    heft_free(scores);
+    heft_free(version);
+    heft_free(h.e);
     return fill;
 fail:
-    heft_free(scores);
+    heft_free(version);
+    heft_free(h.e);
     return -1;
 }
 
