@@ -386,3 +386,29 @@ Test(baraff_scenes, world_switches_between_pgs_ldl_pgs_and_baraff_between_steps)
     cr_assert(gap < 1e-3, "%g", gap);
     run_result_free(&r);
 }
+
+Test(baraff_scenes, engine_steps_with_ldl_pgs_and_baraff_allocate_nothing_after_warmup) {
+    const char *scenes[2] = {"pendulum", "box-on-ground"};
+    const char *solvers[2] = {"ldl-pgs", "baraff"};
+    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
+    for (int s = 0; s < 2; ++s)
+        for (int v = 0; v < 2; ++v) {
+            heft_set_allocator(&counting);
+            run_config cfg = {0};
+            cfg.scenario = scenes[s];
+            cfg.solver = solvers[v];
+            cfg.steps = 1;
+            run_result r;
+            cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+            for (int i = 0; i < 10; ++i)
+                heft_world_step(r.world, 1.0 / 60.0);
+            allocation_calls = 0;
+            for (int i = 0; i < 200; ++i)
+                heft_world_step(r.world, 1.0 / 60.0);
+            const int during = allocation_calls;
+            run_result_free(&r);
+            heft_set_allocator(NULL);
+            cr_assert_eq(during, 0, "%s with %s: %d allocations in 200 steps", scenes[s],
+                         solvers[v], during);
+        }
+}
