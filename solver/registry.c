@@ -12,6 +12,8 @@ extern const heft_solver_vtable heft_pgs_solver;
 extern const heft_solver_vtable heft_bpp_solver;
 extern const heft_solver_vtable heft_bpp_downdate_solver;
 extern const heft_solver_vtable heft_bpp_skyline_solver;
+extern const heft_solver_vtable heft_ldl_pgs_solver;
+extern const heft_solver_vtable heft_baraff_solver;
 
 #define HEFT_SOLVER_CAPACITY 32
 
@@ -20,8 +22,10 @@ static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
     &heft_bpp_solver,
     &heft_bpp_downdate_solver,
     &heft_bpp_skyline_solver,
+    &heft_ldl_pgs_solver,
+    &heft_baraff_solver,
 };
-static int solver_count = 4;
+static int solver_count = 6;
 
 const heft_solver_vtable *heft_solver_find(const char *name)
 {

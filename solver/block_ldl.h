@@ -1,0 +1,119 @@
+/* Heft: sparse block LDL^T of the equality block H = J W J^T (private header).
+ *
+ * Paper 003 (Mizerski, GDC 2020), slides "Block LDL" to "Body Shattering".
+ * The matrix is that of a chosen subset of an MLCP's rows (ldl-pgs passes its
+ * equality rows): rows are grouped into nodes (one joint = one block of
+ * rows), two nodes are joined by an edge when they share a dynamic body
+ * (slide "Constraint Graph": the edge graph of the body graph).
+ *
+ * Symbolic phase (heft_block_ldl_analyze), once per topology:
+ *   - optional body shattering (slide "Body Shattering"): a body touched by
+ *     more than shatter_degree nodes is split into equal shards (each with
+ *     1/s of its mass and inertia, all in the body's frame) chained by fixed
+ *     joints (6 rows, J = [I, -I]); its nodes are spread over the shards in
+ *     runs of shard_constraints. With exact fixed rows the original rows'
+ *     multipliers are those of the unshattered system.
+ *   - graph elimination by minimum edge creation (slide "MECA"), or minimum
+ *     degree, giving the pivot sequence and each pivot's edge sequence sorted
+ *     in pivot order (slide "Gaussian Elimination on Graphs");
+ *   - the packed layout: per pivot its diagonal block N (d x d, row-major)
+ *     followed by its edge matrix E_{*,k} (h x d, row-major), in pivot order
+ *     (slide "Sparse Block Matrix Memory Layout");
+ *   - the reduction scatter indices, h(h+1)/2 per pivot (slide "Reduction
+ *     Scattering Indexation").
+ * Numeric phase (heft_block_ldl_factor), every step: per pivot, LDL of N in
+ * place, L = E N^-1, S -= E L^T through the scatter indices, E <- L (slide
+ * "Sparse Block Gaussian Elimination"), with kernels specialised for d = 1..6
+ * (slide "Implementation"). */
+#ifndef HEFT_BLOCK_LDL_H
+#define HEFT_BLOCK_LDL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlcp.h"
+
+enum { HEFT_ORDER_MIN_EDGE = 0, HEFT_ORDER_MIN_DEGREE = 1, HEFT_ORDER_NATURAL = 2 };
+
+typedef struct heft_block_ldl_config {
+    int ordering;       /* HEFT_ORDER_MIN_EDGE (default), _MIN_DEGREE or _NATURAL */
+    int shatter_degree; /* shatter bodies touched by more nodes than this; 0: never (default 20) */
+    int shard_constraints; /* nodes per shard (default 2: the slides' 20 wheels, 10 shards) */
+    double regularization; /* eps of slide "Compliance and Regularization": H~_ii += eps H_ii
+                              (default 1e-12) */
+} heft_block_ldl_config;
+
+heft_block_ldl_config heft_block_ldl_default_config(void);
+
+typedef struct heft_block_ldl_stats {
+    int nodes, dim;               /* after shattering */
+    int shattered_bodies, shards; /* shards added (fixed joints = shards) */
+    int edges;                    /* edges of the constraint graph */
+    int fill_edges;               /* edges created by the elimination */
+    double density;               /* stored lower entries of H / (dim (dim + 1) / 2) */
+    size_t factor_entries;        /* doubles in the packed factor */
+    double flops;                 /* slide "Performance of Block LDL": d^3/6 + h d^2 + d h(h+1)/2 */
+    int block_sizes[8];           /* pivots of size 1..6 at [1..6], larger at [7] */
+} heft_block_ldl_stats;
+
+typedef struct heft_block_ldl {
+    heft_block_ldl_config config;
+    int valid; /* symbolic phase done */
+    /* the system's rows: the problem's chosen rows, then the fixed rows of shards */
+    int nrows;          /* rows of the system (chosen + 6 per shard joint) */
+    int nchosen;        /* rows chosen from the problem */
+    int *src;           /* per system row: the problem row, or -1 - axis for a fixed row */
+    int32_t *ra, *rb;   /* per system row: system bodies, -1 static */
+    int nbodies;        /* system bodies: the problem's, then the added shards */
+    int *body_origin;   /* per system body: the problem's body */
+    double *body_scale; /* per system body: shards of its origin (W multiplier) */
+    double *response;   /* 12 per system row: W J^T, side a then b */
+    double *diag;       /* per system row: H_ii */
+    const double **jac; /* per system row: its two Jacobian blocks (set by factor) */
+    /* nodes: contiguous runs of system rows */
+    int nnodes;
+    int *node_start; /* nnodes + 1 */
+    int *row_node;   /* per system row: its node */
+    int *order;      /* pivot sequence: node of each pivot */
+    int *pos;        /* per node: its place in the pivot sequence */
+    /* packed layout, per pivot k (pivot order) */
+    size_t *value_off; /* N_k at values + value_off[k], E_{*,k} right after */
+    int *height;       /* h of E_{*,k} */
+    int *erow_off;     /* E rows of pivot k: erow[erow_off[k] ..] */
+    int *erow;         /* the system row of each E row */
+    size_t *rsi_off;   /* scatter indices of pivot k */
+    uint32_t *rsi;
+    int *edge_off, *edge_node, *edge_row; /* edge sequence: nodes and first E row */
+    double *values;
+    double *ltemp; /* h x d scratch for L */
+    double *work;  /* dim doubles */
+    heft_block_ldl_stats stats;
+    size_t values_count, rsi_count;
+    int factored; /* pivots eliminated by the last factor */
+} heft_block_ldl;
+
+/* Symbolic phase for the rows rows[0..count) of p, which must have the
+ * structured form. Rows sharing p->block (when present; else the same body
+ * pair) and adjacent in rows[] form one node. Frees whatever f held. Returns
+ * 0, or -1 (out of memory, bad body index, a layout over 2^32 entries). */
+int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *rows, int count,
+                           const heft_block_ldl_config *config);
+
+/* Numeric phase: assembles H~ = J W J^T + diag(epsilon) + reg diag(H) for the
+ * current values of p (same topology as analyzed) and eliminates the first
+ * npivots pivots (all when npivots < 0). Returns 0, or -1 when a pivot block
+ * was not positive definite or not finite. */
+int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots);
+
+/* Solves H~ x = r for the chosen rows: r and x indexed like rows[] of
+ * analyze (x may alias r). Needs a complete factor_. */
+void heft_block_ldl_solve(heft_block_ldl *f, const double *r, double *x);
+
+/* The packed matrix's entry for system rows i and j (0 where nothing is
+ * stored): after factor(npivots), the entries among uneliminated nodes are
+ * the Schur complement. For tests. */
+double heft_block_ldl_entry(const heft_block_ldl *f, int i, int j);
+
+void heft_block_ldl_release(heft_block_ldl *f);
+
+#endif
