@@ -1,0 +1,274 @@
+/* The viewer under Xvfb (tests/CMakeLists.txt runs this with xvfb-run): the
+ * default scene renders as a real picture, solvers switch through the keys a
+ * user presses, and a click on a body selects it. The pictures are checked
+ * for colours where the camera puts things, with tolerances, not against a
+ * golden image. */
+#include <criterion/criterion.h>
+#include <GLFW/glfw3.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <stb/stb_image.h>
+
+#include "renderer.h"
+#include "viewer.h"
+
+static viewer *open_viewer(const char *scene, int frames, const char *keys, const char *shot) {
+    viewer_options o = viewer_default_options();
+    o.hidden = 1;
+    o.frames = frames;
+    o.scenario = scene;
+    o.script = keys;
+    o.screenshot = shot;
+    o.samples = 0; /* llvmpipe is three times slower with MSAA; a CLI test covers it */
+    char err[512] = "";
+    viewer *v = viewer_create(&o, err, sizeof err);
+    cr_assert_not_null(v, "viewer_create: %s", err);
+    return v;
+}
+
+typedef struct image {
+    unsigned char *rgb;
+    int w, h;
+} image;
+
+static void pixel(const image *im, int x, int y, float c[3]) {
+    const unsigned char *p = im->rgb + ((size_t)y * (size_t)im->w + (size_t)x) * 3;
+    for (int k = 0; k < 3; ++k) {
+        c[k] = p[k] / 255.0f;
+    }
+}
+
+/* what the world shows along the camera ray through a window pixel */
+static int ray_at(viewer *v, double x, double y, heft_ray_hit *hit) { return viewer_pick(v, x, y, hit); }
+
+static int ray_points_up(viewer *v, double x, double y) {
+    vec3 o, d;
+    camera_ray(&v->cam, (float)x, (float)y, (float)v->win_w, (float)v->win_h, o, d);
+    return d[2] > 0.05f;
+}
+
+/* scenes without a ground plane get a reference grid at z = 0 */
+static int ground_within(viewer *v, double x, double y, double range) {
+    vec3 o, d;
+    camera_ray(&v->cam, (float)x, (float)y, (float)v->win_w, (float)v->win_h, o, d);
+    return d[2] < -1e-3f && -o[2] / d[2] < range;
+}
+
+static int is_static(viewer *v, heft_body_id b) {
+    heft_body_state st;
+    return heft_body_get_state(v->world, b, &st) == HEFT_OK && st.type == HEFT_BODY_STATIC;
+}
+
+/* chromaticity distance: colours compared independent of how lit they are */
+static float chroma_distance(const float a[3], const float b[3]) {
+    float sa = a[0] + a[1] + a[2] + 1e-6f, sb = b[0] + b[1] + b[2] + 1e-6f, d = 0.0f;
+    for (int k = 0; k < 3; ++k) {
+        float e = a[k] / sa - b[k] / sb;
+        d += e * e;
+    }
+    return sqrtf(d);
+}
+
+Test(viewer, default_scene_renders_ground_sky_and_bodies_where_the_camera_puts_them,
+     .timeout = 600) {
+    const char *path = "test_viewer_default.png";
+    viewer *v = open_viewer(NULL, 60, NULL, path);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert_eq(v->frame_index, 60);
+    cr_assert_eq(v->step_index, 60, "one physics step per frame with --frames");
+    image im;
+    int channels = 0;
+    im.rgb = stbi_load(path, &im.w, &im.h, &channels, 3);
+    cr_assert_not_null(im.rgb, "the screenshot is a PNG");
+    cr_assert_eq(im.w, v->fb_w);
+    cr_assert_eq(im.h, v->fb_h);
+
+    int sky = 0, sky_ok = 0, ground = 0, ground_ok = 0;
+    for (int y = 4; y < im.h; y += 16) {
+        for (int x = 4; x < im.w; x += 16) {
+            if (ui_covers(&v->ui, (float)x, (float)y)) {
+                continue;
+            }
+            float c[3];
+            pixel(&im, x, y, c);
+            heft_ray_hit hit;
+            int hits = ray_at(v, x, y, &hit);
+            if (!hits && ray_points_up(v, x, y)) {
+                sky++; /* sky: blue above the horizon */
+                sky_ok += c[2] > 0.5f && c[2] > c[0] + 0.08f && c[2] >= c[1];
+            } else if (hits == 1 ? is_static(v, hit.body) && hit.distance < 100.0
+                                 : ground_within(v, x, y, 100.0)) {
+                ground++; /* ground: a neutral grey-green, lit or in shadow */
+                float mean = (c[0] + c[1] + c[2]) / 3.0f;
+                ground_ok += mean > 0.15f && mean < 0.9f && fabsf(c[0] - c[1]) < 0.12f &&
+                             fabsf(c[1] - c[2]) < 0.12f;
+            }
+        }
+    }
+    cr_log_info("sky %d/%d, ground %d/%d", sky_ok, sky, ground_ok, ground);
+    cr_expect_gt(sky, 50, "the preset shows sky");
+    cr_expect_gt(ground, 50, "the preset shows ground");
+    cr_expect_geq(sky_ok, (int)(0.95 * sky), "sky pixels are sky blue: %d of %d", sky_ok, sky);
+    cr_expect_geq(ground_ok, (int)(0.95 * ground), "ground pixels are ground grey: %d of %d",
+                  ground_ok, ground);
+
+    /* every dynamic body whose centre is in view shows its own colour there */
+    heft_body_id ids[256];
+    int n = heft_world_bodies(v->world, ids, 256), seen = 0, right = 0;
+    for (int i = 0; i < n && i < 256; ++i) {
+        if (is_static(v, ids[i])) {
+            continue;
+        }
+        heft_vec3 p = heft_body_position(v->world, ids[i]);
+        float point[3] = {(float)p.x, (float)p.y, (float)p.z}, px, py;
+        if (!camera_project(&v->cam, point, (float)v->win_w, (float)v->win_h, &px, &py)) {
+            continue;
+        }
+        int x = (int)lroundf(px), y = (int)lroundf(py);
+        heft_ray_hit hit;
+        if (x < 0 || y < 0 || x >= im.w || y >= im.h || ui_covers(&v->ui, (float)x, (float)y) ||
+            ray_at(v, x, y, &hit) != 1 || hit.body.index != ids[i].index) {
+            continue; /* off screen, under a panel or behind another body */
+        }
+        float expected[3], c[3];
+        viewer_body_colour(v, ids[i], expected);
+        pixel(&im, x, y, c);
+        seen++;
+        float d = chroma_distance(c, expected);
+        right += d < 0.08f && (c[0] + c[1] + c[2]) > 0.3f;
+        if (d >= 0.08f) {
+            cr_log_warn("body %s at (%d, %d): drawn (%.2f %.2f %.2f), colour (%.2f %.2f %.2f)",
+                        heft_body_name(v->world, ids[i]), x, y, c[0], c[1], c[2], expected[0],
+                        expected[1], expected[2]);
+        }
+    }
+    cr_log_info("bodies: %d of %d in view show their colour", right, seen);
+    cr_expect_geq(seen, 3, "the preset shows the bodies");
+    cr_expect_geq(right, (int)ceil(0.8 * seen), "%d of %d bodies show their colour", right, seen);
+    stbi_image_free(im.rgb);
+    viewer_destroy(v);
+    unlink(path);
+}
+
+Test(viewer, number_keys_switch_the_solver_the_overlay_shows_and_the_engine_uses, .timeout = 600) {
+    cr_assert_geq(heft_solver_count(), 2);
+    const char *first = heft_solver_at(0)->name, *second = heft_solver_at(1)->name;
+    const char *last = heft_solver_at(heft_solver_count() - 1)->name;
+    char keys[64];
+    snprintf(keys, sizeof keys, "1 wait:5 2 wait:5 %d wait:5", heft_solver_count());
+    viewer *v = open_viewer("hanging-chain", 18, keys, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect_str_eq(v->overlay_solver, last, "the overlay reports %s", last);
+    cr_expect_str_eq(heft_world_solver(v->world), last, "the engine uses %s", last);
+    /* every solver that ran left its own curve in the solve-time plot, in order */
+    cr_assert_geq(v->plot.count, 3);
+    cr_expect_str_eq(v->plot.series[v->plot.count - 3].solver, first);
+    cr_expect_str_eq(v->plot.series[v->plot.count - 2].solver, second);
+    cr_expect_str_eq(v->plot.series[v->plot.count - 1].solver, last);
+    const plot_series *s = &v->plot.series[v->plot.count - 2];
+    cr_expect_geq(s->last_step - s->first_step + 1, 4, "%s solved about 5 steps", second);
+    viewer_destroy(v);
+}
+
+Test(viewer, an_unknown_solver_key_changes_nothing, .timeout = 600) {
+    viewer *v = open_viewer("pendulum", 3, "9 wait:1", NULL);
+    char before[32];
+    snprintf(before, sizeof before, "%s", heft_world_solver(v->world));
+    cr_assert_eq(viewer_run(v), 0);
+    if (heft_solver_count() < 9) {
+        cr_expect_str_eq(heft_world_solver(v->world), before);
+        cr_expect(strstr(v->status, "no solver") != NULL, "status: %s", v->status);
+    }
+    viewer_destroy(v);
+}
+
+/* a dynamic body whose centre is visible (not under a panel, not hidden) */
+static int visible_body(viewer *v, heft_body_id *out, double *x, double *y, int prefer_heaviest) {
+    heft_body_id ids[256];
+    int n = heft_world_bodies(v->world, ids, 256), found = 0;
+    double best = -1.0;
+    for (int i = 0; i < n && i < 256; ++i) {
+        if (is_static(v, ids[i])) {
+            continue;
+        }
+        heft_vec3 p = heft_body_position(v->world, ids[i]);
+        float point[3] = {(float)p.x, (float)p.y, (float)p.z}, px, py;
+        heft_ray_hit hit;
+        if (!camera_project(&v->cam, point, (float)v->win_w, (float)v->win_h, &px, &py) ||
+            ui_covers(&v->ui, px, py) || ray_at(v, px, py, &hit) != 1 ||
+            hit.body.index != ids[i].index) {
+            continue;
+        }
+        double m = prefer_heaviest ? heft_body_mass(v->world, ids[i]) : (double)(n - i);
+        if (m > best) {
+            best = m;
+            *out = ids[i];
+            *x = px;
+            *y = py;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+Test(viewer, clicking_a_body_selects_it, .timeout = 600) {
+    viewer *v = open_viewer("hanging-chain", 10, NULL, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    heft_body_id body;
+    double x, y;
+    cr_assert(visible_body(v, &body, &x, &y, 1), "some body is in view");
+    cr_assert(!heft_body_is_valid(v->world, v->selected), "nothing selected at start");
+    /* the same calls the GLFW callbacks make */
+    viewer_mouse_move(v, x, y);
+    viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+    viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+    cr_expect_eq(v->selected.index, body.index, "selected body %d, clicked %s (%d)", v->selected.index,
+                 heft_body_name(v->world, body), body.index);
+    cr_expect_eq(v->selected.generation, body.generation);
+    /* and a click on the sky deselects */
+    viewer_mouse_move(v, 0.5 * v->win_w, 2.0);
+    heft_ray_hit hit;
+    if (!ui_covers(&v->ui, 0.5f * (float)v->fb_w, 2.0f) && viewer_pick(v, 0.5 * v->win_w, 2.0, &hit) == 0) {
+        viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+        viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+        cr_expect(!heft_body_is_valid(v->world, v->selected));
+    }
+    viewer_destroy(v);
+}
+
+Test(viewer, a_scripted_click_selects_and_a_drag_pulls_the_body, .timeout = 600) {
+    /* find where the pendulum bob is drawn, then drive a second viewer with a script */
+    viewer *probe = open_viewer("pendulum", 1, NULL, NULL);
+    cr_assert_eq(viewer_run(probe), 0);
+    heft_body_id body;
+    double x, y;
+    cr_assert(visible_body(probe, &body, &x, &y, 1));
+    heft_vec3 start = heft_body_position(probe->world, body);
+    viewer_destroy(probe);
+    char keys[128];
+    snprintf(keys, sizeof keys, "wait:1 drag:%.1f,%.1f,%.1f,%.1f,20 wait:2", x, y, x + 150.0, y);
+    viewer *v = open_viewer("pendulum", 26, keys, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect_eq(v->selected.index, body.index, "the drag's press selected the bob");
+    heft_vec3 end = heft_body_position(v->world, body);
+    /* the camera looks along +y rotated by the preset yaw: a drag to the right moves the bob
+     * along the camera's right vector, away from where a free swing would take it */
+    double moved = heft_v3_length(heft_v3_sub(end, start));
+    cr_expect_gt(moved, 0.05, "the spring pulled the bob %.3f m", moved);
+    viewer_destroy(v);
+}
+
+Test(viewer, every_scene_renders_and_switches_without_a_crash, .timeout = 600) {
+    char keys[512] = "";
+    for (int i = 0; i < scenario_count(); ++i) {
+        strcat(keys, "tab wait:3 c j b i w ");
+    }
+    viewer *v = open_viewer(NULL, 4 * scenario_count() + 2, keys, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect_eq(v->desc, viewer_default_scene(), "tabbing through every scene comes back");
+    viewer_destroy(v);
+}
