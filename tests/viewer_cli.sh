@@ -27,6 +27,8 @@ expect_error '--frames wants a whole number' --frames 12abc
 expect_error '--size wants WxH' --size 10x10
 expect_error '--screenshot needs --frames' --screenshot x.png
 expect_error '--scenario needs a value' --scenario
+expect_error '--load-mass wants a positive number' --load-mass -3
+expect_error '--angle wants degrees' --angle 400
 "$viewer" --help | grep -q -- '--screenshot' || fail "--help does not list --screenshot"
 "$viewer" --list | grep -q 'hanging-chain' || fail "--list does not list hanging-chain"
 
@@ -39,7 +41,7 @@ echo "ok: bad script -> $out"
 # no display: a clear message, not a crash
 status=0
 out=$(env -u DISPLAY "$viewer" --frames 1 2>&1) || status=$?
-[ "$status" -eq 1 ] && grep -q 'no display' <<<"$out" || fail "no display: $status '$out'"
+[ "$status" -eq 3 ] && grep -q 'no display' <<<"$out" || fail "no display: $status '$out'"
 echo "ok: no display -> $out"
 
 # headless screenshot with the statistics, and a scripted solver switch

@@ -74,9 +74,7 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         viewer_set_status(v, "cannot create the world: %s", heft_last_error());
         return -1;
     }
-    scenario_params params;
-    memset(&params, 0, sizeof params);
-    scenario *scene = desc->create(world, &params);
+    scenario *scene = desc->create(world, &v->opt.params);
     if (!scene) {
         viewer_set_status(v, "scene %s could not be built: %s", desc->name, heft_last_error());
         heft_world_destroy(world);
@@ -171,6 +169,12 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     v->show = (view_toggles){.grey_resting = 1, .shadows = 1, .overlay = 1, .plot = 1};
     v->geometric_stiffness = v->opt.geometric_stiffness;
     v->solver_options = heft_solver_default_options();
+    if (v->opt.iterations > 0) {
+        v->solver_options.max_iterations = v->opt.iterations;
+    }
+    if (v->opt.tolerance > 0.0) {
+        v->solver_options.tolerance = v->opt.tolerance;
+    }
     solve_plot_clear(&v->plot);
     const char *solver = v->opt.solver;
     if (!solver) {
@@ -198,7 +202,7 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     }
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
-        snprintf(err, err_size, "cannot open a window (no display?): GLFW did not initialise");
+        snprintf(err, err_size, "%s: GLFW did not initialise", VIEWER_NO_DISPLAY);
         script_free(v->script);
         free(v);
         return NULL;
@@ -213,7 +217,7 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     snprintf(title, sizeof title, "Heft viewer - %s", desc->name);
     v->window = glfwCreateWindow(v->opt.width, v->opt.height, title, NULL, NULL);
     if (!v->window) {
-        snprintf(err, err_size, "cannot create an OpenGL 3.3 core window");
+        snprintf(err, err_size, "%s: no OpenGL 3.3 core window", VIEWER_NO_DISPLAY);
         glfwTerminate();
         script_free(v->script);
         free(v);

@@ -20,6 +20,10 @@ void viewer_usage(FILE *out) {
             "  --samples N         MSAA samples (default 4, 0 off)\n"
             "  --realtime          follow the wall clock even with --frames\n"
             "  --no-geometric-stiffness   start without the heavy-load remedy\n"
+            "  --iterations N      PGS sweeps (solver max_iterations)\n"
+            "  --tolerance X       solver tolerance, J\n"
+            "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
+            "                      scene parameters, as heft-run takes them\n"
             "  -h, --help          this text\n");
 }
 
@@ -33,6 +37,17 @@ void viewer_list(FILE *out) {
         fprintf(out, "  %d %-14s %s\n", i + 1, heft_solver_at(i)->name,
                 heft_solver_at(i)->description ? heft_solver_at(i)->description : "");
     }
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out) {
@@ -117,6 +132,30 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
             o->print_stats = 1;
         } else if (strcmp(a, "--realtime") == 0) {
             o->fixed_step = 0;
+        } else if (strcmp(a, "--iterations") == 0 || strcmp(a, "--links") == 0) {
+            NEEDS_VALUE();
+            int *target = strcmp(a, "--links") == 0 ? &o->params.links : &o->iterations;
+            if (parse_int(value, 1, 1000000, target) != 0) {
+                snprintf(err, err_size, "%s wants a whole number >= 1, not \"%s\"", a, value);
+                return OPTIONS_ERROR;
+            }
+        } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--link-mass") == 0 ||
+                   strcmp(a, "--load-mass") == 0 || strcmp(a, "--length") == 0) {
+            NEEDS_VALUE();
+            double *target = strcmp(a, "--tolerance") == 0   ? &o->tolerance
+                             : strcmp(a, "--link-mass") == 0 ? &o->params.link_mass
+                             : strcmp(a, "--load-mass") == 0 ? &o->params.load_mass
+                                                             : &o->params.length;
+            if (parse_double(value, 1e-300, 1e12, target) != 0) {
+                snprintf(err, err_size, "%s wants a positive number, not \"%s\"", a, value);
+                return OPTIONS_ERROR;
+            }
+        } else if (strcmp(a, "--angle") == 0) {
+            NEEDS_VALUE();
+            if (parse_double(value, -180.0, 180.0, &o->params.angle_deg) != 0) {
+                snprintf(err, err_size, "--angle wants degrees in [-180, 180], not \"%s\"", value);
+                return OPTIONS_ERROR;
+            }
         } else if (strcmp(a, "--no-geometric-stiffness") == 0) {
             o->geometric_stiffness = 0;
         } else {

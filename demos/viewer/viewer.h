@@ -31,6 +31,9 @@ typedef struct viewer_options {
     int fixed_step;           /* one physics step per frame, whatever the clock (default with
                                  frames, so runs are reproducible) */
     int geometric_stiffness;  /* 1 (default) or 0 */
+    scenario_params params;   /* the scene's parameters (as heft-run's --links ...) */
+    int iterations;           /* solver max_iterations; 0: the default */
+    double tolerance;         /* solver tolerance; 0: the default */
 } viewer_options;
 
 typedef struct drag_spring {
@@ -110,6 +113,11 @@ typedef struct viewer {
     char overlay_solver[32];  /* the solver the overlay showed in the last frame */
     char shot_request[256];   /* a PNG to write after this frame is drawn (key P, scripts) */
 } viewer;
+
+/* viewer_create's message when no window can be opened; heft-viewer then
+ * exits with VIEWER_EXIT_NO_DISPLAY so run.sh can fall back to Xvfb. */
+#define VIEWER_NO_DISPLAY "cannot open a window (no display?)"
+#define VIEWER_EXIT_NO_DISPLAY 3
 
 viewer_options viewer_default_options(void);
 /* Opens the window, loads OpenGL and the scene. Returns NULL with a message
