@@ -47,7 +47,7 @@ echo "ok: no display -> $out"
 # headless screenshot with the statistics, and a scripted solver switch
 png=$scratch/cli.png
 rm -f "$png"
-json=$("$xvfb" -a -s "-screen 0 1280x720x24" "$viewer" --hidden --frames 20 --screenshot "$png" \
+json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --screenshot "$png" \
     --script "wait:5 1 wait:5" --stats)
 [ -s "$png" ] || fail "no screenshot written"
 head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "$png is not a PNG"
