@@ -35,7 +35,7 @@ expect_error '--angle wants degrees' --angle 400
 # a malformed script is refused before any window opens
 status=0
 out=$(DISPLAY= "$viewer" --script 'wait:x' 2>&1) || status=$?
-[ "$status" -eq 1 ] && grep -q 'wait:N' <<<"$out" || fail "bad script: $status '$out'"
+[ "$status" -eq 2 ] && grep -q 'wait:N' <<<"$out" || fail "bad script: $status '$out'"
 echo "ok: bad script -> $out"
 
 # no display: a clear message, not a crash

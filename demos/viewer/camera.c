@@ -35,8 +35,8 @@ void camera_preset(camera *c, const char *scene, heft_vec3 lo, heft_vec3 hi) {
     c->target[1] = (float)(0.5 * (lo.y + hi.y));
     c->target[2] = (float)(0.5 * (lo.z + hi.z));
     float radius = (float)(0.5 * heft_v3_length(heft_v3_sub(hi, lo)));
-    if (radius < 0.5f) {
-        radius = 0.5f;
+    if (radius < 1.2f) {
+        radius = 1.2f; /* a lone small body is shown with some ground around it */
     }
     c->fov_y = glm_rad(45.0f);
     c->yaw = glm_rad(yaw);

@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "script.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,13 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
             return OPTIONS_ERROR;
         }
 #undef NEEDS_VALUE
+    }
+    if (o->script) { /* a malformed script is a bad command line, found before any window */
+        input_script *parsed = script_parse(o->script, err, err_size);
+        if (!parsed) {
+            return OPTIONS_ERROR;
+        }
+        script_free(parsed);
     }
     if (o->screenshot && o->frames == 0) {
         snprintf(err, err_size, "--screenshot needs --frames N (how many frames to render first)");

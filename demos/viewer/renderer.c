@@ -342,7 +342,7 @@ static void add_debug(renderer *r, viewer *v, const heft_body_id *ids, int n, do
                 continue;
             }
             double force = info.normal_impulse / h;
-            double len = 0.05 * size * log10(1.0 + fabs(force));
+            double len = 0.1 * size * log10(1.0 + fabs(force));
             heft_vec3 t1, t2;
             heft_v3_basis(info.normal, &t1, &t2);
             double mark = 0.01 * size;
@@ -355,7 +355,7 @@ static void add_debug(renderer *r, viewer *v, const heft_body_id *ids, int n, do
             if (fr > 1e-9) {
                 heft_vec3 dir = heft_v3_normalize(info.friction_impulse);
                 debug_arrow(d, info.point,
-                            heft_v3_madd(info.point, 0.05 * size * log10(1.0 + fr), dir),
+                            heft_v3_madd(info.point, 0.1 * size * log10(1.0 + fr), dir),
                             friction_colour);
             }
         }
@@ -471,7 +471,7 @@ void renderer_draw(renderer *r, viewer *v) {
         hi = heft_v3(1.0, 1.0, 1.0);
     }
     double size = heft_v3_length(heft_v3_sub(hi, lo));
-    size = size < 1.0 ? 1.0 : (size > 200.0 ? 200.0 : size);
+    size = size < 2.0 ? 2.0 : (size > 200.0 ? 200.0 : size);
     add_debug(r, v, r->bodies, n, size);
 
     /* shadow pass */

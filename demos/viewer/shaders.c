@@ -80,7 +80,7 @@ static const char *mesh_fs =
     "    vec3 view = normalize(u_eye - v_world);\n"
     "    vec3 half_dir = normalize(view + u_light_dir);\n"
     "    float spec = v_colour.a < 0.0 ? 0.0 : pow(max(dot(n, half_dir), 0.0), 48.0) * 0.25 * diffuse;\n"
-    "    vec3 colour = base * (0.30 + 0.18 * sky + 0.62 * diffuse) + vec3(spec);\n"
+    "    vec3 colour = base * (0.38 + 0.20 * sky + 0.55 * diffuse) + vec3(spec);\n"
     "    frag = vec4(pow(colour, vec3(1.0 / 1.1)), 1.0);\n"
     "}\n";
 

@@ -6,7 +6,7 @@
 int shadow_map_init(shadow_map *s, int size) {
     memset(s, 0, sizeof *s);
     s->size = size;
-    vec3 dir = {0.35f, 0.55f, 1.0f};
+    vec3 dir = {-0.45f, -0.65f, 1.0f}; /* from behind the default camera, a little to its left */
     glm_vec3_normalize_to(dir, s->light_dir);
     glm_mat4_identity(s->light_view_proj);
     glGenTextures(1, &s->texture);
