@@ -68,7 +68,13 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     heft_world_def wd = heft_default_world_def();
     wd.solver = v->solver;
     wd.solver_options = v->solver_options;
+    wd.solver_options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
+#ifdef SCENARIO_MAX_AXES
+    if (desc->configure) {
+        desc->configure(&wd); /* the scene's settings (heavy machines: geometric stiffness ...) */
+    }
+#endif
     heft_world *world = heft_world_create(&wd);
     if (!world) {
         viewer_set_status(v, "cannot create the world: %s", heft_last_error());
@@ -91,6 +97,10 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     v->drag.active = 0;
     v->show.follow = 0;
     v->error_max = 0.0;
+    operator_reset(v);
+    snprintf(v->solver, sizeof v->solver, "%s", heft_world_solver(world));
+    v->solver_options = heft_world_solver_options(world);
+    v->geometric_stiffness = wd.geometric_stiffness;
     if (v->renderer) {
         renderer_reset(v->renderer);
     }
@@ -131,9 +141,7 @@ void viewer_apply_options(viewer *v) {
 }
 
 void viewer_step(viewer *v) {
-    if (v->desc->control) {
-        v->desc->control(v->scene, v->world, v->step_index, v->h);
-    }
+    operator_before_step(v);
     viewer_drag_apply(v);
     double t0 = glfwGetTime();
     if (heft_world_step(v->world, v->h) != HEFT_OK) {

@@ -60,6 +60,9 @@ static void toggle(viewer *v, int *flag, const char *what) {
 void viewer_key(viewer *v, int key, int action, int mods) {
     v->shift = (mods & GLFW_MOD_SHIFT) != 0;
     v->ctrl = (mods & GLFW_MOD_CONTROL) != 0;
+    if (operator_key(v, key, action)) {
+        return; /* the scene's axis keys (operator.c) come first */
+    }
     if (action != GLFW_PRESS && action != GLFW_REPEAT) {
         return;
     }
@@ -117,6 +120,9 @@ void viewer_key(viewer *v, int key, int action, int mods) {
         break;
     case GLFW_KEY_PERIOD:
         change_option(v, 1);
+        break;
+    case GLFW_KEY_M:
+        operator_toggle(v);
         break;
     case GLFW_KEY_K:
         v->geometric_stiffness = !v->geometric_stiffness;

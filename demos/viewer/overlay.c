@@ -172,6 +172,7 @@ static const char *const help_lines[] = {
     "        left on a body: select it and pull it with a spring (release to let go)",
     "1-9     solver (the menu on the right lists them)      k  geometric stiffness",
     "space   pause      n / right  single step      r / backspace  reset scene",
+    "m       operator / timeline; axes: up/down, left/right, z/a, d/e (then right is an axis)",
     "tab [ ] next / previous scene     - =  time scale      o , .  pick / change option",
     "w wire  c contacts  j joints  b boxes  i islands  g grey at rest  l shadows",
     "t plot  x clear plot  f follow selected  v camera preset  p / f12 screenshot",
@@ -203,7 +204,9 @@ void overlay_build(viewer *v) {
     float fw = (float)v->fb_w, fh = (float)v->fb_h;
     float left_w = 26.0f * lh, right_w = 17.0f * lh;
     stats_panel(v, 8.0f, 8.0f, left_w);
-    selected_panel(v, 8.0f, 8.0f + lh * 13.0f + 20.0f, left_w);
+    float below = 8.0f + lh * 13.0f + 20.0f;
+    below += operator_panel(v, 8.0f, below, left_w);
+    selected_panel(v, 8.0f, below + (operator_axis_count(v) ? 8.0f : 0.0f), left_w);
     controls_panel(v, fw - right_w - 8.0f, 8.0f, right_w);
     if (v->show.plot) {
         float pw = fw * 0.36f, ph = fh * 0.24f;

@@ -7,7 +7,7 @@
 
 #include "viewer.h"
 
-typedef enum command_kind { CMD_KEY, CMD_WAIT, CMD_CLICK, CMD_DRAG, CMD_SHOT, CMD_QUIT } command_kind;
+typedef enum command_kind { CMD_KEY, CMD_KEY_DOWN, CMD_KEY_UP, CMD_WAIT, CMD_CLICK, CMD_DRAG, CMD_SHOT, CMD_QUIT } command_kind;
 
 typedef struct command {
     command_kind kind;
@@ -134,6 +134,13 @@ static int parse_token(const char *tok, command *c, char *err, size_t err_size) 
     }
     c->kind = CMD_KEY;
     const char *name = tok;
+    if (strncmp(name, "down:", 5) == 0) {
+        c->kind = CMD_KEY_DOWN;
+        name += 5;
+    } else if (strncmp(name, "up:", 3) == 0) {
+        c->kind = CMD_KEY_UP;
+        name += 3;
+    }
     for (;;) {
         if (strncmp(name, "shift+", 6) == 0) {
             c->mods |= GLFW_MOD_SHIFT;
@@ -233,6 +240,14 @@ void script_run(input_script *s, viewer *v) {
             break;
         case CMD_KEY:
             viewer_key(v, c->key, GLFW_PRESS, c->mods);
+            viewer_key(v, c->key, GLFW_RELEASE, c->mods);
+            s->next++;
+            break;
+        case CMD_KEY_DOWN:
+            viewer_key(v, c->key, GLFW_PRESS, c->mods);
+            s->next++;
+            break;
+        case CMD_KEY_UP:
             viewer_key(v, c->key, GLFW_RELEASE, c->mods);
             s->next++;
             break;

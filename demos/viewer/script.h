@@ -6,6 +6,7 @@
  *                  esc, backspace, left, right, up, down, pageup, pagedown,
  *                  minus, equal, comma, period, lbracket, rbracket, f1, f12;
  *                  prefix shift+ or ctrl+ for modifiers
+ *   down:KEY, up:KEY   press, release (hold an operator axis between them)
  *   wait:N         let N frames pass
  *   click:X,Y      left click at window coordinates (from the top-left)
  *   drag:X0,Y0,X1,Y1,N   press at (X0,Y0), move to (X1,Y1) over N frames, release

@@ -8,6 +8,7 @@
 
 #include "camera.h"
 #include "heft.h"
+#include "operator.h"
 #include "scenario.h"
 #include "solve_plot.h"
 #include "ui.h"
@@ -102,6 +103,7 @@ typedef struct viewer {
     int shift, ctrl;
     heft_body_id selected;
     drag_spring drag;
+    operator_state op;        /* the scene's operator axes (operator.c) */
 
     renderer *renderer;
     ui_context ui;
