@@ -174,7 +174,7 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
         v->opt.fixed_step = v->opt.frames > 0;
     }
     v->time_scale = 1.0;
-    v->show = (view_toggles){.grey_resting = 1, .shadows = 1, .overlay = 1, .plot = 1};
+    v->show = (view_toggles){.shadows = 1, .overlay = 1, .plot = 1};
     v->geometric_stiffness = v->opt.geometric_stiffness;
     v->solver_options = heft_solver_default_options();
     if (v->opt.iterations > 0) {
