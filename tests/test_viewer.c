@@ -275,3 +275,31 @@ Test(viewer, every_scene_renders_and_switches_without_a_crash, .timeout = 600) {
     cr_expect_eq(v->desc, viewer_default_scene(), "tabbing through every scene comes back");
     viewer_destroy(v);
 }
+
+#ifdef SCENARIO_MAX_AXES /* the registry has operator axes */
+Test(viewer, holding_an_axis_key_takes_over_from_the_timeline_and_drives_the_machine,
+     .timeout = 600) {
+    if (!scenario_find("crane")) {
+        cr_skip("no crane scene");
+    }
+    /* the crane's timeline does not slew before 12 s: any slew is the operator's */
+    viewer *v = open_viewer("crane", 45, "wait:2 down:up wait:42", NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect(v->op.manual, "the key took over");
+    scenario_controls *c = v->desc->controls(v->scene);
+    cr_assert_geq(c->count, 1);
+    cr_expect_float_eq(c->axis[0].value, c->axis[0].max, 1e-9, "%s at %g, max %g", c->axis[0].name,
+                       c->axis[0].value, c->axis[0].max);
+    heft_joint_id joints[64];
+    int n = heft_world_joints(v->world, joints, 64);
+    double turned = 0.0;
+    for (int i = 0; i < n && i < 64; ++i) {
+        if (strcmp(heft_joint_name(v->world, joints[i]), c->axis[0].name) == 0) {
+            turned = heft_joint_coordinate(v->world, joints[i], HEFT_DOF_RX);
+        }
+    }
+    cr_log_info("%s turned %.3f rad in %d steps", c->axis[0].name, turned, v->step_index);
+    cr_expect_gt(fabs(turned), 0.02, "the %s joint turned %.4f rad", c->axis[0].name, turned);
+    viewer_destroy(v);
+}
+#endif

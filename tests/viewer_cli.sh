@@ -55,3 +55,19 @@ solver=$("$viewer" --list | awk '/^solvers/ {getline; print $2; exit}')
 grep -q "\"solver\": \"$solver\"" <<<"$json" || fail "stats do not report solver $solver: $json"
 grep -q '"frames": 20' <<<"$json" || fail "stats: $json"
 echo "ok: screenshot $(stat -c %s "$png") bytes, solver $solver after key 1"
+
+# --record: through ffmpeg when it is installed, else a clear refusal
+mp4=$scratch/cli.mp4
+rm -f "$mp4"
+if command -v ffmpeg >/dev/null 2>&1; then
+    "$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 10 --samples 0 \
+        --record "$mp4" >/dev/null
+    [ -s "$mp4" ] || fail "--record wrote no video"
+    echo "ok: --record wrote $(stat -c %s "$mp4") bytes"
+else
+    status=0
+    out=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 2 \
+        --record "$mp4" 2>&1) || status=$?
+    [ "$status" -eq 1 ] && grep -q 'needs ffmpeg' <<<"$out" || fail "--record without ffmpeg: $status '$out'"
+    echo "ok: --record without ffmpeg -> $out"
+fi
