@@ -151,7 +151,9 @@ Test(viewer, default_scene_renders_ground_sky_and_bodies_where_the_camera_puts_t
     cr_expect_geq(right, (int)ceil(0.8 * seen), "%d of %d bodies show their colour", right, seen);
     stbi_image_free(im.rgb);
     viewer_destroy(v);
-    unlink(path);
+    if (!getenv("HEFT_VIEWER_TEST_KEEP")) { /* set it to look at the pictures */
+        unlink(path);
+    }
 }
 
 Test(viewer, number_keys_switch_the_solver_the_overlay_shows_and_the_engine_uses, .timeout = 600) {
@@ -303,3 +305,131 @@ Test(viewer, holding_an_axis_key_takes_over_from_the_timeline_and_drives_the_mac
     viewer_destroy(v);
 }
 #endif
+
+/* A scene with one body of every shape type in a row, for the renderer. */
+struct scenario {
+    int unused;
+};
+
+static scenario every_shape_state;
+
+static heft_body_id add_shape_body(heft_world *w, double x, heft_body_type type,
+                                   const heft_shape_def *sd) {
+    heft_body_def bd = heft_default_body_def();
+    bd.type = type;
+    bd.position = heft_v3(x, 0.0, 0.6);
+    bd.gravity_scale = 0.0; /* they float where they are put */
+    heft_body_id b = heft_create_body(w, &bd);
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, sd)), "%s", heft_last_error());
+    return b;
+}
+
+static scenario *every_shape_create(heft_world *w, const scenario_params *p) {
+    (void)p;
+    heft_body_def gd = heft_default_body_def();
+    gd.type = HEFT_BODY_STATIC;
+    heft_body_id ground = heft_create_body(w, &gd);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    heft_create_shape(w, ground, &plane);
+    heft_shape_def sd = heft_default_shape_def();
+    sd.radius = 0.4;
+    add_shape_body(w, -6.0, HEFT_BODY_DYNAMIC, &sd);
+    sd.type = HEFT_SHAPE_BOX;
+    sd.half_extents = heft_v3(0.4, 0.3, 0.4);
+    add_shape_body(w, -4.5, HEFT_BODY_DYNAMIC, &sd);
+    sd.type = HEFT_SHAPE_CAPSULE;
+    sd.radius = 0.25;
+    sd.half_length = 0.3;
+    add_shape_body(w, -3.0, HEFT_BODY_DYNAMIC, &sd);
+    sd.type = HEFT_SHAPE_CYLINDER;
+    sd.radius = 0.35;
+    sd.half_length = 0.35;
+    add_shape_body(w, -1.5, HEFT_BODY_DYNAMIC, &sd);
+    const heft_vec3 points[] = {heft_v3(-0.4, -0.4, -0.4), heft_v3(0.4, -0.4, -0.4),
+                                heft_v3(0.0, 0.45, -0.4), heft_v3(0.0, 0.0, 0.45),
+                                heft_v3(0.3, 0.3, 0.2)};
+    sd.type = HEFT_SHAPE_HULL;
+    sd.hull.points = points;
+    sd.hull.count = 5;
+    add_shape_body(w, 0.0, HEFT_BODY_DYNAMIC, &sd);
+    /* a static mesh: a square pyramid's four faces */
+    const heft_vec3 verts[] = {heft_v3(-0.5, -0.5, -0.4), heft_v3(0.5, -0.5, -0.4),
+                               heft_v3(0.5, 0.5, -0.4), heft_v3(-0.5, 0.5, -0.4),
+                               heft_v3(0.0, 0.0, 0.4)};
+    const int32_t tris[] = {0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4};
+    sd.type = HEFT_SHAPE_MESH;
+    sd.mesh.vertices = verts;
+    sd.mesh.vertex_count = 5;
+    sd.mesh.indices = tris;
+    sd.mesh.triangle_count = 4;
+    add_shape_body(w, 1.5, HEFT_BODY_KINEMATIC, &sd);
+    /* a height field: a 1 m bump */
+    double heights[25];
+    for (int j = 0; j < 5; ++j) {
+        for (int i = 0; i < 5; ++i) {
+            heights[j * 5 + i] = 0.3 * exp(-((i - 2) * (i - 2) + (j - 2) * (j - 2)) / 2.0);
+        }
+    }
+    sd.type = HEFT_SHAPE_HEIGHT_FIELD;
+    sd.height_field = (heft_height_field_def){heights, 5, 5, 0.25, 0.25};
+    sd.local_position = heft_v3(-0.5, -0.5, -0.2);
+    add_shape_body(w, 3.2, HEFT_BODY_KINEMATIC, &sd);
+    return &every_shape_state;
+}
+
+static const scenario_desc every_shape = {
+    .name = "every-shape",
+    .description = "one body of each shape type",
+    .h = 1.0 / 60.0,
+    .steps = 10,
+    .create = every_shape_create,
+};
+
+Test(viewer, every_shape_type_is_drawn_in_its_body_colour, .timeout = 600) {
+    const char *path = "test_viewer_shapes.png";
+    viewer *v = open_viewer("pendulum", 1, "u", NULL); /* u: no overlay over the row */
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert_eq(viewer_load_scene(v, &every_shape), 0, "%s", v->status);
+    v->opt.frames = 4;
+    v->opt.screenshot = path;
+    cr_assert_eq(viewer_run(v), 0);
+    image im;
+    int channels;
+    im.rgb = stbi_load(path, &im.w, &im.h, &channels, 3);
+    cr_assert_not_null(im.rgb);
+    heft_body_id ids[16];
+    int n = heft_world_bodies(v->world, ids, 16), right = 0, shapes = 0;
+    for (int i = 0; i < n; ++i) {
+        heft_shape_id sid;
+        heft_shape_def def;
+        if (is_static(v, ids[i]) || heft_body_shapes(v->world, ids[i], &sid, 1) != 1 ||
+            heft_shape_get_def(v->world, sid, &def) != HEFT_OK) {
+            continue;
+        }
+        shapes++;
+        heft_vec3 p = heft_body_position(v->world, ids[i]);
+        float point[3] = {(float)p.x, (float)p.y, (float)p.z}, px, py;
+        cr_assert(camera_project(&v->cam, point, (float)v->win_w, (float)v->win_h, &px, &py));
+        int x = (int)lroundf(px), y = (int)lroundf(py);
+        heft_ray_hit hit;
+        int hits = ray_at(v, x, y, &hit);
+        float expected[3], c[3];
+        viewer_body_colour(v, ids[i], expected);
+        pixel(&im, x, y, c);
+        float d = chroma_distance(c, expected);
+        int ok = hits == 1 && hit.body.index == ids[i].index && d < 0.08f;
+        right += ok;
+        cr_log_info("shape type %d at (%d, %d): hit %d, drawn (%.2f %.2f %.2f), colour (%.2f %.2f "
+                    "%.2f): %s",
+                    (int)def.type, x, y, hits == 1 ? hit.body.index : -1, c[0], c[1], c[2],
+                    expected[0], expected[1], expected[2], ok ? "ok" : "WRONG");
+    }
+    cr_expect_eq(shapes, 7, "sphere, box, capsule, cylinder, hull, mesh, height field");
+    cr_expect_eq(right, shapes, "%d of %d shape types drawn where they are", right, shapes);
+    stbi_image_free(im.rgb);
+    viewer_destroy(v);
+    if (!getenv("HEFT_VIEWER_TEST_KEEP")) { /* set it to look at the pictures */
+        unlink(path);
+    }
+}
