@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Build Heft and show it: the interactive viewer when a display is available,
-# otherwise the headless demo (an ASCII picture of a hanging chain and a JSON
-# summary on stdout). Extra arguments go to the program that runs.
-# Build output goes to stderr so that stdout is only the program's.
+# Build Heft and show it: the interactive viewer on the default scene (crane,
+# else hanging-chain) when a display works; with no display, the same viewer
+# headless under Xvfb, writing a screenshot and printing the run's statistics
+# (JSON on stdout); without Xvfb either, heft-run draws the hanging chain in
+# the terminal. Extra arguments go to the program that runs (heft-viewer
+# --help, heft-run --help). Build output goes to stderr so that stdout is
+# only the program's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -15,10 +18,19 @@ fi
 cmake -S . -B build -G Ninja -DHEFT_VIEWER=ON >&2
 cmake --build build >&2
 
-if [ -x build/demos/heft-viewer ] && [ -n "${DISPLAY:-}" ]; then
-    exec build/demos/heft-viewer "$@"
+viewer=build/demos/viewer/heft-viewer
+if [ -x "$viewer" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+    status=0
+    "$viewer" "$@" || status=$?
+    # 3: no window could be opened on this display; anything else is the viewer's answer
+    [ "$status" -eq 3 ] || exit "$status"
+    echo "run.sh: the display did not give an OpenGL 3.3 window; running headless" >&2
 fi
-if [ -x build/demos/heft-viewer ]; then
-    echo "run.sh: no DISPLAY; running the headless demo instead of the viewer" >&2
+if [ -x "$viewer" ] && command -v xvfb-run >/dev/null 2>&1; then
+    shot=build/heft-viewer.png
+    echo "run.sh: no display; rendering under Xvfb (300 frames unless --frames is given) into $shot, statistics below" >&2
+    exec xvfb-run -a -s "-screen 0 1280x720x24" "$viewer" --hidden --frames 300 \
+        --screenshot "$shot" --stats "$@"
 fi
+echo "run.sh: no display and no Xvfb; running the headless demo in the terminal" >&2
 exec build/demos/heft-run --scenario hanging-chain --ascii "$@"

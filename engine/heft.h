@@ -553,6 +553,19 @@ heft_joint_type heft_joint_get_type(const heft_world *world, heft_joint_id id);
 /* 1 once the joint broke (break_force, break_torque): it writes no rows. */
 int heft_joint_is_broken(const heft_world *world, heft_joint_id id);
 
+/* Where a joint is now, for drawing and inspection: its two bodies (body_a
+ * HEFT_WORLD_FRAME for the world frame), its anchor on each (world frame) and
+ * each body's joint frame (x along the joint axis, see above). Gear and rack:
+ * the bodies and frames of their coupled joints' body b. */
+typedef struct heft_joint_frames {
+    heft_body_id body_a, body_b;
+    heft_vec3 anchor_a, anchor_b;
+    heft_quat frame_a, frame_b;
+} heft_joint_frames;
+
+heft_result heft_joint_get_frames(const heft_world *world, heft_joint_id id,
+                                  heft_joint_frames *out);
+
 /* Operators drive machines: these may be called before every step. The dof
  * must be one the type has a motor (limit) on; the same checks as creation. */
 heft_result heft_joint_set_motor(heft_world *world, heft_joint_id id, heft_joint_dof dof,

@@ -183,3 +183,25 @@ heft_result heft_joint_reaction(const heft_world *w, heft_joint_id id, heft_vec3
     }
     return HEFT_OK;
 }
+
+heft_result heft_joint_get_frames(const heft_world *w, heft_joint_id id, heft_joint_frames *out) {
+    const joint *j = world_joint(w, id);
+    if (!j || !out) {
+        heft_set_error(j ? "out is NULL" : "joint id is not valid");
+        return j ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    }
+    joint_frame f;
+    joint_frame_compute(j, w->bodies, &f);
+    out->body_a = HEFT_WORLD_FRAME;
+    if (j->body_a >= 0) {
+        out->body_a.index = j->body_a;
+        out->body_a.generation = w->bodies[j->body_a].slot.generation;
+    }
+    out->body_b.index = j->body_b;
+    out->body_b.generation = w->bodies[j->body_b].slot.generation;
+    out->anchor_a = f.anchor_a;
+    out->anchor_b = f.anchor_b;
+    out->frame_a = f.qa;
+    out->frame_b = f.qb;
+    return HEFT_OK;
+}

@@ -1,0 +1,227 @@
+/* The overlay: statistics, the scene and solver menus, the solver options,
+ * the view toggles, the selected body, the live solve-time plot, the key
+ * help and the status line. Built every frame with the immediate-mode UI;
+ * its buttons act through the same calls as the keys. */
+#include <GLFW/glfw3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "renderer.h"
+#include "viewer.h"
+
+static const unsigned char white[4] = {235, 238, 245, 255}, dim[4] = {160, 168, 182, 255},
+                           title[4] = {255, 200, 90, 255}, bad[4] = {255, 110, 100, 255};
+
+typedef struct cursor {
+    ui_context *ui;
+    float x, y, lh;
+} cursor;
+
+static void line(cursor *c, const unsigned char *rgba, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void line(cursor *c, const unsigned char *rgba, const char *fmt, ...) {
+    char text[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    ui_text(c->ui, c->x, c->y, rgba, text);
+    c->y += c->lh;
+}
+
+/* tight rows: the last pivoting step's tight-set size, summed over islands */
+static int tight_rows(const viewer *v) {
+    const heft_step_stats *st = heft_world_stats(v->world);
+    int tight = 0;
+    for (int i = 0; i < st->islands; ++i) {
+        heft_island_stats is;
+        if (heft_world_island_stats(v->world, i, &is) == HEFT_OK && is.solver.tight_trace_count > 0) {
+            tight += is.solver.tight_trace[is.solver.tight_trace_count - 1];
+        }
+    }
+    return tight;
+}
+
+static void stats_panel(viewer *v, float x, float y, float w) {
+    ui_context *ui = &v->ui;
+    float lh = ui_line_height(ui);
+    const heft_step_stats *st = heft_world_stats(v->world);
+    int lines = 13;
+    ui_panel(ui, x, y, w, lh * (float)lines + 12.0f);
+    cursor c = {ui, x + 8.0f, y + 6.0f, lh};
+    line(&c, title, "%s", v->desc->name);
+    snprintf(v->overlay_solver, sizeof v->overlay_solver, "%s", heft_world_solver(v->world));
+    line(&c, white, "solver   %s%s", v->overlay_solver, v->paused ? "   [paused]" : "");
+    line(&c, white, "step     %d   t = %.2f s   x%g", v->step_index, heft_world_time(v->world),
+         v->time_scale);
+    line(&c, white, "step     %.3f ms  (solve %.3f ms)", st->time_total_ms, st->time_solve_ms);
+    line(&c, white, "iters    %d max, %d sum", st->iterations_max, st->iterations_sum);
+    line(&c, white, "tight    %d rows", tight_rows(v));
+    line(&c, st->error_max > 1e-3 ? bad : white, "MLCP err %.2e J", st->error_max);
+    line(&c, white, "bodies   %d   joints %d", heft_world_body_count(v->world),
+         heft_world_joint_count(v->world));
+    line(&c, white, "rows     %d (largest island %d)", st->rows, st->rows_max);
+    line(&c, white, "islands  %d (%d solved)   contacts %d", st->islands, st->islands_solved,
+         st->contacts);
+    line(&c, (st->fallbacks || st->not_converged) ? bad : white, "fallback %d   not converged %d",
+         st->fallbacks, st->not_converged);
+    line(&c, white, "geom. stiffness %s", v->geometric_stiffness ? "on" : "off");
+    line(&c, dim, "%.0f fps   frame %.1f ms", v->fps, v->frame_ms);
+}
+
+static void selected_panel(viewer *v, float x, float y, float w) {
+    if (!heft_body_is_valid(v->world, v->selected)) {
+        return;
+    }
+    ui_context *ui = &v->ui;
+    float lh = ui_line_height(ui);
+    ui_panel(ui, x, y, w, lh * 4.0f + 12.0f);
+    cursor c = {ui, x + 8.0f, y + 6.0f, lh};
+    const char *name = heft_body_name(v->world, v->selected);
+    heft_vec3 p = heft_body_position(v->world, v->selected);
+    heft_vec3 vel = heft_body_linear_velocity(v->world, v->selected);
+    line(&c, title, "selected: %s%s", name && name[0] ? name : "body",
+         v->show.follow ? "  (following)" : "");
+    line(&c, white, "mass %.4g kg", heft_body_mass(v->world, v->selected));
+    line(&c, white, "at (%.3f, %.3f, %.3f) m", p.x, p.y, p.z);
+    line(&c, white, "speed %.3f m/s", heft_v3_length(vel));
+}
+
+static float section(ui_context *ui, float x, float y, const char *name) {
+    ui_text(ui, x, y, title, name);
+    return y + ui_line_height(ui) + 2.0f;
+}
+
+static void controls_panel(viewer *v, float x, float y, float w) {
+    ui_context *ui = &v->ui;
+    float lh = ui_line_height(ui), bh = lh + 6.0f, pad = 8.0f, bw = w - 2.0f * pad;
+    int scenes = scenario_count(), solvers = heft_solver_count();
+    float height = 4.0f * (lh + 2.0f) + (float)(scenes + solvers) * (bh + 2.0f) +
+                   (float)OPTION_COUNT * (bh + 2.0f) + 5.0f * (bh + 2.0f) + 4.0f * pad;
+    ui_panel(ui, x, y, w, height);
+    float cy = section(ui, x + pad, y + pad, "scene  (tab, [ ])");
+    for (int i = 0; i < scenes; ++i) {
+        const scenario_desc *d = scenario_at(i);
+        if (ui_button(ui, x + pad, cy, bw, bh, d->name, d == v->desc)) {
+            viewer_load_scene(v, d);
+        }
+        cy += bh + 2.0f;
+    }
+    cy = section(ui, x + pad, cy + pad, "solver  (1-9)");
+    for (int i = 0; i < solvers; ++i) {
+        const heft_solver_vtable *s = heft_solver_at(i);
+        char label[48];
+        snprintf(label, sizeof label, "%d  %s", i + 1, s->name);
+        if (ui_button(ui, x + pad, cy, bw, bh, label, strcmp(s->name, v->solver) == 0)) {
+            viewer_set_solver(v, s->name);
+        }
+        cy += bh + 2.0f;
+    }
+    cy = section(ui, x + pad, cy + pad, "options  (o , .)");
+    const heft_solver_options *o = &v->solver_options;
+    for (int k = 0; k < OPTION_COUNT; ++k) {
+        char label[64];
+        switch ((option_kind)k) {
+        case OPTION_PGS_ITERATIONS: snprintf(label, sizeof label, "PGS iterations %d", o->max_iterations); break;
+        case OPTION_BPP_MAX_STEPS: snprintf(label, sizeof label, "BPP max steps %d", o->max_pivots); break;
+        case OPTION_DOWNDATE_THRESHOLD:
+            snprintf(label, sizeof label, "refactor above %.0f%% tight", 100.0 * o->skyline_refactor_fraction);
+            break;
+        case OPTION_PCG_TOLERANCE: snprintf(label, sizeof label, "tolerance %.0e", o->tolerance); break;
+        default: label[0] = '\0'; break;
+        }
+        float small = bh + 4.0f;
+        if (ui_button(ui, x + pad, cy, small, bh, "-", 0)) {
+            viewer_change_option(v, k, -1);
+        }
+        if (ui_button(ui, x + pad + small + 2.0f, cy, small, bh, "+", 0)) {
+            viewer_change_option(v, k, 1);
+        }
+        unsigned char const *colour = k == v->selected_option ? title : white;
+        ui_text(ui, x + pad + 2.0f * small + 8.0f, cy + 0.5f * (bh - 7.0f * ui->text_scale), colour,
+                label);
+        cy += bh + 2.0f;
+    }
+    cy = section(ui, x + pad, cy + pad, "view");
+    struct {
+        const char *label;
+        int *flag;
+    } toggles[] = {
+        {"wire (w)", &v->show.wireframe}, {"contacts (c)", &v->show.contacts},
+        {"joints (j)", &v->show.joints},  {"boxes (b)", &v->show.aabbs},
+        {"islands (i)", &v->show.islands}, {"rest grey (g)", &v->show.grey_resting},
+        {"shadows (l)", &v->show.shadows}, {"plot (t)", &v->show.plot},
+        {"help (h)", &v->show.help},     {"pause (spc)", &v->paused},
+    };
+    float half = 0.5f * (bw - 2.0f);
+    for (size_t i = 0; i < sizeof toggles / sizeof toggles[0]; ++i) {
+        float bx = x + pad + (float)(i % 2) * (half + 2.0f);
+        if (ui_button(ui, bx, cy, half, bh, toggles[i].label, *toggles[i].flag)) {
+            *toggles[i].flag = !*toggles[i].flag;
+        }
+        if (i % 2 == 1) {
+            cy += bh + 2.0f;
+        }
+    }
+}
+
+static const char *const help_lines[] = {
+    "mouse   left drag: orbit    shift+left / right / middle drag: pan    wheel: zoom",
+    "        left on a body: select it and pull it with a spring (release to let go)",
+    "1-9     solver (the menu on the right lists them)      k  geometric stiffness",
+    "space   pause      n / right  single step      r / backspace  reset scene",
+    "m       operator / timeline; axes: up/down, left/right, z/a, d/e (then right is an axis)",
+    "tab [ ] next / previous scene     - =  time scale      o , .  pick / change option",
+    "w wire  c contacts  j joints  b boxes  i islands  g grey at rest  l shadows",
+    "t plot  x clear plot  f follow selected  v camera preset  p / f12 screenshot",
+    "u overlay on/off   h / f1 this help   esc deselect / close help / quit",
+};
+
+static void help_panel(viewer *v) {
+    ui_context *ui = &v->ui;
+    float lh = ui_line_height(ui), w = 0.0f;
+    int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    for (int i = 0; i < n; ++i) {
+        float lw = ui_text_width(ui, help_lines[i]);
+        w = lw > w ? lw : w;
+    }
+    w += 24.0f;
+    float h = lh * (float)(n + 1) + 16.0f;
+    float x = 0.5f * ((float)v->fb_w - w), y = 0.5f * ((float)v->fb_h - h);
+    ui_panel(ui, x, y, w, h);
+    cursor c = {ui, x + 12.0f, y + 8.0f, lh};
+    line(&c, title, "keys and mouse");
+    for (int i = 0; i < n; ++i) {
+        line(&c, white, "%s", help_lines[i]);
+    }
+}
+
+void overlay_build(viewer *v) {
+    ui_context *ui = &v->ui;
+    float lh = ui_line_height(ui);
+    float fw = (float)v->fb_w, fh = (float)v->fb_h;
+    float left_w = 26.0f * lh, right_w = 17.0f * lh;
+    stats_panel(v, 8.0f, 8.0f, left_w);
+    float below = 8.0f + lh * 13.0f + 20.0f;
+    below += operator_panel(v, 8.0f, below, left_w);
+    selected_panel(v, 8.0f, below + (operator_axis_count(v) ? 8.0f : 0.0f), left_w);
+    controls_panel(v, fw - right_w - 8.0f, 8.0f, right_w);
+    if (v->show.plot) {
+        float pw = fw * 0.36f, ph = fh * 0.24f;
+        pw = pw < 260.0f ? 260.0f : pw;
+        solve_plot_draw(&v->plot, ui, 8.0f, fh - ph - 8.0f, pw, ph, v->solver);
+    }
+    if (v->show.help) {
+        help_panel(v);
+    } else {
+        ui_text(ui, fw * 0.5f - ui_text_width(ui, "h: help") * 0.5f, fh - lh - 4.0f, dim, "h: help");
+    }
+    if (v->status[0] && glfwGetTime() < v->status_until) {
+        float tw = ui_text_width(ui, v->status);
+        ui_fill(ui, 0.5f * (fw - tw) - 8.0f, fh - 3.0f * lh - 4.0f, tw + 16.0f, lh + 8.0f,
+                (const unsigned char[4]){18, 22, 30, 200});
+        ui_text(ui, 0.5f * (fw - tw), fh - 3.0f * lh, white, v->status);
+    }
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# heft-viewer's command line: bad input gets a clear error and exit 2; the
+# headless run under Xvfb writes a real PNG (MSAA on, as users see it) and
+# prints its statistics; a scripted solver switch shows in them.
+# usage: viewer_cli.sh HEFT_VIEWER XVFB_RUN SCRATCH_DIR
+set -euo pipefail
+viewer=$1
+xvfb=$2
+scratch=$3
+mkdir -p "$scratch"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_error() { # expected-message args...
+    local want=$1
+    shift
+    local out status=0
+    out=$("$viewer" "$@" 2>&1 >/dev/null) || status=$?
+    [ "$status" -eq 2 ] || fail "heft-viewer $* exited $status, not 2"
+    grep -q -- "$want" <<<"$out" || fail "heft-viewer $*: '$out' does not say '$want'"
+    echo "ok: heft-viewer $* -> $out"
+}
+expect_error 'unknown option "--bogus"' --bogus
+expect_error 'unknown scenario "nope"' --scenario nope
+expect_error 'unknown solver "nope"' --solver nope
+expect_error '--frames wants a whole number' --frames -3
+expect_error '--frames wants a whole number' --frames 12abc
+expect_error '--size wants WxH' --size 10x10
+expect_error '--screenshot needs --frames' --screenshot x.png
+expect_error '--scenario needs a value' --scenario
+expect_error '--load-mass wants a positive number' --load-mass -3
+expect_error '--angle wants degrees' --angle 400
+"$viewer" --help | grep -q -- '--screenshot' || fail "--help does not list --screenshot"
+"$viewer" --list | grep -q 'hanging-chain' || fail "--list does not list hanging-chain"
+
+# a malformed script is refused before any window opens
+status=0
+out=$(DISPLAY= "$viewer" --script 'wait:x' 2>&1) || status=$?
+[ "$status" -eq 2 ] && grep -q 'wait:N' <<<"$out" || fail "bad script: $status '$out'"
+echo "ok: bad script -> $out"
+
+# no display: a clear message, not a crash
+status=0
+out=$(env -u DISPLAY "$viewer" --frames 1 2>&1) || status=$?
+[ "$status" -eq 3 ] && grep -q 'no display' <<<"$out" || fail "no display: $status '$out'"
+echo "ok: no display -> $out"
+
+# headless screenshot with the statistics, and a scripted solver switch
+png=$scratch/cli.png
+rm -f "$png"
+json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --screenshot "$png" \
+    --script "wait:5 1 wait:5" --stats)
+[ -s "$png" ] || fail "no screenshot written"
+head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "$png is not a PNG"
+solver=$("$viewer" --list | awk '/^solvers/ {getline; print $2; exit}')
+grep -q "\"solver\": \"$solver\"" <<<"$json" || fail "stats do not report solver $solver: $json"
+grep -q '"frames": 20' <<<"$json" || fail "stats: $json"
+echo "ok: screenshot $(stat -c %s "$png") bytes, solver $solver after key 1"
+
+# --record: through ffmpeg when it is installed, else a clear refusal
+mp4=$scratch/cli.mp4
+rm -f "$mp4"
+if command -v ffmpeg >/dev/null 2>&1; then
+    "$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 10 --samples 0 \
+        --record "$mp4" >/dev/null
+    [ -s "$mp4" ] || fail "--record wrote no video"
+    echo "ok: --record wrote $(stat -c %s "$mp4") bytes"
+else
+    status=0
+    out=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 2 \
+        --record "$mp4" 2>&1) || status=$?
+    [ "$status" -eq 1 ] && grep -q 'needs ffmpeg' <<<"$out" || fail "--record without ffmpeg: $status '$out'"
+    echo "ok: --record without ffmpeg -> $out"
+fi
