@@ -35,7 +35,7 @@ static scenario *chain_create(heft_world *w, const scenario_params *p) {
     s->pivot = heft_v3(0.0, 0.0, links * L + 2.0 * load_radius + 1.0);
     heft_vec3 d = heft_v3(sin(angle), 0.0, -cos(angle)); /* down the chain */
     /* rotation taking the body z axis to -d, so capsules lie along the chain */
-    heft_quat q = heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), angle);
+    heft_quat q = heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), -angle);
 
     heft_body_id prev = HEFT_WORLD_FRAME;
     char name[48];
