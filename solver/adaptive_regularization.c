@@ -30,7 +30,7 @@ int heft_adaptive_reg_update(heft_adaptive_reg *r, const heft_mlcp *p, const uin
         if ((set[i] == 0) != (next[i] == 0))
             r->pivots[i]++;
         if (next[i] == 0 && r->pivots[i] > r->limit[i]) { /* Alg. 9 lines 2-3 */
-            r->shift[i] += epsilon;                      /* line 4 */
+            r->shift[i] += epsilon * heft_mlcp_diagonal(p, i); /* line 4, relative */
             r->limit[i] *= 2;                            /* line 5 */
             ++shifted;
         }

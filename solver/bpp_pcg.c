@@ -135,8 +135,10 @@ int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *
     if (!b->P_usable)
         b->P.kind = HEFT_PRECOND_JACOBI;
     const int cap = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
-    const heft_pcg_result r =
-        heft_pcg_solve(&b->AFF, &b->P, b->bF, b->xF, s->options.pcg_tolerance, cap, &b->work);
+    /* a hundredth of the pivoting tolerance: the pivoting rules compare
+     * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
+    const heft_pcg_stop stop = {s->options.pcg_tolerance, 0.01 * s->options.tolerance, cap};
+    const heft_pcg_result r = heft_pcg_solve(&b->AFF, &b->P, b->bF, b->xF, stop, &b->work);
     b->P.kind = kind;
     if (r.iterations < 0)
         return -1;

@@ -31,9 +31,22 @@ static double dot(const double *x, const double *y, int n)
     return s;
 }
 
+int heft_pcg_done(const heft_sparse_sym *A, const double *r, double rnorm, double bnorm,
+                  heft_pcg_stop stop)
+{
+    if (rnorm > stop.relative * bnorm)
+        return 0;
+    if (stop.energy > 0.0)
+        for (int i = 0; i < A->n; ++i) {
+            const double d = A->val[A->col_start[i]];
+            if (d > 0.0 && r[i] * r[i] > 2.0 * stop.energy * d)
+                return 0;
+        }
+    return 1;
+}
+
 heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, const double *b,
-                               double *x, double tolerance, int max_iterations,
-                               heft_pcg_work *w)
+                               double *x, heft_pcg_stop stop, heft_pcg_work *w)
 {
     heft_pcg_result res = {0, 0.0, 0};
     const int n = A->n;
@@ -53,9 +66,9 @@ heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, 
     heft_sparse_sym_multiply(A, x, r);
     for (int i = 0; i < n; ++i)
         r[i] = b[i] - r[i];
-    const double goal = tolerance * bnorm;
     double rnorm = sqrt(dot(r, r, n)), rz_old = 0.0;
-    for (int k = 0; k < max_iterations && rnorm > goal; ++k) {
+    int done = heft_pcg_done(A, r, rnorm, bnorm, stop);
+    for (int k = 0; k < stop.max_iterations && !done; ++k) {
         /* line 7 */
         if (P != NULL)
             heft_precond_apply(P, r, z);
@@ -81,8 +94,9 @@ heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, 
         }
         rnorm = sqrt(dot(r, r, n));
         res.iterations = k + 1;
+        done = heft_pcg_done(A, r, rnorm, bnorm, stop);
     }
     res.residual = rnorm;
-    res.converged = rnorm <= goal;
+    res.converged = done;
     return res;
 }

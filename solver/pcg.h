@@ -19,12 +19,26 @@ typedef struct heft_pcg_result {
     int converged;    /* residual <= tolerance * ||b|| */
 } heft_pcg_result;
 
+/* When a PCG solve stops (Alg. 8 line 18): ||r|| <= relative ||b|| and, when
+ * energy > 0, no row's residual worth more than energy joules,
+ * r_i^2 / (2 A_ii) <= energy (the yardstick of the MLCP error: an inexact
+ * solve then moves no row's answer by more than the solvers' tolerance);
+ * or max_iterations. */
+typedef struct heft_pcg_stop {
+    double relative;
+    double energy;
+    int max_iterations;
+} heft_pcg_stop;
+
 /* Solves A x = b from the guess in x (004 §5.3 warm start; Alg. 8 line 3
- * starts from 0), until ||r|| <= tolerance ||b|| or max_iterations. P may be
- * NULL (plain CG, Alg. 3). Returns iterations -1 when out of memory. */
+ * starts from 0). P may be NULL (plain CG, Alg. 3). Returns iterations -1
+ * when out of memory. */
 heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, const double *b,
-                               double *x, double tolerance, int max_iterations,
-                               heft_pcg_work *w);
+                               double *x, heft_pcg_stop stop, heft_pcg_work *w);
+
+/* The stopping test on a residual r of A (diagonal first in each column). */
+int heft_pcg_done(const heft_sparse_sym *A, const double *r, double rnorm, double bnorm,
+                  heft_pcg_stop stop);
 
 int heft_pcg_reserve(heft_pcg_work *w, int n);
 void heft_pcg_release(heft_pcg_work *w);

@@ -198,15 +198,21 @@ static void apply_precond(pgcg_state *s, const double *r, double *z)
 
 /* The inner loop of one outer iteration (lines 4-25). Returns -1 when out of
  * memory. */
-static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats)
+static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats,
+                      int *converged)
 {
+    *converged = 0;
     double rz = 0.0;
     int f = restart(p, s, stats);
     if (f < 0)
         return -1;
     const int cap = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
-    const double goal = s->options.pcg_tolerance * bnorm;
+    /* a hundredth of the pivoting tolerance: the pivoting rules compare
+     * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
+    const heft_pcg_stop stop = {s->options.pcg_tolerance, 0.01 * s->options.tolerance, cap};
     int fresh = 1;
+    if (f == 0)
+        *converged = 1;
     for (int j = 0; j < cap && f > 0; ++j) {
         if (fresh) { /* lines 6-8 / 18-19 */
             apply_precond(s, s->r, s->z);
@@ -214,8 +220,10 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
             rz = dot(s->r, s->z, f);
             fresh = 0;
         }
-        if (sqrt(dot(s->r, s->r, f)) <= goal)
+        if (heft_pcg_done(&s->AFF, s->r, sqrt(dot(s->r, s->r, f)), bnorm, stop)) {
+            *converged = 1;
             break; /* line 25 */
+        }
         heft_sparse_sym_multiply(&s->AFF, s->q, s->Aq);
         const double qAq = dot(s->q, s->Aq, f);
         if (!(qAq > 0.0) || !isfinite(qAq) || !isfinite(rz))
@@ -272,6 +280,8 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
                 s->q[l] = s->z[l] + beta * s->q[l];
         }
     }
+    if (f == 0)
+        *converged = 1; /* everything tight: nothing left to solve */
     return 0;
 }
 
@@ -332,7 +342,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         if (outer < HEFT_MAX_PIVOT_TRACE)
             stats->tight_trace[stats->tight_trace_count++] = tight_count;
         ++outer;
-        if (inner_loop(p, s, bnorm, stats) != 0) {
+        int inner_converged = 0;
+        if (inner_loop(p, s, bnorm, stats, &inner_converged) != 0) {
             s->kept_n = -1;
             return HEFT_SOLVE_FAILED;
         }
@@ -345,7 +356,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
         if (c.nonfinite > 0)
             break;
-        const int infeasible = c.pivots + c.stale;
+        /* an inner loop stopped by its cap leaves free rows with w != 0 */
+        const int infeasible = c.pivots + c.stale + !inner_converged;
         if (infeasible < best_infeasible ||
             (infeasible == best_infeasible && c.error_max < best_error)) {
             best_infeasible = infeasible;
