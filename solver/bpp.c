@@ -1,5 +1,3 @@
-#include <stdio.h>
-#include <stdlib.h>
 /* Heft: block principal pivoting, the "bpp", "bpp-downdate" and
  * "bpp-skyline" solvers (design.md "The solvers"; paper 000 chapter 2,
  * paper 004 §2.5).
@@ -537,7 +535,6 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         if (c.nonfinite > 0)
             break;
         const int infeasible = c.pivots + c.stale;
-        if (getenv("HEFT_DEBUG_BPP")) fprintf(stderr, "step %d tight %d pivots %d stale %d err %.3e\n", steps, tight_count, c.pivots, c.stale, c.error_max);
         if (infeasible < best_infeasible ||
             (infeasible == best_infeasible && c.error_max < best_error)) {
             best_infeasible = infeasible;

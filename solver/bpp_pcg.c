@@ -36,6 +36,7 @@ struct bpp_pcg_backend {
     double *bF, *xF, *unit, *column;
     size_t local_cap, bF_cap, xF_cap, unit_cap, column_cap;
     int P_usable; /* 0 after a breakdown of plain IC(0): Jacobi was used */
+    int P_ready;  /* P initialized for the options' preconditioner */
 };
 
 int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
@@ -53,9 +54,10 @@ int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *st
     int kind = s->options.preconditioner;
     if (kind < 0 || kind >= HEFT_PRECOND_COUNT)
         kind = HEFT_PRECOND_IC0_IMAGINARY;
-    if (b->P.kind != kind || b->P.n == 0) {
+    if (!b->P_ready || b->P.kind != kind) {
         heft_precond_release(&b->P);
         heft_precond_init(&b->P, kind);
+        b->P_ready = 1;
     }
     b->P.ict_drop = s->options.ict_drop_tolerance;
     b->P.ict_fill = s->options.ict_fill;

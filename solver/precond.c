@@ -143,6 +143,7 @@ static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma)
         P->head[i] = -1;
     }
     int k = 0;
+    P->col_start[0] = 0; /* column i ends at col_start[i + 1], set when it is done */
     for (int i = 0; i < n; ++i) {
         int count = 0;
         double norm = 0.0;
@@ -198,13 +199,13 @@ static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma)
             kept = cap;
         }
         qsort(P->pattern, (size_t)kept, sizeof(int), by_index);
-        P->col_start[i] = k;
         P->row[k] = i;
         P->val[k++] = lii;
         for (int x = 0; x < kept; ++x) {
             P->row[k] = P->pattern[x];
             P->val[k++] = P->work[P->pattern[x]] / lii; /* line 12 */
         }
+        P->col_start[i + 1] = k;
         P->eta[i] = 1;
         if (kept > 0) {
             const int first = P->col_start[i] + 1;
