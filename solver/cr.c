@@ -40,6 +40,11 @@
  *   -w_t / ||w_t|| by alpha_theta = 0.01 when they differ by more than
  *   eps_theta = 1.2 degrees (lines 6-9). Changes of gamma' smaller than eps2
  *   are not reported (Alg. 2 lines 19-22).
+ *   Algorithm 3 runs only in the evaluations at convergence (line 23), not
+ *   in those between CR steps (line 13): every change of gamma' moves d and
+ *   restarts the Krylov space, and on a box resting on four contact points
+ *   (a singular J) updating it at every step kept cr restarting (3,000
+ *   restarts in 5,000 iterations, then divergence).
  * Deviation: a contact activated during the solve starts static, not kinetic
  * (Alg. 2 line 9): with no sliding direction known yet, the static solve
  * finds one.
@@ -299,7 +304,7 @@ static void row_velocities(const heft_mlcp *p, cr_state *s)
 
 /* Alg. 2 (with Alg. 3 for sliding contacts); returns the number of changes
  * reported to the solver. eps2: the impulse change worth reporting. */
-static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2)
+static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, int update_kinetic)
 {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies;
@@ -358,12 +363,15 @@ static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2)
         }
         const double *dl = &s->delta[2 * f];
         const double along = w1 * dl[0] + w2 * dl[1];
-        if (along >= 0.0) { /* lines 15-17, eq. 18: static from gamma' */
+        if (along > tol) { /* lines 15-17, eq. 18: static from gamma' (the sliding reversed;
+                              just after the switch it is still ~0, not yet reversed) */
             s->mode[f] = CR_STATIC;
             set_friction(s, f, CR_ACTIVE, s->fixed_value[t1], t2 >= 0 ? s->fixed_value[t2] : 0.0);
             ++changes;
             continue;
         }
+        if (!update_kinetic)
+            continue;
         /* Algorithm 3 */
         double lp = s->lambda_prime[f];
         if (fabs(mu * lp - mu * lambda_n) > 0.0) { /* lines 3-5: moving average of 2 */
@@ -590,8 +598,8 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
     for (; j < cap; ++j) {
         const double rnorm = sqrt(dot(s->r, s->r, N));
         /* line 22 */
-        if (rnorm <= eps1 || active_residual(p, s) <= eps2 * 1e-3) {
-            if (evaluate_constraints(p, s, eps2) == 0) { /* lines 23-30 */
+        if (rnorm <= eps1 && active_residual(p, s) <= eps2) {
+            if (evaluate_constraints(p, s, eps2, 1) == 0) { /* lines 23-30 */
                 converged = 1;
                 break;
             }
@@ -621,7 +629,7 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
             if (interval < 1)
                 interval = 1;
             if (j % interval == 0)
-                changed = evaluate_constraints(p, s, eps2);
+                changed = evaluate_constraints(p, s, eps2, 0);
         }
         if (!changed) { /* lines 14-17 */
             precondition(p, s, s->r, s->z);
@@ -646,6 +654,20 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
     for (int i = 0; i < n; ++i) {
         const double l = s->state[i] == CR_ACTIVE ? s->y[nv + i] : s->fixed_value[i];
         lambda_out[i] = isfinite(l) ? l : 0.0;
+    }
+    /* friction on the cone: (gamma_1, gamma_2) scaled into mu lambda_n */
+    for (int f = 0; f < n; ++f) {
+        const int t1 = s->friction1[f], t2 = s->friction2[f];
+        if (t1 < 0)
+            continue;
+        const double limit = fabs(p->hi[t1]) * (lambda_out[f] > 0.0 ? lambda_out[f] : 0.0);
+        const double g1 = lambda_out[t1], g2 = t2 >= 0 ? lambda_out[t2] : 0.0;
+        const double g = sqrt(g1 * g1 + g2 * g2);
+        if (g > limit && g > 0.0) {
+            lambda_out[t1] = g1 * limit / g;
+            if (t2 >= 0)
+                lambda_out[t2] = g2 * limit / g;
+        }
     }
     heft_mlcp_error err = {0};
     for (int pass = 0; pass < 2; ++pass)
