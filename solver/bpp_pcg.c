@@ -39,8 +39,7 @@ struct bpp_pcg_backend {
     int P_ready;  /* P initialized for the options' preconditioner */
 };
 
-int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
-{
+int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const double start = heft_time_ms();
     const int n = p->n;
     const size_t un = (size_t)n;
@@ -76,14 +75,12 @@ int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *st
     return 0;
 }
 
-void heft_bpp_pcg_multiply(bpp_state *s, int n, const double *x, double *y)
-{
+void heft_bpp_pcg_multiply(bpp_state *s, int n, const double *x, double *y) {
     (void)n;
     heft_sparse_sym_multiply(&s->pcg->A, x, y);
 }
 
-void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out)
-{
+void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out) {
     struct bpp_pcg_backend *b = s->pcg;
     b->unit[j] = 1.0;
     heft_sparse_sym_multiply(&b->A, b->unit, b->column);
@@ -93,8 +90,7 @@ void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out)
 }
 
 int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                       const double *guess, heft_solver_stats *stats)
-{
+                       const double *guess, heft_solver_stats *stats) {
     struct bpp_pcg_backend *b = s->pcg;
     if (!s->factored_valid || memcmp(s->factored_tight, tight, (size_t)n) != 0) {
         const double start = heft_time_ms();
@@ -153,8 +149,7 @@ int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *
     return 0;
 }
 
-void heft_bpp_pcg_release(bpp_state *s)
-{
+void heft_bpp_pcg_release(bpp_state *s) {
     struct bpp_pcg_backend *b = s->pcg;
     if (b == NULL)
         return;
@@ -171,8 +166,7 @@ void heft_bpp_pcg_release(bpp_state *s)
     s->pcg = NULL;
 }
 
-static void *bpp_pcg_create(const heft_solver_options *options)
-{
+static void *bpp_pcg_create(const heft_solver_options *options) {
     return heft_bpp_create(options, BPP_PCG);
 }
 

@@ -65,8 +65,8 @@
 
 #include "workspace.h"
 
-#define CR_ALPHA_THETA 0.01                 /* Alg. 3 line 8 */
-#define CR_COS_EPS_THETA 0.99978068718     /* cos(1.2 degrees), Alg. 3 line 6 */
+#define CR_ALPHA_THETA 0.01            /* Alg. 3 line 8 */
+#define CR_COS_EPS_THETA 0.99978068718 /* cos(1.2 degrees), Alg. 3 line 6 */
 #define CR_TOLERANCE_FLOOR 1e-20
 
 enum { CR_ACTIVE = 0, CR_AT_LO = 1, CR_AT_HI = 2, CR_KINETIC = 3, CR_OFF = 4 };
@@ -77,14 +77,14 @@ typedef struct cr_state {
     int kept_n;
     double *kept_lambda;
     /* per body */
-    double *mass;      /* 6 per body: m, m, m and the inertia (xx xy xz yy yz zz) */
+    double *mass;         /* 6 per body: m, m, m and the inertia (xx xy xz yy yz zz) */
     unsigned char *fixed; /* 6 per body: a direction with infinite mass */
     /* per row */
     uint8_t *state;
     double *fixed_value, *adiag, *wtol, *w, *sdiag;
-    int *friction1, *friction2; /* per normal row: its friction rows, -1 */
-    uint8_t *mode;              /* per normal row: CR_STATIC, CR_SLIDING */
-    double *delta;              /* 2 per normal row */
+    int *friction1, *friction2;     /* per normal row: its friction rows, -1 */
+    uint8_t *mode;                  /* per normal row: CR_STATIC, CR_SLIDING */
+    double *delta;                  /* 2 per normal row */
     double *lambda_prime, *history; /* per normal row; 2 per normal row */
     /* the Krylov vectors, 6 nb + n */
     double *y, *r, *z, *pv, *Bp, *Bz, *d, *cinv, *tmp;
@@ -93,8 +93,7 @@ typedef struct cr_state {
         history_cap, y_cap, r_cap, z_cap, pv_cap, Bp_cap, Bz_cap, d_cap, cinv_cap, tmp_cap;
 } cr_state;
 
-static void *cr_create(const heft_solver_options *options)
-{
+static void *cr_create(const heft_solver_options *options) {
     cr_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -104,29 +103,27 @@ static void *cr_create(const heft_solver_options *options)
     return s;
 }
 
-static void cr_reset(void *state)
-{
+static void cr_reset(void *state) {
     cr_state *s = state;
     if (s != NULL)
         s->kept_n = -1;
 }
 
-static void cr_destroy(void *state)
-{
+static void cr_destroy(void *state) {
     cr_state *s = state;
     if (s == NULL)
         return;
-    void *arrays[] = {s->kept_lambda, s->mass, s->fixed, s->state, s->fixed_value, s->adiag,
-                      s->wtol, s->w, s->sdiag, s->friction1, s->friction2, s->mode, s->delta,
-                      s->lambda_prime, s->history, s->y, s->r, s->z, s->pv, s->Bp, s->Bz,
-                      s->d, s->cinv, s->tmp};
+    void *arrays[] = {s->kept_lambda, s->mass, s->fixed, s->state,        s->fixed_value,
+                      s->adiag,       s->wtol, s->w,     s->sdiag,        s->friction1,
+                      s->friction2,   s->mode, s->delta, s->lambda_prime, s->history,
+                      s->y,           s->r,    s->z,     s->pv,           s->Bp,
+                      s->Bz,          s->d,    s->cinv,  s->tmp};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
 }
 
-static int reserve(cr_state *s, int n, int nb)
-{
+static int reserve(cr_state *s, int n, int nb) {
     const size_t un = (size_t)n, ub = (size_t)nb, N = 6 * ub + un;
     return HEFT_RESERVE(s->kept_lambda, s->kept_lambda_cap, un) &&
            HEFT_RESERVE(s->mass, s->mass_cap, 9 * ub) &&
@@ -148,15 +145,13 @@ static int reserve(cr_state *s, int n, int nb)
 
 /* ---- the structured form: M, J and their products ---------------------------------- */
 
-static int body_ok(const heft_mlcp *p, int b)
-{
+static int body_ok(const heft_mlcp *p, int b) {
     return b >= 0 && b < p->nbodies;
 }
 
 /* M of each body: the mass and the inverse of the 3 x 3 inverse inertia; a
  * zero inverse mass (or a singular inverse inertia) fixes those directions. */
-static void prepare_masses(const heft_mlcp *p, cr_state *s)
-{
+static void prepare_masses(const heft_mlcp *p, cr_state *s) {
     for (int b = 0; b < p->nbodies; ++b) {
         const heft_mlcp_body *body = &p->bodies[b];
         double *m = &s->mass[9 * (size_t)b];
@@ -185,8 +180,7 @@ static void prepare_masses(const heft_mlcp *p, cr_state *s)
 }
 
 /* out_v = M v for every body (fixed directions: 0) */
-static void mass_multiply(const heft_mlcp *p, const cr_state *s, const double *v, double *out)
-{
+static void mass_multiply(const heft_mlcp *p, const cr_state *s, const double *v, double *out) {
     for (int b = 0; b < p->nbodies; ++b) {
         const double *m = &s->mass[9 * (size_t)b], *x = &v[6 * (size_t)b];
         double *o = &out[6 * (size_t)b];
@@ -203,8 +197,7 @@ static void mass_multiply(const heft_mlcp *p, const cr_state *s, const double *v
     }
 }
 
-static double row_dot_v(const heft_mlcp *p, const cr_state *s, int i, const double *v)
-{
+static double row_dot_v(const heft_mlcp *p, const cr_state *s, int i, const double *v) {
     const heft_mlcp_row *r = &p->rows[i];
     double sum = 0.0;
     if (body_ok(p, r->a))
@@ -218,8 +211,7 @@ static double row_dot_v(const heft_mlcp *p, const cr_state *s, int i, const doub
     return sum;
 }
 
-static void row_add_transpose(const heft_mlcp *p, const cr_state *s, int i, double c, double *v)
-{
+static void row_add_transpose(const heft_mlcp *p, const cr_state *s, int i, double c, double *v) {
     const heft_mlcp_row *r = &p->rows[i];
     if (body_ok(p, r->a))
         for (int k = 0; k < 6; ++k)
@@ -231,14 +223,12 @@ static void row_add_transpose(const heft_mlcp *p, const cr_state *s, int i, doub
                 v[6 * (size_t)r->b + k] += c * r->jb[k];
 }
 
-static double eps_of(const heft_mlcp *p, int i)
-{
+static double eps_of(const heft_mlcp *p, int i) {
     return p->epsilon != NULL ? p->epsilon[i] : 0.0;
 }
 
 /* out = B x over the active rows (002 eq. 11); inactive rows give 0 */
-static void kkt_multiply(const heft_mlcp *p, const cr_state *s, const double *x, double *out)
-{
+static void kkt_multiply(const heft_mlcp *p, const cr_state *s, const double *x, double *out) {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies;
     mass_multiply(p, s, x, out);
@@ -253,8 +243,7 @@ static void kkt_multiply(const heft_mlcp *p, const cr_state *s, const double *x,
 }
 
 /* d = (J_I^T lambda_I, -b_A) and r = d - B y (Alg. 1 lines 7 and 19) */
-static void residual(const heft_mlcp *p, cr_state *s)
-{
+static void residual(const heft_mlcp *p, cr_state *s) {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies, N = nv + (size_t)n;
     for (size_t k = 0; k < nv; ++k)
@@ -276,13 +265,11 @@ static void residual(const heft_mlcp *p, cr_state *s)
 
 /* ---- Algorithm 2 and 3 -------------------------------------------------------------- */
 
-static int friction_of(const heft_mlcp *p, int i)
-{
+static int friction_of(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
 }
 
-static void set_friction(cr_state *s, int f, int state, double g1, double g2)
-{
+static void set_friction(cr_state *s, int f, int state, double g1, double g2) {
     const int t1 = s->friction1[f], t2 = s->friction2[f];
     if (t1 >= 0) {
         s->state[t1] = (uint8_t)state;
@@ -295,8 +282,7 @@ static void set_friction(cr_state *s, int f, int state, double g1, double g2)
 }
 
 /* w_i = J_i v + E_i lambda_i - b_i of every row */
-static void row_velocities(const heft_mlcp *p, cr_state *s)
-{
+static void row_velocities(const heft_mlcp *p, cr_state *s) {
     const size_t nv = 6 * (size_t)p->nbodies;
     for (int i = 0; i < p->n; ++i)
         s->w[i] = row_dot_v(p, s, i, s->y) + eps_of(p, i) * s->y[nv + i] - p->b[i];
@@ -304,8 +290,7 @@ static void row_velocities(const heft_mlcp *p, cr_state *s)
 
 /* Alg. 2 (with Alg. 3 for sliding contacts); returns the number of changes
  * reported to the solver. eps2: the impulse change worth reporting. */
-static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, int update_kinetic)
-{
+static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, int update_kinetic) {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies;
     double *lambda = s->y + nv;
@@ -383,7 +368,7 @@ static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, in
         const double speed = sqrt(w1 * w1 + w2 * w2);
         if (speed > tol && t2 >= 0) {
             const double s0 = -w1 / speed, s1 = -w2 / speed; /* where friction should push */
-            if (d0 * s0 + d1 * s1 < CR_COS_EPS_THETA) { /* lines 6-8 */
+            if (d0 * s0 + d1 * s1 < CR_COS_EPS_THETA) {      /* lines 6-8 */
                 d0 += CR_ALPHA_THETA * (s0 - d0);
                 d1 += CR_ALPHA_THETA * (s1 - d1);
                 const double len = sqrt(d0 * d0 + d1 * d1);
@@ -407,8 +392,7 @@ static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, in
 
 /* ---- Algorithm 1 -------------------------------------------------------------------- */
 
-static double dot(const double *x, const double *y, size_t n)
-{
+static double dot(const double *x, const double *y, size_t n) {
     double sum = 0.0;
     for (size_t k = 0; k < n; ++k)
         sum += x[k] * y[k];
@@ -416,8 +400,7 @@ static double dot(const double *x, const double *y, size_t n)
 }
 
 /* z = C^-1 x on the unknowns of the current active set (§3.4 "Diag") */
-static void precondition(const heft_mlcp *p, const cr_state *s, const double *x, double *z)
-{
+static void precondition(const heft_mlcp *p, const cr_state *s, const double *x, double *z) {
     const size_t nv = 6 * (size_t)p->nbodies;
     for (size_t k = 0; k < nv; ++k)
         z[k] = s->cinv[k] * x[k];
@@ -428,8 +411,7 @@ static void precondition(const heft_mlcp *p, const cr_state *s, const double *x,
 /* C^-1 (§3.4): 1 / diag(M) on v; 1 / (Z_i (J_i diag(M)^-1 J_i^T + E_i)) on
  * lambda, Z_i the rows between the same two bodies (§3.4.1); also the exact
  * A_ii and the decision tolerance sqrt(2 tau A_ii) of every row. */
-static void prepare_preconditioner(const heft_mlcp *p, cr_state *s, double tau)
-{
+static void prepare_preconditioner(const heft_mlcp *p, cr_state *s, double tau) {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies;
     for (int b = 0; b < p->nbodies; ++b) {
@@ -463,8 +445,7 @@ static void prepare_preconditioner(const heft_mlcp *p, cr_state *s, double tau)
 /* The starting active set and impulses: lambda0 (or the kept answer),
  * v = M^-1 J^T lambda; rows at or past a finite bound inactive there;
  * contacts static when their normal is active. */
-static void start(const heft_mlcp *p, cr_state *s, const double *lambda0)
-{
+static void start(const heft_mlcp *p, cr_state *s, const double *lambda0) {
     const int n = p->n, nb = p->nbodies;
     const size_t nv = 6 * (size_t)nb;
     double *lambda = s->y + nv;
@@ -527,8 +508,7 @@ static void start(const heft_mlcp *p, cr_state *s, const double *lambda0)
 }
 
 /* Lines 19-21: r = d - B y, p = C^-1 r, Bp = B C^-1 r; returns rho = z . Bz */
-static double restart_direction(const heft_mlcp *p, cr_state *s, size_t N)
-{
+static double restart_direction(const heft_mlcp *p, cr_state *s, size_t N) {
     residual(p, s);
     precondition(p, s, s->r, s->z);
     memcpy(s->pv, s->z, sizeof(double) * N);
@@ -538,8 +518,7 @@ static double restart_direction(const heft_mlcp *p, cr_state *s, size_t N)
 }
 
 /* ||U r||_inf: the largest residual of an active row */
-static double active_residual(const heft_mlcp *p, const cr_state *s)
-{
+static double active_residual(const heft_mlcp *p, const cr_state *s) {
     const size_t nv = 6 * (size_t)p->nbodies;
     double m = 0.0;
     for (int i = 0; i < p->n; ++i)
@@ -548,8 +527,7 @@ static double active_residual(const heft_mlcp *p, const cr_state *s)
     return m;
 }
 
-static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats)
-{
+static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     cr_state *s = state;
     const double t0 = heft_time_ms();
     const int n = p->n;
@@ -571,15 +549,15 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
         s->kept_n = -1;
         return HEFT_SOLVE_FAILED;
     }
-    const double tau = s->options.tolerance > CR_TOLERANCE_FLOOR ? s->options.tolerance
-                                                                  : CR_TOLERANCE_FLOOR;
+    const double tau =
+        s->options.tolerance > CR_TOLERANCE_FLOOR ? s->options.tolerance : CR_TOLERANCE_FLOOR;
     const double assembly_start = heft_time_ms();
     prepare_masses(p, s);
     prepare_preconditioner(p, s, tau);
     stats->time_assembly_ms = heft_time_ms() - assembly_start;
     const double *lambda0 = s->options.warm_start && p->lambda0 != NULL ? p->lambda0
-                            : s->kept_n == n                           ? s->kept_lambda
-                                                                       : NULL;
+                            : s->kept_n == n                            ? s->kept_lambda
+                                                                        : NULL;
     start(p, s, lambda0);
 
     const double loop_start = heft_time_ms();

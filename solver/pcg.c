@@ -7,15 +7,13 @@
 
 #include "workspace.h"
 
-int heft_pcg_reserve(heft_pcg_work *w, int n)
-{
+int heft_pcg_reserve(heft_pcg_work *w, int n) {
     const size_t un = (size_t)(n > 0 ? n : 1);
     return HEFT_RESERVE(w->r, w->r_cap, un) && HEFT_RESERVE(w->z, w->z_cap, un) &&
            HEFT_RESERVE(w->q, w->q_cap, un) && HEFT_RESERVE(w->Aq, w->Aq_cap, un);
 }
 
-void heft_pcg_release(heft_pcg_work *w)
-{
+void heft_pcg_release(heft_pcg_work *w) {
     heft_free(w->r);
     heft_free(w->z);
     heft_free(w->q);
@@ -23,8 +21,7 @@ void heft_pcg_release(heft_pcg_work *w)
     memset(w, 0, sizeof *w);
 }
 
-static double dot(const double *x, const double *y, int n)
-{
+static double dot(const double *x, const double *y, int n) {
     double s = 0.0;
     for (int i = 0; i < n; ++i)
         s += x[i] * y[i];
@@ -32,8 +29,7 @@ static double dot(const double *x, const double *y, int n)
 }
 
 int heft_pcg_done(const heft_sparse_sym *A, const double *r, double rnorm, double bnorm,
-                  heft_pcg_stop stop)
-{
+                  heft_pcg_stop stop) {
     if (rnorm > stop.relative * bnorm)
         return 0;
     if (stop.energy > 0.0)
@@ -46,8 +42,7 @@ int heft_pcg_done(const heft_sparse_sym *A, const double *r, double rnorm, doubl
 }
 
 heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, const double *b,
-                               double *x, heft_pcg_stop stop, heft_pcg_work *w)
-{
+                               double *x, heft_pcg_stop stop, heft_pcg_work *w) {
     heft_pcg_result res = {0, 0.0, 0};
     const int n = A->n;
     if (!heft_pcg_reserve(w, n)) {
@@ -86,9 +81,9 @@ heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, 
         heft_sparse_sym_multiply(A, q, Aq);
         const double qAq = dot(q, Aq, n);
         if (!(qAq != 0.0) || !isfinite(qAq) || !isfinite(rz))
-            break; /* a breakdown: keep the iterate */
+            break;                     /* a breakdown: keep the iterate */
         const double alpha = rz / qAq; /* line 14, eq. 4.4 */
-        for (int i = 0; i < n; ++i) { /* lines 15-16 */
+        for (int i = 0; i < n; ++i) {  /* lines 15-16 */
             x[i] += alpha * q[i];
             r[i] -= alpha * Aq[i];
         }

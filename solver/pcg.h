@@ -15,8 +15,8 @@ typedef struct heft_pcg_work {
 
 typedef struct heft_pcg_result {
     int iterations;
-    double residual;  /* ||b - A x|| at the end (the recurrence's) */
-    int converged;    /* residual <= tolerance * ||b|| */
+    double residual; /* ||b - A x|| at the end (the recurrence's) */
+    int converged;   /* residual <= tolerance * ||b|| */
 } heft_pcg_result;
 
 /* When a PCG solve stops (Alg. 8 line 18): ||r|| <= relative ||b|| and, when

@@ -55,8 +55,7 @@ typedef struct pgcg_state {
         q_cap, Aq_cap;
 } pgcg_state;
 
-static void *pgcg_create(const heft_solver_options *options)
-{
+static void *pgcg_create(const heft_solver_options *options) {
     pgcg_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -72,15 +71,13 @@ static void *pgcg_create(const heft_solver_options *options)
     return s;
 }
 
-static void pgcg_reset(void *state)
-{
+static void pgcg_reset(void *state) {
     pgcg_state *s = state;
     if (s != NULL)
         s->kept_n = -1;
 }
 
-static void pgcg_destroy(void *state)
-{
+static void pgcg_destroy(void *state) {
     pgcg_state *s = state;
     if (s == NULL)
         return;
@@ -88,22 +85,22 @@ static void pgcg_destroy(void *state)
     heft_sparse_sym_release(&s->AFF);
     heft_precond_release(&s->P);
     heft_adaptive_reg_release(&s->reg);
-    void *arrays[] = {s->set, s->next_set, s->best_set, s->kept_set, s->keep, s->local,
-                      s->free_rows, s->lambda, s->best_lambda, s->kept_lambda, s->w, s->diag,
-                      s->measure_work, s->r, s->z, s->q, s->Aq};
+    void *arrays[] = {s->set,   s->next_set,  s->best_set,     s->kept_set,    s->keep,
+                      s->local, s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
+                      s->w,     s->diag,      s->measure_work, s->r,           s->z,
+                      s->q,     s->Aq};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
 }
 
-static int reserve(pgcg_state *s, const heft_mlcp *p)
-{
+static int reserve(pgcg_state *s, const heft_mlcp *p) {
     const size_t un = (size_t)p->n;
     const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
     return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
            HEFT_RESERVE(s->best_set, s->best_set_cap, un) &&
-           HEFT_RESERVE(s->kept_set, s->kept_set_cap, un) && HEFT_RESERVE(s->keep, s->keep_cap, un) &&
-           HEFT_RESERVE(s->local, s->local_cap, un) &&
+           HEFT_RESERVE(s->kept_set, s->kept_set_cap, un) &&
+           HEFT_RESERVE(s->keep, s->keep_cap, un) && HEFT_RESERVE(s->local, s->local_cap, un) &&
            HEFT_RESERVE(s->free_rows, s->free_rows_cap, un) &&
            HEFT_RESERVE(s->lambda, s->lambda_cap, un) &&
            HEFT_RESERVE(s->best_lambda, s->best_lambda_cap, un) &&
@@ -114,8 +111,7 @@ static int reserve(pgcg_state *s, const heft_mlcp *p)
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
 }
 
-static double dot(const double *x, const double *y, int n)
-{
+static double dot(const double *x, const double *y, int n) {
     double sum = 0.0;
     for (int i = 0; i < n; ++i)
         sum += x[i] * y[i];
@@ -124,8 +120,7 @@ static double dot(const double *x, const double *y, int n)
 
 /* Free variables outside their box (friction boxes at the current normal
  * impulses) go to the tight set at that bound. Returns how many moved. */
-static int tighten_outside(const heft_mlcp *p, pgcg_state *s)
-{
+static int tighten_outside(const heft_mlcp *p, pgcg_state *s) {
     int moved = 0;
     for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < p->n; ++i) {
@@ -149,8 +144,7 @@ static int tighten_outside(const heft_mlcp *p, pgcg_state *s)
 
 /* Lines 4-8 (and 16-19): A_FF, P, r_F = b_F - (A lambda)_F, z = P^-1 r, q = z.
  * Returns the free-set size, or -1 when out of memory. */
-static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats)
-{
+static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats) {
     const int n = p->n;
     const double start = heft_time_ms();
     for (int i = 0; i < n; ++i)
@@ -187,8 +181,7 @@ static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats)
     return f;
 }
 
-static void apply_precond(pgcg_state *s, const double *r, double *z)
-{
+static void apply_precond(pgcg_state *s, const double *r, double *z) {
     const int kind = s->P.kind;
     if (s->P.attempts == -1)
         s->P.kind = HEFT_PRECOND_JACOBI;
@@ -199,8 +192,7 @@ static void apply_precond(pgcg_state *s, const double *r, double *z)
 /* The inner loop of one outer iteration (lines 4-25). Returns -1 when out of
  * memory. */
 static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats,
-                      int *converged)
-{
+                      int *converged) {
     *converged = 0;
     double rz = 0.0;
     int f = restart(p, s, stats);
@@ -246,7 +238,7 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
             alpha_max = 0.0;
         const int cut = alpha_max < alpha_cg;
         const double alpha = cut ? alpha_max : alpha_cg; /* line 12 */
-        for (int l = 0; l < f; ++l) /* line 13 */
+        for (int l = 0; l < f; ++l)                      /* line 13 */
             s->lambda[s->free_rows[l]] += alpha * s->q[l];
         stats->inner_iterations++;
         if (cut) { /* lines 14-19 */
@@ -286,8 +278,7 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
 }
 
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
-                      heft_solver_stats *stats)
-{
+                      heft_solver_stats *stats) {
     pgcg_state *s = state;
     const double start = heft_time_ms();
     const int n = p->n;
@@ -317,8 +308,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         return HEFT_SOLVE_FAILED;
 
     const double loop_start = heft_time_ms();
-    const double tau = s->options.tolerance > PGCG_TOLERANCE_FLOOR ? s->options.tolerance
-                                                                    : PGCG_TOLERANCE_FLOOR;
+    const double tau =
+        s->options.tolerance > PGCG_TOLERANCE_FLOOR ? s->options.tolerance : PGCG_TOLERANCE_FLOOR;
     const int max_outer = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
     const size_t vec = sizeof(double) * (size_t)n;
     const int keep = s->options.keep_index_sets && s->kept_n == n;
@@ -337,7 +328,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     int best_infeasible = n + 1;
     double best_error = INFINITY;
     while (outer < max_outer) {
-        const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
+        const int tight_count =
+            heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
         tighten_outside(p, s);
         if (outer < HEFT_MAX_PIVOT_TRACE)
             stats->tight_trace[stats->tight_trace_count++] = tight_count;

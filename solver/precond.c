@@ -15,31 +15,27 @@
 static const char *const names[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift", "ict",
                                                       "ic0-imaginary"};
 
-const char *heft_precond_name(int kind)
-{
+const char *heft_precond_name(int kind) {
     return kind >= 0 && kind < HEFT_PRECOND_COUNT ? names[kind] : "?";
 }
 
-int heft_precond_parse(const char *name)
-{
+int heft_precond_parse(const char *name) {
     for (int k = 0; name != NULL && k < HEFT_PRECOND_COUNT; ++k)
         if (strcmp(name, names[k]) == 0)
             return k;
     return -1;
 }
 
-void heft_precond_init(heft_precond *P, int kind)
-{
+void heft_precond_init(heft_precond *P, int kind) {
     memset(P, 0, sizeof *P);
     P->kind = kind;
     P->ict_drop = 1e-3;
     P->ict_fill = 10;
 }
 
-void heft_precond_release(heft_precond *P)
-{
-    void *arrays[] = {P->col_start, P->row, P->val, P->eta, P->work,
-                      P->pattern, P->head, P->link, P->next_entry, P->marker};
+void heft_precond_release(heft_precond *P) {
+    void *arrays[] = {P->col_start, P->row,  P->val,  P->eta,        P->work,
+                      P->pattern,   P->head, P->link, P->next_entry, P->marker};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     const int kind = P->kind;
@@ -56,8 +52,7 @@ void heft_precond_release(heft_precond *P)
  * diag). imaginary: Alg. 6 (a negative pivot marks the column, line 6);
  * otherwise Alg. 4, and a pivot <= 0 is a breakdown (returns 1). marker[] maps
  * the rows of the column being updated to their entries. */
-static int ic0_factor(heft_precond *P, const heft_sparse_sym *a, double gamma, int imaginary)
-{
+static int ic0_factor(heft_precond *P, const heft_sparse_sym *a, double gamma, int imaginary) {
     const int n = a->n;
     const int nnz = heft_sparse_sym_nnz(a);
     memcpy(P->col_start, a->col_start, sizeof(int) * ((size_t)n + 1));
@@ -116,26 +111,22 @@ static int ic0_factor(heft_precond *P, const heft_sparse_sym *a, double gamma, i
  * tau_i = eps ||a_i|| (line 3) on the updated entries, then the cap of line 17
  * (the p largest off-diagonals). head[r]/link[k] chain the earlier columns
  * by the row of their next entry below the current column. */
-static int cmp_abs_desc(const void *x, const void *y, const double *w)
-{
+static int cmp_abs_desc(const void *x, const void *y, const double *w) {
     const double a = fabs(w[*(const int *)x]), b = fabs(w[*(const int *)y]);
     return (a < b) - (a > b);
 }
 
 static const double *sort_weights; /* qsort has no user pointer; single-threaded use */
 
-static int by_weight(const void *x, const void *y)
-{
+static int by_weight(const void *x, const void *y) {
     return cmp_abs_desc(x, y, sort_weights);
 }
 
-static int by_index(const void *x, const void *y)
-{
+static int by_index(const void *x, const void *y) {
     return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
 }
 
-static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma)
-{
+static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma) {
     const int n = a->n, cap = P->ict_fill > 0 ? P->ict_fill : 0;
     for (int i = 0; i < n; ++i) {
         P->work[i] = 0.0;
@@ -220,8 +211,7 @@ static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma)
 
 /* ---- the interface -------------------------------------------------------------- */
 
-int heft_precond_compute(heft_precond *P, const heft_sparse_sym *a)
-{
+int heft_precond_compute(heft_precond *P, const heft_sparse_sym *a) {
     const int n = a->n;
     const size_t un = (size_t)n, nnz = (size_t)heft_sparse_sym_nnz(a);
     P->n = n;
@@ -271,8 +261,7 @@ int heft_precond_compute(heft_precond *P, const heft_sparse_sym *a)
     return 1;
 }
 
-void heft_precond_apply(const heft_precond *P, const double *r, double *z)
-{
+void heft_precond_apply(const heft_precond *P, const double *r, double *z) {
     const int n = P->n;
     if (P->kind == HEFT_PRECOND_JACOBI) {
         for (int i = 0; i < n; ++i)

@@ -34,8 +34,8 @@ int heft_precond_parse(const char *name);
 typedef struct heft_precond {
     int kind;
     int n;
-    double ict_drop;      /* ICT's eps */
-    int ict_fill;         /* ICT's p */
+    double ict_drop; /* ICT's eps */
+    int ict_fill;    /* ICT's p */
     /* results of the last compute */
     int imaginary_columns; /* ic0-imaginary: columns with eta_i = -1 */
     double shift;          /* ic0-shift, ict: the gamma that worked */

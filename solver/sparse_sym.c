@@ -6,15 +6,13 @@
 
 #include "workspace.h"
 
-static int reserve_columns(heft_sparse_sym *a, int n, size_t nnz)
-{
+static int reserve_columns(heft_sparse_sym *a, int n, size_t nnz) {
     return HEFT_RESERVE(a->col_start, a->col_start_cap, (size_t)n + 1) &&
            HEFT_RESERVE(a->row, a->row_cap, nnz) && HEFT_RESERVE(a->val, a->val_cap, nnz);
 }
 
 /* Grows row/val to hold at least need entries, keeping the first used ones. */
-static int grow_entries(heft_sparse_sym *a, size_t used, size_t need)
-{
+static int grow_entries(heft_sparse_sym *a, size_t used, size_t need) {
     if (need <= a->row_cap && need <= a->val_cap)
         return 1;
     size_t cap = a->row_cap > 16 ? a->row_cap : 16;
@@ -39,8 +37,7 @@ static int grow_entries(heft_sparse_sym *a, size_t used, size_t need)
     return 1;
 }
 
-static int from_dense(heft_sparse_sym *a, const heft_mlcp *p)
-{
+static int from_dense(heft_sparse_sym *a, const heft_mlcp *p) {
     const int n = p->n;
     const size_t un = (size_t)n;
     size_t nnz = 0;
@@ -66,8 +63,7 @@ static int from_dense(heft_sparse_sym *a, const heft_mlcp *p)
 }
 
 /* r^T M^-1 s for one body, both 6-vectors (linear part first) */
-static void body_response(const heft_mlcp_body *b, const double *j, double *out)
-{
+static void body_response(const heft_mlcp_body *b, const double *j, double *out) {
     const double *I = b->inv_inertia; /* xx xy xz yy yz zz */
     out[0] = b->inv_mass * j[0];
     out[1] = b->inv_mass * j[1];
@@ -77,16 +73,15 @@ static void body_response(const heft_mlcp_body *b, const double *j, double *out)
     out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
 }
 
-static int valid_body(const heft_mlcp *p, int b)
-{
+static int valid_body(const heft_mlcp *p, int b) {
     return b >= 0 && b < p->nbodies;
 }
 
-static int from_structured(heft_sparse_sym *a, const heft_mlcp *p)
-{
+static int from_structured(heft_sparse_sym *a, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies;
     const size_t un = (size_t)n;
-    if (!HEFT_RESERVE(a->acc, a->acc_cap, un) || !HEFT_RESERVE(a->mark, a->mark_cap, un > (size_t)nb ? un : (size_t)nb) ||
+    if (!HEFT_RESERVE(a->acc, a->acc_cap, un) ||
+        !HEFT_RESERVE(a->mark, a->mark_cap, un > (size_t)nb ? un : (size_t)nb) ||
         !HEFT_RESERVE(a->touched, a->touched_cap, un) ||
         !HEFT_RESERVE(a->response, a->response_cap, 12 * un) ||
         !HEFT_RESERVE(a->body_start, a->body_start_cap, (size_t)nb + 1) ||
@@ -192,8 +187,7 @@ static int from_structured(heft_sparse_sym *a, const heft_mlcp *p)
     return 0;
 }
 
-int heft_sparse_sym_from_mlcp(heft_sparse_sym *a, const heft_mlcp *p)
-{
+int heft_sparse_sym_from_mlcp(heft_sparse_sym *a, const heft_mlcp *p) {
     if (p->n < 0)
         return -1;
     if (p->A != NULL)
@@ -204,8 +198,7 @@ int heft_sparse_sym_from_mlcp(heft_sparse_sym *a, const heft_mlcp *p)
 }
 
 int heft_sparse_sym_principal(const heft_sparse_sym *a, const unsigned char *keep,
-                              const double *shift, heft_sparse_sym *out, int *local)
-{
+                              const double *shift, heft_sparse_sym *out, int *local) {
     const int n = a->n;
     int f = 0;
     size_t nnz = 0;
@@ -235,8 +228,7 @@ int heft_sparse_sym_principal(const heft_sparse_sym *a, const unsigned char *kee
     return f;
 }
 
-void heft_sparse_sym_multiply(const heft_sparse_sym *a, const double *x, double *y)
-{
+void heft_sparse_sym_multiply(const heft_sparse_sym *a, const double *x, double *y) {
     const int n = a->n;
     for (int i = 0; i < n; ++i)
         y[i] = 0.0;
@@ -257,10 +249,9 @@ void heft_sparse_sym_multiply(const heft_sparse_sym *a, const double *x, double 
     }
 }
 
-void heft_sparse_sym_release(heft_sparse_sym *a)
-{
-    void *arrays[] = {a->col_start, a->row, a->val, a->acc, a->response,
-                      a->mark, a->touched, a->body_start, a->body_rows};
+void heft_sparse_sym_release(heft_sparse_sym *a) {
+    void *arrays[] = {a->col_start, a->row,     a->val,        a->acc,      a->response,
+                      a->mark,      a->touched, a->body_start, a->body_rows};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     memset(a, 0, sizeof *a);

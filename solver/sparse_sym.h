@@ -26,8 +26,7 @@ typedef struct heft_sparse_sym {
     size_t acc_cap, response_cap, mark_cap, touched_cap, body_start_cap, body_rows_cap;
 } heft_sparse_sym;
 
-static inline int heft_sparse_sym_nnz(const heft_sparse_sym *a)
-{
+static inline int heft_sparse_sym_nnz(const heft_sparse_sym *a) {
     return a->col_start[a->n];
 }
 

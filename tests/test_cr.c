@@ -13,8 +13,7 @@
 
 #define PI 3.14159265358979323846
 
-static double max_abs(const double *x, int n)
-{
+static double max_abs(const double *x, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
         m = fmax(m, fabs(x[i]));
@@ -24,8 +23,7 @@ static double max_abs(const double *x, int n)
 /* Planted contact problems with every friction row turned into a plain box
  * at its planted bounds (no friction coupling): cr's active set must end on
  * bpp's answer. */
-Test(cr, matches_bpp_without_friction_coupling)
-{
+Test(cr, matches_bpp_without_friction_coupling) {
     const int sizes[3] = {10, 40, 120};
     for (int k = 0; k < 3; ++k)
         for (int seed = 1; seed <= 4; ++seed) {
@@ -47,8 +45,8 @@ Test(cr, matches_bpp_without_friction_coupling)
             const int rc = heft_solve("cr", NULL, p, b, &sb);
             const double diff = planted_max_diff(a, b, n) / (1.0 + max_abs(a, n));
             cr_log_info("n %d seed %d: cr %d iterations, %d restarts, error %.1e J, "
-                        "|cr - bpp| %.1e", n, seed, sb.iterations, sb.inner_iterations,
-                        sb.error_max, diff);
+                        "|cr - bpp| %.1e",
+                        n, seed, sb.iterations, sb.inner_iterations, sb.error_max, diff);
             cr_assert_eq(rc, HEFT_SOLVE_OK, "n %d seed %d", n, seed);
             cr_assert_lt(diff, 1e-6, "n %d seed %d: %.3e", n, seed, diff);
             cr_assert_lt(sb.error_max, 1e-8);
@@ -58,8 +56,7 @@ Test(cr, matches_bpp_without_friction_coupling)
         }
 }
 
-Test(cr, refuses_a_problem_without_the_structured_form)
-{
+Test(cr, refuses_a_problem_without_the_structured_form) {
     planted_problem pp = planted_dense(10, 0.02, 1);
     double lambda[10];
     cr_assert_eq(heft_solve("cr", NULL, pp.p, lambda, NULL), HEFT_SOLVE_FAILED);
@@ -74,8 +71,7 @@ Test(cr, refuses_a_problem_without_the_structured_form)
  * the downhill direction, so a friction box (pyramid) pulls the box off the
  * line of steepest descent; the cone does not. Returns the angle, degrees,
  * between the box's velocity after 1 s and the steepest descent. */
-static double slide_angle(const char *solver, int sphere, double mu, double *speed)
-{
+static double slide_angle(const char *solver, int sphere, double mu, double *speed) {
     heft_world_def wd = heft_default_world_def();
     wd.solver = solver;
     heft_world *w = heft_world_create(&wd);
@@ -112,7 +108,8 @@ static double slide_angle(const char *solver, int sphere, double mu, double *spe
         cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
     const heft_vec3 v = heft_body_linear_velocity(w, box);
     /* steepest descent: -z projected on the plane */
-    const heft_vec3 down = heft_v3_normalize(heft_v3_sub(heft_v3(0, 0, -1), heft_v3_scale(n, -n.z)));
+    const heft_vec3 down =
+        heft_v3_normalize(heft_v3_sub(heft_v3(0, 0, -1), heft_v3_scale(n, -n.z)));
     *speed = heft_v3_length(v);
     const double c = heft_v3_dot(v, down) / *speed;
     heft_world_destroy(w);
@@ -124,8 +121,7 @@ static double slide_angle(const char *solver, int sphere, double mu, double *spe
  * accelerates at g (sin 40 - mu cos 40). A box on the same slope is not
  * tested: its four contact points make J singular and cr does not converge
  * on it (docs/pcg.md "Weaknesses"). */
-Test(cr, sliding_sphere_follows_the_steepest_descent_on_a_tilted_slope)
-{
+Test(cr, sliding_sphere_follows_the_steepest_descent_on_a_tilted_slope) {
     const double mu = 0.1;
     double speed_bpp, speed_cr;
     const double bpp = slide_angle("bpp", 1, mu, &speed_bpp);
@@ -144,8 +140,7 @@ Test(cr, sliding_sphere_follows_the_steepest_descent_on_a_tilted_slope)
 
 /* Three spheres resting on the ground, the solver switched every second
  * (heft_world_set_solver): each must keep them where they are. */
-Test(pcg_family, solvers_switch_at_run_time_in_the_engine)
-{
+Test(pcg_family, solvers_switch_at_run_time_in_the_engine) {
     heft_world_def wd = heft_default_world_def();
     heft_world *w = heft_world_create(&wd);
     heft_body_def ground = heft_default_body_def();

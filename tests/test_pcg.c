@@ -18,14 +18,13 @@
 #define SICONOS_DIR HEFT_TESTDATA_DIR "/siconos/"
 
 static const char *const siconos_files[] = {
-    "PDSym_mlcp.mlcp", "lcp_deudeu.mlcp",   "lcp_mmc.mlcp",       "lcp_trivial.mlcp",
-    "legacy_trivial2.mlcp", "relay1.mlcp",  "relay_2x2.mlcp",     "relay_4x4.mlcp",
-    "relay_simple2.mlcp", "step_1x1.mlcp",  "step_2x2.mlcp",      "step_4x4.mlcp",
+    "PDSym_mlcp.mlcp",      "lcp_deudeu.mlcp", "lcp_mmc.mlcp",   "lcp_trivial.mlcp",
+    "legacy_trivial2.mlcp", "relay1.mlcp",     "relay_2x2.mlcp", "relay_4x4.mlcp",
+    "relay_simple2.mlcp",   "step_1x1.mlcp",   "step_2x2.mlcp",  "step_4x4.mlcp",
 };
 
 /* x* = A^-1 b by the dense Cholesky of the whole A */
-static double *direct_solve(const heft_mlcp *p, const double *b)
-{
+static double *direct_solve(const heft_mlcp *p, const double *b) {
     const int n = p->n;
     const size_t un = (size_t)n;
     double *A = malloc(sizeof(double) * un * un), *x = malloc(sizeof(double) * un);
@@ -40,8 +39,7 @@ static double *direct_solve(const heft_mlcp *p, const double *b)
     return x;
 }
 
-static double max_abs(const double *x, int n)
-{
+static double max_abs(const double *x, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
         m = fmax(m, fabs(x[i]));
@@ -50,8 +48,7 @@ static double max_abs(const double *x, int n)
 
 /* ---- sparse storage ------------------------------------------------------------- */
 
-Test(sparse_sym, structured_and_dense_give_the_same_matrix_and_submatrices)
-{
+Test(sparse_sym, structured_and_dense_give_the_same_matrix_and_submatrices) {
     heft_mlcp *p = planted_random_structured(80, 30, 0.02, 1, 5);
     heft_sparse_sym from_rows = {0}, from_dense = {0}, sub = {0};
     double *A = p->A;
@@ -104,8 +101,7 @@ Test(sparse_sym, structured_and_dense_give_the_same_matrix_and_submatrices)
 
 /* ---- preconditioners and PCG ------------------------------------------------------ */
 
-Test(pcg, every_preconditioner_matches_the_direct_solve)
-{
+Test(pcg, every_preconditioner_matches_the_direct_solve) {
     for (int seed = 1; seed <= 3; ++seed) {
         heft_mlcp *p = planted_random_structured(200, 70, 0.0, 1, (uint64_t)seed);
         const int n = p->n;
@@ -126,8 +122,8 @@ Test(pcg, every_preconditioner_matches_the_direct_solve)
             const double err = planted_max_diff(x, want, n) / max_abs(want, n);
             cr_log_info("seed %d %-13s rc %d: %3d iterations, relative error %.1e, "
                         "imaginary columns %d, shift %g",
-                        seed, heft_precond_name(kind), rc, r.iterations, err,
-                        P.imaginary_columns, P.shift);
+                        seed, heft_precond_name(kind), rc, r.iterations, err, P.imaginary_columns,
+                        P.shift);
             cr_assert(r.converged, "%s did not converge", heft_precond_name(kind));
             cr_assert_lt(err, 1e-8, "%s: %.3e", heft_precond_name(kind), err);
             heft_precond_release(&P);
@@ -143,8 +139,7 @@ Test(pcg, every_preconditioner_matches_the_direct_solve)
 
 /* Kershaw's matrix (1978): SPD, yet IC(0) meets a pivot of -5 in its last
  * column, the fill it dropped at (3, 1) being what kept it positive. */
-Test(pcg, plain_ic0_breaks_down_where_imaginary_columns_complete)
-{
+Test(pcg, plain_ic0_breaks_down_where_imaginary_columns_complete) {
     heft_mlcp *p = heft_mlcp_create(4, 0, HEFT_MLCP_DENSE);
     const double K[16] = {3, -2, 0, 2, -2, 3, -2, 0, 0, -2, 3, -2, 2, 0, -2, 3};
     memcpy(p->A, K, sizeof K);
@@ -192,8 +187,7 @@ typedef struct scene_iterations {
 } scene_iterations;
 
 static void count_iterations(void *user, int step, int island, const heft_mlcp *p,
-                             const double *lambda, const heft_solver_stats *stats)
-{
+                             const double *lambda, const heft_solver_stats *stats) {
     (void)island;
     (void)lambda;
     (void)stats;
@@ -229,8 +223,7 @@ static void count_iterations(void *user, int step, int island, const heft_mlcp *
     heft_sparse_sym_release(&A);
 }
 
-Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain)
-{
+Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
     scene_iterations rec = {0};
     run_config cfg = {0};
     cfg.scenario = "hanging-chain";
@@ -244,8 +237,7 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain)
     cr_assert_gt(rec.problems, 5);
     cr_log_info("hanging chain, %d island matrices: PCG to 1e-8, Jacobi %ld iterations, "
                 "IC(0) imaginary %ld (%ld imaginary columns), plain IC(0) broke down %ld times",
-                rec.problems, rec.jacobi, rec.imaginary, rec.imaginary_columns,
-                rec.ic0_breakdowns);
+                rec.problems, rec.jacobi, rec.imaginary, rec.imaginary_columns, rec.ic0_breakdowns);
     /* measured: Jacobi 12 x more (iteration counts are deterministic) */
     cr_assert_lt(rec.imaginary * 4, rec.jacobi, "imaginary %ld vs jacobi %ld", rec.imaginary,
                  rec.jacobi);
@@ -254,22 +246,21 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain)
 /* ---- bpp-pcg and pgcg on planted and outside problems --------------------------------- */
 
 static void solve_with(const char *name, const heft_solver_options *o, const heft_mlcp *p,
-                       double *lambda, heft_solver_stats *st)
-{
+                       double *lambda, heft_solver_stats *st) {
     const int rc = heft_solve(name, o, p, lambda, st);
     cr_assert_neq(rc, HEFT_SOLVE_FAILED, "%s failed", name);
 }
 
-Test(bpp_pcg, solves_the_planted_problems)
-{
+Test(bpp_pcg, solves_the_planted_problems) {
     const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 100;
     for (int k = 0; k < 4; ++k)
         for (int seed = 1; seed <= 4; ++seed)
             for (int form = 0; form < 2; ++form) {
-                planted_problem pp = form == 0 ? planted_structured(sizes[k], 0.02, 0, (uint64_t)seed)
-                                               : planted_dense(sizes[k], 0.02, (uint64_t)seed);
+                planted_problem pp = form == 0
+                                         ? planted_structured(sizes[k], 0.02, 0, (uint64_t)seed)
+                                         : planted_dense(sizes[k], 0.02, (uint64_t)seed);
                 const int n = pp.p->n;
                 double *lambda = malloc(sizeof(double) * n);
                 heft_solver_stats st;
@@ -286,8 +277,7 @@ Test(bpp_pcg, solves_the_planted_problems)
 /* pgcg on planted problems without friction coupling (each friction row a
  * plain box at its planted bounds): with the coupling, pgcg fails on a third
  * of them (docs/pcg.md "Weaknesses"). */
-Test(pgcg, solves_the_planted_problems_without_friction_coupling)
-{
+Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
     const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 200;
@@ -315,8 +305,7 @@ Test(pgcg, solves_the_planted_problems_without_friction_coupling)
         }
 }
 
-Test(pcg_solvers, solve_the_siconos_problems)
-{
+Test(pcg_solvers, solve_the_siconos_problems) {
     const char *names[2] = {"bpp-pcg", "pgcg"};
     for (size_t f = 0; f < sizeof siconos_files / sizeof siconos_files[0]; ++f) {
         char path[512];
@@ -340,8 +329,7 @@ Test(pcg_solvers, solve_the_siconos_problems)
 /* A planted friction problem (60 rows, seed 7, no added dominance) on which
  * bpp cycles through its 200 steps; the Alg. 9 shift of a tenth of the
  * diagonal on the friction rows that pivoted more than 10 times ends it. */
-Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem)
-{
+Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem) {
     planted_problem pp = planted_structured(60, 0.0, 1, 7);
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 200;
@@ -368,29 +356,25 @@ Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem)
 
 static int allocation_calls;
 
-static void *counting_alloc(size_t size, void *user)
-{
+static void *counting_alloc(size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return malloc(size);
 }
 
-static void *counting_realloc(void *ptr, size_t size, void *user)
-{
+static void *counting_realloc(void *ptr, size_t size, void *user) {
     (void)user;
     ++allocation_calls;
     return realloc(ptr, size);
 }
 
-static void counting_free(void *ptr, void *user)
-{
+static void counting_free(void *ptr, void *user) {
     (void)user;
     ++allocation_calls;
     free(ptr);
 }
 
-Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation)
-{
+Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation) {
     const char *names[3] = {"bpp-pcg", "pgcg", "cr"};
     planted_problem pp = planted_structured(150, 0.02, 0, 9);
     const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
