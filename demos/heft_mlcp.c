@@ -19,6 +19,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: heft-mlcp solve FILE --solver NAME [--json] [--iterations N] [--tolerance J]\n"
             "                 [--relaxation W] [--max-pivots N] [--cold]\n"
+            "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
+            "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
             "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
             "       heft-mlcp info FILE [--json]\n"
             "       heft-mlcp --list\n"
@@ -673,6 +675,24 @@ int main(int argc, char **argv) {
             c.has_options = 1;
         } else if (!strcmp(a, "--max-pivots")) {
             ok = parse_int(v, &c.options.max_pivots) && c.options.max_pivots > 0;
+            c.has_options = 1;
+        } else if (!strcmp(a, "--preconditioner")) {
+            static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",
+                                                                  "ict", "ic0-imaginary"};
+            ok = 0;
+            for (int k = 0; k < HEFT_PRECOND_COUNT; ++k)
+                if (!strcmp(v, kinds[k])) {
+                    c.options.preconditioner = k;
+                    ok = 1;
+                }
+            c.has_options = 1;
+        } else if (!strcmp(a, "--pcg-tolerance")) {
+            ok = parse_double(v, &c.options.pcg_tolerance) && c.options.pcg_tolerance > 0.0;
+            c.has_options = 1;
+        } else if (!strcmp(a, "--adaptive-regularization")) {
+            ok = parse_double(v, &c.options.regularization_shift) &&
+                 c.options.regularization_shift > 0.0;
+            c.options.adaptive_regularization = 1;
             c.has_options = 1;
         } else if (!strcmp(a, "--exact")) {
             ok = parse_double(v, &c.exact) && c.exact > 0.0;

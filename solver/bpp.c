@@ -55,7 +55,7 @@
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
-static void *bpp_create_backend(const heft_solver_options *options, bpp_backend backend)
+void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend)
 {
     bpp_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
@@ -69,22 +69,22 @@ static void *bpp_create_backend(const heft_solver_options *options, bpp_backend 
 
 static void *bpp_create(const heft_solver_options *options)
 {
-    return bpp_create_backend(options, BPP_REFACTOR);
+    return heft_bpp_create(options, BPP_REFACTOR);
 }
 
 static void *bpp_downdate_create(const heft_solver_options *options)
 {
-    return bpp_create_backend(options, BPP_DOWNDATE);
+    return heft_bpp_create(options, BPP_DOWNDATE);
 }
 
 static void *bpp_skyline_create(const heft_solver_options *options)
 {
-    return bpp_create_backend(options, BPP_SKYLINE);
+    return heft_bpp_create(options, BPP_SKYLINE);
 }
 
 /* Forgets the index sets and the ordering (the island's topology changed);
  * the workspaces are kept. */
-static void bpp_reset(void *state)
+void heft_bpp_reset(void *state)
 {
     bpp_state *s = state;
     if (s == NULL)
@@ -93,11 +93,13 @@ static void bpp_reset(void *state)
     s->ordering_valid = 0;
 }
 
-static void bpp_destroy(void *state)
+void heft_bpp_destroy(void *state)
 {
     bpp_state *s = state;
     if (s == NULL)
         return;
+    heft_bpp_pcg_release(s);
+    heft_adaptive_reg_release(&s->reg);
     void *arrays[] = {s->kept_set, s->kept_lambda, s->set, s->next_set, s->best_set,
                       s->tight, s->lambda, s->best_lambda, s->w, s->rhs, s->x, s->diag,
                       s->measure_work, s->A_own, s->factor, s->factor0, s->free_rows,
@@ -116,22 +118,29 @@ static void bpp_destroy(void *state)
 
 static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
 {
+    if (s->backend == BPP_PCG)
+        return heft_bpp_pcg_prepare(s, p, stats);
     return s->backend == BPP_SKYLINE ? heft_bpp_skyline_prepare(s, p, stats)
                                      : heft_bpp_dense_prepare(s, p, stats);
 }
 
 static void backend_multiply(bpp_state *s, int n, const double *x, double *y)
 {
-    if (s->backend == BPP_SKYLINE)
+    if (s->backend == BPP_PCG)
+        heft_bpp_pcg_multiply(s, n, x, y);
+    else if (s->backend == BPP_SKYLINE)
         heft_bpp_skyline_multiply(s, n, x, y);
     else
         heft_bpp_dense_multiply(s, n, x, y);
 }
 
+/* guess: the iterative backend's starting point (the direct ones ignore it) */
 static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                         heft_solver_stats *stats)
+                         const double *guess, heft_solver_stats *stats)
 {
     switch (s->backend) {
+    case BPP_PCG:
+        return heft_bpp_pcg_solve(s, n, tight, x, guess, stats);
     case BPP_REFACTOR:
         return heft_bpp_refactor_solve(s, n, tight, x, stats);
     case BPP_DOWNDATE:
@@ -153,7 +162,7 @@ static int friction_row(const heft_mlcp *p, int i)
  * first, so a friction row reads its normal impulse as it is now. A variable
  * "tight" at an infinite bound (kept sets of a problem whose bounds changed)
  * is made free. Fills tight[] and returns the size of the tight set. */
-static int place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight)
+int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight)
 {
     int count = 0;
     for (int pass = 0; pass < 2; ++pass)
@@ -174,14 +183,6 @@ static int place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigne
     return count;
 }
 
-/* What step 4 finds in one iterate. */
-typedef struct bpp_check {
-    int pivots;     /* variables breaking eq. 2.1: they change set */
-    int stale;      /* tight friction rows off the bound of the new normal impulse */
-    int nonfinite;
-    double error_max, error_sum; /* the MLCP error of the iterate (mlcp-format.md) */
-} bpp_check;
-
 /* 0.5 (lambda - p)^2 d with p = clamp(lambda - w / d, lo, hi), as heft_mlcp_measure. */
 static double row_error(double lambda, double w, double d, double lo, double hi)
 {
@@ -195,15 +196,15 @@ static double row_error(double lambda, double w, double d, double lo, double hi)
 
 /* Step 4: eq. 2.1 with the bounds of the new lambda; next[] gets every
  * variable's set after a block pivot. */
-static bpp_check check_sets(const heft_mlcp *p, const bpp_state *s, double tau, uint8_t *next)
+bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const double *lambda,
+                              const double *w, const double *d, double tau, uint8_t *next)
 {
     bpp_check c = {0, 0, 0, 0.0, 0.0};
-    const double *lambda = s->lambda, *w = s->w, *d = s->diag;
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
         heft_mlcp_bounds(p, lambda, i, &lo, &hi);
         const double l = lambda[i], wi = w[i];
-        next[i] = s->set[i];
+        next[i] = set[i];
         if (!isfinite(l) || !isfinite(wi)) {
             c.nonfinite++;
             continue;
@@ -212,7 +213,7 @@ static bpp_check check_sets(const heft_mlcp *p, const bpp_state *s, double tau, 
         const double slack = di > 0.0 ? sqrt(2.0 * tau / di) : 0.0; /* on lambda */
         const double wslack = sqrt(2.0 * tau * di);                /* on w */
         const int closed = !(lo < hi);
-        switch (s->set[i]) {
+        switch (set[i]) {
         case BPP_FREE: /* 004 eq. 2.41, 2.42 */
             if (l < lo - slack)
                 next[i] = BPP_AT_LO;
@@ -232,7 +233,7 @@ static bpp_check check_sets(const heft_mlcp *p, const bpp_state *s, double tau, 
                 c.stale++;
             break;
         }
-        c.pivots += next[i] != s->set[i];
+        c.pivots += next[i] != set[i];
         const double e = row_error(l, wi, di, lo, hi);
         c.error_sum += e;
         if (e > c.error_max)
@@ -243,7 +244,7 @@ static bpp_check check_sets(const heft_mlcp *p, const bpp_state *s, double tau, 
 
 /* Clamps lambda into its boxes, normal rows before the friction rows whose
  * box they give. */
-static void clamp_answer(const heft_mlcp *p, double *lambda)
+void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
 {
     for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < p->n; ++i) {
@@ -331,7 +332,9 @@ static void lu_solve(const double *a, int k, const int *pivot, double *x)
 
 static void backend_add_column(bpp_state *s, int n, int j, double c, double *out)
 {
-    if (s->backend == BPP_SKYLINE)
+    if (s->backend == BPP_PCG)
+        heft_bpp_pcg_add_column(s, n, j, c, out);
+    else if (s->backend == BPP_SKYLINE)
         heft_bpp_skyline_add_column(s, n, j, c, out);
     else
         heft_bpp_dense_add_column(s, n, j, c, out);
@@ -384,7 +387,7 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
 
     /* y = A_FF^-1 r with the coupled rows left out of r */
     free_rhs(p, s, s->coupled);
-    if (backend_solve(s, n, s->tight, s->rhs, stats) != 0)
+    if (backend_solve(s, n, s->tight, s->rhs, NULL, stats) != 0)
         return -1;
     for (int q = 0; q < k; ++q)
         lambda_N[q] = s->rhs[s->normals[q]];
@@ -397,7 +400,7 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
                 const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
                 backend_add_column(s, n, t, sign * fabs(p->hi[t]), s->u);
             }
-        if (backend_solve(s, n, s->tight, s->u, stats) != 0)
+        if (backend_solve(s, n, s->tight, s->u, NULL, stats) != 0)
             return -1;
         for (int r = 0; r < k; ++r)
             S[(size_t)r * uk + q] = (r == q ? 1.0 : 0.0) + s->u[s->normals[r]];
@@ -440,8 +443,8 @@ static int kept_sets_usable(const bpp_state *s, int n)
     return s->options.keep_index_sets && s->kept_n == n && s->kept_set != NULL;
 }
 
-static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
-                     heft_solver_stats *stats)
+int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
+                   heft_solver_stats *stats)
 {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -488,13 +491,23 @@ static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         s->set[i] = keep && s->kept_set[i] <= BPP_AT_HI ? s->kept_set[i] : BPP_FREE;
     }
 
+    /* adaptive regularization (004 Alg. 9): the backends that solve A_FF
+     * afresh (bpp, bpp-pcg) add the shifts; the downdating ones cannot */
+    s->reg_shift = NULL;
+    if (s->options.adaptive_regularization &&
+        (s->backend == BPP_REFACTOR || s->backend == BPP_PCG)) {
+        if (heft_adaptive_reg_begin(&s->reg, n, s->options.regularization_pivot_limit) != 0)
+            return HEFT_SOLVE_FAILED;
+        s->reg_shift = s->reg.shift;
+    }
+
     int steps = 0, converged = 0, have_best = 0;
     int best_infeasible = n + 1;
     double best_error = INFINITY;
     int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
     while (steps < max_steps) {
         /* Alg. 2.1 lines 5-6 */
-        const int tight_count = place_tight(p, s->set, s->lambda, s->tight);
+        const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
         if (steps < HEFT_MAX_PIVOT_TRACE)
             stats->tight_trace[stats->tight_trace_count++] = tight_count;
         ++steps;
@@ -505,7 +518,7 @@ static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         if (tight_count > 0 && couple_friction(p, s, stats) != 0)
             break; /* a non-positive pivot: the best answer so far, if any */
         free_rhs(p, s, NULL);
-        if (backend_solve(s, n, s->tight, s->rhs, stats) != 0)
+        if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
             break;
         for (int i = 0; i < n; ++i)
             if (!s->tight[i])
@@ -517,7 +530,8 @@ static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
             s->w[i] -= p->b[i];
 
         /* line 9: eq. 2.1 */
-        const bpp_check c = check_sets(p, s, tau, s->next_set);
+        const bpp_check c =
+            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
         if (c.nonfinite > 0)
             break;
         const int infeasible = c.pivots + c.stale;
@@ -550,14 +564,24 @@ static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         if (single) {
             stats->fallback = 1;
+            int first = 1;
             for (int i = 0; i < n; ++i)
                 if (s->next_set[i] != s->set[i]) {
-                    s->set[i] = s->next_set[i];
-                    break;
+                    if (!first)
+                        s->next_set[i] = s->set[i];
+                    first = 0;
                 }
-        } else {
-            memcpy(s->set, s->next_set, (size_t)n);
         }
+        /* 004 Alg. 10 lines 16-18: adaptive regularization after the pivots */
+        if (s->reg_shift != NULL) {
+            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
+                                                         s->options.regularization_shift);
+            if (shifted > 0) {
+                stats->regularized_rows += shifted;
+                s->factored_valid = 0; /* A_FF changed */
+            }
+        }
+        memcpy(s->set, s->next_set, (size_t)n);
     }
     stats->iterations = steps;
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
@@ -573,7 +597,7 @@ static int bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
     }
-    clamp_answer(p, s->lambda);
+    heft_bpp_clamp_answer(p, s->lambda);
     memcpy(lambda_out, s->lambda, vec);
     memcpy(s->kept_set, s->set, (size_t)n);
     memcpy(s->kept_lambda, s->lambda, vec);
@@ -601,9 +625,9 @@ const heft_solver_vtable heft_bpp_solver = {
     "bpp",
     "block principal pivoting (Judice & Pires), dense Cholesky of A_FF at every step",
     bpp_create,
-    bpp_solve,
-    bpp_reset,
-    bpp_destroy,
+    heft_bpp_solve,
+    heft_bpp_reset,
+    heft_bpp_destroy,
     1,
 };
 
@@ -612,9 +636,9 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     "block principal pivoting, chol(A) once per solve and rank-1 downdates per tight variable "
     "(Lefebvre 2020, Alg. 2.2-2.4)",
     bpp_downdate_create,
-    bpp_solve,
-    bpp_reset,
-    bpp_destroy,
+    heft_bpp_solve,
+    heft_bpp_reset,
+    heft_bpp_destroy,
     1,
 };
 
@@ -623,8 +647,8 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     "block principal pivoting with downdates on a reverse Cuthill-McKee skyline "
     "(Lefebvre 2020, Alg. 2.5-2.6)",
     bpp_skyline_create,
-    bpp_solve,
-    bpp_reset,
-    bpp_destroy,
+    heft_bpp_solve,
+    heft_bpp_reset,
+    heft_bpp_destroy,
     1,
 };

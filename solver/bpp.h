@@ -12,6 +12,9 @@
  *   bpp-skyline   RCM order, A and L in skyline storage, downdates and
  *                 substitutions cut at the skyline (Alg. 2.5, 2.6), or a
  *                 refactoring of A_FF when many variables are tight  bpp_skyline.c
+ *   bpp-pcg       sparse A, A_FF cut out when the tight set changes and
+ *                 solved by PCG from the previous lambda_F (004 Alg. 10)
+ *                                                                 bpp_pcg.c
  *
  * The pivoting loop works in the problem's row order; a backend that reorders
  * (bpp-skyline) permutes inside its own functions. */
@@ -21,10 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "adaptive_regularization.h"
 #include "mlcp.h"
 #include "ordering.h"
 
-typedef enum bpp_backend { BPP_REFACTOR, BPP_DOWNDATE, BPP_SKYLINE } bpp_backend;
+typedef enum bpp_backend { BPP_REFACTOR, BPP_DOWNDATE, BPP_SKYLINE, BPP_PCG } bpp_backend;
+
+struct bpp_pcg_backend; /* bpp_pcg.c */
 
 /* The index set of one variable (eq. 2.1). */
 enum { BPP_FREE = 0, BPP_AT_LO = 1, BPP_AT_HI = 2 };
@@ -73,6 +79,14 @@ typedef struct bpp_state {
     double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
     int *block_end;         /* last column of the diagonal block holding column k */
 
+    /* bpp-pcg */
+    struct bpp_pcg_backend *pcg;
+
+    /* adaptive regularization (004 Alg. 9; bpp and bpp-pcg): the shift of
+     * each row's diagonal in the solves of A_FF, NULL when off */
+    heft_adaptive_reg reg;
+    const double *reg_shift;
+
     /* factor reuse: the tight set the current factor was made for */
     unsigned char *factored_tight;
     int factored_valid;     /* factor/L matches factored_tight */
@@ -89,7 +103,38 @@ typedef struct bpp_state {
         coupling_cap, coupling_pivot_cap, u_cap;
 } bpp_state;
 
-/* ---- the backends (bpp_dense.c, bpp_skyline.c) ------------------------------------ */
+/* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */
+
+void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend);
+int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
+void heft_bpp_reset(void *state);
+void heft_bpp_destroy(void *state);
+
+/* ---- the pivoting rules, shared with pgcg (pgcg.c) --------------------------------- */
+
+/* What step 4 finds in one iterate. */
+typedef struct bpp_check {
+    int pivots;     /* variables breaking eq. 2.1: they change set */
+    int stale;      /* tight friction rows off the bound of the new normal impulse */
+    int nonfinite;
+    double error_max, error_sum; /* the MLCP error of the iterate (mlcp-format.md) */
+} bpp_check;
+
+/* Step 1: tight variables at their bounds (normal rows before the friction
+ * rows they bound); a variable tight at an infinite bound is made free.
+ * Fills tight[] and returns the size of the tight set. */
+int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight);
+
+/* Step 4: eq. 2.1 (004 eq. 2.41-2.44) at lambda, w = A lambda - b, with the
+ * energy tolerance tau (J) and diag = A_ii; next[] gets every variable's set
+ * after a block pivot. */
+bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const double *lambda,
+                              const double *w, const double *diag, double tau, uint8_t *next);
+
+/* Clamps lambda into its boxes, normal rows first. */
+void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
+
+/* ---- the backends (bpp_dense.c, bpp_skyline.c, bpp_pcg.c) -------------------------- */
 
 /* Takes the problem in: A (assembled, copied or pointed to), the ordering,
  * diag[i] = A_ii. Adds to stats' assembly and ordering times. Returns 0, or
@@ -116,5 +161,15 @@ int heft_bpp_downdate_solve(bpp_state *s, int n, const unsigned char *tight, dou
                        heft_solver_stats *stats);
 int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                       heft_solver_stats *stats);
+
+/* bpp-pcg (bpp_pcg.c): the sparse A, y = A x, a column of A, and the solve of
+ * A_FF x_F = x_F by PCG from guess (NULL: from 0); the preconditioner is
+ * recomputed when the tight set (or the regularization) changed. */
+int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+void heft_bpp_pcg_multiply(bpp_state *s, int n, const double *x, double *y);
+void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out);
+int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                       const double *guess, heft_solver_stats *stats);
+void heft_bpp_pcg_release(bpp_state *s);
 
 #endif

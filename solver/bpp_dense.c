@@ -102,6 +102,8 @@ int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, dou
             double *Lcol = &s->factor[(size_t)c * uf];
             for (int r = c; r < f; ++r)
                 Lcol[r] = Acol[s->free_rows[r]];
+            if (s->reg_shift != NULL) /* adaptive regularization, 004 Alg. 9 line 4 */
+                Lcol[c] += s->reg_shift[s->free_rows[c]];
         }
         const int rc = heft_dense_cholesky_factor(s->factor, f);
         stats->factorizations++;

@@ -146,7 +146,28 @@ typedef struct heft_solver_options {
     int max_pivots;       /* pivoting steps for the BPP family (default 35) */
     int keep_index_sets;  /* BPP: start from the previous step's index sets (default 1) */
     double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this (default 0.15) */
+    /* the conjugate gradient family (docs/pcg.md) */
+    int preconditioner;       /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */
+    double pcg_tolerance;     /* PCG stops at ||r_F|| <= this * ||b_F|| (default 1e-6; 004 §6) */
+    int pcg_max_iterations;   /* PCG iterations per linear solve, pgcg inner iterations (default 1000) */
+    double ict_drop_tolerance; /* ICT's eps: tau_i = eps ||a_i|| (default 1e-3; 004 Alg. 5) */
+    int ict_fill;             /* ICT: off-diagonals kept per column (default 10) */
+    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows (default 0) */
+    double regularization_shift; /* Alg. 9's diagonal shift epsilon (default 1e-3) */
+    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default 10) */
+    double cr_tolerance;      /* cr: relative residual of the KKT system (default 1e-10) */
+    int cr_max_iterations;    /* cr: conjugate residual iterations (default 5000) */
 } heft_solver_options;
+
+/* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; paper 004 §4.1). */
+typedef enum heft_preconditioner {
+    HEFT_PRECOND_JACOBI = 0,        /* diag(A_FF) */
+    HEFT_PRECOND_IC0 = 1,           /* Alg. 4; a breakdown falls back to jacobi */
+    HEFT_PRECOND_IC0_SHIFT = 2,     /* IC(0) of A_FF + gamma diag(A_FF), gamma grown until it works */
+    HEFT_PRECOND_ICT = 3,           /* Alg. 5, drop tolerance and a cap per column */
+    HEFT_PRECOND_IC0_IMAGINARY = 4, /* Alg. 6/7, imaginary columns where a pivot is negative */
+    HEFT_PRECOND_COUNT = 5
+} heft_preconditioner;
 
 heft_solver_options heft_solver_default_options(void);
 
@@ -170,6 +191,8 @@ typedef struct heft_solver_stats {
     int bound_violations;
     int converged;
     int fallback;             /* a fallback was used (single pivoting, refactoring, PGS after NaN) */
+    int imaginary_columns;    /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
+    int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
 } heft_solver_stats;
 
 /* A solver: one table of functions registered under a short name.

@@ -14,6 +14,9 @@ extern const heft_solver_vtable heft_bpp_downdate_solver;
 extern const heft_solver_vtable heft_bpp_skyline_solver;
 extern const heft_solver_vtable heft_ldl_pgs_solver;
 extern const heft_solver_vtable heft_baraff_solver;
+extern const heft_solver_vtable heft_bpp_pcg_solver;
+extern const heft_solver_vtable heft_pgcg_solver;
+extern const heft_solver_vtable heft_cr_solver;
 
 #define HEFT_SOLVER_CAPACITY 32
 
@@ -24,8 +27,11 @@ static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
     &heft_bpp_skyline_solver,
     &heft_ldl_pgs_solver,
     &heft_baraff_solver,
+    &heft_bpp_pcg_solver,
+    &heft_pgcg_solver,
+    &heft_cr_solver,
 };
-static int solver_count = 6;
+static int solver_count = 9;
 
 const heft_solver_vtable *heft_solver_find(const char *name)
 {
@@ -73,6 +79,16 @@ heft_solver_options heft_solver_default_options(void)
     o.max_pivots = 35;
     o.keep_index_sets = 1;
     o.skyline_refactor_fraction = 0.15;
+    o.preconditioner = HEFT_PRECOND_IC0_IMAGINARY;
+    o.pcg_tolerance = 1e-6;
+    o.pcg_max_iterations = 1000;
+    o.ict_drop_tolerance = 1e-3;
+    o.ict_fill = 10;
+    o.adaptive_regularization = 0;
+    o.regularization_shift = 1e-3;
+    o.regularization_pivot_limit = 10;
+    o.cr_tolerance = 1e-10;
+    o.cr_max_iterations = 5000;
     return o;
 }
 

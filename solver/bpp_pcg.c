@@ -1,0 +1,184 @@
+/* Heft: the "bpp-pcg" solver, block principal pivoting with the linear solve
+ * done by preconditioned conjugate gradient (design.md "The solvers"; paper
+ * 004 §5.1, Alg. 10).
+ *
+ * The pivoting loop is bpp's (bpp.c: Alg. 10 lines 3-15 are 000 Alg. 2.1
+ * with the cycle watch, the friction coupling and the kept index sets); this
+ * file is the backend that solves A_FF lambda_F = b_F - A_FT lambda_T
+ * (line 11):
+ *
+ *   - A is held once per solve as a symmetric sparse matrix (sparse_sym.h),
+ *     from the structured form or the dense A;
+ *   - when the tight set changes (or adaptive regularization shifted a
+ *     diagonal), A_FF is cut out and its preconditioner (precond.h,
+ *     options.preconditioner, IC(0) with imaginary columns by default) is
+ *     recomputed; a plain IC(0) that breaks down falls back to Jacobi;
+ *   - PCG (Alg. 8) starts from the current lambda_F: at the first step the
+ *     previous answer kept with the index sets, later the previous step's
+ *     (004 §5.3, warm starting), and stops at options.pcg_tolerance.
+ *
+ * Counted in the statistics: factorizations = preconditioners computed,
+ * inner_iterations = PCG iterations, imaginary_columns of the last one. */
+#include <math.h>
+#include <string.h>
+
+#include "bpp.h"
+#include "pcg.h"
+#include "precond.h"
+#include "sparse_sym.h"
+#include "workspace.h"
+
+struct bpp_pcg_backend {
+    heft_sparse_sym A, AFF;
+    heft_precond P;
+    heft_pcg_work work;
+    int *local;
+    double *bF, *xF, *unit, *column;
+    size_t local_cap, bF_cap, xF_cap, unit_cap, column_cap;
+    int P_usable; /* 0 after a breakdown of plain IC(0): Jacobi was used */
+    int P_ready;  /* P initialized for the options' preconditioner */
+};
+
+int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
+    const double start = heft_time_ms();
+    const int n = p->n;
+    const size_t un = (size_t)n;
+    if (s->pcg == NULL) {
+        s->pcg = heft_alloc(sizeof *s->pcg);
+        if (s->pcg == NULL)
+            return -1;
+        memset(s->pcg, 0, sizeof *s->pcg);
+    }
+    struct bpp_pcg_backend *b = s->pcg;
+    int kind = s->options.preconditioner;
+    if (kind < 0 || kind >= HEFT_PRECOND_COUNT)
+        kind = HEFT_PRECOND_IC0_IMAGINARY;
+    if (!b->P_ready || b->P.kind != kind) {
+        heft_precond_release(&b->P);
+        heft_precond_init(&b->P, kind);
+        b->P_ready = 1;
+    }
+    b->P.ict_drop = s->options.ict_drop_tolerance;
+    b->P.ict_fill = s->options.ict_fill;
+    if (heft_sparse_sym_from_mlcp(&b->A, p) != 0 || !HEFT_RESERVE(b->local, b->local_cap, un) ||
+        !HEFT_RESERVE(b->bF, b->bF_cap, un) || !HEFT_RESERVE(b->xF, b->xF_cap, un) ||
+        !HEFT_RESERVE(b->unit, b->unit_cap, un) || !HEFT_RESERVE(b->column, b->column_cap, un) ||
+        !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
+        !heft_pcg_reserve(&b->work, n))
+        return -1;
+    for (int j = 0; j < n; ++j) {
+        s->diag[j] = b->A.val[b->A.col_start[j]];
+        b->unit[j] = 0.0;
+    }
+    s->factored_valid = 0;
+    stats->time_assembly_ms += heft_time_ms() - start;
+    return 0;
+}
+
+void heft_bpp_pcg_multiply(bpp_state *s, int n, const double *x, double *y) {
+    (void)n;
+    heft_sparse_sym_multiply(&s->pcg->A, x, y);
+}
+
+void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out) {
+    struct bpp_pcg_backend *b = s->pcg;
+    b->unit[j] = 1.0;
+    heft_sparse_sym_multiply(&b->A, b->unit, b->column);
+    b->unit[j] = 0.0;
+    for (int i = 0; i < n; ++i)
+        out[i] += c * b->column[i];
+}
+
+int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                       const double *guess, heft_solver_stats *stats) {
+    struct bpp_pcg_backend *b = s->pcg;
+    if (!s->factored_valid || memcmp(s->factored_tight, tight, (size_t)n) != 0) {
+        const double start = heft_time_ms();
+        s->factored_valid = 0;
+        /* the free rows: keep = !tight, reusing column as a byte mask */
+        unsigned char *keep = (unsigned char *)b->column;
+        for (int i = 0; i < n; ++i)
+            keep[i] = !tight[i];
+        const int f = heft_sparse_sym_principal(&b->A, keep, s->reg_shift, &b->AFF, b->local);
+        if (f < 0)
+            return -1;
+        int rc = heft_precond_compute(&b->P, &b->AFF);
+        b->P_usable = 1;
+        if (rc == 1) { /* plain IC(0) broke down: Jacobi for this free set */
+            const int kind = b->P.kind;
+            b->P.kind = HEFT_PRECOND_JACOBI;
+            rc = heft_precond_compute(&b->P, &b->AFF);
+            b->P.kind = kind;
+            b->P_usable = 0;
+            stats->fallback = 1;
+        }
+        stats->factorizations++;
+        stats->imaginary_columns = b->P.imaginary_columns;
+        stats->time_factor_ms += heft_time_ms() - start;
+        if (rc != 0)
+            return -1;
+        memcpy(s->factored_tight, tight, (size_t)n);
+        s->factored_valid = 1;
+    }
+    const int f = b->AFF.n;
+    for (int i = 0; i < n; ++i) {
+        const int l = b->local[i];
+        if (l < 0)
+            continue;
+        b->bF[l] = x[i];
+        b->xF[l] = guess != NULL && isfinite(guess[i]) ? guess[i] : 0.0;
+    }
+    /* the factor of a breakdown was replaced by Jacobi's; apply() reads kind */
+    const int kind = b->P.kind;
+    if (!b->P_usable)
+        b->P.kind = HEFT_PRECOND_JACOBI;
+    const int cap = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+    /* a hundredth of the pivoting tolerance: the pivoting rules compare
+     * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
+    const heft_pcg_stop stop = {s->options.pcg_tolerance, 0.01 * s->options.tolerance, cap};
+    const heft_pcg_result r = heft_pcg_solve(&b->AFF, &b->P, b->bF, b->xF, stop, &b->work);
+    b->P.kind = kind;
+    if (r.iterations < 0)
+        return -1;
+    stats->inner_iterations += r.iterations;
+    for (int i = 0; i < n; ++i) {
+        const int l = b->local[i];
+        x[i] = l < 0 ? 0.0 : b->xF[l];
+    }
+    (void)f;
+    return 0;
+}
+
+void heft_bpp_pcg_release(bpp_state *s) {
+    struct bpp_pcg_backend *b = s->pcg;
+    if (b == NULL)
+        return;
+    heft_sparse_sym_release(&b->A);
+    heft_sparse_sym_release(&b->AFF);
+    heft_precond_release(&b->P);
+    heft_pcg_release(&b->work);
+    heft_free(b->local);
+    heft_free(b->bF);
+    heft_free(b->xF);
+    heft_free(b->unit);
+    heft_free(b->column);
+    heft_free(b);
+    s->pcg = NULL;
+}
+
+static void *bpp_pcg_create(const heft_solver_options *options) {
+    return heft_bpp_create(options, BPP_PCG);
+}
+
+extern const heft_solver_vtable heft_bpp_pcg_solver;
+
+const heft_solver_vtable heft_bpp_pcg_solver = {
+    "bpp-pcg",
+    "block principal pivoting with A_FF solved by PCG, IC(0) with imaginary columns by default "
+    "(Lefebvre 2020, Alg. 10)",
+    bpp_pcg_create,
+    heft_bpp_solve,
+    heft_bpp_reset,
+    heft_bpp_destroy,
+    0,
+};

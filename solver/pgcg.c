@@ -1,0 +1,416 @@
+/* Heft: the "pgcg" solver, preconditioned generalized conjugate gradient
+ * (design.md "The solvers"; paper 004 §5.2, Alg. 11, after O'Leary).
+ *
+ * An outer iteration (Alg. 11 lines 3-34):
+ *   - tight variables are put at their bounds, free ones out of their box
+ *     join the tight set there (the inner loop needs a feasible start);
+ *   - A_FF is cut out of the sparse A and its preconditioner computed (line 5);
+ *   - inner PCG iterations on A_FF lambda_F = b_F - A_FT lambda_T (lines 9-25),
+ *     each step cut at the nearest bound by eq. 5.1 (lines 10-12); variables
+ *     that reach a bound go to the tight sets (lines 14-15), and A_FF, the
+ *     residual, the preconditioner and the search direction are recomputed
+ *     (lines 16-19); a step that reaches no bound is an ordinary PCG step
+ *     (lines 21-22). The inner loop ends when ||r_F|| <= pcg_tolerance ||b||
+ *     (line 25 read as "while not converged") or after pcg_max_iterations;
+ *   - w = A lambda - b and the tight variables with the wrong sign of w
+ *     go back to the free set (lines 26-29, eq. 2.43-2.44 as bpp decides
+ *     them: heft_bpp_check_sets);
+ *   - adaptive regularization when asked (lines 30-32, Alg. 9).
+ * It stops when no variable changes set and every tight friction row sits on
+ * the bound its normal impulse gives, or after options.max_pivots outer
+ * iterations (the best iterate seen is returned, as bpp does).
+ *
+ * A friction row's box moves with its normal impulse, which changes during
+ * the inner loop: eq. 5.1 uses the boxes at the start of the step, and a
+ * friction row pushed out of its box by its normal's step is clamped and made
+ * tight (an inexactness the outer iteration corrects).
+ *
+ * Warm start (004 §5.3): lambda0 (or the kept answer) and the kept index
+ * sets. */
+#include <math.h>
+#include <string.h>
+
+#include "adaptive_regularization.h"
+#include "bpp.h"
+#include "pcg.h"
+#include "precond.h"
+#include "sparse_sym.h"
+#include "workspace.h"
+
+#define PGCG_TOLERANCE_FLOOR 1e-20
+
+typedef struct pgcg_state {
+    heft_solver_options options;
+    heft_sparse_sym A, AFF;
+    heft_precond P;
+    heft_adaptive_reg reg;
+    int kept_n;
+    uint8_t *set, *next_set, *best_set, *kept_set;
+    unsigned char *keep;
+    int *local, *free_rows;
+    double *lambda, *best_lambda, *kept_lambda, *w, *diag, *measure_work;
+    double *r, *z, *q, *Aq; /* free-set vectors */
+    size_t set_cap, next_set_cap, best_set_cap, kept_set_cap, keep_cap, local_cap, free_rows_cap,
+        lambda_cap, best_lambda_cap, kept_lambda_cap, w_cap, diag_cap, measure_cap, r_cap, z_cap,
+        q_cap, Aq_cap;
+} pgcg_state;
+
+static void *pgcg_create(const heft_solver_options *options) {
+    pgcg_state *s = heft_alloc(sizeof *s);
+    if (s == NULL)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->options = options != NULL ? *options : heft_solver_default_options();
+    int kind = s->options.preconditioner;
+    if (kind < 0 || kind >= HEFT_PRECOND_COUNT)
+        kind = HEFT_PRECOND_IC0_IMAGINARY;
+    heft_precond_init(&s->P, kind);
+    s->P.ict_drop = s->options.ict_drop_tolerance;
+    s->P.ict_fill = s->options.ict_fill;
+    s->kept_n = -1;
+    return s;
+}
+
+static void pgcg_reset(void *state) {
+    pgcg_state *s = state;
+    if (s != NULL)
+        s->kept_n = -1;
+}
+
+static void pgcg_destroy(void *state) {
+    pgcg_state *s = state;
+    if (s == NULL)
+        return;
+    heft_sparse_sym_release(&s->A);
+    heft_sparse_sym_release(&s->AFF);
+    heft_precond_release(&s->P);
+    heft_adaptive_reg_release(&s->reg);
+    void *arrays[] = {s->set,   s->next_set,  s->best_set,     s->kept_set,    s->keep,
+                      s->local, s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
+                      s->w,     s->diag,      s->measure_work, s->r,           s->z,
+                      s->q,     s->Aq};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        heft_free(arrays[k]);
+    heft_free(s);
+}
+
+static int reserve(pgcg_state *s, const heft_mlcp *p) {
+    const size_t un = (size_t)p->n;
+    const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
+    return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
+           HEFT_RESERVE(s->best_set, s->best_set_cap, un) &&
+           HEFT_RESERVE(s->kept_set, s->kept_set_cap, un) &&
+           HEFT_RESERVE(s->keep, s->keep_cap, un) && HEFT_RESERVE(s->local, s->local_cap, un) &&
+           HEFT_RESERVE(s->free_rows, s->free_rows_cap, un) &&
+           HEFT_RESERVE(s->lambda, s->lambda_cap, un) &&
+           HEFT_RESERVE(s->best_lambda, s->best_lambda_cap, un) &&
+           HEFT_RESERVE(s->kept_lambda, s->kept_lambda_cap, un) &&
+           HEFT_RESERVE(s->w, s->w_cap, un) && HEFT_RESERVE(s->diag, s->diag_cap, un) &&
+           HEFT_RESERVE(s->r, s->r_cap, un) && HEFT_RESERVE(s->z, s->z_cap, un) &&
+           HEFT_RESERVE(s->q, s->q_cap, un) && HEFT_RESERVE(s->Aq, s->Aq_cap, un) &&
+           HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
+}
+
+static double dot(const double *x, const double *y, int n) {
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i)
+        sum += x[i] * y[i];
+    return sum;
+}
+
+/* Free variables outside their box (friction boxes at the current normal
+ * impulses) go to the tight set at that bound. Returns how many moved. */
+static int tighten_outside(const heft_mlcp *p, pgcg_state *s) {
+    int moved = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            const int friction = p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
+            if (friction != pass || s->set[i] != BPP_FREE)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
+            if (s->lambda[i] < lo) {
+                s->lambda[i] = lo;
+                s->set[i] = BPP_AT_LO;
+                ++moved;
+            } else if (s->lambda[i] > hi) {
+                s->lambda[i] = hi;
+                s->set[i] = BPP_AT_HI;
+                ++moved;
+            }
+        }
+    return moved;
+}
+
+/* Lines 4-8 (and 16-19): A_FF, P, r_F = b_F - (A lambda)_F, z = P^-1 r, q = z.
+ * Returns the free-set size, or -1 when out of memory. */
+static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats) {
+    const int n = p->n;
+    const double start = heft_time_ms();
+    for (int i = 0; i < n; ++i)
+        s->keep[i] = s->set[i] == BPP_FREE;
+    const int f = heft_sparse_sym_principal(&s->A, s->keep, s->reg.n == n ? s->reg.shift : NULL,
+                                            &s->AFF, s->local);
+    if (f < 0)
+        return -1;
+    for (int i = 0; i < n; ++i)
+        if (s->local[i] >= 0)
+            s->free_rows[s->local[i]] = i;
+    if (f > 0) {
+        int rc = heft_precond_compute(&s->P, &s->AFF); /* line 5 / 17 */
+        if (rc == 1) { /* plain IC(0) broke down: Jacobi for this free set */
+            const int kind = s->P.kind;
+            s->P.kind = HEFT_PRECOND_JACOBI;
+            rc = heft_precond_compute(&s->P, &s->AFF);
+            s->P.kind = kind;
+            stats->fallback = 1;
+            if (rc == 0)
+                s->P.attempts = -1; /* marks "apply as Jacobi" */
+        }
+        if (rc != 0)
+            return -1;
+        stats->factorizations++;
+        stats->imaginary_columns = s->P.imaginary_columns;
+    }
+    stats->time_factor_ms += heft_time_ms() - start;
+    heft_sparse_sym_multiply(&s->A, s->lambda, s->w); /* line 4 */
+    for (int l = 0; l < f; ++l) {
+        const int i = s->free_rows[l];
+        s->r[l] = p->b[i] - s->w[i];
+    }
+    return f;
+}
+
+static void apply_precond(pgcg_state *s, const double *r, double *z) {
+    const int kind = s->P.kind;
+    if (s->P.attempts == -1)
+        s->P.kind = HEFT_PRECOND_JACOBI;
+    heft_precond_apply(&s->P, r, z);
+    s->P.kind = kind;
+}
+
+/* The inner loop of one outer iteration (lines 4-25). Returns -1 when out of
+ * memory. */
+static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats,
+                      int *converged) {
+    *converged = 0;
+    double rz = 0.0;
+    int f = restart(p, s, stats);
+    if (f < 0)
+        return -1;
+    const int cap = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+    /* a hundredth of the pivoting tolerance: the pivoting rules compare
+     * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
+    const heft_pcg_stop stop = {s->options.pcg_tolerance, 0.01 * s->options.tolerance, cap};
+    int fresh = 1;
+    if (f == 0)
+        *converged = 1;
+    for (int j = 0; j < cap && f > 0; ++j) {
+        if (fresh) { /* lines 6-8 / 18-19 */
+            apply_precond(s, s->r, s->z);
+            memcpy(s->q, s->z, sizeof(double) * (size_t)f);
+            rz = dot(s->r, s->z, f);
+            fresh = 0;
+        }
+        if (heft_pcg_done(&s->AFF, s->r, sqrt(dot(s->r, s->r, f)), bnorm, stop)) {
+            *converged = 1;
+            break; /* line 25 */
+        }
+        heft_sparse_sym_multiply(&s->AFF, s->q, s->Aq);
+        const double qAq = dot(s->q, s->Aq, f);
+        if (!(qAq > 0.0) || !isfinite(qAq) || !isfinite(rz))
+            break;
+        const double alpha_cg = rz / qAq; /* line 11, eq. 4.4 */
+        /* line 10, eq. 5.1: the largest step that keeps lambda_F in its boxes */
+        double alpha_max = INFINITY;
+        for (int l = 0; l < f; ++l) {
+            const int i = s->free_rows[l];
+            const double ql = s->q[l];
+            if (ql == 0.0)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
+            const double a = ql < 0.0 ? (lo - s->lambda[i]) / ql : (hi - s->lambda[i]) / ql;
+            if (a < alpha_max)
+                alpha_max = a;
+        }
+        if (alpha_max < 0.0)
+            alpha_max = 0.0;
+        const int cut = alpha_max < alpha_cg;
+        const double alpha = cut ? alpha_max : alpha_cg; /* line 12 */
+        for (int l = 0; l < f; ++l)                      /* line 13 */
+            s->lambda[s->free_rows[l]] += alpha * s->q[l];
+        stats->inner_iterations++;
+        if (cut) { /* lines 14-19 */
+            for (int l = 0; l < f; ++l) {
+                const int i = s->free_rows[l];
+                const double ql = s->q[l];
+                if (ql == 0.0)
+                    continue;
+                double lo, hi;
+                heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
+                const double a = ql < 0.0 ? (lo - (s->lambda[i] - alpha * ql)) / ql
+                                          : (hi - (s->lambda[i] - alpha * ql)) / ql;
+                if (a <= alpha * (1.0 + 1e-12)) { /* this one set alpha_max */
+                    s->lambda[i] = ql < 0.0 ? lo : hi;
+                    s->set[i] = ql < 0.0 ? BPP_AT_LO : BPP_AT_HI;
+                }
+            }
+            tighten_outside(p, s); /* friction rows whose normal moved */
+            f = restart(p, s, stats);
+            if (f < 0)
+                return -1;
+            fresh = 1;
+        } else { /* lines 21-22: ordinary PCG */
+            for (int l = 0; l < f; ++l)
+                s->r[l] -= alpha * s->Aq[l];
+            apply_precond(s, s->r, s->z);
+            const double rz_new = dot(s->r, s->z, f);
+            const double beta = rz_new / rz;
+            rz = rz_new;
+            for (int l = 0; l < f; ++l)
+                s->q[l] = s->z[l] + beta * s->q[l];
+        }
+    }
+    if (f == 0)
+        *converged = 1; /* everything tight: nothing left to solve */
+    return 0;
+}
+
+static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
+                      heft_solver_stats *stats) {
+    pgcg_state *s = state;
+    const double start = heft_time_ms();
+    const int n = p->n;
+    memset(stats, 0, sizeof *stats);
+    stats->n = n;
+    if (n < 0 || (p->A == NULL && p->rows == NULL && n > 0))
+        return HEFT_SOLVE_FAILED;
+    if (n == 0) {
+        stats->converged = 1;
+        return HEFT_SOLVE_OK;
+    }
+    if (s->kept_n != n)
+        s->kept_n = -1;
+    if (!reserve(s, p)) {
+        s->kept_n = -1;
+        return HEFT_SOLVE_FAILED;
+    }
+    const double assembly_start = heft_time_ms();
+    if (heft_sparse_sym_from_mlcp(&s->A, p) != 0)
+        return HEFT_SOLVE_FAILED;
+    for (int i = 0; i < n; ++i)
+        s->diag[i] = s->A.val[s->A.col_start[i]];
+    stats->time_assembly_ms = heft_time_ms() - assembly_start;
+    s->reg.n = 0;
+    if (s->options.adaptive_regularization &&
+        heft_adaptive_reg_begin(&s->reg, n, s->options.regularization_pivot_limit) != 0)
+        return HEFT_SOLVE_FAILED;
+
+    const double loop_start = heft_time_ms();
+    const double tau =
+        s->options.tolerance > PGCG_TOLERANCE_FLOOR ? s->options.tolerance : PGCG_TOLERANCE_FLOOR;
+    const int max_outer = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
+    const size_t vec = sizeof(double) * (size_t)n;
+    const int keep = s->options.keep_index_sets && s->kept_n == n;
+    for (int i = 0; i < n; ++i) { /* 004 §5.3 */
+        double l0 = 0.0;
+        if (s->options.warm_start && p->lambda0 != NULL)
+            l0 = p->lambda0[i];
+        else if (keep)
+            l0 = s->kept_lambda[i];
+        s->lambda[i] = isfinite(l0) ? l0 : 0.0;
+        s->set[i] = keep && s->kept_set[i] <= BPP_AT_HI ? s->kept_set[i] : BPP_FREE;
+    }
+    const double bnorm = sqrt(dot(p->b, p->b, n)) > 0.0 ? sqrt(dot(p->b, p->b, n)) : 1.0;
+
+    int outer = 0, converged = 0, have_best = 0;
+    int best_infeasible = n + 1;
+    double best_error = INFINITY;
+    while (outer < max_outer) {
+        const int tight_count =
+            heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
+        tighten_outside(p, s);
+        if (outer < HEFT_MAX_PIVOT_TRACE)
+            stats->tight_trace[stats->tight_trace_count++] = tight_count;
+        ++outer;
+        int inner_converged = 0;
+        if (inner_loop(p, s, bnorm, stats, &inner_converged) != 0) {
+            s->kept_n = -1;
+            return HEFT_SOLVE_FAILED;
+        }
+        /* line 26 */
+        heft_sparse_sym_multiply(&s->A, s->lambda, s->w);
+        for (int i = 0; i < n; ++i)
+            s->w[i] -= p->b[i];
+        /* lines 27-29 */
+        const bpp_check c =
+            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
+        if (c.nonfinite > 0)
+            break;
+        /* an inner loop stopped by its cap leaves free rows with w != 0 */
+        const int infeasible = c.pivots + c.stale + !inner_converged;
+        if (infeasible < best_infeasible ||
+            (infeasible == best_infeasible && c.error_max < best_error)) {
+            best_infeasible = infeasible;
+            best_error = c.error_max;
+            memcpy(s->best_lambda, s->lambda, vec);
+            memcpy(s->best_set, s->set, (size_t)n);
+            have_best = 1;
+        }
+        if (infeasible == 0) {
+            converged = 1;
+            break;
+        }
+        if (s->reg.n == n) { /* lines 30-32 */
+            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
+                                                         s->options.regularization_shift);
+            stats->regularized_rows += shifted;
+        }
+        memcpy(s->set, s->next_set, (size_t)n);
+    }
+    stats->iterations = outer;
+    stats->time_solve_ms = heft_time_ms() - loop_start - stats->time_factor_ms;
+
+    if (!converged) {
+        if (!have_best) {
+            s->kept_n = -1;
+            for (int i = 0; i < n; ++i)
+                lambda_out[i] = 0.0;
+            stats->time_total_ms = heft_time_ms() - start;
+            return HEFT_SOLVE_FAILED;
+        }
+        memcpy(s->lambda, s->best_lambda, vec);
+        memcpy(s->set, s->best_set, (size_t)n);
+    }
+    heft_bpp_clamp_answer(p, s->lambda);
+    memcpy(lambda_out, s->lambda, vec);
+    memcpy(s->kept_set, s->set, (size_t)n);
+    memcpy(s->kept_lambda, s->lambda, vec);
+    s->kept_n = n;
+
+    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, s->measure_work);
+    stats->error_max = err.max;
+    stats->error_sum = err.sum;
+    stats->bound_violations = err.bound_violations;
+    stats->converged = converged;
+    stats->time_total_ms = heft_time_ms() - start;
+    if (err.nonfinite > 0) {
+        s->kept_n = -1;
+        return HEFT_SOLVE_FAILED;
+    }
+    return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
+}
+
+extern const heft_solver_vtable heft_pgcg_solver;
+
+const heft_solver_vtable heft_pgcg_solver = {
+    "pgcg",
+    "preconditioned generalized conjugate gradient: PCG steps cut at the nearest bound, "
+    "IC(0) with imaginary columns by default (Lefebvre 2020, Alg. 11)",
+    pgcg_create,
+    pgcg_solve,
+    pgcg_reset,
+    pgcg_destroy,
+    0,
+};
