@@ -253,6 +253,7 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
     int shapes = w->shape_live, leaves = w->broad.tree.leaf_count, planes = w->broad.plane_count;
     int contacts = heft_world_contact_count(w);
     heft_body_state before;
+    memset(&before, 0, sizeof before); /* memcmp below: zero the padding too */
     heft_body_get_state(w, mover, &before);
     for (int k = 0; k < n; ++k) {
         heft_shape_id id = heft_create_shape(w, cases[k].on_static ? fixed : mover, &cases[k].def);
@@ -265,6 +266,7 @@ Test(collision_world, degenerate_shapes_are_refused_and_nothing_changes) {
         cr_assert_eq(heft_world_contact_count(w), contacts);
     }
     heft_body_state after;
+    memset(&after, 0, sizeof after); /* memcmp below: zero the padding too */
     heft_body_get_state(w, mover, &after);
     cr_assert(!memcmp(&before, &after, sizeof before));
     heft_world_destroy(w);
