@@ -1,5 +1,5 @@
 /* crane (000 §2.3.1.2, 6,300:1): a 30,000 kg mobile crane (a 27,560 kg
- * chassis on four outrigger pads, a 1,500 kg turntable on a hinge about z
+ * chassis on four outrigger feet, a 1,500 kg turntable on a hinge about z
  * with the slew motor, a 940 kg boom 14 m long on a hinge about y with the
  * luff motor) hoists a 2,000 kg concrete pipe hanging from a 70 kg hook by a
  * two-leg sling. The 70 kg steel cable is 16 capsule links of 4.375 kg on
@@ -79,8 +79,14 @@ static int crane_build(scenario *s, heft_world *w) {
         return -1;
     }
     for (int k = 0; k < 4; ++k) {
+        /* outrigger feet: balls, one contact point each (four flat pads made
+         * sixteen coplanar points, and the BPP solvers cycled on them) */
         heft_vec3 at = heft_v3(k & 1 ? 4.5 : -4.5, k & 2 ? 2.5 : -2.5, -1.0);
-        heft_shape_def pad = box_shape(heft_v3(0.4, 0.4, 0.25), at, CAT_CRANE, ~CAT_CRANE);
+        heft_shape_def pad = heft_default_shape_def();
+        pad.radius = 0.25;
+        pad.local_position = at;
+        pad.category_bits = CAT_CRANE;
+        pad.mask_bits = ~CAT_CRANE;
         if (heft_create_shape(w, s->chassis, &pad).generation == 0) {
             return -1;
         }
@@ -128,7 +134,7 @@ static int crane_build(scenario *s, heft_world *w) {
     link.radius = r;
     link.half_length = 0.5 * L - r;
     link.category_bits = CAT_CABLE;
-    link.mask_bits = CAT_GROUND | CAT_LOAD;
+    link.mask_bits = CAT_GROUND; /* a slack cable falls through the hook, not onto it */
     double top = tip.z - CRANE_ROPE_START;
     char name[48];
     heft_body_id prev = s->boom;
@@ -238,16 +244,16 @@ static void crane_apply(scenario *s, heft_world *w, double h) {
     }
 }
 
-/* The timeline (s): 0-1 rest; 1-3.5 lower the hook 1.25 m onto the pipe;
- * 3.5-6.5 take in 1.86 m (the slack and the sling's); 6.5-11 hoist 2.6 m;
- * 11.5-19.5 slew 45 degrees (at most 0.2 rad/s). Every rate is a smooth bump,
- * so the load is not jerked. */
+/* The timeline (s): 0-1 rest; 1-3.5 lower the hook 1.16 m, onto the pipe
+ * (it lands after 1.12 m); 3.5-7.5 take in 1.73 m (the slack and the
+ * sling's); 7.5-12 hoist 2.6 m; 12-20 slew 45 degrees (at most 0.2 rad/s).
+ * Every rate is a smooth bump, so the load is not jerked. */
 static void crane_control(scenario *s, heft_world *w, int step, double h) {
     double t = step * h;
-    double hoist = -1.25 / 1.25 * scenario_bump(t, 1.0, 3.5) +
-                   1.86 / 1.5 * scenario_bump(t, 3.5, 6.5) + 2.6 / 2.25 * scenario_bump(t, 6.5, 11.0);
+    double hoist = -1.16 / 1.25 * scenario_bump(t, 1.0, 3.5) +
+                   1.73 / 2.0 * scenario_bump(t, 3.5, 7.5) + 2.6 / 2.25 * scenario_bump(t, 7.5, 12.0);
     scenario_set_axis(&s->controls, "hoist", hoist);
-    scenario_set_axis(&s->controls, "slew", 0.25 * HEFT_PI / 4.0 * scenario_bump(t, 11.5, 19.5));
+    scenario_set_axis(&s->controls, "slew", 0.25 * HEFT_PI / 4.0 * scenario_bump(t, 12.0, 20.0));
     scenario_set_axis(&s->controls, "luff", 0.0);
     crane_apply(s, w, h);
 }
