@@ -136,7 +136,7 @@ static void winch_observe(scenario *s, heft_world *w, int step, double h) {
         s->max_gap = gap > s->max_gap ? gap : s->max_gap;
         for (int k = -1; k <= 1; k += 2) {
             heft_vec3 end = heft_body_world_point(w, s->links[i], heft_v3(0.0, 0.0, k * half));
-            double pen = WINCH_LINK_RADIUS - end.z;
+            double pen = -end.z; /* the link's axis below the ground */
             s->max_ground_penetration =
                 pen > s->max_ground_penetration ? pen : s->max_ground_penetration;
         }
@@ -144,7 +144,7 @@ static void winch_observe(scenario *s, heft_world *w, int step, double h) {
          * link 0 is pinned to the drum and does not collide with it */
         heft_vec3 c = heft_body_position(w, s->links[i]);
         if (i > 0 && fabs(c.y - s->axis_point.y) < WINCH_DRUM_HALF_WIDTH) {
-            double pen = WINCH_DRUM_RADIUS + WINCH_LINK_RADIUS - link_drum_distance(s, w, i);
+            double pen = WINCH_DRUM_RADIUS - link_drum_distance(s, w, i); /* axis inside the drum */
             s->max_drum_penetration = pen > s->max_drum_penetration ? pen : s->max_drum_penetration;
         }
     }
