@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "mlcp.h"
 
 /* The format's acceptance bound (mlcp-format.md "The error measure"). */
@@ -31,29 +32,6 @@ static void usage(FILE *f) {
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
-
-static void json_number(FILE *f, double x) {
-    if (isfinite(x)) {
-        fprintf(f, "%.17g", x);
-    } else {
-        fputs("null", f);
-    }
-}
-
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c);
-        } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-        } else {
-            fputc(c, f);
-        }
-    }
-    fputc('"', f);
-}
 
 static void json_key(FILE *f, const char *key, int *first) {
     fputs(*first ? "{\n  " : ",\n  ", f);

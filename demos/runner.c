@@ -1,5 +1,7 @@
 #include "runner.h"
 
+#include "json_out.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,52 +153,28 @@ int run_all_checks_pass(const run_result *r) {
     return 1;
 }
 
-/* JSON numbers: full precision, null for NaN and Inf (JSON has neither) */
-static void num(FILE *f, double x) {
-    if (isfinite(x)) {
-        fprintf(f, "%.17g", x);
-    } else {
-        fputs("null", f);
-    }
-}
-
-static void str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; ++s) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c);
-        } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-        } else {
-            fputc(c, f);
-        }
-    }
-    fputc('"', f);
-}
-
 static void vec(FILE *f, const double *v, int n) {
     fputc('[', f);
     for (int i = 0; i < n; ++i) {
         if (i) {
             fputs(", ", f);
         }
-        num(f, v[i]);
+        json_number(f, v[i]);
     }
     fputc(']', f);
 }
 
 void run_write_json(FILE *f, const run_result *r) {
     fputs("{\n  \"scenario\": ", f);
-    str(f, r->desc->name);
+    json_string(f, r->desc->name);
     fputs(",\n  \"solver\": ", f);
-    str(f, r->solver);
+    json_string(f, r->solver);
     fprintf(f, ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
             r->geometric_stiffness ? "true" : "false", r->post_stabilization, r->substeps);
     fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
-    num(f, r->h);
+    json_number(f, r->h);
     fputs(",\n  \"time\": ", f);
-    num(f, heft_world_time(r->world));
+    json_number(f, heft_world_time(r->world));
     fputs(",\n  \"bodies\": [", f);
     int nb = heft_world_bodies(r->world, NULL, 0);
     heft_body_id *ids = calloc((size_t)nb + 1, sizeof *ids);
@@ -210,7 +188,7 @@ void run_write_json(FILE *f, const run_result *r) {
                 continue;
             }
             fputs(written++ ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-            str(f, heft_body_name(r->world, ids[i]));
+            json_string(f, heft_body_name(r->world, ids[i]));
             double p[3] = {s.position.x, s.position.y, s.position.z};
             double q[4] = {s.orientation.w, s.orientation.x, s.orientation.y, s.orientation.z};
             double v[3] = {s.linear_velocity.x, s.linear_velocity.y, s.linear_velocity.z};
@@ -230,36 +208,36 @@ void run_write_json(FILE *f, const run_result *r) {
     fputs(written ? "\n  ],\n  \"joints\": [" : "],\n  \"joints\": [", f);
     for (int i = 0; i < r->joint_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        str(f, r->joints[i].name);
+        json_string(f, r->joints[i].name);
         fputs(", \"max_gap\": ", f);
-        num(f, r->joints[i].max_gap);
+        json_number(f, r->joints[i].max_gap);
         fputc('}', f);
     }
     fputs(r->joint_count ? "\n  ],\n  \"stats\": {" : "],\n  \"stats\": {", f);
     fputs("\"solve_ms_mean\": ", f);
-    num(f, r->solve_ms_mean);
+    json_number(f, r->solve_ms_mean);
     fputs(", \"solve_ms_max\": ", f);
-    num(f, r->solve_ms_max);
+    json_number(f, r->solve_ms_max);
     fputs(", \"step_ms_mean\": ", f);
-    num(f, r->step_ms_mean);
+    json_number(f, r->step_ms_mean);
     fputs(", \"geometric_stiffness_ms_mean\": ", f);
-    num(f, r->geometric_stiffness_ms_mean);
+    json_number(f, r->geometric_stiffness_ms_mean);
     fputs(", \"post_stabilization_ms_mean\": ", f);
-    num(f, r->post_stabilization_ms_mean);
+    json_number(f, r->post_stabilization_ms_mean);
     fputs(", \"iterations_mean\": ", f);
-    num(f, r->iterations_mean);
+    json_number(f, r->iterations_mean);
     fputs(", \"mlcp_error_max\": ", f);
-    num(f, r->mlcp_error_max);
+    json_number(f, r->mlcp_error_max);
     fprintf(f, ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
                "\"nonfinite_rejected\": %d},\n  \"checks\": [",
             r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
     for (int i = 0; i < r->check_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-        str(f, r->checks[i].name);
+        json_string(f, r->checks[i].name);
         fprintf(f, ", \"pass\": %s, \"value\": ", r->checks[i].pass ? "true" : "false");
-        num(f, r->checks[i].value);
+        json_number(f, r->checks[i].value);
         fputs(", \"limit\": ", f);
-        num(f, r->checks[i].limit);
+        json_number(f, r->checks[i].limit);
         fputc('}', f);
     }
     fputs(r->check_count ? "\n  ],\n" : "],\n", f);
