@@ -12,6 +12,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
             "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
+            "                [--variant NAME] [--size N]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
             "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
             "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
@@ -291,6 +292,11 @@ int main(int argc, char **argv) {
             ok = parse_double(v, &cfg.h) && cfg.h > 0.0;
         } else if (!strcmp(a, "--links")) {
             ok = parse_int(v, &cfg.params.links) && cfg.params.links > 0;
+        } else if (!strcmp(a, "--variant")) {
+            cfg.params.variant = v;
+            ok = v != NULL;
+        } else if (!strcmp(a, "--size")) {
+            ok = parse_int(v, &cfg.params.size) && cfg.params.size > 0;
         } else if (!strcmp(a, "--link-mass")) {
             ok = parse_double(v, &cfg.params.link_mass) && cfg.params.link_mass > 0.0;
         } else if (!strcmp(a, "--load-mass")) {

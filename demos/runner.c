@@ -35,9 +35,19 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (cfg->has_options) {
         wd.solver_options = cfg->options;
     }
-    wd.geometric_stiffness = cfg->geometric_stiffness;
-    wd.post_stabilization = cfg->post_stabilization;
-    wd.substeps = cfg->substeps > 0 ? cfg->substeps : 1;
+    wd.geometric_stiffness = 0;
+    wd.post_stabilization = 0;
+    wd.substeps = 1;
+    if (r->desc->configure) {
+        r->desc->configure(&wd); /* the scene's settings; the caller's flags add to them */
+    }
+    wd.geometric_stiffness = wd.geometric_stiffness || cfg->geometric_stiffness;
+    if (cfg->post_stabilization > wd.post_stabilization) {
+        wd.post_stabilization = cfg->post_stabilization;
+    }
+    if (cfg->substeps > 0) {
+        wd.substeps = cfg->substeps;
+    }
     r->world = heft_world_create(&wd);
     if (!r->world) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
@@ -63,6 +73,28 @@ int run_scenario(const run_config *cfg, run_result *r) {
         return -1;
     }
     heft_world_joints(r->world, ids, r->joint_count);
+    int nbodies = heft_world_bodies(r->world, NULL, 0);
+    heft_body_id *bodies = calloc((size_t)nbodies + 1, sizeof *bodies);
+    if (!bodies) {
+        free(ids);
+        snprintf(r->error, sizeof r->error, "out of memory");
+        run_result_free(r);
+        return -1;
+    }
+    heft_world_bodies(r->world, bodies, nbodies);
+    double mass_min = INFINITY, mass_max = 0.0;
+    for (int i = 0; i < nbodies; ++i) {
+        heft_body_state bs;
+        heft_body_get_state(r->world, bodies[i], &bs);
+        if (bs.type == HEFT_BODY_DYNAMIC) {
+            r->bodies++;
+            mass_min = bs.mass < mass_min ? bs.mass : mass_min;
+            mass_max = bs.mass > mass_max ? bs.mass : mass_max;
+        }
+    }
+    r->mass_ratio = r->bodies > 0 ? mass_max / mass_min : 0.0;
+    heft_vec3 lo = r->desc->bounds_lo, hi = r->desc->bounds_hi;
+    int bounded = lo.x < hi.x && lo.y < hi.y && lo.z < hi.z;
     for (int i = 0; i < r->joint_count; ++i) {
         snprintf(r->joints[i].name, sizeof r->joints[i].name, "%s", heft_joint_name(r->world, ids[i]));
     }
@@ -86,12 +118,33 @@ int run_scenario(const run_config *cfg, run_result *r) {
             snprintf(r->error, sizeof r->error, "step %d failed: %s", step, heft_last_error());
             heft_world_set_island_callback(r->world, NULL, NULL);
             free(ids);
+            free(bodies);
             return -1;
         }
         if (r->desc->observe) {
             r->desc->observe(r->scene, r->world, step, r->h);
         }
+        int out = 0, nonfinite = 0;
+        for (int i = 0; i < nbodies; ++i) {
+            heft_vec3 p = heft_body_position(r->world, bodies[i]);
+            heft_quat q = heft_body_orientation(r->world, bodies[i]);
+            int bad = !(isfinite(p.x) && isfinite(p.y) && isfinite(p.z) && isfinite(q.w) &&
+                        isfinite(q.x) && isfinite(q.y) && isfinite(q.z));
+            int outside = bounded && !bad &&
+                          (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
+                           p.z > hi.z);
+            if ((bad || outside) && !r->first_violation[0]) {
+                snprintf(r->first_violation, sizeof r->first_violation, "%s %s at step %d",
+                         heft_body_name(r->world, bodies[i]), bad ? "not finite" : "out of bounds",
+                         step);
+            }
+            nonfinite |= bad;
+            out |= outside;
+        }
+        r->out_of_bounds_steps += out;
+        r->nonfinite_steps += nonfinite;
         const heft_step_stats *st = heft_world_stats(r->world);
+        r->rows_total_max = st->rows > r->rows_total_max ? st->rows : r->rows_total_max;
         double gap_max = 0.0;
         for (int i = 0; i < r->joint_count; ++i) {
             double gap = heft_joint_gap(r->world, ids[i]);
@@ -122,6 +175,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
     /* forward lives on this stack frame: the world outlives it */
     heft_world_set_island_callback(r->world, NULL, NULL);
     free(ids);
+    free(bodies);
     if (r->steps > 0) {
         r->solve_ms_mean = solve_sum / r->steps;
         r->step_ms_mean = step_sum / r->steps;
@@ -241,5 +295,13 @@ void run_write_json(FILE *f, const run_result *r) {
         fputc('}', f);
     }
     fputs(r->check_count ? "\n  ],\n" : "],\n", f);
+    fprintf(f, "  \"scene\": {\"bodies\": %d, \"rows_max\": %d, \"largest_island_rows\": %d, "
+               "\"islands_max\": %d, \"mass_ratio\": ",
+            r->bodies, r->rows_total_max, r->rows_max, r->islands_max);
+    json_number(f, r->mass_ratio);
+    fprintf(f, ", \"out_of_bounds_steps\": %d, \"nonfinite_steps\": %d, \"first_violation\": ",
+            r->out_of_bounds_steps, r->nonfinite_steps);
+    json_string(f, r->first_violation);
+    fputs("},\n", f);
     fprintf(f, "  \"pass\": %s\n}\n", run_all_checks_pass(r) ? "true" : "false");
 }

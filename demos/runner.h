@@ -51,6 +51,13 @@ typedef struct run_result {
     double iterations_mean;
     double mlcp_error_max;
     int islands_max, rows_max;
+    int rows_total_max;            /* rows over all islands, largest over the steps */
+    int bodies;                    /* dynamic bodies */
+    double mass_ratio;             /* heaviest over lightest dynamic body */
+    /* bounds and finiteness of every dynamic body after every step */
+    int out_of_bounds_steps;       /* steps with a body outside the scene's bounds */
+    int nonfinite_steps;           /* steps with a body whose pose is not finite */
+    char first_violation[96];      /* the first body out of bounds or not finite, and when */
     int fallbacks, not_converged, nonfinite_rejected;
     run_joint *joints;
     int joint_count;

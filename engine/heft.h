@@ -129,8 +129,9 @@ typedef struct heft_island_stats {
     int bodies;                /* dynamic bodies */
     int rows;                  /* constraint rows (the MLCP's n) */
     int first_body;            /* index of the island's lowest body */
-    int pgs_fallback;          /* the solver's answer held NaN or Inf (or it failed): the
-                                  island was solved again by PGS */
+    int pgs_fallback;          /* the solver's answer held NaN or Inf (or it failed), or it
+                                  did not converge and PGS, solving the island too, gave the
+                                  smaller MLCP error: PGS's answer was taken */
     heft_solver_stats solver;  /* zeros for an island without rows; solver.fallback is the
                                   solver's own (single pivoting, refactoring) */
 } heft_island_stats;

@@ -293,10 +293,33 @@ static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *
     }
     s->n = p->n;
     s->converged = rc == HEFT_SOLVE_OK;
-    s->time_total_ms = heft_time_ms() - t0;
     /* every solver's answer measured the same way (mlcp-format.md) */
     double *work = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
     heft_mlcp_error e = heft_mlcp_measure(p, lambda, work);
+    if (rc == HEFT_SOLVE_NOT_CONVERGED && !st->pgs_fallback && w->fallback_state &&
+        strcmp(w->solver->name, "pgs") != 0) {
+        /* A pivoting solver that ran out of pivots (it can cycle on friction,
+         * 004 §2.5.3) hands back its best index sets, whose impulses may be
+         * far from any answer (1e15 J seen on a stack of boxes, and the
+         * stack thrown apart): PGS solves the island from its warm start
+         * too, and the answer with the smaller error is kept. */
+        double *tried = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 1));
+        if (tried) {
+            heft_solver_stats fs;
+            memset(&fs, 0, sizeof fs);
+            int prc = heft_solver_find("pgs")->solve(w->fallback_state, p, tried, &fs);
+            if (prc != HEFT_SOLVE_FAILED && all_finite(tried, p->n)) {
+                heft_mlcp_error pe = heft_mlcp_measure(p, tried, work);
+                if (pe.max < e.max) {
+                    memcpy(lambda, tried, sizeof(double) * (size_t)p->n);
+                    e = pe;
+                    st->pgs_fallback = 1;
+                }
+            }
+            s->iterations += fs.iterations;
+        }
+    }
+    s->time_total_ms = heft_time_ms() - t0;
     s->error_max = e.max;
     s->error_sum = e.sum;
     s->bound_violations = e.bound_violations;

@@ -65,6 +65,12 @@ static int box_checks(scenario *s, heft_world *w, scenario_check *out, int max) 
 static void box_destroy(scenario *s) { free(s); }
 
 const scenario_desc scenario_box_on_ground = {
-    "box-on-ground", "a 1 kg box resting on the ground plane",
-    1.0 / 60.0, 600, box_create, NULL, box_observe, box_checks, box_destroy,
+    .name = "box-on-ground",
+    .description = "a 1 kg box resting on the ground plane",
+    .h = 1.0 / 60.0,
+    .steps = 600,
+    .create = box_create,
+    .observe = box_observe,
+    .checks = box_checks,
+    .destroy = box_destroy,
 };

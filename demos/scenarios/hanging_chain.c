@@ -120,7 +120,12 @@ static void chain_destroy(scenario *s) {
 }
 
 const scenario_desc scenario_hanging_chain = {
-    "hanging-chain",
-    "20 links of 1 kg on ball joints carrying a 2,000 kg load, released 30 degrees from vertical",
-    1.0 / 60.0, 600, chain_create, NULL, chain_observe, chain_checks, chain_destroy,
+    .name = "hanging-chain",
+    .description = "20 links of 1 kg on ball joints carrying a 2,000 kg load, released 30 degrees from vertical",
+    .h = 1.0 / 60.0,
+    .steps = 600,
+    .create = chain_create,
+    .observe = chain_observe,
+    .checks = chain_checks,
+    .destroy = chain_destroy,
 };

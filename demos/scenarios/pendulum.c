@@ -87,6 +87,12 @@ double pendulum_period(const scenario *s) {
 static void pendulum_destroy(scenario *s) { free(s); }
 
 const scenario_desc scenario_pendulum = {
-    "pendulum", "a 1 kg bob on a 1 m rigid ball joint, released 5 degrees from vertical",
-    1.0 / 60.0, 1200, pendulum_create, NULL, pendulum_observe, pendulum_checks, pendulum_destroy,
+    .name = "pendulum",
+    .description = "a 1 kg bob on a 1 m rigid ball joint, released 5 degrees from vertical",
+    .h = 1.0 / 60.0,
+    .steps = 1200,
+    .create = pendulum_create,
+    .observe = pendulum_observe,
+    .checks = pendulum_checks,
+    .destroy = pendulum_destroy,
 };

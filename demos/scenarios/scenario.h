@@ -14,6 +14,9 @@ typedef struct scenario_params {
     double load_mass;   /* hanging-chain: kg (default 2000) */
     double angle_deg;   /* hanging-chain, pendulum: start angle from vertical */
     double length;      /* pendulum: m (default 1); hanging-chain: link length (default 0.5) */
+    const char *variant; /* stacking: "boxes" (default), "pyramid", "tower", "wall" */
+    int size;           /* stacking: boxes: stacks; pyramid: boxes at the base; tower: layers;
+                           wall: bricks per course (0: the variant's default) */
 } scenario_params;
 
 typedef struct scenario_check {
@@ -24,6 +27,31 @@ typedef struct scenario_check {
 } scenario_check;
 
 #define SCENARIO_MAX_CHECKS 8
+
+/* Operator inputs: a scene's named axes (crane: slew, luff, hoist; forklift:
+ * drive, steer, lift, tilt; winch: drum). An axis holds the value the
+ * operator asks for (a rate or a position, in its unit), clamped to
+ * [min, max]; the scene's apply callback turns the values into motor targets
+ * before each step. Headless, the scene's scripted timeline sets them; a
+ * viewer sets them from keys with scenario_set_axis. */
+typedef struct scenario_axis {
+    const char *name;
+    const char *unit;
+    const char *help;
+    double min, max;
+    double value;
+} scenario_axis;
+
+#define SCENARIO_MAX_AXES 6
+
+typedef struct scenario_controls {
+    int count;
+    scenario_axis axis[SCENARIO_MAX_AXES];
+} scenario_controls;
+
+/* Sets the named axis (clamped); returns 0, or -1 for an unknown name. */
+int scenario_set_axis(scenario_controls *c, const char *name, double value);
+double scenario_axis_value(const scenario_controls *c, const char *name);
 
 /* A running scene: what the scene function built, and what its observer
  * keeps between steps. */
@@ -43,6 +71,17 @@ typedef struct scenario_desc {
     /* the checks of the run so far; returns how many were written */
     int (*checks)(scenario *s, heft_world *world, scenario_check *out, int max);
     void (*destroy)(scenario *s);
+    /* world settings the scene needs, applied to the runner's heft_world_def
+     * before the world is made (the machines turn on geometric stiffness and
+     * choose bpp-skyline's Baumgarte there); may be NULL */
+    void (*configure)(heft_world_def *def);
+    /* the operator's axes, NULL for scenes without operator inputs; a viewer
+     * sets them and calls apply before each step instead of control */
+    scenario_controls *(*controls)(scenario *s);
+    void (*apply)(scenario *s, heft_world *world, double h);
+    /* every dynamic body must stay inside this box (world frame, m); a zero
+     * box means no bounds */
+    heft_vec3 bounds_lo, bounds_hi;
 } scenario_desc;
 
 const scenario_desc *scenario_find(const char *name);
@@ -55,8 +94,28 @@ void scenario_check_set(scenario_check *c, const char *name, double value, doubl
 extern const scenario_desc scenario_pendulum;
 extern const scenario_desc scenario_hanging_chain;
 extern const scenario_desc scenario_box_on_ground;
+extern const scenario_desc scenario_crane;
+extern const scenario_desc scenario_winch;
+extern const scenario_desc scenario_forklift;
+extern const scenario_desc scenario_chain;
+extern const scenario_desc scenario_stacking;
 
 /* shared building blocks */
 heft_body_id scenario_add_ground(heft_world *world);
+/* a dynamic body with one shape; mass and inertia given (inertia all zeros:
+ * the shape's own at that mass); invalid id on failure */
+heft_body_id scenario_add_body(heft_world *world, const char *name, heft_vec3 position,
+                               heft_quat orientation, double mass, heft_mat3 inertia,
+                               const heft_shape_def *shape);
+/* the settings of scenes with many contacts: the BPP solvers start every
+ * step from all-free index sets (docs/scenarios.md says why) */
+void scenario_configure_contacts(heft_world_def *def);
+/* the settings of the heavy-load machines: the above, geometric stiffness
+ * and one post-stabilization pass (docs/heavy-loads.md) */
+void scenario_configure_heavy(heft_world_def *def);
+/* smooth ramp 0 -> 1 over [t0, t1] (zero slope at both ends) */
+double scenario_ramp(double t, double t0, double t1);
+/* a bump 0 -> 1 -> 0 over [t0, t1] whose integral over it is (t1 - t0) / 2 */
+double scenario_bump(double t, double t0, double t1);
 
 #endif
