@@ -274,6 +274,15 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
             r->hi = c->friction;
             r->findex = first;
         }
+        /* The contact compliance regularizes, it does not soften: with
+         * w = J v + epsilon lambda, a resting contact would creep at
+         * epsilon lambda m/s (5.9e-6 m/s for a 1 kg sphere at 1e-8 m/N, and
+         * a box on a slope would slide as slowly), so the row's target gets
+         * epsilon lambda0 and what is solved is the proximal step
+         * (A + E) lambda = b + E lambda0: its answer tends to the rigid one as
+         * the impulses settle, and A + E stays well conditioned when a face
+         * rests on four points (docs/collision.md). */
+        r->target += cp->proximal * r->lambda0;
     }
 }
 

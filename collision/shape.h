@@ -75,6 +75,7 @@ void contact_set_remove_shape(contact_set *set, int32_t shape);
 typedef struct contact_params {
     double h;
     double compliance;            /* epsilon of the contact rows */
+    double proximal;              /* the part of it applied as a proximal term (contact.c) */
     double slop;                  /* penetration left uncorrected, m */
     double baumgarte;             /* gamma of penetrating contacts */
     double restitution_threshold; /* m/s: slower approaches do not bounce */

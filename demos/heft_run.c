@@ -15,6 +15,7 @@ static void usage(FILE *f) {
             "                [--variant NAME] [--size N]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
             "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
+            "                [--contact-compliance M_PER_N]\n"
             "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
             "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
             "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
@@ -316,6 +317,10 @@ int main(int argc, char **argv) {
             cfg.has_options = 1;
         } else if (!strcmp(a, "--post-stabilization")) {
             ok = parse_int(v, &cfg.post_stabilization) && cfg.post_stabilization <= 100;
+        } else if (!strcmp(a, "--contact-compliance")) {
+            ok = parse_double(v, &cfg.contact_compliance) && cfg.contact_compliance >= 0.0 &&
+                 cfg.contact_compliance <= 1.0;
+            cfg.has_contact_compliance = 1;
         } else if (!strcmp(a, "--substeps")) {
             ok = parse_int(v, &cfg.substeps) && cfg.substeps >= 1 && cfg.substeps <= 1000;
         } else if (!strcmp(a, "--export-mlcp")) {

@@ -48,6 +48,9 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (cfg->substeps > 0) {
         wd.substeps = cfg->substeps;
     }
+    if (cfg->contact_compliance >= 0.0 && cfg->has_contact_compliance) {
+        wd.contact_compliance = cfg->contact_compliance;
+    }
     r->world = heft_world_create(&wd);
     if (!r->world) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());

@@ -19,6 +19,8 @@ typedef struct run_config {
     int geometric_stiffness;       /* the heavy-load remedies (heft_world_def) */
     int post_stabilization;
     int substeps;                  /* 0: 1 */
+    double contact_compliance;     /* m/N (heft_world_def), when has_contact_compliance */
+    int has_contact_compliance;
     FILE *csv;                     /* per-step statistics, may be NULL */
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);

@@ -88,6 +88,13 @@ typedef struct heft_world_def {
                                        default 0 (off) */
     int substeps;                   /* heft_world_step(h) runs this many steps of h / substeps;
                                        default 1 */
+    double contact_compliance;      /* compliance of contact rows, m/N: their epsilon is
+                                       rigid_compliance + contact_compliance / h^2, so a resting
+                                       contact carrying F newtons sinks about
+                                       contact_compliance F / contact_baumgarte; default 1e-8.
+                                       It keeps A well conditioned when a face rests on four
+                                       points (redundant rows), which the pivoting solvers need
+                                       (docs/collision.md) */
 } heft_world_def;
 
 heft_world_def heft_default_world_def(void);

@@ -166,8 +166,11 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         }
         r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
     }
-    contact_params cp = {h, w->def.rigid_compliance, w->def.contact_slop, w->def.contact_baumgarte,
-                         w->restitution_threshold};
+    /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (design.md,
+     * epsilon = 1 / (h c + h^2 k) without damping), on top of the rigid one */
+    double contact_epsilon = w->def.rigid_compliance + w->def.contact_compliance / (h * h);
+    contact_params cp = {h, contact_epsilon, w->def.contact_compliance / (h * h),
+                         w->def.contact_slop, w->def.contact_baumgarte, w->restitution_threshold};
     for (int i = 0; i < w->contacts.count; ++i) {
         contact_fill_rows(&w->contacts.items[i], w->bodies, &cp, block++, r, &rows[r]);
         r += 3;
@@ -301,22 +304,31 @@ static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *
         /* A pivoting solver that ran out of pivots (it can cycle on friction,
          * 004 §2.5.3) hands back its best index sets, whose impulses may be
          * far from any answer (1e15 J seen on a stack of boxes, and the
-         * stack thrown apart): PGS solves the island from its warm start
-         * too, and the answer with the smaller error is kept. */
+         * stack thrown apart). PGS then polishes that answer (PGS started
+         * from it: the joints' impulses of a near answer are kept, which a
+         * PGS solve from the last step's impulses loses on heavy loads) and
+         * solves the island from the warm start too; the answer with the
+         * smallest error of the three is kept. */
         double *tried = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 1));
         if (tried) {
-            heft_solver_stats fs;
-            memset(&fs, 0, sizeof fs);
-            int prc = heft_solver_find("pgs")->solve(w->fallback_state, p, tried, &fs);
-            if (prc != HEFT_SOLVE_FAILED && all_finite(tried, p->n)) {
-                heft_mlcp_error pe = heft_mlcp_measure(p, tried, work);
-                if (pe.max < e.max) {
-                    memcpy(lambda, tried, sizeof(double) * (size_t)p->n);
-                    e = pe;
-                    st->pgs_fallback = 1;
+            for (int attempt = 0; attempt < 2; ++attempt) {
+                heft_mlcp from = *p;
+                if (attempt == 0) {
+                    from.lambda0 = lambda;
+                }
+                heft_solver_stats fs;
+                memset(&fs, 0, sizeof fs);
+                int prc = heft_solver_find("pgs")->solve(w->fallback_state, &from, tried, &fs);
+                s->iterations += fs.iterations;
+                if (prc != HEFT_SOLVE_FAILED && all_finite(tried, p->n)) {
+                    heft_mlcp_error pe = heft_mlcp_measure(p, tried, work);
+                    if (pe.max < e.max) {
+                        memcpy(lambda, tried, sizeof(double) * (size_t)p->n);
+                        e = pe;
+                        st->pgs_fallback = 1;
+                    }
                 }
             }
-            s->iterations += fs.iterations;
         }
     }
     s->time_total_ms = heft_time_ms() - t0;

@@ -20,6 +20,7 @@ heft_world_def heft_default_world_def(void) {
     d.geometric_stiffness = 0;
     d.post_stabilization = 0;
     d.substeps = 1;
+    d.contact_compliance = 1e-8;
     return d;
 }
 
@@ -73,6 +74,10 @@ static int check_world_def(const heft_world_def *d) {
           d->joint_baumgarte == HEFT_BAUMGARTE_AUTO) ||
         !(d->contact_baumgarte >= 0.0 && d->contact_baumgarte <= 1.0)) {
         heft_set_error("Baumgarte factors must lie in [0, 1]");
+        return 0;
+    }
+    if (!(d->contact_compliance >= 0.0) || !isfinite(d->contact_compliance)) {
+        heft_set_error("contact compliance must be finite and non-negative");
         return 0;
     }
     if (!(d->contact_slop >= 0.0) || !isfinite(d->contact_slop) || !(d->contact_margin >= 0.0) ||

@@ -144,7 +144,9 @@ typedef struct heft_solver_options {
     double relaxation;    /* PGS over-relaxation factor in (0, 2) (default 1.0) */
     int warm_start;       /* start from lambda0 when present (default 1) */
     int max_pivots;       /* pivoting steps for the BPP family (default 35) */
-    int keep_index_sets;  /* BPP: start from the previous step's index sets (default 1) */
+    int keep_index_sets;  /* BPP: start from the previous step's index sets when the size is
+                             the same (default 1); otherwise the sets are read off the warm
+                             start (variables at a bound tight), or all free without one */
     double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this (default 0.15) */
     /* the conjugate gradient family (docs/pcg.md) */
     int preconditioner;       /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */

@@ -423,6 +423,7 @@ Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve)
         cr_assert_eq(vt->solve(state, p, lambda, &warm), HEFT_SOLVE_OK);
 
         o.keep_index_sets = 0;
+        o.warm_start = 0; /* no sets read off the warm start either: all free */
         void *fresh = vt->create(&o);
         cr_assert_eq(vt->solve(fresh, p, lambda, &cold), HEFT_SOLVE_OK);
         cr_log_info("%s n=%d: first solve %d steps, perturbed re-solve %d steps from the kept "
@@ -431,8 +432,17 @@ Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve)
         cr_assert(warm.iterations < cold.iterations);
         cr_assert(warm.error_max < 1e-10 && cold.error_max < 1e-10);
 
-        /* reset() forgets the sets: back to the all-free count */
+        /* reset() forgets the sets: the sets are then read off the warm
+         * start (fewer steps than all-free), and with no warm start it is
+         * the all-free count again */
         vt->reset(state);
+        heft_solver_stats reread;
+        cr_assert_eq(vt->solve(state, p, lambda, &reread), HEFT_SOLVE_OK);
+        cr_assert(reread.iterations < cold.iterations, "%d steps from the warm start's sets",
+                  reread.iterations);
+        cr_assert(reread.error_max < 1e-10);
+        vt->reset(state);
+        memset(p->lambda0, 0, sizeof(double) * n);
         cr_assert_eq(vt->solve(state, p, lambda, &warm), HEFT_SOLVE_OK);
         cr_assert_eq(warm.iterations, cold.iterations);
         vt->destroy(state);

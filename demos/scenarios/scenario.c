@@ -72,7 +72,9 @@ void scenario_configure_contacts(heft_world_def *def) {
     /* The BPP solvers' start from the previous step's index sets matches
      * rows by position; contact points come and go and reorder, and from
      * such a start the pivoting cycled on a stack of seven boxes (1e12 J
-     * answers, the stack thrown apart), while starting all free held it. */
+     * answers, the stack thrown apart). Without them the BPP solvers read
+     * the sets off the warm start, which the engine matches by contact
+     * feature (solver/bpp.c, warm_start_sets). */
     def->solver_options.keep_index_sets = 0;
 }
 
