@@ -28,12 +28,24 @@ typedef struct scene_case {
     expectation checks;
 } scene_case;
 
+#ifdef HEFT_SANITIZED
+/* Under ASan and UBSan (ten times slower) every case runs, for its first
+ * 2 s only, and asserts what holds at any length (finite, in bounds); the
+ * checks' outcomes are asserted by the normal build's full runs. */
+enum { SANITIZED_STEPS = 120 };
+#endif
+
 static void run_case(const scene_case *c) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.scenario = c->scene;
     cfg.solver = c->solver;
     cfg.steps = c->steps;
+#ifdef HEFT_SANITIZED
+    if (cfg.steps == 0 || cfg.steps > SANITIZED_STEPS) {
+        cfg.steps = SANITIZED_STEPS;
+    }
+#endif
     cfg.params.variant = c->variant;
     cfg.params.size = c->size;
     if (c->iterations > 0) {
@@ -64,6 +76,7 @@ static void run_case(const scene_case *c) {
                      c->solver, r.nonfinite_rejected);
         cr_expect_eq(r.out_of_bounds_steps, 0, "%s/%s: %s", c->scene, c->solver, r.first_violation);
     }
+#ifndef HEFT_SANITIZED
     int pass = run_all_checks_pass(&r);
     if (c->checks == EXPECT_PASS) {
         cr_expect(pass, "%s/%s: checks expected to pass:%s", c->scene, c->solver, checks);
@@ -71,6 +84,7 @@ static void run_case(const scene_case *c) {
         cr_expect(!pass, "%s/%s: a known failure now passes (update README):%s", c->scene,
                   c->solver, checks);
     }
+#endif
     run_result_free(&r);
 }
 
