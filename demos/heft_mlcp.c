@@ -308,6 +308,10 @@ static int cmd_solve(const command_line *c) {
         fputc(']', f);
         json_key(f, "fallback", &first);
         fputs(st.fallback ? "true" : "false", f);
+        json_key(f, "imaginary_columns", &first);
+        fprintf(f, "%d", st.imaginary_columns);
+        json_key(f, "regularized_rows", &first);
+        fprintf(f, "%d", st.regularized_rows);
         json_key(f, "error_max", &first);
         json_number(f, st.error_max);
         json_key(f, "error_sum", &first);
