@@ -81,12 +81,12 @@
 
 #include "workspace.h"
 
-#define CR_ALPHA_THETA 0.3 /* Alg. 3 line 8: 0.01 in the paper; see the header */
+#define CR_ALPHA_THETA 0.3             /* Alg. 3 line 8: 0.01 in the paper; see the header */
 #define CR_COS_EPS_THETA 0.99978068718 /* cos(1.2 degrees), Alg. 3 line 6 */
 #define CR_TOLERANCE_FLOOR 1e-20
 #define CR_ENERGY_TEST_BELOW 1e-5 /* relative ||r|| under which energy_converged is tried, */
 #define CR_STALL_ITERATIONS 40    /* after so many iterations without halving ||r|| */
-#define CR_FLIP_LIMIT 3    /* switches of one row before it is held (evaluate_constraints) */
+#define CR_FLIP_LIMIT 3           /* switches of one row before it is held (evaluate_constraints) */
 
 enum { CR_ACTIVE = 0, CR_AT_LO = 1, CR_AT_HI = 2, CR_KINETIC = 3, CR_OFF = 4 };
 enum { CR_STATIC = 0, CR_SLIDING = 1 };
@@ -111,7 +111,8 @@ typedef struct cr_state {
     double *vt; /* 6 nb: M^-1 J^T lambda (energy_converged) */
     size_t kept_lambda_cap, mass_cap, fixed_cap, state_cap, fixed_value_cap, adiag_cap, wtol_cap,
         w_cap, sdiag_cap, friction1_cap, friction2_cap, mode_cap, delta_cap, lambda_prime_cap,
-        history_cap, flips_cap, y_cap, r_cap, z_cap, pv_cap, Bp_cap, Bz_cap, d_cap, cinv_cap, tmp_cap, vt_cap;
+        history_cap, flips_cap, y_cap, r_cap, z_cap, pv_cap, Bp_cap, Bz_cap, d_cap, cinv_cap,
+        tmp_cap, vt_cap;
 } cr_state;
 
 static void *cr_create(const heft_solver_options *options) {
@@ -134,11 +135,19 @@ static void cr_destroy(void *state) {
     cr_state *s = state;
     if (s == NULL)
         return;
-    void *arrays[] = {s->kept_lambda, s->mass, s->fixed, s->state,        s->fixed_value,
-                      s->adiag,       s->wtol, s->w,     s->sdiag,        s->friction1,
-                      s->friction2,   s->mode, s->delta, s->lambda_prime, s->history, s->flips,
-                      s->y,           s->r,    s->z,     s->pv,           s->Bp,
-                      s->Bz,          s->d,    s->cinv,  s->tmp, s->vt};
+    void *arrays[] = {s->kept_lambda, s->mass,
+                      s->fixed,       s->state,
+                      s->fixed_value, s->adiag,
+                      s->wtol,        s->w,
+                      s->sdiag,       s->friction1,
+                      s->friction2,   s->mode,
+                      s->delta,       s->lambda_prime,
+                      s->history,     s->flips,
+                      s->y,           s->r,
+                      s->z,           s->pv,
+                      s->Bp,          s->Bz,
+                      s->d,           s->cinv,
+                      s->tmp,         s->vt};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);

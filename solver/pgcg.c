@@ -167,7 +167,7 @@ static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats) 
         s->P.kind = wanted;
         if (rc == 0 && s->force_jacobi)
             s->P.attempts = -1; /* marks "apply as Jacobi" */
-        if (rc == 1) { /* plain IC(0) broke down: Jacobi for this free set */
+        if (rc == 1) {          /* plain IC(0) broke down: Jacobi for this free set */
             const int kind = s->P.kind;
             s->P.kind = HEFT_PRECOND_JACOBI;
             rc = heft_precond_compute(&s->P, &s->AFF);

@@ -361,8 +361,8 @@ Test(ldl_pgs, public_options_reach_the_block_ldl) {
     }
     cr_log_info("hub of 24 joints: default %d shards, %.0f flops; shatter 0: %d shards, %.0f "
                 "flops; 4 joints per shard: %d shards, %.0f flops",
-                stats[0].shards, stats[0].flops, stats[1].shards, stats[1].flops,
-                stats[2].shards, stats[2].flops);
+                stats[0].shards, stats[0].flops, stats[1].shards, stats[1].flops, stats[2].shards,
+                stats[2].flops);
     cr_assert_eq(stats[0].shattered_bodies, 1);
     cr_assert_eq(stats[0].shards, 11); /* 24 joints, 2 per shard: 12 shards, 11 added */
     cr_assert_eq(stats[1].shattered_bodies, 0);
@@ -406,8 +406,8 @@ Test(ldl_pgs, bad_public_options_are_refused_with_a_message) {
         int field;
         double value;
         const char *words;
-    } bad[] = {{0, -1, "ldl_ordering"},       {0, 3, "ldl_ordering"},
-               {1, -1, "ldl_shatter_degree"}, {2, 0, "ldl_shard_constraints"},
+    } bad[] = {{0, -1, "ldl_ordering"},          {0, 3, "ldl_ordering"},
+               {1, -1, "ldl_shatter_degree"},    {2, 0, "ldl_shard_constraints"},
                {3, -1e-3, "ldl_regularization"}, {3, 1.0, "ldl_regularization"},
                {3, NAN, "ldl_regularization"}};
     heft_world_def wd = heft_default_world_def();
@@ -417,10 +417,18 @@ Test(ldl_pgs, bad_public_options_are_refused_with_a_message) {
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         o = heft_solver_default_options();
         switch (bad[k].field) {
-        case 0: o.ldl_ordering = (int)bad[k].value; break;
-        case 1: o.ldl_shatter_degree = (int)bad[k].value; break;
-        case 2: o.ldl_shard_constraints = (int)bad[k].value; break;
-        default: o.ldl_regularization = bad[k].value; break;
+        case 0:
+            o.ldl_ordering = (int)bad[k].value;
+            break;
+        case 1:
+            o.ldl_shatter_degree = (int)bad[k].value;
+            break;
+        case 2:
+            o.ldl_shard_constraints = (int)bad[k].value;
+            break;
+        default:
+            o.ldl_regularization = bad[k].value;
+            break;
         }
         err[0] = '\0';
         cr_assert_eq(heft_solver_options_check(&o, err, sizeof err), -1, "case %zu", k);
