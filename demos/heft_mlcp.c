@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "ldl_cli.h"
 #include "mlcp.h"
 
 /* The format's acceptance bound (mlcp-format.md "The error measure"). */
@@ -22,6 +23,8 @@ static void usage(FILE *f) {
             "                 [--relaxation W] [--max-pivots N] [--cold]\n"
             "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
             "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
+            "                 [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
+            "                 [--ldl-shard N] [--ldl-regularization EPS]\n"
             "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
             "       heft-mlcp info FILE [--json]\n"
             "       heft-mlcp --list\n"
@@ -305,6 +308,10 @@ static int cmd_solve(const command_line *c) {
         fputc(']', f);
         json_key(f, "fallback", &first);
         fputs(st.fallback ? "true" : "false", f);
+        json_key(f, "imaginary_columns", &first);
+        fprintf(f, "%d", st.imaginary_columns);
+        json_key(f, "regularized_rows", &first);
+        fprintf(f, "%d", st.regularized_rows);
         json_key(f, "error_max", &first);
         json_number(f, st.error_max);
         json_key(f, "error_sum", &first);
@@ -672,6 +679,8 @@ int main(int argc, char **argv) {
                  c.options.regularization_shift > 0.0;
             c.options.adaptive_regularization = 1;
             c.has_options = 1;
+        } else if (ldl_cli_option(a, v, &c.options, &ok)) {
+            c.has_options = 1;
         } else if (!strcmp(a, "--exact")) {
             ok = parse_double(v, &c.exact) && c.exact > 0.0;
         } else {
@@ -684,6 +693,11 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
         i += takes_value;
+    }
+    char bad[160];
+    if (c.has_options && heft_solver_options_check(&c.options, bad, sizeof bad) != 0) {
+        fprintf(stderr, "heft-mlcp: %s\n", bad);
+        return EXIT_USAGE;
     }
     if (!c.file) {
         fprintf(stderr, "heft-mlcp: %s needs a FILE\n", c.command);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ldl_cli.h"
 #include "runner.h"
 
 static void usage(FILE *f) {
@@ -14,6 +15,8 @@ static void usage(FILE *f) {
             "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
             "                [--variant NAME] [--size N]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
+            "                [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
+            "                [--ldl-shard N] [--ldl-regularization EPS]\n"
             "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
             "                [--contact-compliance M_PER_N]\n"
             "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
@@ -315,6 +318,8 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--relaxation")) {
             ok = parse_double(v, &cfg.options.relaxation);
             cfg.has_options = 1;
+        } else if (ldl_cli_option(a, v, &cfg.options, &ok)) {
+            cfg.has_options = 1;
         } else if (!strcmp(a, "--post-stabilization")) {
             ok = parse_int(v, &cfg.post_stabilization) && cfg.post_stabilization <= 100;
         } else if (!strcmp(a, "--contact-compliance")) {
@@ -340,6 +345,11 @@ int main(int argc, char **argv) {
             return 2;
         }
         i += takes_value;
+    }
+    char bad[160];
+    if (cfg.has_options && heft_solver_options_check(&cfg.options, bad, sizeof bad) != 0) {
+        fprintf(stderr, "heft-run: %s\n", bad);
+        return 2;
     }
     if (!scenario_find(cfg.scenario)) {
         fprintf(stderr, "heft-run: unknown scenario \"%s\" (--list shows them)\n", cfg.scenario);

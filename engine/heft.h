@@ -110,6 +110,9 @@ heft_result heft_world_step(heft_world *world, double h);
  * changes nothing. Per-island solver state is dropped on a switch. */
 heft_result heft_world_set_solver(heft_world *world, const char *name);
 const char *heft_world_solver(const heft_world *world);
+/* Options outside their documented ranges (heft_solver_options_check) are
+ * refused with HEFT_ERROR_INVALID_ARGUMENT, the message in heft_last_error(),
+ * and change nothing. */
 heft_result heft_world_set_solver_options(heft_world *world, const heft_solver_options *options);
 heft_solver_options heft_world_solver_options(const heft_world *world);
 heft_result heft_world_set_gravity(heft_world *world, heft_vec3 gravity);

@@ -51,11 +51,9 @@ int world_grow(void **array, int *capacity, int need, size_t element_size) {
 }
 
 static int check_options(const heft_solver_options *o) {
-    if (o->max_iterations < 0 || !(o->tolerance >= 0.0) || !isfinite(o->tolerance) ||
-        !(o->relaxation > 0.0 && o->relaxation < 2.0) || o->max_pivots < 0 ||
-        !(o->skyline_refactor_fraction >= 0.0 && o->skyline_refactor_fraction <= 1.0)) {
-        heft_set_error("solver options out of range (iterations >= 0, tolerance >= 0, "
-                       "0 < relaxation < 2, pivots >= 0, 0 <= refactor fraction <= 1)");
+    char message[160];
+    if (heft_solver_options_check(o, message, sizeof message) != 0) {
+        heft_set_error("%s", message);
         return 0;
     }
     return 1;

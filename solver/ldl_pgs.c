@@ -48,13 +48,26 @@ typedef struct ldl_pgs_state {
     void *pgs; /* fallback for problems without the structured form */
 } ldl_pgs_state;
 
+_Static_assert((int)HEFT_LDL_ORDER_MIN_EDGE == (int)HEFT_ORDER_MIN_EDGE &&
+                   (int)HEFT_LDL_ORDER_MIN_DEGREE == (int)HEFT_ORDER_MIN_DEGREE &&
+                   (int)HEFT_LDL_ORDER_NATURAL == (int)HEFT_ORDER_NATURAL,
+               "the public ordering names are block_ldl's");
+
 static void *ldl_pgs_create(const heft_solver_options *options) {
     ldl_pgs_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
     memset(s, 0, sizeof *s);
     s->options = options != NULL ? *options : heft_solver_default_options();
+    if (heft_solver_options_check(&s->options, NULL, 0) != 0) { /* bad options: no state */
+        heft_free(s);
+        return NULL;
+    }
     s->config = heft_block_ldl_default_config();
+    s->config.ordering = s->options.ldl_ordering; /* HEFT_LDL_ORDER_* == HEFT_ORDER_* */
+    s->config.shatter_degree = s->options.ldl_shatter_degree;
+    s->config.shard_constraints = s->options.ldl_shard_constraints;
+    s->config.regularization = s->options.ldl_regularization;
     s->f.config = s->config;
     return s;
 }

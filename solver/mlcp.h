@@ -159,7 +159,23 @@ typedef struct heft_solver_options {
     int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default 10) */
     double cr_tolerance;      /* cr: relative residual of the KKT system (default 1e-10) */
     int cr_max_iterations;    /* cr: conjugate residual iterations (default 5000) */
+    /* ldl-pgs's block LDL of the joints' rows (docs/ldl-pgs-baraff.md); its
+     * iterations are max_iterations and tolerance above */
+    int ldl_ordering;          /* heft_ldl_ordering of the elimination (default MIN_EDGE) */
+    int ldl_shatter_degree;    /* shatter a body touched by more joints than this, >= 0;
+                                  0: never (default 20) */
+    int ldl_shard_constraints; /* joints per shard of a shattered body, >= 1 (default 2) */
+    double ldl_regularization; /* eps of H~_ii = (1 + eps) H_ii, in [0, 1) (default 1e-12) */
 } heft_solver_options;
+
+/* The elimination orders of ldl-pgs (heft_solver_options.ldl_ordering; paper
+ * 003, slide "MECA"). */
+typedef enum heft_ldl_ordering {
+    HEFT_LDL_ORDER_MIN_EDGE = 0,   /* minimum edge creation */
+    HEFT_LDL_ORDER_MIN_DEGREE = 1, /* minimum degree */
+    HEFT_LDL_ORDER_NATURAL = 2,    /* the problem's order of joints */
+    HEFT_LDL_ORDER_COUNT = 3
+} heft_ldl_ordering;
 
 /* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; paper 004 §4.1). */
 typedef enum heft_preconditioner {
@@ -172,6 +188,13 @@ typedef enum heft_preconditioner {
 } heft_preconditioner;
 
 heft_solver_options heft_solver_default_options(void);
+
+/* Checks every option against its documented range. Returns 0 when all are
+ * valid, else -1 with a message naming the first bad field and its range in
+ * err (errlen bytes, may be 0). heft_world_create and
+ * heft_world_set_solver_options refuse options it refuses (and change
+ * nothing); a solver's create() may return NULL for them. */
+int heft_solver_options_check(const heft_solver_options *options, char *err, size_t errlen);
 
 #define HEFT_MAX_PIVOT_TRACE 64
 

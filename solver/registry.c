@@ -5,6 +5,8 @@
  * has a fixed capacity so registering never allocates. */
 #include "mlcp.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The built-in solvers, one file each. */
@@ -89,7 +91,41 @@ heft_solver_options heft_solver_default_options(void)
     o.regularization_pivot_limit = 10;
     o.cr_tolerance = 1e-10;
     o.cr_max_iterations = 5000;
+    o.ldl_ordering = HEFT_LDL_ORDER_MIN_EDGE;
+    o.ldl_shatter_degree = 20;
+    o.ldl_shard_constraints = 2;
+    o.ldl_regularization = 1e-12;
     return o;
+}
+
+int heft_solver_options_check(const heft_solver_options *o, char *err, size_t errlen)
+{
+    const char *bad = NULL;
+    if (o == NULL)
+        bad = "options must not be NULL";
+    else if (o->max_iterations < 0)
+        bad = "max_iterations must be >= 0";
+    else if (!(o->tolerance >= 0.0) || !isfinite(o->tolerance))
+        bad = "tolerance must be finite and >= 0";
+    else if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
+        bad = "relaxation must lie in (0, 2)";
+    else if (o->max_pivots < 0)
+        bad = "max_pivots must be >= 0";
+    else if (!(o->skyline_refactor_fraction >= 0.0 && o->skyline_refactor_fraction <= 1.0))
+        bad = "skyline_refactor_fraction must lie in [0, 1]";
+    else if (o->ldl_ordering < 0 || o->ldl_ordering >= HEFT_LDL_ORDER_COUNT)
+        bad = "ldl_ordering must be HEFT_LDL_ORDER_MIN_EDGE (0), _MIN_DEGREE (1) or _NATURAL (2)";
+    else if (o->ldl_shatter_degree < 0)
+        bad = "ldl_shatter_degree must be >= 0 (0: never shatter)";
+    else if (o->ldl_shard_constraints < 1)
+        bad = "ldl_shard_constraints must be >= 1";
+    else if (!(o->ldl_regularization >= 0.0 && o->ldl_regularization < 1.0))
+        bad = "ldl_regularization must lie in [0, 1)";
+    if (bad == NULL)
+        return 0;
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "solver options: %s", bad);
+    return -1;
 }
 
 int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,

@@ -326,6 +326,130 @@ Test(ldl_pgs, symbolic_phase_runs_once_per_topology) {
     free(lambda);
 }
 
+/* ---- the public options (issue 9) -------------------------------------------------------- */
+
+/* ldl_ordering, ldl_shatter_degree, ldl_shard_constraints and
+ * ldl_regularization of heft_solver_options reach the block LDL of an
+ * ldl-pgs state made by the registry's create(): a hub of 24 joints is
+ * shattered by default and not with ldl_shatter_degree = 0, the shards
+ * follow ldl_shard_constraints, the natural order of a random tree makes
+ * fill that minimum edge creation does not, and each answer is the same. */
+Test(ldl_pgs, public_options_reach_the_block_ldl) {
+    int nj;
+    mech_joint *j = mech_hub(24, 3, 6, 7, &nj);
+    heft_mlcp *p = mech_build(25, j, nj, 0, 1e-9, 8);
+    const heft_solver_vtable *vt = heft_solver_find("ldl-pgs");
+    double *lambda = malloc(sizeof(double) * (size_t)p->n);
+    double *ref = malloc(sizeof(double) * (size_t)p->n);
+    mech_dense_solve(p, ref);
+    heft_solver_stats st;
+    heft_block_ldl_stats stats[4];
+    heft_solver_options o[4];
+    for (int k = 0; k < 4; ++k)
+        o[k] = heft_solver_default_options();
+    o[1].ldl_shatter_degree = 0;    /* never */
+    o[2].ldl_shard_constraints = 4; /* 6 shards instead of 12 */
+    o[3].ldl_regularization = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        void *state = vt->create(&o[k]);
+        cr_assert_not_null(state);
+        cr_assert_neq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_FAILED);
+        stats[k] = heft_ldl_pgs_factorization(state)->stats;
+        cr_assert_lt(mech_relative(lambda, ref, p->n), 1e-8, "options %d: %.3g", k,
+                     mech_relative(lambda, ref, p->n));
+        vt->destroy(state);
+    }
+    cr_log_info("hub of 24 joints: default %d shards, %.0f flops; shatter 0: %d shards, %.0f "
+                "flops; 4 joints per shard: %d shards, %.0f flops",
+                stats[0].shards, stats[0].flops, stats[1].shards, stats[1].flops, stats[2].shards,
+                stats[2].flops);
+    cr_assert_eq(stats[0].shattered_bodies, 1);
+    cr_assert_eq(stats[0].shards, 11); /* 24 joints, 2 per shard: 12 shards, 11 added */
+    cr_assert_eq(stats[1].shattered_bodies, 0);
+    cr_assert_eq(stats[1].shards, 0);
+    cr_assert_eq(stats[2].shards, 5); /* 4 per shard: 6 shards, 5 added */
+    cr_assert_gt(stats[1].flops, stats[0].flops);
+    heft_mlcp_destroy(p);
+    free(j);
+    free(lambda);
+    free(ref);
+
+    j = mech_random_tree(80, 2, 6, 5, &nj);
+    p = mech_build(80, j, nj, 0, 0.0, 6);
+    lambda = malloc(sizeof(double) * (size_t)p->n);
+    heft_block_ldl_stats order_stats[HEFT_LDL_ORDER_COUNT];
+    for (int k = 0; k < HEFT_LDL_ORDER_COUNT; ++k) {
+        heft_solver_options oo = heft_solver_default_options();
+        oo.ldl_ordering = k;
+        void *state = vt->create(&oo);
+        cr_assert_not_null(state);
+        cr_assert_neq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_FAILED);
+        order_stats[k] = heft_ldl_pgs_factorization(state)->stats;
+        vt->destroy(state);
+    }
+    cr_log_info("random tree of 80 joints, fill edges: min-edge %d, min-degree %d, natural %d",
+                order_stats[0].fill_edges, order_stats[1].fill_edges, order_stats[2].fill_edges);
+    cr_assert_eq(order_stats[HEFT_LDL_ORDER_MIN_EDGE].fill_edges, 0);
+    cr_assert_gt(order_stats[HEFT_LDL_ORDER_NATURAL].fill_edges, 100);
+    heft_mlcp_destroy(p);
+    free(j);
+    free(lambda);
+}
+
+/* Bad values: heft_solver_options_check names the field, ldl-pgs's create()
+ * refuses them, and a world keeps its options. */
+Test(ldl_pgs, bad_public_options_are_refused_with_a_message) {
+    char err[160];
+    heft_solver_options o = heft_solver_default_options();
+    cr_assert_eq(heft_solver_options_check(&o, err, sizeof err), 0);
+    struct {
+        int field;
+        double value;
+        const char *words;
+    } bad[] = {{0, -1, "ldl_ordering"},          {0, 3, "ldl_ordering"},
+               {1, -1, "ldl_shatter_degree"},    {2, 0, "ldl_shard_constraints"},
+               {3, -1e-3, "ldl_regularization"}, {3, 1.0, "ldl_regularization"},
+               {3, NAN, "ldl_regularization"}};
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = "ldl-pgs";
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        o = heft_solver_default_options();
+        switch (bad[k].field) {
+        case 0:
+            o.ldl_ordering = (int)bad[k].value;
+            break;
+        case 1:
+            o.ldl_shatter_degree = (int)bad[k].value;
+            break;
+        case 2:
+            o.ldl_shard_constraints = (int)bad[k].value;
+            break;
+        default:
+            o.ldl_regularization = bad[k].value;
+            break;
+        }
+        err[0] = '\0';
+        cr_assert_eq(heft_solver_options_check(&o, err, sizeof err), -1, "case %zu", k);
+        cr_assert_not_null(strstr(err, bad[k].words), "case %zu: \"%s\"", k, err);
+        cr_assert_null(heft_solver_find("ldl-pgs")->create(&o), "case %zu", k);
+        cr_assert_neq(heft_world_set_solver_options(w, &o), HEFT_OK, "case %zu", k);
+        cr_assert_not_null(strstr(heft_last_error(), bad[k].words), "case %zu: %s", k,
+                           heft_last_error());
+        const heft_solver_options kept = heft_world_solver_options(w);
+        cr_assert_eq(kept.ldl_ordering, HEFT_LDL_ORDER_MIN_EDGE);
+        cr_assert_eq(kept.ldl_shatter_degree, 20);
+        cr_assert_eq(kept.ldl_shard_constraints, 2);
+        cr_assert_eq(kept.ldl_regularization, 1e-12);
+    }
+    o = heft_solver_default_options();
+    o.ldl_shatter_degree = 0;
+    cr_assert_eq(heft_world_set_solver_options(w, &o), HEFT_OK);
+    cr_assert_eq(heft_world_solver_options(w).ldl_shatter_degree, 0);
+    heft_world_destroy(w);
+}
+
 static int allocation_calls;
 static void *counting_alloc(size_t size, void *user) {
     (void)user;

@@ -305,6 +305,33 @@ Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
         }
 }
 
+/* Two planted friction problems (60 rows, no added dominance) on which
+ * pgcg's inner PCG, preconditioned by IC(0) with imaginary columns (an
+ * indefinite P), hit its 1,000-iteration cap in every outer iteration and
+ * pgcg ended at 0.47 and 0.57 J; it now switches to Jacobi after the first
+ * capped inner loop (reported as a fallback) and solves both. */
+Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_stalls) {
+    const uint64_t seeds[2] = {11, 25};
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 200;
+    for (int k = 0; k < 2; ++k) {
+        planted_problem pp = planted_structured(60, 0.0, 0, seeds[k]);
+        const int n = pp.p->n;
+        double *lambda = malloc(sizeof(double) * n);
+        heft_solver_stats st;
+        solve_with("pgcg", &o, pp.p, lambda, &st);
+        cr_log_info("seed %d: %d outer, %d inner, %.2e J, fallback %d", (int)seeds[k],
+                    st.iterations, st.inner_iterations, st.error_max, st.fallback);
+        cr_assert_lt(st.error_max, 1e-8, "seed %d: %.2e J after %d outer", (int)seeds[k],
+                     st.error_max, st.iterations);
+        cr_assert_eq(st.fallback, 1);
+        cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
+                     1e-5 * (1.0 + max_abs(pp.solution, n)));
+        free(lambda);
+        planted_free(&pp);
+    }
+}
+
 Test(pcg_solvers, solve_the_siconos_problems) {
     const char *names[2] = {"bpp-pcg", "pgcg"};
     for (size_t f = 0; f < sizeof siconos_files / sizeof siconos_files[0]; ++f) {
