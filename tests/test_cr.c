@@ -163,6 +163,11 @@ static heft_world *box_world(const char *solver, heft_vec3 n, double mu, double 
                              heft_body_id *box) {
     heft_world_def wd = heft_default_world_def();
     wd.solver = solver;
+    /* rigid contact rows: these tests hold cr to the analytic motion of
+     * Coulomb friction; under the default contact compliance (a proximal
+     * term lagging the impulses by a step) 2 of 60 solves on the slope end
+     * unconverged and the box is 2% slow (docs/pcg.md) */
+    wd.contact_compliance = 0.0;
     heft_world *w = heft_world_create(&wd);
     cr_assert_not_null(w);
     heft_body_def ground = heft_default_body_def();
