@@ -153,8 +153,8 @@ static void record_downdates(void *user, int step, int island, const heft_mlcp *
 
 Test(bpp_scenes, downdated_factor_equals_fresh_factor_on_scene_problems)
 {
-    const char *scenes[3] = {"hanging-chain", "box-on-ground", "pendulum"};
-    for (int s = 0; s < 3; ++s) {
+    const char *scenes[4] = {"hanging-chain", "box-on-ground", "pendulum", "crane"};
+    for (int s = 0; s < 4; ++s) {
         downdate_record rec = {0, 0.0, 0.0};
         run_config cfg = {0};
         cfg.scenario = scenes[s];
@@ -239,8 +239,8 @@ static double relative_difference(const double *a, const double *b, int count)
  * relative difference of the impulses to bpp's over the first `compare`
  * steps, of the impulses' effect on the bodies (J^T lambda) over all steps
  * in *bodies_out, and of the body positions at the end in *positions. */
-static double same_motion(const char *scene, double load, int steps, int compare,
-                          double *body_impulses, double *positions)
+static double same_motion(const char *scene, const char *variant, double load, int steps,
+                          int compare, double *body_impulses, double *positions)
 {
     impulse_record rec[3];
     heft_body_state *final[3];
@@ -253,6 +253,7 @@ static double same_motion(const char *scene, double load, int steps, int compare
         cfg.solver = solvers[k];
         cfg.steps = steps;
         cfg.params.load_mass = load;
+        cfg.params.variant = variant;
         cfg.island = record_impulses;
         cfg.island_user = &rec[k];
         run_result r;
@@ -314,17 +315,31 @@ Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second)
         const char *scene;
         double load;
         int determined; /* lambda itself is determined to round-off */
-    } runs[] = {{"pendulum", 0.0, 1}, {"box-on-ground", 0.0, 0}, {"hanging-chain", 10.0, 1}};
+        const char *variant;
+        double motion; /* J^T lambda and positions agree to this */
+    } runs[] = {{"pendulum", 0.0, 1, NULL, 1e-9},
+                {"box-on-ground", 0.0, 0, NULL, 1e-9},
+                {"hanging-chain", 10.0, 1, NULL, 1e-9},
+                /* the crane stands on four ball feet: redundant contact rows */
+                {"crane", 0.0, 0, NULL, 1e-9},
+                /* 16 stacks of 5 boxes, each on four corners over four: the
+                 * three solvers end some steps on other index sets with the
+                 * same MLCP error (3.8e-13 J), a corner at zero force tight
+                 * in one and free in another, and the proximal term of the
+                 * contacts carries the difference into the next step:
+                 * measured 0.19 on the impulses, 6.6e-5 on J^T lambda,
+                 * 3.4e-7 on the positions after 60 steps */
+                {"stacking", 0.0, 0, "boxes", 1e-4}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
         double on_bodies, positions;
-        const double impulses =
-            same_motion(runs[k].scene, runs[k].load, 60, 60, &on_bodies, &positions);
+        const double impulses = same_motion(runs[k].scene, runs[k].variant, runs[k].load, 60, 60,
+                                            &on_bodies, &positions);
         if (runs[k].determined)
             cr_assert(impulses <= 1e-9, "%s: impulses %g", runs[k].scene, impulses);
-        else
+        else if (runs[k].motion <= 1e-9)
             cr_assert(impulses <= 1e-4, "%s: impulses %g", runs[k].scene, impulses);
-        cr_assert(on_bodies <= 1e-9, "%s: J^T lambda %g", runs[k].scene, on_bodies);
-        cr_assert(positions <= 1e-9, "%s: positions %g", runs[k].scene, positions);
+        cr_assert(on_bodies <= runs[k].motion, "%s: J^T lambda %g", runs[k].scene, on_bodies);
+        cr_assert(positions <= runs[k].motion, "%s: positions %g", runs[k].scene, positions);
     }
 }
 
@@ -336,7 +351,8 @@ Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second)
 Test(bpp_scenes, three_bpp_solvers_agree_on_the_heavy_chain_until_its_motion_amplifies_round_off)
 {
     double on_bodies, positions;
-    const double first = same_motion("hanging-chain", 2000.0, 12, 12, &on_bodies, &positions);
+    const double first =
+        same_motion("hanging-chain", NULL, 2000.0, 12, 12, &on_bodies, &positions);
     cr_assert(first <= 1e-9, "heavy chain, first 12 steps: impulses %g", first);
 }
 
