@@ -307,6 +307,44 @@ Test(scenes, tower_and_wall_keep_out_of_the_ground, .timeout = 900) {
     RUN_CASES(cases);
 }
 
+/* Every registered solver on every scene (the stacks at small sizes): the
+ * first steps, which hold the first contacts and the machines' first pulls,
+ * without a non-finite pose. The outcomes of the full timelines are the
+ * README's; a full run of every pair takes hours (cr and bpp-pcg take 0.3 to
+ * 2 s a step on the winch). */
+Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
+    static const struct {
+        const char *scene, *variant;
+        int size;
+    } scenes[] = {{"crane", NULL, 0},          {"winch", NULL, 0},
+                  {"forklift", NULL, 0},       {"chain", NULL, 0},
+                  {"stacking", "boxes", 0},    {"stacking", "pyramid", 4},
+                  {"stacking", "tower", 4},    {"stacking", "wall", 2}};
+#ifdef HEFT_SANITIZED
+    const int steps = 3;
+#else
+    const int steps = 10;
+#endif
+    for (int k = 0; k < heft_solver_count(); ++k) {
+        const char *solver = heft_solver_at(k)->name;
+        for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+            run_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.scenario = scenes[i].scene;
+            cfg.solver = solver;
+            cfg.steps = steps;
+            cfg.params.variant = scenes[i].variant;
+            cfg.params.size = scenes[i].size;
+            run_result r;
+            cr_assert_eq(run_scenario(&cfg, &r), 0, "%s/%s: %s", scenes[i].scene, solver, r.error);
+            cr_expect_eq(r.nonfinite_steps, 0, "%s/%s: non-finite pose: %s", scenes[i].scene,
+                         solver, r.first_violation);
+            cr_expect_eq(r.steps, steps);
+            run_result_free(&r);
+        }
+    }
+}
+
 Test(scenes, unknown_variant_is_refused) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
