@@ -36,6 +36,29 @@ const scenario_desc *viewer_default_scene(void) {
     return d ? d : scenario_at(0);
 }
 
+const char *viewer_scene_key(const viewer *v, char *buf, size_t size) {
+    const char *variant = v->opt.params.variant;
+    if (variant && viewer_scene_has_variant(v->desc->name, variant)) {
+        snprintf(buf, size, "%s/%s", v->desc->name, variant);
+    } else {
+        int i = viewer_scene_index(v->desc, NULL);
+        const viewer_scene *e = viewer_scene_at(i);
+        snprintf(buf, size, "%s", e ? e->key : v->desc->name); /* a default variant's key */
+    }
+    return buf;
+}
+
+void viewer_camera_preset(viewer *v) {
+    heft_vec3 lo, hi;
+    if (!renderer_scene_bounds(v->world, &lo, &hi)) {
+        lo = heft_v3(-1, -1, 0);
+        hi = heft_v3(1, 1, 1);
+    }
+    char key[96];
+    camera_preset(&v->cam, viewer_scene_key(v, key, sizeof key), lo, hi);
+    v->show.follow = 0;
+}
+
 void viewer_set_status(viewer *v, const char *fmt, ...) {
     va_list args;
     va_start(args, fmt);
@@ -66,7 +89,13 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         return -1;
     }
     heft_world_def wd = heft_default_world_def();
-    wd.solver = v->solver;
+    const char *solver = v->solver;
+    if (!v->solver_chosen) {
+        /* the scene's own solver at start, else the viewer's default */
+        const viewer_scene *e = viewer_scene_at(viewer_scene_index(desc, v->opt.params.variant));
+        solver = e && e->solver && heft_solver_find(e->solver) ? e->solver : v->default_solver;
+    }
+    wd.solver = solver;
     wd.solver_options = v->solver_options;
     wd.solver_options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
@@ -105,13 +134,9 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         renderer_reset(v->renderer);
     }
     solve_plot_clear(&v->plot);
-    heft_vec3 lo, hi;
-    if (!renderer_scene_bounds(world, &lo, &hi)) {
-        lo = heft_v3(-1, -1, 0);
-        hi = heft_v3(1, 1, 1);
-    }
-    camera_preset(&v->cam, desc->name, lo, hi);
-    viewer_set_status(v, "scene %s", desc->name);
+    viewer_camera_preset(v);
+    char key[96];
+    viewer_set_status(v, "scene %s", viewer_scene_key(v, key, sizeof key));
     return 0;
 }
 
@@ -129,6 +154,7 @@ int viewer_set_solver(viewer *v, const char *name) {
         return -1;
     }
     snprintf(v->solver, sizeof v->solver, "%s", heft_world_solver(v->world));
+    v->solver_chosen = 1; /* kept across scene changes from now on */
     viewer_set_status(v, "solver %s", v->solver);
     return 0;
 }
@@ -194,6 +220,8 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
         return NULL;
     }
     snprintf(v->solver, sizeof v->solver, "%s", solver);
+    snprintf(v->default_solver, sizeof v->default_solver, "%s", solver);
+    v->solver_chosen = v->opt.solver != NULL;
     const scenario_desc *desc = v->opt.scenario ? scenario_find(v->opt.scenario) : viewer_default_scene();
     if (!desc) {
         snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",

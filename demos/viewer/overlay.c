@@ -97,17 +97,22 @@ static float section(ui_context *ui, float x, float y, const char *name) {
 static void controls_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), bh = lh + 6.0f, pad = 8.0f, bw = w - 2.0f * pad;
-    int scenes = scenario_count(), solvers = heft_solver_count();
-    float height = 4.0f * (lh + 2.0f) + (float)(scenes + solvers) * (bh + 2.0f) +
+    int scenes = viewer_scene_count(), solvers = heft_solver_count();
+    int scene_rows = (scenes + 1) / 2; /* two scenes a row */
+    float height = 4.0f * (lh + 2.0f) + (float)(scene_rows + solvers) * (bh + 2.0f) +
                    (float)OPTION_COUNT * (bh + 2.0f) + 5.0f * (bh + 2.0f) + 4.0f * pad;
     ui_panel(ui, x, y, w, height);
     float cy = section(ui, x + pad, y + pad, "scene  (tab, [ ])");
+    int current = viewer_current_scene(v);
+    float half_w = 0.5f * (bw - 2.0f);
     for (int i = 0; i < scenes; ++i) {
-        const scenario_desc *d = scenario_at(i);
-        if (ui_button(ui, x + pad, cy, bw, bh, d->name, d == v->desc)) {
-            viewer_load_scene(v, d);
+        float bx = x + pad + (float)(i % 2) * (half_w + 2.0f);
+        if (ui_button(ui, bx, cy, half_w, bh, viewer_scene_at(i)->label, i == current)) {
+            viewer_load_entry(v, i);
         }
-        cy += bh + 2.0f;
+        if (i % 2 == 1 || i == scenes - 1) {
+            cy += bh + 2.0f;
+        }
     }
     cy = section(ui, x + pad, cy + pad, "solver  (1-9)");
     for (int i = 0; i < solvers; ++i) {
@@ -202,7 +207,7 @@ void overlay_build(viewer *v) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui);
     float fw = (float)v->fb_w, fh = (float)v->fb_h;
-    float left_w = 26.0f * lh, right_w = 17.0f * lh;
+    float left_w = 22.0f * lh, right_w = 17.0f * lh;
     stats_panel(v, 8.0f, 8.0f, left_w);
     float below = 8.0f + lh * 13.0f + 20.0f;
     below += operator_panel(v, 8.0f, below, left_w);

@@ -74,6 +74,8 @@ typedef struct viewer {
     double h;
     heft_solver_options solver_options;
     char solver[32];
+    char default_solver[32];  /* the viewer's solver for scenes without their own */
+    int solver_chosen;        /* the user chose one (--solver, keys, menu): every scene keeps it */
     int geometric_stiffness;
     char status[160];         /* last message shown in the overlay (errors included) */
     double status_until;      /* wall time (s) */
@@ -142,6 +144,31 @@ void viewer_step(viewer *v);
 void viewer_set_status(viewer *v, const char *fmt, ...);
 /* what the default scene is: "crane" when it exists, else "hanging-chain" */
 const scenario_desc *viewer_default_scene(void);
+/* the camera preset's key of the current scene: its name, or NAME/VARIANT */
+const char *viewer_scene_key(const viewer *v, char *buf, size_t size);
+/* the camera back to the current scene's preset */
+void viewer_camera_preset(viewer *v);
+
+/* The scenes the viewer offers (scenes.c): the registry's, a scene with
+ * variants once per variant (stacking boxes, pyramid, tower, wall). */
+typedef struct viewer_scene {
+    const scenario_desc *desc;
+    const char *variant; /* NULL for a scene without variants */
+    char label[40];      /* the menu's */
+    char key[64];        /* the camera preset's: NAME or NAME/VARIANT */
+    const char *solver;  /* the solver it opens with unless the user chose one; NULL: the
+                            viewer's default (bpp-skyline) */
+} viewer_scene;
+
+int viewer_scene_count(void);
+const viewer_scene *viewer_scene_at(int index);
+/* the entry of a scene and variant (NULL: the scene's first); -1 if none */
+int viewer_scene_index(const scenario_desc *desc, const char *variant);
+int viewer_scene_has_variant(const char *scene, const char *variant);
+/* the entry the viewer shows now (-1 for a scene outside the registry) */
+int viewer_current_scene(const viewer *v);
+/* loads entry index: its scene with its variant */
+int viewer_load_entry(viewer *v, int index);
 
 /* input (input.c): the GLFW callbacks call these, and so do scripts and tests */
 void viewer_key(viewer *v, int key, int action, int mods);
