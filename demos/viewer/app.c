@@ -99,11 +99,9 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     wd.solver_options = v->solver_options;
     wd.solver_options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
-#ifdef SCENARIO_MAX_AXES
     if (desc->configure) {
         desc->configure(&wd); /* the scene's settings (heavy machines: geometric stiffness ...) */
     }
-#endif
     heft_world *world = heft_world_create(&wd);
     if (!world) {
         viewer_set_status(v, "cannot create the world: %s", heft_last_error());

@@ -70,8 +70,6 @@ void operator_bindings(const char *const *names, int count, const axis_binding *
 
 void operator_reset(viewer *v) { memset(&v->op, 0, sizeof v->op); }
 
-#ifdef SCENARIO_MAX_AXES /* the scene registry has operator axes */
-
 static scenario_controls *controls_of(viewer *v) {
     return (v->desc && v->desc->controls && v->desc->apply && v->scene) ? v->desc->controls(v->scene)
                                                                          : NULL;
@@ -232,43 +230,3 @@ float operator_panel(viewer *v, float x, float y, float w) {
     }
     return h;
 }
-
-#else /* a registry without operator axes: every scene runs its control callback */
-
-int operator_axis_count(viewer *v) {
-    (void)v;
-    return 0;
-}
-
-const char *operator_axis_keys(viewer *v, int k) {
-    (void)v;
-    (void)k;
-    return NULL;
-}
-
-int operator_axis_is_rate(const char *unit) { return unit && strstr(unit, "/s") != NULL; }
-
-int operator_key(viewer *v, int key, int action) {
-    (void)v;
-    (void)key;
-    (void)action;
-    return 0;
-}
-
-void operator_toggle(viewer *v) { viewer_set_status(v, "%s has no operator controls", v->desc->name); }
-
-void operator_before_step(viewer *v) {
-    if (v->desc->control) {
-        v->desc->control(v->scene, v->world, v->step_index, v->h);
-    }
-}
-
-float operator_panel(viewer *v, float x, float y, float w) {
-    (void)v;
-    (void)x;
-    (void)y;
-    (void)w;
-    return 0.0f;
-}
-
-#endif

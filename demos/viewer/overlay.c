@@ -176,30 +176,51 @@ static const char *const help_lines[] = {
     "mouse   left drag: orbit    shift+left / right / middle drag: pan    wheel: zoom",
     "        left on a body: select it and pull it with a spring (release to let go)",
     "1-9     solver (the menu on the right lists them)      k  geometric stiffness",
-    "space   pause      n / right  single step      r / backspace  reset scene",
-    "m       operator / timeline; axes: up/down, left/right, z/a, d/e (then right is an axis)",
+    "space   pause      n  single step      r / backspace  reset scene",
+    "m       operator / timeline (an axis key also takes over; release: rates stop)",
+    "        crane: left/right slew, up/down luff, a/z hoist;  winch: up/down drum",
+    "        forklift: up/down drive, left/right steer, a/z lift, e/d tilt",
     "tab [ ] next / previous scene     - =  time scale      o , .  pick / change option",
     "w wire  c contacts  j joints  b boxes  i islands  g grey at rest  l shadows",
     "t plot  x clear plot  f follow selected  v camera preset  p / f12 screenshot",
     "u overlay on/off   h / f1 this help   esc deselect / close help / quit",
 };
 
+/* the current scene's axis keys, as one help line ("" without axes) */
+static void scene_keys_line(viewer *v, char *out, size_t size) {
+    int n = operator_axis_count(v);
+    scenario_controls *c = n > 0 ? v->desc->controls(v->scene) : NULL;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; c && k < n && used < size; ++k) {
+        const char *keys = operator_axis_keys(v, k);
+        int wrote = snprintf(out + used, size - used, "%s%s %s", k ? ", " : "this scene: ",
+                             keys ? keys : "(panel)", c->axis[k].name);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+}
+
 static void help_panel(viewer *v) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), w = 0.0f;
     int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    char scene_keys[160];
+    scene_keys_line(v, scene_keys, sizeof scene_keys);
     for (int i = 0; i < n; ++i) {
         float lw = ui_text_width(ui, help_lines[i]);
         w = lw > w ? lw : w;
     }
     w += 24.0f;
-    float h = lh * (float)(n + 1) + 16.0f;
+    float h = lh * (float)(n + 1 + (scene_keys[0] ? 1 : 0)) + 16.0f;
     float x = 0.5f * ((float)v->fb_w - w), y = 0.5f * ((float)v->fb_h - h);
     ui_panel(ui, x, y, w, h);
     cursor c = {ui, x + 12.0f, y + 8.0f, lh};
     line(&c, title, "keys and mouse");
     for (int i = 0; i < n; ++i) {
         line(&c, white, "%s", help_lines[i]);
+    }
+    if (scene_keys[0]) {
+        line(&c, title, "%s", scene_keys);
     }
 }
 
