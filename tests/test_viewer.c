@@ -353,12 +353,14 @@ Test(viewer, a_scripted_drag_selects_the_body_and_pulls_it, .timeout = 600) {
 
 Test(viewer, every_scene_renders_and_switches_without_a_crash, .timeout = 600) {
     char keys[512] = "";
-    for (int i = 0; i < scenario_count(); ++i) {
+    for (int i = 0; i < viewer_scene_count(); ++i) { /* the stacking variants included */
         strcat(keys, "tab wait:3 c j b i w ");
     }
-    viewer *v = open_viewer(NULL, 4 * scenario_count() + 2, keys, NULL);
+    viewer *v = open_viewer(NULL, 4 * viewer_scene_count() + 2, keys, NULL);
     cr_assert_eq(viewer_run(v), 0);
     cr_expect_eq(v->desc, viewer_default_scene(), "tabbing through every scene comes back");
+    cr_expect_str_eq(heft_world_solver(v->world), v->default_solver,
+                     "back on the crane with the viewer's solver (the stacks ran pgs)");
     viewer_destroy(v);
 }
 
