@@ -50,13 +50,14 @@ echo "ok: no display -> $out"
 # headless screenshot with the statistics, and a scripted solver switch
 png=$scratch/cli.png
 rm -f "$png"
-json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --screenshot "$png" \
+json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --samples 4 --screenshot "$png" \
     --script "wait:5 1 wait:5" --stats)
 [ -s "$png" ] || fail "no screenshot written"
 head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "$png is not a PNG"
 solver=$("$viewer" --list | awk '/^solvers/ {getline; print $2; exit}')
 grep -q "\"solver\": \"$solver\"" <<<"$json" || fail "stats do not report solver $solver: $json"
 grep -q '"frames": 20' <<<"$json" || fail "stats: $json"
+grep -q '"samples": 4' <<<"$json" || fail "--samples 4 not used: $json"
 if "$viewer" --list | grep -q '^  crane '; then
     grep -q '"scenario": "crane"' <<<"$json" || fail "the default scene is not the crane: $json"
 fi

@@ -22,7 +22,7 @@ viewer_options viewer_default_options(void) {
     memset(&o, 0, sizeof o);
     o.width = 1280;
     o.height = 720;
-    o.samples = 4;
+    o.samples = -1; /* auto: 4 on a GPU, 0 on a software renderer */
     o.geometric_stiffness = 1;
     o.fixed_step = -1; /* decided from frames */
     return o;
@@ -34,6 +34,17 @@ const scenario_desc *viewer_default_scene(void) {
         d = scenario_find("hanging-chain");
     }
     return d ? d : scenario_at(0);
+}
+
+int viewer_renderer_is_software(const char *gl_renderer) {
+    static const char *const software[] = {"llvmpipe", "softpipe", "swrast", "SwiftShader",
+                                           "Software Rasterizer"};
+    for (size_t i = 0; gl_renderer && i < sizeof software / sizeof software[0]; ++i) {
+        if (strstr(gl_renderer, software[i])) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 const char *viewer_scene_key(const viewer *v, char *buf, size_t size) {
@@ -245,7 +256,26 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SAMPLES, v->opt.samples);
+    v->samples = v->opt.samples;
+    if (v->samples < 0) {
+        /* MSAA costs a software renderer (Mesa's llvmpipe under Xvfb) more
+         * than a third of its frame time, and a GPU nothing to speak of: ask
+         * a hidden 1x1 window which one this is */
+        glfwWindowHint(GLFW_SAMPLES, 0);
+        glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+        GLFWwindow *probe = glfwCreateWindow(1, 1, "heft-viewer", NULL, NULL);
+        v->samples = 4;
+        if (probe) {
+            glfwMakeContextCurrent(probe);
+            if (gladLoadGL(glfwGetProcAddress)) {
+                const char *name = (const char *)glGetString(GL_RENDERER);
+                v->samples = viewer_renderer_is_software(name) ? 0 : 4;
+            }
+            glfwMakeContextCurrent(NULL);
+            glfwDestroyWindow(probe);
+        }
+    }
+    glfwWindowHint(GLFW_SAMPLES, v->samples);
     glfwWindowHint(GLFW_VISIBLE, v->opt.hidden ? GLFW_FALSE : GLFW_TRUE);
     char title[128];
     snprintf(title, sizeof title, "Heft viewer - %s", desc->name);
@@ -264,7 +294,9 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
         return NULL;
     }
     glfwSwapInterval(v->opt.hidden || v->opt.frames > 0 ? 0 : 1);
-    if (v->opt.samples > 0) {
+    const char *gl_renderer = (const char *)glGetString(GL_RENDERER);
+    snprintf(v->gl_renderer, sizeof v->gl_renderer, "%s", gl_renderer ? gl_renderer : "unknown");
+    if (v->samples > 0) {
         glEnable(GL_MULTISAMPLE);
     }
     v->renderer = renderer_create();
@@ -434,6 +466,11 @@ void viewer_print_stats(const viewer *v, FILE *out) {
     fprintf(out, "  \"step_ms_mean\": %.4f,\n  \"step_ms_max\": %.4f,\n  \"solve_ms_mean\": %.4f,\n",
             v->step_ms_sum / steps, v->step_ms_max, v->solve_ms_sum / steps);
     fprintf(out, "  \"mlcp_error_max\": %.3e,\n", v->error_max);
+    fprintf(out, "  \"gl_renderer\": \"");
+    for (const char *c = v->gl_renderer; *c; ++c) {
+        fputc(*c == '"' || *c == '\\' ? '\'' : *c, out); /* a name, not JSON escapes */
+    }
+    fprintf(out, "\",\n  \"samples\": %d,\n", v->samples);
     fprintf(out, "  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n  \"islands\": %d,\n",
             heft_world_body_count(v->world), heft_world_joint_count(v->world), st->rows, st->islands);
     fprintf(out, "  \"contacts\": %d,\n  \"geometric_stiffness\": %s,\n", st->contacts,

@@ -20,7 +20,7 @@ void viewer_usage(FILE *out) {
             "  --script TEXT|@FILE scripted keys, clicks and waits (docs/viewer.md)\n"
             "  --hidden            no visible window (screenshots, tests)\n"
             "  --stats             print the run's statistics as JSON on exit\n"
-            "  --samples N         MSAA samples (default 4, 0 off)\n"
+            "  --samples N         MSAA samples (default 4, 0 on a software renderer)\n"
             "  --realtime          follow the wall clock even with --frames\n"
             "  --no-geometric-stiffness   start without the heavy-load remedy\n"
             "  --iterations N      PGS sweeps (solver max_iterations)\n"

@@ -98,8 +98,8 @@ static void controls_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), bh = lh + 6.0f, pad = 8.0f, bw = w - 2.0f * pad;
     int scenes = viewer_scene_count(), solvers = heft_solver_count();
-    int scene_rows = (scenes + 1) / 2; /* two scenes a row */
-    float height = 4.0f * (lh + 2.0f) + (float)(scene_rows + solvers) * (bh + 2.0f) +
+    int scene_rows = (scenes + 1) / 2, solver_rows = (solvers + 1) / 2; /* two a row */
+    float height = 4.0f * (lh + 2.0f) + (float)(scene_rows + solver_rows) * (bh + 2.0f) +
                    (float)OPTION_COUNT * (bh + 2.0f) + 5.0f * (bh + 2.0f) + 4.0f * pad;
     ui_panel(ui, x, y, w, height);
     float cy = section(ui, x + pad, y + pad, "scene  (tab, [ ])");
@@ -115,14 +115,17 @@ static void controls_panel(viewer *v, float x, float y, float w) {
         }
     }
     cy = section(ui, x + pad, cy + pad, "solver  (1-9)");
-    for (int i = 0; i < solvers; ++i) {
+    for (int i = 0; i < solvers; ++i) { /* two a row, like the scenes */
         const heft_solver_vtable *s = heft_solver_at(i);
         char label[48];
-        snprintf(label, sizeof label, "%d  %s", i + 1, s->name);
-        if (ui_button(ui, x + pad, cy, bw, bh, label, strcmp(s->name, v->solver) == 0)) {
+        snprintf(label, sizeof label, "%d %s", i + 1, s->name);
+        float bx = x + pad + (float)(i % 2) * (half_w + 2.0f);
+        if (ui_button(ui, bx, cy, half_w, bh, label, strcmp(s->name, v->solver) == 0)) {
             viewer_set_solver(v, s->name);
         }
-        cy += bh + 2.0f;
+        if (i % 2 == 1 || i == solvers - 1) {
+            cy += bh + 2.0f;
+        }
     }
     cy = section(ui, x + pad, cy + pad, "options  (o , .)");
     const heft_solver_options *o = &v->solver_options;

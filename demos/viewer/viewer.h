@@ -28,7 +28,7 @@ typedef struct viewer_options {
     const char *script;       /* scripted input (script.c), or @FILE */
     int hidden;               /* no visible window (screenshots, tests) */
     int print_stats;          /* print the run's statistics as JSON on exit */
-    int samples;              /* MSAA samples (default 4; 0 off) */
+    int samples;              /* MSAA samples; -1 (default): 4 on a GPU, 0 on a software renderer */
     int fixed_step;           /* one physics step per frame, whatever the clock (default with
                                  frames, so runs are reproducible) */
     int geometric_stiffness;  /* 1 (default) or 0 */
@@ -63,6 +63,8 @@ typedef enum option_kind {
 typedef struct viewer {
     viewer_options opt;
     GLFWwindow *window;
+    int samples;              /* MSAA samples of the window */
+    char gl_renderer[128];    /* GL_RENDERER */
     int win_w, win_h;         /* screen coordinates (mouse) */
     int fb_w, fb_h;           /* pixels */
 
@@ -142,6 +144,8 @@ int viewer_set_solver(viewer *v, const char *name);
 void viewer_apply_options(viewer *v);
 void viewer_step(viewer *v);
 void viewer_set_status(viewer *v, const char *fmt, ...);
+/* 1 for Mesa's llvmpipe, softpipe and other software renderers */
+int viewer_renderer_is_software(const char *gl_renderer);
 /* what the default scene is: "crane" when it exists, else "hanging-chain" */
 const scenario_desc *viewer_default_scene(void);
 /* the camera preset's key of the current scene: its name, or NAME/VARIANT */
