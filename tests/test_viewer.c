@@ -43,7 +43,9 @@ static void pixel(const image *im, int x, int y, float c[3]) {
 }
 
 /* what the world shows along the camera ray through a window pixel */
-static int ray_at(viewer *v, double x, double y, heft_ray_hit *hit) { return viewer_pick(v, x, y, hit); }
+static int ray_at(viewer *v, double x, double y, heft_ray_hit *hit) {
+    return viewer_pick(v, x, y, hit);
+}
 
 static int ray_points_up(viewer *v, double x, double y) {
     vec3 o, d;
@@ -188,7 +190,8 @@ Test(viewer, crane_is_the_default_and_renders_ground_sky_and_bodies_where_its_pr
         cr_assert(body_on_screen(v, b, &x, &y), "the %s is on screen", parts[k]);
         int ix = (int)lround(x), iy = (int)lround(y);
         heft_ray_hit hit;
-        cr_expect(!ui_covers(&v->ui, (float)ix, (float)iy), "the %s is not under a panel", parts[k]);
+        cr_expect(!ui_covers(&v->ui, (float)ix, (float)iy), "the %s is not under a panel",
+                  parts[k]);
         cr_expect(ray_at(v, ix, iy, &hit) == 1 && hit.body.index == b.index,
                   "the %s's centre is not hidden", parts[k]);
         float expected[3], c[3];
@@ -281,13 +284,14 @@ Test(viewer, clicking_a_body_selects_it, .timeout = 600) {
     viewer_mouse_move(v, x, y);
     viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
     viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
-    cr_expect_eq(v->selected.index, body.index, "selected body %d, clicked %s (%d)", v->selected.index,
-                 heft_body_name(v->world, body), body.index);
+    cr_expect_eq(v->selected.index, body.index, "selected body %d, clicked %s (%d)",
+                 v->selected.index, heft_body_name(v->world, body), body.index);
     cr_expect_eq(v->selected.generation, body.generation);
     /* and a click on the sky deselects */
     viewer_mouse_move(v, 0.5 * v->win_w, 2.0);
     heft_ray_hit hit;
-    if (!ui_covers(&v->ui, 0.5f * (float)v->fb_w, 2.0f) && viewer_pick(v, 0.5 * v->win_w, 2.0, &hit) == 0) {
+    if (!ui_covers(&v->ui, 0.5f * (float)v->fb_w, 2.0f) &&
+        viewer_pick(v, 0.5 * v->win_w, 2.0, &hit) == 0) {
         viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
         viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
         cr_expect(!heft_body_is_valid(v->world, v->selected));
@@ -377,8 +381,8 @@ static heft_joint_id joint_named(viewer *v, const char *name) {
 }
 
 /* Runs a scene for `frames` with a script; returns the joint's coordinate. */
-static double run_and_read_joint(const char *scene, int frames, const char *keys,
-                                 const char *joint, heft_joint_dof dof, viewer **out) {
+static double run_and_read_joint(const char *scene, int frames, const char *keys, const char *joint,
+                                 heft_joint_dof dof, viewer **out) {
     viewer *v = open_viewer(scene, frames, keys, NULL);
     cr_assert_eq(viewer_run(v), 0);
     heft_joint_id j = joint_named(v, joint);
@@ -400,22 +404,22 @@ Test(viewer, holding_the_crane_slew_key_takes_over_and_turns_the_turntable, .tim
     viewer_destroy(free_run);
     /* left held from frame 2: slew counter-clockwise at full rate */
     viewer *v;
-    double turned = run_and_read_joint("crane", 45, "wait:2 down:left wait:42", "slew",
-                                       HEFT_DOF_RX, &v);
+    double turned =
+        run_and_read_joint("crane", 45, "wait:2 down:left wait:42", "slew", HEFT_DOF_RX, &v);
     cr_expect(v->op.manual, "the key took over");
     cr_expect(!v->paused, "the arrow did not single-step (that pauses)");
     scenario_controls *c = v->desc->controls(v->scene);
     cr_assert_str_eq(c->axis[0].name, "slew");
     cr_expect_float_eq(c->axis[0].value, c->axis[0].max, 1e-9, "slew at %g, max %g",
                        c->axis[0].value, c->axis[0].max);
-    cr_log_info("slew: %.4f rad without the key, %.4f rad with left held (%d steps)", still,
-                turned, v->step_index);
+    cr_log_info("slew: %.4f rad without the key, %.4f rad with left held (%d steps)", still, turned,
+                v->step_index);
     cr_expect_lt(fabs(still), 1e-3, "without the key the turntable stays (%.5f rad)", still);
     cr_expect_gt(turned, 0.05, "left turned the turntable %.4f rad counter-clockwise", turned);
     viewer_destroy(v);
     /* and right turns it the other way */
-    double back = run_and_read_joint("crane", 45, "wait:2 down:right wait:42", "slew",
-                                     HEFT_DOF_RX, &v);
+    double back =
+        run_and_read_joint("crane", 45, "wait:2 down:right wait:42", "slew", HEFT_DOF_RX, &v);
     cr_log_info("slew with right held: %.4f rad", back);
     cr_expect_lt(back, -0.05, "right turned the turntable %.4f rad clockwise", back);
     viewer_destroy(v);
@@ -431,8 +435,8 @@ Test(viewer, holding_the_forklift_lift_key_raises_the_forks, .timeout = 600) {
     double rest = run_and_read_joint("forklift", 40, NULL, "lift", HEFT_DOF_X, &free_run);
     viewer_destroy(free_run);
     viewer *v;
-    double lifted = run_and_read_joint("forklift", 40, "wait:2 down:a wait:37", "lift", HEFT_DOF_X,
-                                       &v);
+    double lifted =
+        run_and_read_joint("forklift", 40, "wait:2 down:a wait:37", "lift", HEFT_DOF_X, &v);
     cr_log_info("lift: %.4f m without the key, %.4f m with a held", rest, lifted);
     cr_expect(v->op.manual);
     cr_expect_gt(lifted - rest, 0.1, "a raised the carriage %.4f m", lifted - rest);

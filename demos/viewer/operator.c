@@ -68,11 +68,14 @@ void operator_bindings(const char *const *names, int count, const axis_binding *
     }
 }
 
-void operator_reset(viewer *v) { memset(&v->op, 0, sizeof v->op); }
+void operator_reset(viewer *v) {
+    memset(&v->op, 0, sizeof v->op);
+}
 
 static scenario_controls *controls_of(viewer *v) {
-    return (v->desc && v->desc->controls && v->desc->apply && v->scene) ? v->desc->controls(v->scene)
-                                                                         : NULL;
+    return (v->desc && v->desc->controls && v->desc->apply && v->scene)
+               ? v->desc->controls(v->scene)
+               : NULL;
 }
 
 int operator_axis_count(viewer *v) {
@@ -100,7 +103,9 @@ const char *operator_axis_keys(viewer *v, int k) {
     return b[k] ? b[k]->label : NULL;
 }
 
-int operator_axis_is_rate(const char *unit) { return unit && strstr(unit, "/s") != NULL; }
+int operator_axis_is_rate(const char *unit) {
+    return unit && strstr(unit, "/s") != NULL;
+}
 
 static void take_over(viewer *v) {
     if (!v->op.manual) {
@@ -217,15 +222,14 @@ float operator_panel(viewer *v, float x, float y, float w) {
         }
         const char *keys = operator_axis_keys(v, k);
         char label[96];
-        snprintf(label, sizeof label, "%-6s %+.2f %-5s %s", a->name, a->value, a->unit ? a->unit : "",
-                 keys ? keys : "");
-        ui_text(ui, x + pad + 3.0f * (small + 2.0f) + 6.0f, cy + 0.5f * (bh - 7.0f * ui->text_scale),
-                white, label);
+        snprintf(label, sizeof label, "%-6s %+.2f %-5s %s", a->name, a->value,
+                 a->unit ? a->unit : "", keys ? keys : "");
+        ui_text(ui, x + pad + 3.0f * (small + 2.0f) + 6.0f,
+                cy + 0.5f * (bh - 7.0f * ui->text_scale), white, label);
         cy += bh + 2.0f;
     }
-    if (ui_button(ui, x + pad, cy, w - 2.0f * pad, bh, v->op.manual ? "back to the timeline (m)"
-                                                                   : "take over (m)",
-                  v->op.manual)) {
+    if (ui_button(ui, x + pad, cy, w - 2.0f * pad, bh,
+                  v->op.manual ? "back to the timeline (m)" : "take over (m)", v->op.manual)) {
         operator_toggle(v);
     }
     return h;

@@ -110,4 +110,6 @@ int viewer_load_entry(viewer *v, int index) {
     return r;
 }
 
-int viewer_current_scene(const viewer *v) { return viewer_scene_index(v->desc, v->opt.params.variant); }
+int viewer_current_scene(const viewer *v) {
+    return viewer_scene_index(v->desc, v->opt.params.variant);
+}
