@@ -18,9 +18,10 @@ typedef struct camera_hint {
 } camera_hint;
 
 static const camera_hint hints[] = {
-    /* the crane from the front left: chassis, turntable and boom side on,
-     * the cable and the pipe under the boom tip, room for the 45 degree slew */
-    {"crane", -38.0f, 16.0f, 1.0f, 1, {1.5f, 1.5f, 6.0f}, 28.0f},
+    /* the crane nearly side on: chassis, turntable and boom, the cable and
+     * the pipe under the boom tip, and the boom still in view (clear of the
+     * right-hand panel) after its 45 degree slew away from the camera */
+    {"crane", -12.0f, 18.0f, 1.0f, 1, {3.5f, 2.5f, 6.0f}, 30.0f},
     {"hanging-chain", -20.0f, 18.0f, 0.9f, 0, {0}, 0},
     {"pendulum", 0.0f, 10.0f, 1.0f, 0, {0}, 0},
     {"box-on-ground", -30.0f, 25.0f, 1.0f, 0, {0}, 0},
