@@ -72,6 +72,8 @@ Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
         const viewer_scene *e = viewer_scene_at(i);
         cr_expect(camera_has_preset(e->key), "scene %s has a camera preset", e->key);
         cr_expect_eq(viewer_scene_index(e->desc, e->variant), i, "%s is found again", e->key);
+        cr_expect(!e->solver || heft_solver_find(e->solver), "%s opens with a registered solver",
+                  e->key);
         stacking += strcmp(e->desc->name, "stacking") == 0;
     }
     for (int i = 0; i < scenario_count(); ++i) {
