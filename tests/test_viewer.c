@@ -629,3 +629,50 @@ Test(viewer, every_shape_type_is_drawn_in_its_body_colour, .timeout = 600) {
         unlink(path);
     }
 }
+
+/* A scene whose one body flies out of its bounds in its fourth step. */
+static scenario *runaway_create(heft_world *w, const scenario_params *p) {
+    (void)p;
+    heft_body_def bd = heft_default_body_def();
+    bd.name = "runaway";
+    bd.position = heft_v3(0.0, 0.0, 1.0);
+    bd.linear_velocity = heft_v3(0.0, 0.0, 30.0); /* 0.5 m a step at 1/60 s */
+    bd.gravity_scale = 0.0;
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_shape_def sd = heft_default_shape_def();
+    sd.radius = 0.2;
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+    return &every_shape_state;
+}
+
+static const scenario_desc runaway = {
+    .name = "runaway",
+    .description = "a ball that leaves its bounds",
+    .h = 1.0 / 60.0,
+    .steps = 10,
+    .create = runaway_create,
+    .bounds_lo = {-5.0, -5.0, -1.0},
+    .bounds_hi = {5.0, 5.0, 2.6},
+};
+
+Test(viewer, a_body_leaving_the_scene_bounds_pauses_the_viewer_and_says_which, .timeout = 600) {
+    viewer *v = open_viewer("pendulum", 1, NULL, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert_eq(viewer_load_scene(v, &runaway), 0, "%s", v->status);
+    v->opt.frames = v->frame_index + 10;
+    cr_assert_eq(viewer_run(v), 0);
+    /* 1.0 m + 0.5 m a step passes 2.6 m in the fourth step, and nothing
+     * runs after it */
+    cr_expect(v->paused, "the viewer paused");
+    cr_expect_eq(v->left_bounds, 4, "it stopped at step %d", v->left_bounds);
+    cr_expect_eq(v->step_index, 4, "no step after the pause (%d)", v->step_index);
+    cr_expect(strstr(v->status, "runaway left the scene's bounds at step 4") != NULL, "status: %s",
+              v->status);
+    /* space runs on, and it does not pause again */
+    viewer_key(v, GLFW_KEY_SPACE, GLFW_PRESS, 0);
+    v->opt.frames = v->frame_index + 3;
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect(!v->paused);
+    cr_expect_eq(v->step_index, 7);
+    viewer_destroy(v);
+}

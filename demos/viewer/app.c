@@ -130,6 +130,7 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     v->scene = scene;
     v->h = desc->h > 0.0 ? desc->h : 1.0 / 60.0;
     v->step_index = 0;
+    v->left_bounds = 0;
     v->accumulator = 0.0;
     v->selected = (heft_body_id){0, 0};
     v->drag.active = 0;
@@ -175,6 +176,39 @@ void viewer_apply_options(viewer *v) {
     }
 }
 
+/* A scene that blows up (a dynamic body leaves the scene's bounds, or a
+ * position is no longer finite) pauses once, with the body and the step on the
+ * status line, so the moment is on screen; space runs on. */
+static void check_bounds(viewer *v) {
+    heft_vec3 lo = v->desc->bounds_lo, hi = v->desc->bounds_hi;
+    int bounded = lo.x < hi.x && lo.y < hi.y && lo.z < hi.z;
+    if (v->left_bounds) {
+        return;
+    }
+    heft_body_id ids[512];
+    int n = heft_world_bodies(v->world, ids, 512);
+    for (int i = 0; i < n && i < 512; ++i) {
+        heft_body_state st;
+        if (heft_body_get_state(v->world, ids[i], &st) != HEFT_OK) {
+            continue;
+        }
+        heft_vec3 p = st.position;
+        int out = !heft_v3_isfinite(p) ||
+                  (bounded && st.type == HEFT_BODY_DYNAMIC && /* the scenes' contract */
+                   (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
+                    p.z > hi.z));
+        if (out) {
+            const char *name = heft_body_name(v->world, ids[i]);
+            v->left_bounds = v->step_index;
+            v->paused = 1;
+            viewer_set_status(v, "%s left the scene's bounds at step %d under %s (paused; space "
+                                 "runs on)",
+                              name && name[0] ? name : "a body", v->step_index, v->solver);
+            return;
+        }
+    }
+}
+
 void viewer_step(viewer *v) {
     operator_before_step(v);
     viewer_drag_apply(v);
@@ -196,6 +230,7 @@ void viewer_step(viewer *v) {
         v->desc->observe(v->scene, v->world, v->step_index, v->h);
     }
     v->step_index++;
+    check_bounds(v);
 }
 
 viewer *viewer_create(const viewer_options *options, char *err, size_t err_size) {

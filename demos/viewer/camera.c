@@ -31,7 +31,7 @@ static const camera_hint hints[] = {
     /* the drum and the first metres of chain, from the side */
     {"winch", 22.0f, 22.0f, 1.0f, 1, {2.2f, 0.0f, 0.6f}, 9.0f},
     /* along the rod: the chain's fall and its wrap seen edge on */
-    {"chain", -12.0f, 6.0f, 1.0f, 1, {0.5f, 0.0f, 6.8f}, 24.0f},
+    {"chain", -12.0f, 6.0f, 1.0f, 1, {0.0f, 0.0f, 6.8f}, 28.0f},
     {"stacking/boxes", -32.0f, 24.0f, 0.85f, 0, {0}, 0},
     {"stacking/pyramid", -20.0f, 14.0f, 0.9f, 0, {0}, 0},
     {"stacking/tower", -25.0f, 14.0f, 0.9f, 0, {0}, 0},

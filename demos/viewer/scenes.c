@@ -20,15 +20,16 @@ static const struct {
  * winch passes under PGS at a few ms a step, where bpp-skyline takes 40-80
  * ms and cycles; the forklift is thrown off the ground in its turn under
  * the BPP solvers and stays on its wheels under PGS (the crate still slides
- * off); the chain blows up under bpp-skyline after about 3 s and wraps half
- * a turn under PGS; the pyramid, tower and wall put thousands of contact rows
- * in one island, seconds a step for a direct solver. The crane and the boxes
- * work under bpp-skyline (and the crane not under PGS). */
+ * off); the pyramid, tower and wall put thousands of contact rows in one
+ * island, seconds a step for a direct solver. The crane and the boxes work
+ * under bpp-skyline (and the crane not under PGS); the chain fails under
+ * both, but under bpp-skyline its first 3 s (the fall and the start of the
+ * wrap) are right before it blows up (the viewer pauses there), where PGS
+ * stretches it by metres from the start. */
 static const struct {
     const char *key, *solver;
 } scene_solvers[] = {
-    {"winch", "pgs"},          {"forklift", "pgs"},
-    {"chain", "pgs"},          {"stacking/pyramid", "pgs"},
+    {"winch", "pgs"},          {"forklift", "pgs"},      {"stacking/pyramid", "pgs"},
     {"stacking/tower", "pgs"}, {"stacking/wall", "pgs"},
 };
 

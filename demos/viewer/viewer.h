@@ -73,6 +73,7 @@ typedef struct viewer {
     heft_world *world;
     scenario *scene;
     int step_index;           /* steps taken since the scene was (re)built */
+    int left_bounds;          /* the step a body left the scene's bounds (it paused); 0: none */
     double h;
     heft_solver_options solver_options;
     char solver[32];
