@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Build Heft and show it: the interactive viewer on the default scene (crane,
-# else hanging-chain) when a display works; with no display, the same viewer
-# headless under Xvfb, writing a screenshot and printing the run's statistics
-# (JSON on stdout); without Xvfb either, heft-run draws the hanging chain in
-# the terminal. Extra arguments go to the program that runs (heft-viewer
+# Build Heft and show it: the interactive viewer on the default scene (the
+# crane) when a display works; with no display, the same viewer headless
+# under Xvfb, writing a screenshot of the crane and printing the run's
+# statistics (JSON on stdout); without Xvfb either, heft-run draws the crane
+# in the terminal (with the viewer's solver, bpp-skyline). Extra arguments go to the program that runs (heft-viewer
 # --help, heft-run --help). Build output goes to stderr so that stdout is
 # only the program's.
 set -euo pipefail
@@ -33,4 +33,4 @@ if [ -x "$viewer" ] && command -v xvfb-run >/dev/null 2>&1; then
         --screenshot "$shot" --stats "$@"
 fi
 echo "run.sh: no display and no Xvfb; running the headless demo in the terminal" >&2
-exec build/demos/heft-run --scenario hanging-chain --ascii "$@"
+exec build/demos/heft-run --scenario crane --solver bpp-skyline --ascii "$@"

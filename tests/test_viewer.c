@@ -43,7 +43,9 @@ static void pixel(const image *im, int x, int y, float c[3]) {
 }
 
 /* what the world shows along the camera ray through a window pixel */
-static int ray_at(viewer *v, double x, double y, heft_ray_hit *hit) { return viewer_pick(v, x, y, hit); }
+static int ray_at(viewer *v, double x, double y, heft_ray_hit *hit) {
+    return viewer_pick(v, x, y, hit);
+}
 
 static int ray_points_up(viewer *v, double x, double y) {
     vec3 o, d;
@@ -73,10 +75,38 @@ static float chroma_distance(const float a[3], const float b[3]) {
     return sqrtf(d);
 }
 
-Test(viewer, default_scene_renders_ground_sky_and_bodies_where_the_camera_puts_them,
+static heft_body_id body_named(viewer *v, const char *name) {
+    heft_body_id ids[256];
+    int n = heft_world_bodies(v->world, ids, 256);
+    for (int i = 0; i < n && i < 256; ++i) {
+        const char *b = heft_body_name(v->world, ids[i]);
+        if (b && strcmp(b, name) == 0) {
+            return ids[i];
+        }
+    }
+    return (heft_body_id){0, 0};
+}
+
+/* where a body's centre is drawn, in window coordinates; 0 if off screen */
+static int body_on_screen(viewer *v, heft_body_id b, double *x, double *y) {
+    heft_vec3 p = heft_body_position(v->world, b);
+    float point[3] = {(float)p.x, (float)p.y, (float)p.z}, px, py;
+    if (!camera_project(&v->cam, point, (float)v->win_w, (float)v->win_h, &px, &py) || px < 0.0f ||
+        py < 0.0f || px >= (float)v->win_w || py >= (float)v->win_h) {
+        return 0;
+    }
+    *x = px;
+    *y = py;
+    return 1;
+}
+
+Test(viewer, crane_is_the_default_and_renders_ground_sky_and_bodies_where_its_preset_puts_them,
      .timeout = 600) {
     const char *path = "test_viewer_default.png";
     viewer *v = open_viewer(NULL, 60, NULL, path);
+    if (scenario_find("crane")) {
+        cr_assert_str_eq(v->desc->name, "crane", "the viewer opens on the crane");
+    }
     cr_assert_eq(viewer_run(v), 0);
     cr_assert_eq(v->frame_index, 60);
     cr_assert_eq(v->step_index, 60, "one physics step per frame with --frames");
@@ -149,6 +179,31 @@ Test(viewer, default_scene_renders_ground_sky_and_bodies_where_the_camera_puts_t
     cr_log_info("bodies: %d of %d in view show their colour", right, seen);
     cr_expect_geq(seen, 3, "the preset shows the bodies");
     cr_expect_geq(right, (int)ceil(0.8 * seen), "%d of %d bodies show their colour", right, seen);
+
+    /* the crane's preset shows the machine and its load: each of these is
+     * in view, not under a panel, in front, and drawn in its own colour */
+    static const char *const parts[] = {"chassis", "turntable", "boom", "pipe"};
+    for (size_t k = 0; scenario_find("crane") && k < sizeof parts / sizeof parts[0]; ++k) {
+        heft_body_id b = body_named(v, parts[k]);
+        double x, y;
+        cr_assert(heft_body_is_valid(v->world, b), "the crane has a %s", parts[k]);
+        cr_assert(body_on_screen(v, b, &x, &y), "the %s is on screen", parts[k]);
+        int ix = (int)lround(x), iy = (int)lround(y);
+        heft_ray_hit hit;
+        cr_expect(!ui_covers(&v->ui, (float)ix, (float)iy), "the %s is not under a panel",
+                  parts[k]);
+        cr_expect(ray_at(v, ix, iy, &hit) == 1 && hit.body.index == b.index,
+                  "the %s's centre is not hidden", parts[k]);
+        float expected[3], c[3];
+        viewer_body_colour(v, b, expected);
+        pixel(&im, ix, iy, c);
+        float d = chroma_distance(c, expected);
+        cr_log_info("%s at (%d, %d): drawn (%.2f %.2f %.2f), colour (%.2f %.2f %.2f), chroma "
+                    "distance %.3f",
+                    parts[k], ix, iy, c[0], c[1], c[2], expected[0], expected[1], expected[2], d);
+        cr_expect_lt(d, 0.08f, "the %s is drawn in its colour", parts[k]);
+        cr_expect_gt(c[0] + c[1] + c[2], 0.3f, "the %s is lit", parts[k]);
+    }
     stbi_image_free(im.rgb);
     viewer_destroy(v);
     if (!getenv("HEFT_VIEWER_TEST_KEEP")) { /* set it to look at the pictures */
@@ -162,7 +217,8 @@ Test(viewer, number_keys_switch_the_solver_the_overlay_shows_and_the_engine_uses
     const char *last = heft_solver_at(heft_solver_count() - 1)->name;
     char keys[64];
     snprintf(keys, sizeof keys, "1 wait:5 2 wait:5 %d wait:5", heft_solver_count());
-    viewer *v = open_viewer("hanging-chain", 18, keys, NULL);
+    const char *scene = scenario_find("crane") ? "crane" : "hanging-chain";
+    viewer *v = open_viewer(scene, 18, keys, NULL);
     cr_assert_eq(viewer_run(v), 0);
     cr_expect_str_eq(v->overlay_solver, last, "the overlay reports %s", last);
     cr_expect_str_eq(heft_world_solver(v->world), last, "the engine uses %s", last);
@@ -228,16 +284,48 @@ Test(viewer, clicking_a_body_selects_it, .timeout = 600) {
     viewer_mouse_move(v, x, y);
     viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
     viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
-    cr_expect_eq(v->selected.index, body.index, "selected body %d, clicked %s (%d)", v->selected.index,
-                 heft_body_name(v->world, body), body.index);
+    cr_expect_eq(v->selected.index, body.index, "selected body %d, clicked %s (%d)",
+                 v->selected.index, heft_body_name(v->world, body), body.index);
     cr_expect_eq(v->selected.generation, body.generation);
     /* and a click on the sky deselects */
     viewer_mouse_move(v, 0.5 * v->win_w, 2.0);
     heft_ray_hit hit;
-    if (!ui_covers(&v->ui, 0.5f * (float)v->fb_w, 2.0f) && viewer_pick(v, 0.5 * v->win_w, 2.0, &hit) == 0) {
+    if (!ui_covers(&v->ui, 0.5f * (float)v->fb_w, 2.0f) &&
+        viewer_pick(v, 0.5 * v->win_w, 2.0, &hit) == 0) {
         viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
         viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
         cr_expect(!heft_body_is_valid(v->world, v->selected));
+    }
+    viewer_destroy(v);
+}
+
+Test(viewer, clicking_the_crane_pipe_or_chassis_selects_that_body, .timeout = 600) {
+    if (!scenario_find("crane")) {
+        cr_skip("no crane scene");
+    }
+    viewer *v = open_viewer("crane", 5, NULL, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    static const char *const parts[] = {"pipe", "chassis", "boom"};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; ++k) {
+        heft_body_id b = body_named(v, parts[k]);
+        double x, y;
+        cr_assert(heft_body_is_valid(v->world, b));
+        cr_assert(body_on_screen(v, b, &x, &y), "the %s is on screen", parts[k]);
+        /* deselect, then click where the camera draws the body's centre */
+        viewer_key(v, GLFW_KEY_ESCAPE, GLFW_PRESS, 0);
+        cr_assert(!heft_body_is_valid(v->world, v->selected));
+        viewer_mouse_move(v, x, y);
+        viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+        viewer_mouse_button(v, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+        const char *got = heft_body_is_valid(v->world, v->selected)
+                              ? heft_body_name(v->world, v->selected)
+                              : "nothing";
+        cr_log_info("click at (%.1f, %.1f) on the %s selected %s", x, y, parts[k], got);
+        cr_expect_eq(v->selected.index, b.index, "the click on the %s selected %s", parts[k], got);
+        cr_expect_eq(v->selected.generation, b.generation);
+        /* and the overlay names it in the next frame */
+        v->opt.frames = v->frame_index + 1;
+        cr_assert_eq(viewer_run(v), 0);
     }
     viewer_destroy(v);
 }
@@ -269,42 +357,150 @@ Test(viewer, a_scripted_drag_selects_the_body_and_pulls_it, .timeout = 600) {
 
 Test(viewer, every_scene_renders_and_switches_without_a_crash, .timeout = 600) {
     char keys[512] = "";
-    for (int i = 0; i < scenario_count(); ++i) {
+    for (int i = 0; i < viewer_scene_count(); ++i) { /* the stacking variants included */
         strcat(keys, "tab wait:3 c j b i w ");
     }
-    viewer *v = open_viewer(NULL, 4 * scenario_count() + 2, keys, NULL);
+    viewer *v = open_viewer(NULL, 4 * viewer_scene_count() + 2, keys, NULL);
     cr_assert_eq(viewer_run(v), 0);
     cr_expect_eq(v->desc, viewer_default_scene(), "tabbing through every scene comes back");
+    cr_expect_str_eq(heft_world_solver(v->world), v->default_solver,
+                     "back on the crane with the viewer's solver (the stacks ran pgs)");
     viewer_destroy(v);
 }
 
-#ifdef SCENARIO_MAX_AXES /* the registry has operator axes */
-Test(viewer, holding_an_axis_key_takes_over_from_the_timeline_and_drives_the_machine,
-     .timeout = 600) {
+static heft_joint_id joint_named(viewer *v, const char *name) {
+    heft_joint_id joints[128];
+    int n = heft_world_joints(v->world, joints, 128);
+    for (int i = 0; i < n && i < 128; ++i) {
+        const char *j = heft_joint_name(v->world, joints[i]);
+        if (j && strcmp(j, name) == 0) {
+            return joints[i];
+        }
+    }
+    return (heft_joint_id){0, 0};
+}
+
+/* Runs a scene for `frames` with a script; returns the joint's coordinate. */
+static double run_and_read_joint(const char *scene, int frames, const char *keys, const char *joint,
+                                 heft_joint_dof dof, viewer **out) {
+    viewer *v = open_viewer(scene, frames, keys, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    heft_joint_id j = joint_named(v, joint);
+    cr_assert(heft_joint_is_valid(v->world, j), "%s has a joint %s", scene, joint);
+    double q = heft_joint_coordinate(v->world, j, dof);
+    *out = v;
+    return q;
+}
+
+Test(viewer, holding_the_crane_slew_key_takes_over_and_turns_the_turntable, .timeout = 600) {
     if (!scenario_find("crane")) {
         cr_skip("no crane scene");
     }
-    /* the crane's timeline does not slew before 12 s: any slew is the operator's */
-    viewer *v = open_viewer("crane", 45, "wait:2 down:up wait:42", NULL);
-    cr_assert_eq(viewer_run(v), 0);
+    /* the crane's timeline does not slew before 12 s: the same 45 frames
+     * without a key leave the turntable where it was */
+    viewer *free_run;
+    double still = run_and_read_joint("crane", 45, NULL, "slew", HEFT_DOF_RX, &free_run);
+    cr_expect(!free_run->op.manual);
+    viewer_destroy(free_run);
+    /* left held from frame 2: slew counter-clockwise at full rate */
+    viewer *v;
+    double turned =
+        run_and_read_joint("crane", 45, "wait:2 down:left wait:42", "slew", HEFT_DOF_RX, &v);
     cr_expect(v->op.manual, "the key took over");
+    cr_expect(!v->paused, "the arrow did not single-step (that pauses)");
     scenario_controls *c = v->desc->controls(v->scene);
-    cr_assert_geq(c->count, 1);
-    cr_expect_float_eq(c->axis[0].value, c->axis[0].max, 1e-9, "%s at %g, max %g", c->axis[0].name,
+    cr_assert_str_eq(c->axis[0].name, "slew");
+    cr_expect_float_eq(c->axis[0].value, c->axis[0].max, 1e-9, "slew at %g, max %g",
                        c->axis[0].value, c->axis[0].max);
-    heft_joint_id joints[64];
-    int n = heft_world_joints(v->world, joints, 64);
-    double turned = 0.0;
-    for (int i = 0; i < n && i < 64; ++i) {
-        if (strcmp(heft_joint_name(v->world, joints[i]), c->axis[0].name) == 0) {
-            turned = heft_joint_coordinate(v->world, joints[i], HEFT_DOF_RX);
-        }
-    }
-    cr_log_info("%s turned %.3f rad in %d steps", c->axis[0].name, turned, v->step_index);
-    cr_expect_gt(fabs(turned), 0.02, "the %s joint turned %.4f rad", c->axis[0].name, turned);
+    cr_log_info("slew: %.4f rad without the key, %.4f rad with left held (%d steps)", still, turned,
+                v->step_index);
+    cr_expect_lt(fabs(still), 1e-3, "without the key the turntable stays (%.5f rad)", still);
+    cr_expect_gt(turned, 0.05, "left turned the turntable %.4f rad counter-clockwise", turned);
+    viewer_destroy(v);
+    /* and right turns it the other way */
+    double back =
+        run_and_read_joint("crane", 45, "wait:2 down:right wait:42", "slew", HEFT_DOF_RX, &v);
+    cr_log_info("slew with right held: %.4f rad", back);
+    cr_expect_lt(back, -0.05, "right turned the turntable %.4f rad clockwise", back);
     viewer_destroy(v);
 }
-#endif
+
+Test(viewer, holding_the_forklift_lift_key_raises_the_forks, .timeout = 600) {
+    if (!scenario_find("forklift")) {
+        cr_skip("no forklift scene");
+    }
+    /* the forklift's timeline lifts from 4.5 s on: before that the carriage
+     * only moves if the operator lifts it */
+    viewer *free_run;
+    double rest = run_and_read_joint("forklift", 40, NULL, "lift", HEFT_DOF_X, &free_run);
+    viewer_destroy(free_run);
+    viewer *v;
+    double lifted =
+        run_and_read_joint("forklift", 40, "wait:2 down:a wait:37", "lift", HEFT_DOF_X, &v);
+    cr_log_info("lift: %.4f m without the key, %.4f m with a held", rest, lifted);
+    cr_expect(v->op.manual);
+    cr_expect_gt(lifted - rest, 0.1, "a raised the carriage %.4f m", lifted - rest);
+    viewer_destroy(v);
+}
+
+Test(viewer, the_machines_axis_keys_mean_nothing_else_to_the_viewer, .timeout = 600) {
+    /* every key of every scene's axes, pressed in a scene without axes,
+     * changes nothing: no toggle, solver, scene, clock or camera binding
+     * hides behind an operator key */
+    viewer *v = open_viewer("pendulum", 1, NULL, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert_eq(operator_axis_count(v), 0);
+    int checked = 0;
+    for (int i = 0; i < scenario_count(); ++i) {
+        const scenario_desc *d = scenario_at(i);
+        if (!d->controls) {
+            continue;
+        }
+        heft_world_def wd = heft_default_world_def();
+        heft_world *w = heft_world_create(&wd);
+        cr_assert_not_null(w);
+        scenario *sc = d->create(w, &v->opt.params);
+        cr_assert_not_null(sc, "%s: %s", d->name, heft_last_error());
+        scenario_controls *c = d->controls(sc);
+        const char *names[OPERATOR_MAX_AXES];
+        const axis_binding *b[OPERATOR_MAX_AXES];
+        int n = c->count < OPERATOR_MAX_AXES ? c->count : OPERATOR_MAX_AXES;
+        for (int k = 0; k < n; ++k) {
+            names[k] = c->axis[k].name;
+        }
+        operator_bindings(names, n, b);
+        for (int k = 0; k < n; ++k) {
+            cr_assert_not_null(b[k], "%s: axis %s has keys", d->name, names[k]);
+            for (int side = 0; side < 2; ++side) {
+                int key = side ? b[k]->plus_key : b[k]->minus_key;
+                for (int j = 0; j < n; ++j) {
+                    cr_expect(j == k || (b[j]->minus_key != key && b[j]->plus_key != key),
+                              "%s: %s and %s share a key", d->name, names[k], names[j]);
+                }
+                viewer before = *v;
+                camera cam = v->cam;
+                viewer_key(v, key, GLFW_PRESS, 0);
+                viewer_key(v, key, GLFW_RELEASE, 0);
+                cr_expect(memcmp(&before.show, &v->show, sizeof v->show) == 0 &&
+                              before.paused == v->paused && before.step_once == v->step_once &&
+                              before.time_scale == v->time_scale && before.desc == v->desc &&
+                              before.world == v->world && before.quit == v->quit &&
+                              before.selected_option == v->selected_option &&
+                              before.geometric_stiffness == v->geometric_stiffness &&
+                              strcmp(before.solver, v->solver) == 0 && !v->shot_request[0] &&
+                              memcmp(&cam, &v->cam, sizeof cam) == 0,
+                          "%s's key for %s (%s) does something else in the viewer", d->name,
+                          names[k], b[k]->label);
+                checked++;
+            }
+        }
+        d->destroy(sc);
+        heft_world_destroy(w);
+    }
+    cr_log_info("%d operator keys checked", checked);
+    cr_expect_geq(checked, 2 * 8, "crane 3, forklift 4, winch 1 axes");
+    viewer_destroy(v);
+}
 
 /* A scene with one body of every shape type in a row, for the renderer. */
 struct scenario {
@@ -432,4 +628,51 @@ Test(viewer, every_shape_type_is_drawn_in_its_body_colour, .timeout = 600) {
     if (!getenv("HEFT_VIEWER_TEST_KEEP")) { /* set it to look at the pictures */
         unlink(path);
     }
+}
+
+/* A scene whose one body flies out of its bounds in its fourth step. */
+static scenario *runaway_create(heft_world *w, const scenario_params *p) {
+    (void)p;
+    heft_body_def bd = heft_default_body_def();
+    bd.name = "runaway";
+    bd.position = heft_v3(0.0, 0.0, 1.0);
+    bd.linear_velocity = heft_v3(0.0, 0.0, 30.0); /* 0.5 m a step at 1/60 s */
+    bd.gravity_scale = 0.0;
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_shape_def sd = heft_default_shape_def();
+    sd.radius = 0.2;
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+    return &every_shape_state;
+}
+
+static const scenario_desc runaway = {
+    .name = "runaway",
+    .description = "a ball that leaves its bounds",
+    .h = 1.0 / 60.0,
+    .steps = 10,
+    .create = runaway_create,
+    .bounds_lo = {-5.0, -5.0, -1.0},
+    .bounds_hi = {5.0, 5.0, 2.6},
+};
+
+Test(viewer, a_body_leaving_the_scene_bounds_pauses_the_viewer_and_says_which, .timeout = 600) {
+    viewer *v = open_viewer("pendulum", 1, NULL, NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert_eq(viewer_load_scene(v, &runaway), 0, "%s", v->status);
+    v->opt.frames = v->frame_index + 10;
+    cr_assert_eq(viewer_run(v), 0);
+    /* 1.0 m + 0.5 m a step passes 2.6 m in the fourth step, and nothing
+     * runs after it */
+    cr_expect(v->paused, "the viewer paused");
+    cr_expect_eq(v->left_bounds, 4, "it stopped at step %d", v->left_bounds);
+    cr_expect_eq(v->step_index, 4, "no step after the pause (%d)", v->step_index);
+    cr_expect(strstr(v->status, "runaway left the scene's bounds at step 4") != NULL, "status: %s",
+              v->status);
+    /* space runs on, and it does not pause again */
+    viewer_key(v, GLFW_KEY_SPACE, GLFW_PRESS, 0);
+    v->opt.frames = v->frame_index + 3;
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect(!v->paused);
+    cr_expect_eq(v->step_index, 7);
+    viewer_destroy(v);
 }

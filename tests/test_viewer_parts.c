@@ -56,6 +56,36 @@ Test(viewer_parts, command_line_is_read_and_bad_values_are_refused_with_a_reason
     cr_expect_eq(parse(err, sizeof err, &o, 2, "--frames"), OPTIONS_ERROR);
     cr_expect(strstr(err, "needs a value") != NULL, "%s", err);
     cr_expect_eq(parse(err, sizeof err, &o, 3, "--screenshot", "a.png"), OPTIONS_ERROR);
+    /* a variant names its scene; a scene without it is refused */
+    cr_assert_eq(parse(err, sizeof err, &o, 3, "--variant", "pyramid"), OPTIONS_RUN, "%s", err);
+    cr_expect_str_eq(o.scenario, "stacking");
+    cr_expect_str_eq(o.params.variant, "pyramid");
+    cr_expect_eq(parse(err, sizeof err, &o, 5, "--scenario", "crane", "--variant", "wall"),
+                 OPTIONS_ERROR);
+    cr_expect(strstr(err, "unknown variant \"wall\" of crane") != NULL, "%s", err);
+}
+
+Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
+    int stacking = 0;
+    cr_assert_geq(viewer_scene_count(), scenario_count());
+    for (int i = 0; i < viewer_scene_count(); ++i) {
+        const viewer_scene *e = viewer_scene_at(i);
+        cr_expect(camera_has_preset(e->key), "scene %s has a camera preset", e->key);
+        cr_expect_eq(viewer_scene_index(e->desc, e->variant), i, "%s is found again", e->key);
+        cr_expect(!e->solver || heft_solver_find(e->solver), "%s opens with a registered solver",
+                  e->key);
+        stacking += strcmp(e->desc->name, "stacking") == 0;
+    }
+    for (int i = 0; i < scenario_count(); ++i) {
+        cr_expect_geq(viewer_scene_index(scenario_at(i), NULL), 0, "%s is offered",
+                      scenario_at(i)->name);
+    }
+    if (scenario_find("stacking")) {
+        cr_expect_eq(stacking, 4, "boxes, pyramid, tower and wall");
+        cr_expect(viewer_scene_has_variant("stacking", "tower"));
+        cr_expect(!viewer_scene_has_variant("stacking", "moon"));
+    }
+    cr_expect_null(viewer_scene_at(viewer_scene_count()));
 }
 
 Test(viewer_parts, scripts_parse_and_malformed_ones_are_refused_with_a_reason) {

@@ -29,8 +29,11 @@ expect_error '--screenshot needs --frames' --screenshot x.png
 expect_error '--scenario needs a value' --scenario
 expect_error '--load-mass wants a positive number' --load-mass -3
 expect_error '--angle wants degrees' --angle 400
+expect_error 'unknown variant "nope"' --variant nope
+expect_error 'unknown variant "pyramid" of crane' --scenario crane --variant pyramid
 "$viewer" --help | grep -q -- '--screenshot' || fail "--help does not list --screenshot"
 "$viewer" --list | grep -q 'hanging-chain' || fail "--list does not list hanging-chain"
+"$viewer" --list | grep -q 'stacking --variant pyramid' || fail "--list does not list the stacking variants"
 
 # a malformed script is refused before any window opens
 status=0
@@ -47,13 +50,17 @@ echo "ok: no display -> $out"
 # headless screenshot with the statistics, and a scripted solver switch
 png=$scratch/cli.png
 rm -f "$png"
-json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --screenshot "$png" \
+json=$("$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 20 --samples 4 --screenshot "$png" \
     --script "wait:5 1 wait:5" --stats)
 [ -s "$png" ] || fail "no screenshot written"
 head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "$png is not a PNG"
 solver=$("$viewer" --list | awk '/^solvers/ {getline; print $2; exit}')
 grep -q "\"solver\": \"$solver\"" <<<"$json" || fail "stats do not report solver $solver: $json"
 grep -q '"frames": 20' <<<"$json" || fail "stats: $json"
+grep -q '"samples": 4' <<<"$json" || fail "--samples 4 not used: $json"
+if "$viewer" --list | grep -q '^  crane '; then
+    grep -q '"scenario": "crane"' <<<"$json" || fail "the default scene is not the crane: $json"
+fi
 echo "ok: screenshot $(stat -c %s "$png") bytes, solver $solver after key 1"
 
 # --record: through ffmpeg when it is installed, else a clear refusal

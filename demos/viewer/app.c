@@ -22,7 +22,7 @@ viewer_options viewer_default_options(void) {
     memset(&o, 0, sizeof o);
     o.width = 1280;
     o.height = 720;
-    o.samples = 4;
+    o.samples = -1; /* auto: 4 on a GPU, 0 on a software renderer */
     o.geometric_stiffness = 1;
     o.fixed_step = -1; /* decided from frames */
     return o;
@@ -34,6 +34,40 @@ const scenario_desc *viewer_default_scene(void) {
         d = scenario_find("hanging-chain");
     }
     return d ? d : scenario_at(0);
+}
+
+int viewer_renderer_is_software(const char *gl_renderer) {
+    static const char *const software[] = {"llvmpipe", "softpipe", "swrast", "SwiftShader",
+                                           "Software Rasterizer"};
+    for (size_t i = 0; gl_renderer && i < sizeof software / sizeof software[0]; ++i) {
+        if (strstr(gl_renderer, software[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *viewer_scene_key(const viewer *v, char *buf, size_t size) {
+    const char *variant = v->opt.params.variant;
+    if (variant && viewer_scene_has_variant(v->desc->name, variant)) {
+        snprintf(buf, size, "%s/%s", v->desc->name, variant);
+    } else {
+        int i = viewer_scene_index(v->desc, NULL);
+        const viewer_scene *e = viewer_scene_at(i);
+        snprintf(buf, size, "%s", e ? e->key : v->desc->name); /* a default variant's key */
+    }
+    return buf;
+}
+
+void viewer_camera_preset(viewer *v) {
+    heft_vec3 lo, hi;
+    if (!renderer_scene_bounds(v->world, &lo, &hi)) {
+        lo = heft_v3(-1, -1, 0);
+        hi = heft_v3(1, 1, 1);
+    }
+    char key[96];
+    camera_preset(&v->cam, viewer_scene_key(v, key, sizeof key), lo, hi);
+    v->show.follow = 0;
 }
 
 void viewer_set_status(viewer *v, const char *fmt, ...) {
@@ -66,15 +100,19 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         return -1;
     }
     heft_world_def wd = heft_default_world_def();
-    wd.solver = v->solver;
+    const char *solver = v->solver;
+    if (!v->solver_chosen) {
+        /* the scene's own solver at start, else the viewer's default */
+        const viewer_scene *e = viewer_scene_at(viewer_scene_index(desc, v->opt.params.variant));
+        solver = e && e->solver && heft_solver_find(e->solver) ? e->solver : v->default_solver;
+    }
+    wd.solver = solver;
     wd.solver_options = v->solver_options;
     wd.solver_options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
-#ifdef SCENARIO_MAX_AXES
     if (desc->configure) {
         desc->configure(&wd); /* the scene's settings (heavy machines: geometric stiffness ...) */
     }
-#endif
     heft_world *world = heft_world_create(&wd);
     if (!world) {
         viewer_set_status(v, "cannot create the world: %s", heft_last_error());
@@ -92,6 +130,7 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     v->scene = scene;
     v->h = desc->h > 0.0 ? desc->h : 1.0 / 60.0;
     v->step_index = 0;
+    v->left_bounds = 0;
     v->accumulator = 0.0;
     v->selected = (heft_body_id){0, 0};
     v->drag.active = 0;
@@ -105,13 +144,9 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         renderer_reset(v->renderer);
     }
     solve_plot_clear(&v->plot);
-    heft_vec3 lo, hi;
-    if (!renderer_scene_bounds(world, &lo, &hi)) {
-        lo = heft_v3(-1, -1, 0);
-        hi = heft_v3(1, 1, 1);
-    }
-    camera_preset(&v->cam, desc->name, lo, hi);
-    viewer_set_status(v, "scene %s", desc->name);
+    viewer_camera_preset(v);
+    char key[96];
+    viewer_set_status(v, "scene %s", viewer_scene_key(v, key, sizeof key));
     return 0;
 }
 
@@ -129,6 +164,7 @@ int viewer_set_solver(viewer *v, const char *name) {
         return -1;
     }
     snprintf(v->solver, sizeof v->solver, "%s", heft_world_solver(v->world));
+    v->solver_chosen = 1; /* kept across scene changes from now on */
     viewer_set_status(v, "solver %s", v->solver);
     return 0;
 }
@@ -137,6 +173,39 @@ void viewer_apply_options(viewer *v) {
     if (heft_world_set_solver_options(v->world, &v->solver_options) != HEFT_OK) {
         viewer_set_status(v, "options refused: %s", heft_last_error());
         v->solver_options = heft_world_solver_options(v->world);
+    }
+}
+
+/* A scene that blows up (a dynamic body leaves the scene's bounds, or a
+ * position is no longer finite) pauses once, with the body and the step on the
+ * status line, so the moment is on screen; space runs on. */
+static void check_bounds(viewer *v) {
+    heft_vec3 lo = v->desc->bounds_lo, hi = v->desc->bounds_hi;
+    int bounded = lo.x < hi.x && lo.y < hi.y && lo.z < hi.z;
+    if (v->left_bounds) {
+        return;
+    }
+    heft_body_id ids[512];
+    int n = heft_world_bodies(v->world, ids, 512);
+    for (int i = 0; i < n && i < 512; ++i) {
+        heft_body_state st;
+        if (heft_body_get_state(v->world, ids[i], &st) != HEFT_OK) {
+            continue;
+        }
+        heft_vec3 p = st.position;
+        int out = !heft_v3_isfinite(p) ||
+                  (bounded && st.type == HEFT_BODY_DYNAMIC && /* the scenes' contract */
+                   (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
+                    p.z > hi.z));
+        if (out) {
+            const char *name = heft_body_name(v->world, ids[i]);
+            v->left_bounds = v->step_index;
+            v->paused = 1;
+            viewer_set_status(v, "%s left the scene's bounds at step %d under %s (paused; space "
+                                 "runs on)",
+                              name && name[0] ? name : "a body", v->step_index, v->solver);
+            return;
+        }
     }
 }
 
@@ -161,6 +230,7 @@ void viewer_step(viewer *v) {
         v->desc->observe(v->scene, v->world, v->step_index, v->h);
     }
     v->step_index++;
+    check_bounds(v);
 }
 
 viewer *viewer_create(const viewer_options *options, char *err, size_t err_size) {
@@ -194,6 +264,8 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
         return NULL;
     }
     snprintf(v->solver, sizeof v->solver, "%s", solver);
+    snprintf(v->default_solver, sizeof v->default_solver, "%s", solver);
+    v->solver_chosen = v->opt.solver != NULL;
     const scenario_desc *desc = v->opt.scenario ? scenario_find(v->opt.scenario) : viewer_default_scene();
     if (!desc) {
         snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",
@@ -219,7 +291,26 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_SAMPLES, v->opt.samples);
+    v->samples = v->opt.samples;
+    if (v->samples < 0) {
+        /* MSAA costs a software renderer (Mesa's llvmpipe under Xvfb) more
+         * than a third of its frame time, and a GPU nothing to speak of: ask
+         * a hidden 1x1 window which one this is */
+        glfwWindowHint(GLFW_SAMPLES, 0);
+        glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+        GLFWwindow *probe = glfwCreateWindow(1, 1, "heft-viewer", NULL, NULL);
+        v->samples = 4;
+        if (probe) {
+            glfwMakeContextCurrent(probe);
+            if (gladLoadGL(glfwGetProcAddress)) {
+                const char *name = (const char *)glGetString(GL_RENDERER);
+                v->samples = viewer_renderer_is_software(name) ? 0 : 4;
+            }
+            glfwMakeContextCurrent(NULL);
+            glfwDestroyWindow(probe);
+        }
+    }
+    glfwWindowHint(GLFW_SAMPLES, v->samples);
     glfwWindowHint(GLFW_VISIBLE, v->opt.hidden ? GLFW_FALSE : GLFW_TRUE);
     char title[128];
     snprintf(title, sizeof title, "Heft viewer - %s", desc->name);
@@ -238,7 +329,9 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
         return NULL;
     }
     glfwSwapInterval(v->opt.hidden || v->opt.frames > 0 ? 0 : 1);
-    if (v->opt.samples > 0) {
+    const char *gl_renderer = (const char *)glGetString(GL_RENDERER);
+    snprintf(v->gl_renderer, sizeof v->gl_renderer, "%s", gl_renderer ? gl_renderer : "unknown");
+    if (v->samples > 0) {
         glEnable(GL_MULTISAMPLE);
     }
     v->renderer = renderer_create();
@@ -408,6 +501,11 @@ void viewer_print_stats(const viewer *v, FILE *out) {
     fprintf(out, "  \"step_ms_mean\": %.4f,\n  \"step_ms_max\": %.4f,\n  \"solve_ms_mean\": %.4f,\n",
             v->step_ms_sum / steps, v->step_ms_max, v->solve_ms_sum / steps);
     fprintf(out, "  \"mlcp_error_max\": %.3e,\n", v->error_max);
+    fprintf(out, "  \"gl_renderer\": \"");
+    for (const char *c = v->gl_renderer; *c; ++c) {
+        fputc(*c == '"' || *c == '\\' ? '\'' : *c, out); /* a name, not JSON escapes */
+    }
+    fprintf(out, "\",\n  \"samples\": %d,\n", v->samples);
     fprintf(out, "  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n  \"islands\": %d,\n",
             heft_world_body_count(v->world), heft_world_joint_count(v->world), st->rows, st->islands);
     fprintf(out, "  \"contacts\": %d,\n  \"geometric_stiffness\": %s,\n", st->contacts,

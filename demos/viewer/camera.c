@@ -3,30 +3,68 @@
 #include <math.h>
 #include <string.h>
 
-/* Per-scene viewing directions; the distance always frames the scene. */
+/* Per-scene presets. A direction (yaw from +y towards -x, pitch down) and a
+ * zoom on the framing of the bodies' bounds; or, for a scene whose action
+ * leaves its starting bounds (the winch pulls its chain in, the chain falls
+ * round its rod, the crane slews its load, the forklift drives round its
+ * cone), a fixed target and distance (m) chosen so the machine and its load
+ * stay in view for the scene's run (at 16:9, between the overlay's panels).
+ * Scenes with variants have one entry per variant (NAME/VARIANT). */
 typedef struct camera_hint {
     const char *scene;
     float yaw_deg, pitch_deg, zoom; /* zoom < 1 comes closer than the framing distance */
+    int fixed;                      /* 1: target and distance below, not the bounds */
+    float target[3], distance;
 } camera_hint;
 
 static const camera_hint hints[] = {
-    {"crane", -35.0f, 18.0f, 0.95f},
-    {"hanging-chain", -20.0f, 18.0f, 0.9f},
-    {"pendulum", 0.0f, 10.0f, 1.0f},
-    {"box-on-ground", -30.0f, 25.0f, 1.0f},
-    {"forklift", -50.0f, 20.0f, 1.0f},
-    {"winch", -30.0f, 20.0f, 1.0f},
+    /* the crane nearly side on: chassis, turntable and boom, the cable and
+     * the pipe under the boom tip, and the boom still in view (clear of the
+     * right-hand panel) after its 45 degree slew away from the camera */
+    {"crane", -12.0f, 18.0f, 1.0f, 1, {3.5f, 2.5f, 6.0f}, 30.0f},
+    {"hanging-chain", -20.0f, 18.0f, 0.9f, 0, {0}, 0},
+    {"pendulum", 0.0f, 10.0f, 1.0f, 0, {0}, 0},
+    {"box-on-ground", -30.0f, 25.0f, 1.0f, 0, {0}, 0},
+    /* the forklift from its fork side: the crate on its pedestal ahead,
+     * the cone it turns round behind */
+    {"forklift", 35.0f, 24.0f, 1.0f, 1, {1.4f, 0.9f, 0.6f}, 11.0f},
+    /* the drum and the first metres of chain, from the side */
+    {"winch", 22.0f, 22.0f, 1.0f, 1, {2.2f, 0.0f, 0.6f}, 9.0f},
+    /* along the rod: the chain's fall and its wrap seen edge on */
+    {"chain", -12.0f, 6.0f, 1.0f, 1, {0.0f, 0.0f, 6.8f}, 28.0f},
+    {"stacking/boxes", -32.0f, 24.0f, 0.85f, 0, {0}, 0},
+    {"stacking/pyramid", -20.0f, 14.0f, 0.9f, 0, {0}, 0},
+    {"stacking/tower", -25.0f, 14.0f, 0.9f, 0, {0}, 0},
+    {"stacking/wall", -18.0f, 14.0f, 0.9f, 0, {0}, 0},
 };
 
-void camera_preset(camera *c, const char *scene, heft_vec3 lo, heft_vec3 hi) {
-    float yaw = -30.0f, pitch = 20.0f, zoom = 1.0f;
+static void camera_axes(const camera *c, vec3 forward, vec3 right, vec3 up) {
+    forward[0] = -sinf(c->yaw) * cosf(c->pitch);
+    forward[1] = cosf(c->yaw) * cosf(c->pitch);
+    forward[2] = -sinf(c->pitch);
+    vec3 z = {0.0f, 0.0f, 1.0f};
+    glm_vec3_crossn(forward, z, right);
+    glm_vec3_cross(right, forward, up);
+}
+
+int camera_has_preset(const char *scene) {
     for (size_t i = 0; scene && i < sizeof hints / sizeof hints[0]; ++i) {
         if (strcmp(hints[i].scene, scene) == 0) {
-            yaw = hints[i].yaw_deg;
-            pitch = hints[i].pitch_deg;
-            zoom = hints[i].zoom;
+            return 1;
         }
     }
+    return 0;
+}
+
+void camera_preset(camera *c, const char *scene, heft_vec3 lo, heft_vec3 hi) {
+    const camera_hint *hint = NULL;
+    for (size_t i = 0; scene && i < sizeof hints / sizeof hints[0]; ++i) {
+        if (strcmp(hints[i].scene, scene) == 0) {
+            hint = &hints[i];
+        }
+    }
+    float yaw = hint ? hint->yaw_deg : -30.0f, pitch = hint ? hint->pitch_deg : 20.0f;
+    float zoom = hint ? hint->zoom : 1.0f;
     if (!(heft_v3_isfinite(lo) && heft_v3_isfinite(hi)) || lo.x > hi.x) {
         lo = heft_v3(-1.0, -1.0, 0.0);
         hi = heft_v3(1.0, 1.0, 2.0);
@@ -42,9 +80,20 @@ void camera_preset(camera *c, const char *scene, heft_vec3 lo, heft_vec3 hi) {
     c->yaw = glm_rad(yaw);
     c->pitch = glm_rad(pitch);
     c->distance = zoom * 1.15f * radius / sinf(0.5f * c->fov_y);
+    if (hint && hint->fixed) {
+        glm_vec3_copy((float *)hint->target, c->target);
+        c->distance = hint->distance * zoom;
+    }
     if (c->aspect <= 0.0f) {
         c->aspect = 16.0f / 9.0f;
     }
+    /* the overlay's panels take the left third and the right quarter: the
+     * scene is put a little right of the window's centre, in the middle of
+     * what they leave free */
+    vec3 f, r, u;
+    camera_axes(c, f, r, u);
+    float view_width = 2.0f * c->distance * tanf(0.5f * c->fov_y) * c->aspect;
+    glm_vec3_muladds(r, -0.06f * view_width, c->target);
 }
 
 void camera_orbit(camera *c, float dx, float dy) {
@@ -52,15 +101,6 @@ void camera_orbit(camera *c, float dx, float dy) {
     c->pitch += 0.005f * dy;
     float limit = glm_rad(89.0f);
     c->pitch = c->pitch > limit ? limit : (c->pitch < -limit ? -limit : c->pitch);
-}
-
-static void camera_axes(const camera *c, vec3 forward, vec3 right, vec3 up) {
-    forward[0] = -sinf(c->yaw) * cosf(c->pitch);
-    forward[1] = cosf(c->yaw) * cosf(c->pitch);
-    forward[2] = -sinf(c->pitch);
-    vec3 z = {0.0f, 0.0f, 1.0f};
-    glm_vec3_crossn(forward, z, right);
-    glm_vec3_cross(right, forward, up);
 }
 
 void camera_pan(camera *c, float dx, float dy, float height) {

@@ -17,9 +17,12 @@ typedef struct camera {
     float aspect;
 } camera;
 
-/* Frames the box [lo, hi] from the scene's preset direction (camera.c has the
- * per-scene table; other scenes get the default direction). */
+/* The scene's preset (camera.c has the per-scene table; scene is NAME or
+ * NAME/VARIANT): the box [lo, hi] framed from the scene's direction, or the
+ * scene's fixed target and distance; other scenes get the default direction. */
 void camera_preset(camera *c, const char *scene, heft_vec3 lo, heft_vec3 hi);
+/* 1 if the table has an entry for scene */
+int camera_has_preset(const char *scene);
 void camera_orbit(camera *c, float dx_pixels, float dy_pixels);
 void camera_pan(camera *c, float dx_pixels, float dy_pixels, float viewport_height);
 void camera_zoom(camera *c, float wheel_steps);

@@ -43,13 +43,11 @@ void viewer_change_option(viewer *v, int option, int direction) {
 }
 
 static void switch_scene(viewer *v, int direction) {
-    int n = scenario_count(), current = 0;
-    for (int i = 0; i < n; ++i) {
-        if (scenario_at(i) == v->desc) {
-            current = i;
-        }
+    int n = viewer_scene_count(), current = viewer_current_scene(v);
+    if (current < 0) {
+        current = direction > 0 ? -1 : 0; /* a scene outside the registry: start at either end */
     }
-    viewer_load_scene(v, scenario_at(((current + direction) % n + n) % n));
+    viewer_load_entry(v, ((current + direction) % n + n) % n);
 }
 
 static void toggle(viewer *v, int *flag, const char *what) {
@@ -81,8 +79,7 @@ void viewer_key(viewer *v, int key, int action, int mods) {
         v->paused = !v->paused;
         viewer_set_status(v, v->paused ? "paused" : "running");
         break;
-    case GLFW_KEY_RIGHT:
-    case GLFW_KEY_N:
+    case GLFW_KEY_N: /* the arrows are the machines' (operator.c) */
         v->paused = 1;
         v->step_once = 1;
         break;
@@ -152,17 +149,10 @@ void viewer_key(viewer *v, int key, int action, int mods) {
             viewer_set_status(v, "follow: select a body first (click it)");
         }
         break;
-    case GLFW_KEY_V: {
-        heft_vec3 lo, hi;
-        if (!renderer_scene_bounds(v->world, &lo, &hi)) {
-            lo = heft_v3(-1, -1, 0);
-            hi = heft_v3(1, 1, 1);
-        }
-        camera_preset(&v->cam, v->desc->name, lo, hi);
-        v->show.follow = 0;
+    case GLFW_KEY_V:
+        viewer_camera_preset(v);
         viewer_set_status(v, "camera reset");
         break;
-    }
     case GLFW_KEY_P:
     case GLFW_KEY_F12:
         snprintf(v->shot_request, sizeof v->shot_request, "heft-%s-%03d.png", v->desc->name,

@@ -10,6 +10,7 @@ void viewer_usage(FILE *out) {
     fprintf(out,
             "usage: heft-viewer [--scenario NAME] [--solver NAME] [options]\n"
             "  --scenario NAME     scene to open (default: crane, else hanging-chain)\n"
+            "  --variant NAME      stacking: boxes (default), pyramid, tower, wall\n"
             "  --solver NAME       solver at start (default: bpp-skyline)\n"
             "  --list              list the scenes and solvers\n"
             "  --size WxH          window size (default 1280x720)\n"
@@ -19,7 +20,7 @@ void viewer_usage(FILE *out) {
             "  --script TEXT|@FILE scripted keys, clicks and waits (docs/viewer.md)\n"
             "  --hidden            no visible window (screenshots, tests)\n"
             "  --stats             print the run's statistics as JSON on exit\n"
-            "  --samples N         MSAA samples (default 4, 0 off)\n"
+            "  --samples N         MSAA samples (default 4, 0 on a software renderer)\n"
             "  --realtime          follow the wall clock even with --frames\n"
             "  --no-geometric-stiffness   start without the heavy-load remedy\n"
             "  --iterations N      PGS sweeps (solver max_iterations)\n"
@@ -30,9 +31,14 @@ void viewer_usage(FILE *out) {
 }
 
 void viewer_list(FILE *out) {
-    fprintf(out, "scenes:\n");
-    for (int i = 0; i < scenario_count(); ++i) {
-        fprintf(out, "  %-16s %s\n", scenario_at(i)->name, scenario_at(i)->description);
+    fprintf(out, "scenes (tab in this order):\n");
+    for (int i = 0; i < viewer_scene_count(); ++i) {
+        const viewer_scene *e = viewer_scene_at(i);
+        char name[64];
+        snprintf(name, sizeof name, "%s%s%s", e->desc->name, e->variant ? " --variant " : "",
+                 e->variant ? e->variant : "");
+        int repeat = i > 0 && viewer_scene_at(i - 1)->desc == e->desc;
+        fprintf(out, "  %-28s %s\n", name, repeat ? "" : e->desc->description);
     }
     fprintf(out, "solvers (keys 1-9 in this order):\n");
     for (int i = 0; i < heft_solver_count(); ++i) {
@@ -88,6 +94,9 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
                 return OPTIONS_ERROR;
             }
             o->scenario = value;
+        } else if (strcmp(a, "--variant") == 0) {
+            NEEDS_VALUE();
+            o->params.variant = value;
         } else if (strcmp(a, "--solver") == 0) {
             NEEDS_VALUE();
             if (!heft_solver_find(value)) {
@@ -172,6 +181,21 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
             return OPTIONS_ERROR;
         }
         script_free(parsed);
+    }
+    if (o->params.variant) {
+        const char *scene = o->scenario;
+        for (int i = 0; !scene && i < viewer_scene_count(); ++i) {
+            const viewer_scene *e = viewer_scene_at(i);
+            if (e->variant && strcmp(e->variant, o->params.variant) == 0) {
+                scene = e->desc->name; /* --variant pyramid alone: the scene that has it */
+                o->scenario = scene;
+            }
+        }
+        if (!scene || !viewer_scene_has_variant(scene, o->params.variant)) {
+            snprintf(err, err_size, "unknown variant \"%s\"%s%s (heft-viewer --list shows them)",
+                     o->params.variant, scene ? " of " : "", scene ? scene : "");
+            return OPTIONS_ERROR;
+        }
     }
     if (o->screenshot && o->frames == 0) {
         snprintf(err, err_size, "--screenshot needs --frames N (how many frames to render first)");

@@ -97,27 +97,35 @@ static float section(ui_context *ui, float x, float y, const char *name) {
 static void controls_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), bh = lh + 6.0f, pad = 8.0f, bw = w - 2.0f * pad;
-    int scenes = scenario_count(), solvers = heft_solver_count();
-    float height = 4.0f * (lh + 2.0f) + (float)(scenes + solvers) * (bh + 2.0f) +
+    int scenes = viewer_scene_count(), solvers = heft_solver_count();
+    int scene_rows = (scenes + 1) / 2, solver_rows = (solvers + 1) / 2; /* two a row */
+    float height = 4.0f * (lh + 2.0f) + (float)(scene_rows + solver_rows) * (bh + 2.0f) +
                    (float)OPTION_COUNT * (bh + 2.0f) + 5.0f * (bh + 2.0f) + 4.0f * pad;
     ui_panel(ui, x, y, w, height);
     float cy = section(ui, x + pad, y + pad, "scene  (tab, [ ])");
+    int current = viewer_current_scene(v);
+    float half_w = 0.5f * (bw - 2.0f);
     for (int i = 0; i < scenes; ++i) {
-        const scenario_desc *d = scenario_at(i);
-        if (ui_button(ui, x + pad, cy, bw, bh, d->name, d == v->desc)) {
-            viewer_load_scene(v, d);
+        float bx = x + pad + (float)(i % 2) * (half_w + 2.0f);
+        if (ui_button(ui, bx, cy, half_w, bh, viewer_scene_at(i)->label, i == current)) {
+            viewer_load_entry(v, i);
         }
-        cy += bh + 2.0f;
+        if (i % 2 == 1 || i == scenes - 1) {
+            cy += bh + 2.0f;
+        }
     }
     cy = section(ui, x + pad, cy + pad, "solver  (1-9)");
-    for (int i = 0; i < solvers; ++i) {
+    for (int i = 0; i < solvers; ++i) { /* two a row, like the scenes */
         const heft_solver_vtable *s = heft_solver_at(i);
         char label[48];
-        snprintf(label, sizeof label, "%d  %s", i + 1, s->name);
-        if (ui_button(ui, x + pad, cy, bw, bh, label, strcmp(s->name, v->solver) == 0)) {
+        snprintf(label, sizeof label, "%d %s", i + 1, s->name);
+        float bx = x + pad + (float)(i % 2) * (half_w + 2.0f);
+        if (ui_button(ui, bx, cy, half_w, bh, label, strcmp(s->name, v->solver) == 0)) {
             viewer_set_solver(v, s->name);
         }
-        cy += bh + 2.0f;
+        if (i % 2 == 1 || i == solvers - 1) {
+            cy += bh + 2.0f;
+        }
     }
     cy = section(ui, x + pad, cy + pad, "options  (o , .)");
     const heft_solver_options *o = &v->solver_options;
@@ -171,24 +179,42 @@ static const char *const help_lines[] = {
     "mouse   left drag: orbit    shift+left / right / middle drag: pan    wheel: zoom",
     "        left on a body: select it and pull it with a spring (release to let go)",
     "1-9     solver (the menu on the right lists them)      k  geometric stiffness",
-    "space   pause      n / right  single step      r / backspace  reset scene",
-    "m       operator / timeline; axes: up/down, left/right, z/a, d/e (then right is an axis)",
+    "space   pause      n  single step      r / backspace  reset scene",
+    "m       operator / timeline (an axis key also takes over; release: rates stop)",
+    "        crane: left/right slew, up/down luff, a/z hoist;  winch: up/down drum",
+    "        forklift: up/down drive, left/right steer, a/z lift, e/d tilt",
     "tab [ ] next / previous scene     - =  time scale      o , .  pick / change option",
     "w wire  c contacts  j joints  b boxes  i islands  g grey at rest  l shadows",
     "t plot  x clear plot  f follow selected  v camera preset  p / f12 screenshot",
     "u overlay on/off   h / f1 this help   esc deselect / close help / quit",
 };
 
+/* the current scene's axis keys, as one help line ("" without axes) */
+static void scene_keys_line(viewer *v, char *out, size_t size) {
+    int n = operator_axis_count(v);
+    scenario_controls *c = n > 0 ? v->desc->controls(v->scene) : NULL;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; c && k < n && used < size; ++k) {
+        const char *keys = operator_axis_keys(v, k);
+        int wrote = snprintf(out + used, size - used, "%s%s %s", k ? ", " : "this scene: ",
+                             keys ? keys : "(panel)", c->axis[k].name);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+}
+
 static void help_panel(viewer *v) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), w = 0.0f;
     int n = (int)(sizeof help_lines / sizeof help_lines[0]);
+    char scene_keys[160];
+    scene_keys_line(v, scene_keys, sizeof scene_keys);
     for (int i = 0; i < n; ++i) {
         float lw = ui_text_width(ui, help_lines[i]);
         w = lw > w ? lw : w;
     }
     w += 24.0f;
-    float h = lh * (float)(n + 1) + 16.0f;
+    float h = lh * (float)(n + 1 + (scene_keys[0] ? 1 : 0)) + 16.0f;
     float x = 0.5f * ((float)v->fb_w - w), y = 0.5f * ((float)v->fb_h - h);
     ui_panel(ui, x, y, w, h);
     cursor c = {ui, x + 12.0f, y + 8.0f, lh};
@@ -196,13 +222,16 @@ static void help_panel(viewer *v) {
     for (int i = 0; i < n; ++i) {
         line(&c, white, "%s", help_lines[i]);
     }
+    if (scene_keys[0]) {
+        line(&c, title, "%s", scene_keys);
+    }
 }
 
 void overlay_build(viewer *v) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui);
     float fw = (float)v->fb_w, fh = (float)v->fb_h;
-    float left_w = 26.0f * lh, right_w = 17.0f * lh;
+    float left_w = 22.0f * lh, right_w = 17.0f * lh;
     stats_panel(v, 8.0f, 8.0f, left_w);
     float below = 8.0f + lh * 13.0f + 20.0f;
     below += operator_panel(v, 8.0f, below, left_w);

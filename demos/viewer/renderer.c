@@ -63,7 +63,7 @@ renderer *renderer_create(void) {
     r->depth_program = shader_program(SHADER_DEPTH);
     r->sky_program = shader_program(SHADER_SKY);
     if (!r->mesh_program || !r->depth_program || !r->sky_program ||
-        debug_lines_init(&r->lines) != 0 || shadow_map_init(&r->shadow, 2048) != 0 ||
+        debug_lines_init(&r->lines) != 0 || shadow_map_init(&r->shadow, 1024) != 0 ||
         make_mesh(&r->sphere, build_sphere) != 0 || make_mesh(&r->box, mesh_box) != 0 ||
         make_mesh(&r->cylinder, build_cylinder) != 0 || make_mesh(&r->ground, build_ground) != 0) {
         renderer_destroy(r);

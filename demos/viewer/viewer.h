@@ -28,7 +28,7 @@ typedef struct viewer_options {
     const char *script;       /* scripted input (script.c), or @FILE */
     int hidden;               /* no visible window (screenshots, tests) */
     int print_stats;          /* print the run's statistics as JSON on exit */
-    int samples;              /* MSAA samples (default 4; 0 off) */
+    int samples;              /* MSAA samples; -1 (default): 4 on a GPU, 0 on a software renderer */
     int fixed_step;           /* one physics step per frame, whatever the clock (default with
                                  frames, so runs are reproducible) */
     int geometric_stiffness;  /* 1 (default) or 0 */
@@ -63,6 +63,8 @@ typedef enum option_kind {
 typedef struct viewer {
     viewer_options opt;
     GLFWwindow *window;
+    int samples;              /* MSAA samples of the window */
+    char gl_renderer[128];    /* GL_RENDERER */
     int win_w, win_h;         /* screen coordinates (mouse) */
     int fb_w, fb_h;           /* pixels */
 
@@ -71,9 +73,12 @@ typedef struct viewer {
     heft_world *world;
     scenario *scene;
     int step_index;           /* steps taken since the scene was (re)built */
+    int left_bounds;          /* the step a body left the scene's bounds (it paused); 0: none */
     double h;
     heft_solver_options solver_options;
     char solver[32];
+    char default_solver[32];  /* the viewer's solver for scenes without their own */
+    int solver_chosen;        /* the user chose one (--solver, keys, menu): every scene keeps it */
     int geometric_stiffness;
     char status[160];         /* last message shown in the overlay (errors included) */
     double status_until;      /* wall time (s) */
@@ -140,8 +145,35 @@ int viewer_set_solver(viewer *v, const char *name);
 void viewer_apply_options(viewer *v);
 void viewer_step(viewer *v);
 void viewer_set_status(viewer *v, const char *fmt, ...);
+/* 1 for Mesa's llvmpipe, softpipe and other software renderers */
+int viewer_renderer_is_software(const char *gl_renderer);
 /* what the default scene is: "crane" when it exists, else "hanging-chain" */
 const scenario_desc *viewer_default_scene(void);
+/* the camera preset's key of the current scene: its name, or NAME/VARIANT */
+const char *viewer_scene_key(const viewer *v, char *buf, size_t size);
+/* the camera back to the current scene's preset */
+void viewer_camera_preset(viewer *v);
+
+/* The scenes the viewer offers (scenes.c): the registry's, a scene with
+ * variants once per variant (stacking boxes, pyramid, tower, wall). */
+typedef struct viewer_scene {
+    const scenario_desc *desc;
+    const char *variant; /* NULL for a scene without variants */
+    char label[40];      /* the menu's */
+    char key[64];        /* the camera preset's: NAME or NAME/VARIANT */
+    const char *solver;  /* the solver it opens with unless the user chose one; NULL: the
+                            viewer's default (bpp-skyline) */
+} viewer_scene;
+
+int viewer_scene_count(void);
+const viewer_scene *viewer_scene_at(int index);
+/* the entry of a scene and variant (NULL: the scene's first); -1 if none */
+int viewer_scene_index(const scenario_desc *desc, const char *variant);
+int viewer_scene_has_variant(const char *scene, const char *variant);
+/* the entry the viewer shows now (-1 for a scene outside the registry) */
+int viewer_current_scene(const viewer *v);
+/* loads entry index: its scene with its variant */
+int viewer_load_entry(viewer *v, int index);
 
 /* input (input.c): the GLFW callbacks call these, and so do scripts and tests */
 void viewer_key(viewer *v, int key, int action, int mods);
