@@ -312,6 +312,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.imaginary_columns);
         json_key(f, "regularized_rows", &first);
         fprintf(f, "%d", st.regularized_rows);
+        json_key(f, "restarts", &first);
+        fprintf(f, "%d", st.restarts);
         json_key(f, "error_max", &first);
         json_number(f, st.error_max);
         json_key(f, "error_sum", &first);

@@ -528,6 +528,11 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     }
     if (!keep && warm && any_nonzero(p->lambda0, n))
         warm_start_sets(p, s->lambda, s->set);
+    /* a start from kept or warm-start sets gets one restart from all free
+     * when it stalls (below) */
+    int may_restart = 0;
+    for (int i = 0; i < n && !may_restart; ++i)
+        may_restart = s->set[i] != BPP_FREE;
 
     /* adaptive regularization (004 Alg. 9): the backends that solve A_FF
      * afresh (bpp, bpp-pcg) add the shifts; the downdating ones cannot */
@@ -599,6 +604,20 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
             --budget;
         } else {
             single = 1;
+        }
+        if (single && may_restart) {
+            /* A start from earlier sets that stalls has usually been thrown
+             * far off by one block pivot (on the winch, 112 tight variables
+             * became 210 in one step, and single pivoting then frees them one
+             * by one: 111 steps to converge, where an all-free start takes
+             * 7). Restart once from all free before falling back to single
+             * pivoting; the best answer so far is kept either way. */
+            may_restart = 0;
+            memset(s->set, BPP_FREE, (size_t)n);
+            fewest_pivots = n + 1;
+            budget = BPP_CYCLE_BUDGET;
+            stats->restarts++;
+            continue;
         }
         if (single) {
             stats->fallback = 1;

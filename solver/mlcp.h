@@ -218,6 +218,8 @@ typedef struct heft_solver_stats {
     int fallback;             /* a fallback was used (single pivoting, refactoring, PGS after NaN) */
     int imaginary_columns;    /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
     int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
+    int restarts;             /* BPP: restarts from all-free sets after a stalled start from
+                                 kept or warm-start sets */
 } heft_solver_stats;
 
 /* A solver: one table of functions registered under a short name.

@@ -743,3 +743,37 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
     planted_free(&pp);
     planted_free(&dense);
 }
+
+/* An island of the winch (456 rows: 50 links on the ground, the drum
+ * pulling; tests/data/winch-step70.mlcp, exported by heft-run at step 70).
+ * From the index sets read off its warm start, one block pivot makes 112
+ * tight variables 210 and the pivoting stalls (single pivoting took 111
+ * steps to converge); from all free it converges in 7. A stalled start from
+ * earlier sets is restarted once from all free. */
+Test(bpp, a_stalled_warm_start_restarts_from_all_free)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/winch-step70.mlcp", HEFT_TESTDATA_DIR);
+    heft_mlcp *p = NULL;
+    double *solution = NULL;
+    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    double *lambda = malloc(sizeof(double) * p->n);
+    for (int s = 0; s < 3; ++s) {
+        for (int warm = 0; warm < 2; ++warm) {
+            heft_solver_options o = heft_solver_default_options();
+            o.warm_start = warm;
+            heft_solver_stats st;
+            const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+            cr_log_info("%s on the winch, %s: rc %d, %d steps, %d restarts, error %.3g J",
+                        solvers[s], warm ? "warm-start sets" : "all free", rc, st.iterations,
+                        st.restarts, st.error_max);
+            cr_assert_eq(rc, HEFT_SOLVE_OK, "%s, warm %d", solvers[s], warm);
+            cr_assert(st.error_max < 1e-10);
+            cr_assert_eq(st.restarts, warm, "%s: %d restarts", solvers[s], st.restarts);
+            cr_assert(st.iterations <= 20, "%s: %d steps", solvers[s], st.iterations);
+        }
+    }
+    free(lambda);
+    heft_free(solution);
+    heft_mlcp_destroy(p);
+}
