@@ -777,3 +777,47 @@ Test(bpp, a_stalled_warm_start_restarts_from_all_free)
     heft_free(solution);
     heft_mlcp_destroy(p);
 }
+
+/* A log tower of 15 layers (717 rows; tests/data/tower15-step30.mlcp): the
+ * BPP solvers run out of pivots, and their best iterate (fewest infeasible
+ * variables) had an MLCP error of 3.9e3 J where the warm start they were
+ * given has 82 J. An answer that did not converge is never worse than the
+ * warm start. */
+Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/tower15-step30.mlcp", HEFT_TESTDATA_DIR);
+    heft_mlcp *p = NULL;
+    double *solution = NULL;
+    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    const int n = p->n;
+    double *lambda = malloc(sizeof(double) * n);
+    double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies + 1));
+    memcpy(lambda, p->lambda0, sizeof(double) * n);
+    for (int i = 0; i < n; ++i) { /* clamped as the solvers clamp, normal rows first */
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        if (p->findex == NULL || p->findex[i] < 0)
+            lambda[i] = fmin(fmax(lambda[i], lo), hi);
+    }
+    for (int i = 0; i < n; ++i) {
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        lambda[i] = fmin(fmax(lambda[i], lo), hi);
+    }
+    const double warm = heft_mlcp_measure(p, lambda, work).max;
+    const heft_solver_options o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+        cr_log_info("%s on the tower: rc %d, %d steps, error %.4g J (warm start %.4g J)",
+                    solvers[s], rc, st.iterations, st.error_max, warm);
+        cr_assert(rc == HEFT_SOLVE_OK || rc == HEFT_SOLVE_NOT_CONVERGED);
+        cr_assert(st.error_max <= warm * (1.0 + 1e-12), "%s: %g J against the warm start's %g",
+                  solvers[s], st.error_max, warm);
+    }
+    free(work);
+    free(lambda);
+    heft_free(solution);
+    heft_mlcp_destroy(p);
+}
