@@ -744,6 +744,18 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
     planted_free(&dense);
 }
 
+/* An island problem exported by heft-run, from tests/data. */
+static heft_mlcp *read_exported(const char *name)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, name);
+    heft_mlcp *p = NULL;
+    double *solution = NULL;
+    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    heft_free(solution);
+    return p;
+}
+
 /* An island of the winch (456 rows: 50 links on the ground, the drum
  * pulling; tests/data/winch-step70.mlcp, exported by heft-run at step 70).
  * From the index sets read off its warm start, one block pivot makes 112
@@ -752,11 +764,7 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
  * earlier sets is restarted once from all free. */
 Test(bpp, a_stalled_warm_start_restarts_from_all_free)
 {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/winch-step70.mlcp", HEFT_TESTDATA_DIR);
-    heft_mlcp *p = NULL;
-    double *solution = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    heft_mlcp *p = read_exported("winch-step70.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
     for (int s = 0; s < 3; ++s) {
         for (int warm = 0; warm < 2; ++warm) {
@@ -774,7 +782,6 @@ Test(bpp, a_stalled_warm_start_restarts_from_all_free)
         }
     }
     free(lambda);
-    heft_free(solution);
     heft_mlcp_destroy(p);
 }
 
@@ -785,11 +792,7 @@ Test(bpp, a_stalled_warm_start_restarts_from_all_free)
  * warm start. */
 Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
 {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/tower15-step30.mlcp", HEFT_TESTDATA_DIR);
-    heft_mlcp *p = NULL;
-    double *solution = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    heft_mlcp *p = read_exported("tower15-step30.mlcp");
     const int n = p->n;
     double *lambda = malloc(sizeof(double) * n);
     double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies + 1));
@@ -818,6 +821,5 @@ Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
     }
     free(work);
     free(lambda);
-    heft_free(solution);
     heft_mlcp_destroy(p);
 }
