@@ -669,23 +669,33 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
             }
         }
     }
-    heft_bpp_clamp_answer(p, s->lambda);
-    memcpy(lambda_out, s->lambda, vec);
-    memcpy(s->kept_set, s->set, (size_t)n);
-    memcpy(s->kept_lambda, s->lambda, vec);
-    /* kept even when not converged: the best sets of a failed solve started
-     * the next step of a pyramid of 15 boxes better than the sets read off
-     * the answer PGS polished from them (4 steps of 300 failed against all) */
-    s->kept_n = n;
+    /* the sets are kept even when not converged: the best sets of a failed
+     * solve started the next step of a pyramid of 15 boxes better than the
+     * sets read off the answer PGS polished from them (4 steps of 300
+     * failed against all) */
+    bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
+    return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
+}
 
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, s->measure_work);
+int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,
+                    double *lambda_out, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    heft_bpp_clamp_answer(p, a->lambda);
+    memcpy(lambda_out, a->lambda, vec);
+    memcpy(a->kept_set, a->set, (size_t)n);
+    memcpy(a->kept_lambda, a->lambda, vec);
+    *a->kept_n = n;
+
+    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, a->measure_work);
     stats->error_max = err.max;
     stats->error_sum = err.sum;
     stats->bound_violations = err.bound_violations;
     stats->converged = converged;
     stats->time_total_ms = heft_time_ms() - start;
     if (err.nonfinite > 0) {
-        s->kept_n = -1;
+        *a->kept_n = -1;
         return HEFT_SOLVE_FAILED;
     }
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;

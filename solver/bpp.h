@@ -134,6 +134,22 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 
+/* The end of a pivoting solve (bpp and pgcg): the answer is clamped, handed
+ * out, kept with its sets for the next solve and measured into stats. */
+typedef struct bpp_answer {
+    double *lambda;       /* the answer (clamped in place) */
+    const uint8_t *set;   /* its index sets */
+    double *kept_lambda;  /* where the solver keeps them, n each */
+    uint8_t *kept_set;
+    int *kept_n;          /* set to n, or -1 when the answer is not finite */
+    double *measure_work; /* n + 6 nbodies */
+} bpp_answer;
+
+/* Returns HEFT_SOLVE_OK, HEFT_SOLVE_NOT_CONVERGED or, for a non-finite
+ * answer, HEFT_SOLVE_FAILED; start is the solve's heft_time_ms(). */
+int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,
+                    double *lambda_out, heft_solver_stats *stats);
+
 /* ---- the backends (bpp_dense.c, bpp_skyline.c, bpp_pcg.c) -------------------------- */
 
 /* Takes the problem in: A (assembled, copied or pointed to), the ordering,

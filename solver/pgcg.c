@@ -403,23 +403,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
     }
-    heft_bpp_clamp_answer(p, s->lambda);
-    memcpy(lambda_out, s->lambda, vec);
-    memcpy(s->kept_set, s->set, (size_t)n);
-    memcpy(s->kept_lambda, s->lambda, vec);
-    s->kept_n = n;
-
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, s->measure_work);
-    stats->error_max = err.max;
-    stats->error_sum = err.sum;
-    stats->bound_violations = err.bound_violations;
-    stats->converged = converged;
-    stats->time_total_ms = heft_time_ms() - start;
-    if (err.nonfinite > 0) {
-        s->kept_n = -1;
-        return HEFT_SOLVE_FAILED;
-    }
-    return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
+    bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
+    return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 
 extern const heft_solver_vtable heft_pgcg_solver;

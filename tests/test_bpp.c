@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpp.h"
 #include "mlcp.h"
 #include "planted.h"
 
@@ -797,17 +798,7 @@ Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
     double *lambda = malloc(sizeof(double) * n);
     double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies + 1));
     memcpy(lambda, p->lambda0, sizeof(double) * n);
-    for (int i = 0; i < n; ++i) { /* clamped as the solvers clamp, normal rows first */
-        double lo, hi;
-        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
-        if (p->findex == NULL || p->findex[i] < 0)
-            lambda[i] = fmin(fmax(lambda[i], lo), hi);
-    }
-    for (int i = 0; i < n; ++i) {
-        double lo, hi;
-        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
-        lambda[i] = fmin(fmax(lambda[i], lo), hi);
-    }
+    heft_bpp_clamp_answer(p, lambda); /* as the solvers clamp */
     const double warm = heft_mlcp_measure(p, lambda, work).max;
     const heft_solver_options o = heft_solver_default_options();
     for (int s = 0; s < 3; ++s) {
