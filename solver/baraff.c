@@ -642,12 +642,8 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
         return HEFT_SOLVE_FAILED;
     if (p->rows == NULL)
         return solve_with_bpp(s, p, lambda, stats); /* dense only: no structure to use */
-    if (p->nbodies < 0 || (p->nbodies > 0 && p->bodies == NULL))
+    if (!heft_mlcp_structure_valid(p))
         return HEFT_SOLVE_FAILED;
-    for (int i = 0; i < n; ++i)
-        if (p->rows[i].a >= p->nbodies || p->rows[i].b >= p->nbodies || p->rows[i].a < -1 ||
-            p->rows[i].b < -1)
-            return HEFT_SOLVE_FAILED;
     const size_t un = (size_t)n, unb = (size_t)p->nbodies;
     if (!HEFT_RESERVE(s->key, s->key_cap, 4 * un + unb) ||
         !HEFT_RESERVE(s->is_static, s->is_static_cap, unb) ||

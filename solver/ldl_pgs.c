@@ -286,12 +286,8 @@ static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda,
         stats->fallback = 1;
         return rc;
     }
-    if (p->nbodies < 0 || (p->nbodies > 0 && p->bodies == NULL))
+    if (!heft_mlcp_structure_valid(p))
         return HEFT_SOLVE_FAILED;
-    for (int i = 0; i < n; ++i)
-        if (p->rows[i].a >= p->nbodies || p->rows[i].b >= p->nbodies || p->rows[i].a < -1 ||
-            p->rows[i].b < -1)
-            return HEFT_SOLVE_FAILED;
     const size_t un = (size_t)n, nb = (size_t)p->nbodies;
     if (!HEFT_RESERVE(s->key, s->key_cap, 4 * un) || !HEFT_RESERVE(s->eq_rows, s->eq_cap, un) ||
         !HEFT_RESERVE(s->other_rows, s->other_cap, un) ||

@@ -281,3 +281,15 @@ void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *l
     *lo = p->lo[i];
     *hi = p->hi[i];
 }
+
+int heft_mlcp_structure_valid(const heft_mlcp *p)
+{
+    if (p->rows == NULL || p->nbodies < 0 || (p->nbodies > 0 && p->bodies == NULL))
+        return 0;
+    for (int i = 0; i < p->n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        if (r->a < -1 || r->a >= p->nbodies || r->b < -1 || r->b >= p->nbodies)
+            return 0;
+    }
+    return 1;
+}

@@ -120,6 +120,10 @@ void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, dou
 /* Lower and upper bound of row i at lambda (friction rows use lambda[findex]). */
 void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi);
 
+/* 1 when the structured form can be walked: nbodies >= 0, bodies present
+ * when there are any, and every row's a and b in [-1, nbodies). */
+int heft_mlcp_structure_valid(const heft_mlcp *p);
+
 /* ---- the error measure (mlcp-format.md "The error measure") ------------- */
 
 typedef struct heft_mlcp_error {
