@@ -1,6 +1,7 @@
-/* A counting allocator for the tests that prove a step allocates nothing
- * after warm-up: every allocation of the engine and solvers goes through
- * heft_alloc/heft_realloc, and counting_allocator_calls counts them. */
+/* A counting allocator for the tests that prove a step or a solve allocates
+ * nothing after warm-up: every allocation of the engine and solvers goes
+ * through heft_alloc/heft_realloc/heft_free, and counting_allocator_calls
+ * counts the calls (frees too: a step that frees has allocated). */
 #ifndef HEFT_TEST_COUNTING_ALLOCATOR_H
 #define HEFT_TEST_COUNTING_ALLOCATOR_H
 
@@ -8,7 +9,7 @@
 
 #include "mlcp.h"
 
-static long counting_allocator_calls;
+static int counting_allocator_calls;
 
 static inline void *counting_allocator_alloc(size_t n, void *user) {
     (void)user;
@@ -24,6 +25,7 @@ static inline void *counting_allocator_realloc(void *p, size_t n, void *user) {
 
 static inline void counting_allocator_free(void *p, void *user) {
     (void)user;
+    counting_allocator_calls++;
     free(p);
 }
 

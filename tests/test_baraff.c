@@ -11,6 +11,7 @@
 
 #include "baraff.h"
 #include "mechanisms.h"
+#include "counting_allocator.h"
 #include "planted.h"
 #include "runner.h"
 
@@ -183,44 +184,27 @@ Test(baraff, time_per_body_is_measured_on_chains) {
 
 /* ---- allocation and bad input ---------------------------------------------------------- */
 
-static int allocation_calls;
-static void *counting_alloc(size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return malloc(size);
-}
-static void *counting_realloc(void *ptr, size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return realloc(ptr, size);
-}
-static void counting_free(void *ptr, void *user) {
-    (void)user;
-    ++allocation_calls;
-    free(ptr);
-}
 
 Test(baraff, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_chain(30, 4, 6, &nj);
     heft_mlcp *p = mech_build(30, j, nj, 5, 1e-8, 1201);
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
     const heft_solver_vtable *vt = heft_solver_find("baraff");
     const heft_solver_options o = heft_solver_default_options();
     void *state = vt->create(&o);
     double *lambda = malloc(sizeof(double) * (size_t)p->n);
     heft_solver_stats st;
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK);
-    cr_assert(allocation_calls > 0, "the hook is not in use");
-    allocation_calls = 0;
+    cr_assert(counting_allocator_calls > 0, "the hook is not in use");
+    counting_allocator_calls = 0;
     for (int step = 0; step < 3; ++step) {
         p->b[step] += 0.01;
         p->rows[3].ja[2] += 0.01;
         cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK);
     }
-    cr_assert_eq(allocation_calls, 0, "%d calls", allocation_calls);
+    cr_assert_eq(counting_allocator_calls, 0, "%d calls", counting_allocator_calls);
     cr_assert_eq(heft_baraff_get_info(state).symbolic_count, 1);
     vt->destroy(state);
     heft_set_allocator(NULL);
@@ -390,10 +374,9 @@ Test(baraff_scenes, world_switches_between_pgs_ldl_pgs_and_baraff_between_steps)
 Test(baraff_scenes, engine_steps_with_ldl_pgs_and_baraff_allocate_nothing_after_warmup) {
     const char *scenes[2] = {"pendulum", "box-on-ground"};
     const char *solvers[2] = {"ldl-pgs", "baraff"};
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
     for (int s = 0; s < 2; ++s)
         for (int v = 0; v < 2; ++v) {
-            heft_set_allocator(&counting);
+            counting_allocator_install();
             run_config cfg = {0};
             cfg.scenario = scenes[s];
             cfg.solver = solvers[v];
@@ -402,10 +385,10 @@ Test(baraff_scenes, engine_steps_with_ldl_pgs_and_baraff_allocate_nothing_after_
             cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
             for (int i = 0; i < 10; ++i)
                 heft_world_step(r.world, 1.0 / 60.0);
-            allocation_calls = 0;
+            counting_allocator_calls = 0;
             for (int i = 0; i < 200; ++i)
                 heft_world_step(r.world, 1.0 / 60.0);
-            const int during = allocation_calls;
+            const int during = counting_allocator_calls;
             run_result_free(&r);
             heft_set_allocator(NULL);
             cr_assert_eq(during, 0, "%s with %s: %d allocations in 200 steps", scenes[s],

@@ -14,6 +14,7 @@
 
 #include "bpp.h"
 #include "mlcp.h"
+#include "counting_allocator.h"
 #include "planted.h"
 
 static const char *const solvers[3] = {"bpp", "bpp-downdate", "bpp-skyline"};
@@ -685,28 +686,6 @@ Test(bpp, siconos_problems_are_solved_to_their_known_solutions)
 
 /* ---- allocation --------------------------------------------------------------------- */
 
-static int allocation_calls;
-
-static void *counting_alloc(size_t size, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    return malloc(size);
-}
-
-static void *counting_realloc(void *ptr, size_t size, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    return realloc(ptr, size);
-}
-
-static void counting_free(void *ptr, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    free(ptr);
-}
 
 Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
 {
@@ -714,29 +693,28 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
     planted_problem dense = planted_structured(150, DOMINANCE, 1, 9);
     dense.p->rows = NULL;
     dense.p->nbodies = 0;
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
     for (int s = 0; s < 3; ++s) {
         const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
         const heft_solver_options o = heft_solver_default_options();
-        heft_set_allocator(&counting);
+        counting_allocator_install();
         void *state = vt->create(&o);
         double lambda[150];
         heft_solver_stats st;
-        allocation_calls = 0;
+        counting_allocator_calls = 0;
         vt->solve(state, pp.p, lambda, &st); /* warm-up: the workspace grows */
-        cr_assert(allocation_calls > 0, "the hook is not in use");
+        cr_assert(counting_allocator_calls > 0, "the hook is not in use");
 
-        allocation_calls = 0;
+        counting_allocator_calls = 0;
         cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(allocation_calls, 0, "%s structured: %d calls", solvers[s], allocation_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s structured: %d calls", solvers[s], counting_allocator_calls);
         pp.p->b[3] += 0.01; /* the next step: other numbers, same island */
         cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(allocation_calls, 0, "%s next step: %d calls", solvers[s], allocation_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s next step: %d calls", solvers[s], counting_allocator_calls);
 
         vt->solve(state, dense.p, lambda, &st); /* dense-only form: warm-up once */
-        allocation_calls = 0;
+        counting_allocator_calls = 0;
         cr_assert_eq(vt->solve(state, dense.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(allocation_calls, 0, "%s dense: %d calls", solvers[s], allocation_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s dense: %d calls", solvers[s], counting_allocator_calls);
 
         vt->destroy(state);
         heft_set_allocator(NULL);

@@ -13,6 +13,7 @@
 #include "dense_cholesky.h"
 #include "ldl_pgs.h"
 #include "mechanisms.h"
+#include "counting_allocator.h"
 #include "planted.h"
 #include "runner.h"
 
@@ -450,45 +451,28 @@ Test(ldl_pgs, bad_public_options_are_refused_with_a_message) {
     heft_world_destroy(w);
 }
 
-static int allocation_calls;
-static void *counting_alloc(size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return malloc(size);
-}
-static void *counting_realloc(void *ptr, size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return realloc(ptr, size);
-}
-static void counting_free(void *ptr, void *user) {
-    (void)user;
-    ++allocation_calls;
-    free(ptr);
-}
 
 Test(ldl_pgs, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_hub(24, 3, 5, 51, &nj); /* shattered by default (degree 24 > 20) */
     heft_mlcp *p = mech_build(25, j, nj, 6, 1e-8, 52);
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
     const heft_solver_vtable *vt = heft_solver_find("ldl-pgs");
     const heft_solver_options o = heft_solver_default_options();
     void *state = vt->create(&o);
     double *lambda = malloc(sizeof(double) * (size_t)p->n);
     heft_solver_stats st;
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     vt->solve(state, p, lambda, &st);
-    cr_assert(allocation_calls > 0, "the hook is not in use");
+    cr_assert(counting_allocator_calls > 0, "the hook is not in use");
     cr_assert_eq(heft_ldl_pgs_factorization(state)->stats.shattered_bodies, 1);
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     for (int step = 0; step < 3; ++step) {
         p->b[step] += 0.01;
         p->rows[2].ja[1] += 0.01;
         vt->solve(state, p, lambda, &st);
     }
-    cr_assert_eq(allocation_calls, 0, "%d calls", allocation_calls);
+    cr_assert_eq(counting_allocator_calls, 0, "%d calls", counting_allocator_calls);
     vt->destroy(state);
     heft_set_allocator(NULL);
     heft_mlcp_destroy(p);

@@ -10,6 +10,7 @@
 
 #include "dense_cholesky.h"
 #include "pcg.h"
+#include "counting_allocator.h"
 #include "planted.h"
 #include "precond.h"
 #include "runner.h"
@@ -381,30 +382,10 @@ Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem) {
 
 /* ---- allocation --------------------------------------------------------------------- */
 
-static int allocation_calls;
-
-static void *counting_alloc(size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return malloc(size);
-}
-
-static void *counting_realloc(void *ptr, size_t size, void *user) {
-    (void)user;
-    ++allocation_calls;
-    return realloc(ptr, size);
-}
-
-static void counting_free(void *ptr, void *user) {
-    (void)user;
-    ++allocation_calls;
-    free(ptr);
-}
 
 Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation) {
     const char *names[3] = {"bpp-pcg", "pgcg", "cr"};
     planted_problem pp = planted_structured(150, 0.02, 0, 9);
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
     for (int s = 0; s < 3; ++s)
         for (int pc = 0; pc < (s < 2 ? HEFT_PRECOND_COUNT : 1); ++pc) {
             const heft_solver_vtable *vt = heft_solver_find(names[s]);
@@ -412,19 +393,19 @@ Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation) {
             heft_solver_options o = heft_solver_default_options();
             o.preconditioner = pc;
             o.adaptive_regularization = 1;
-            heft_set_allocator(&counting);
+            counting_allocator_install();
             void *state = vt->create(&o);
             double lambda[150];
             heft_solver_stats st;
-            allocation_calls = 0;
+            counting_allocator_calls = 0;
             vt->solve(state, pp.p, lambda, &st);
-            cr_assert(allocation_calls > 0, "the hook is not in use");
-            allocation_calls = 0;
+            cr_assert(counting_allocator_calls > 0, "the hook is not in use");
+            counting_allocator_calls = 0;
             vt->solve(state, pp.p, lambda, &st);
             pp.p->b[3] += 0.01;
             vt->solve(state, pp.p, lambda, &st);
-            cr_assert_eq(allocation_calls, 0, "%s %s: %d calls", names[s], heft_precond_name(pc),
-                         allocation_calls);
+            cr_assert_eq(counting_allocator_calls, 0, "%s %s: %d calls", names[s], heft_precond_name(pc),
+                         counting_allocator_calls);
             vt->destroy(state);
             heft_set_allocator(NULL);
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mlcp.h"
+#include "counting_allocator.h"
 #include "planted.h"
 
 /* Options for "solve it exactly": the stopping energy is far below the
@@ -350,65 +351,42 @@ Test(registry, heft_solve_solves_and_measures)
 
 /* ---- allocation --------------------------------------------------------------- */
 
-static int allocation_calls;
-
-static void *counting_alloc(size_t size, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    return malloc(size);
-}
-
-static void *counting_realloc(void *ptr, size_t size, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    return realloc(ptr, size);
-}
-
-static void counting_free(void *ptr, void *user)
-{
-    (void)user;
-    ++allocation_calls;
-    free(ptr);
-}
 
 Test(allocation, second_solve_of_the_same_size_makes_no_allocation)
 {
     planted_problem pp = planted_structured(90, STRUCTURED_DOMINANCE, 1, 3);
     planted_problem small = planted_structured(40, STRUCTURED_DOMINANCE, 1, 3);
-    const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
-    heft_set_allocator(&counting);
+    counting_allocator_install();
 
     const heft_solver_vtable *pgs = heft_solver_find("pgs");
     const heft_solver_options o = heft_solver_default_options();
     void *state = pgs->create(&o);
     double lambda[90];
     heft_solver_stats st;
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     pgs->solve(state, pp.p, lambda, &st); /* warm-up: the workspace grows */
-    cr_assert(allocation_calls > 0, "the hook is not in use");
+    cr_assert(counting_allocator_calls > 0, "the hook is not in use");
 
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     pgs->solve(state, pp.p, lambda, &st);
-    cr_assert_eq(allocation_calls, 0, "structured: %d calls", allocation_calls);
+    cr_assert_eq(counting_allocator_calls, 0, "structured: %d calls", counting_allocator_calls);
 
     heft_mlcp_row *rows = pp.p->rows; /* the dense path, same size */
     pp.p->rows = NULL;
     pgs->solve(state, pp.p, lambda, &st);
-    cr_assert_eq(allocation_calls, 0, "dense: %d calls", allocation_calls);
+    cr_assert_eq(counting_allocator_calls, 0, "dense: %d calls", counting_allocator_calls);
     pp.p->rows = rows;
 
     pgs->solve(state, small.p, lambda, &st); /* a smaller island fits too */
-    cr_assert_eq(allocation_calls, 0, "smaller: %d calls", allocation_calls);
+    cr_assert_eq(counting_allocator_calls, 0, "smaller: %d calls", counting_allocator_calls);
 
     pgs->destroy(state);
-    cr_assert(allocation_calls > 0); /* and the workspace is given back through the hook */
+    cr_assert(counting_allocator_calls > 0); /* and the workspace is given back through the hook */
     heft_set_allocator(NULL);
-    allocation_calls = 0;
+    counting_allocator_calls = 0;
     void *m = heft_alloc(16);
     heft_free(m);
-    cr_assert_eq(allocation_calls, 0, "NULL restores malloc/free");
+    cr_assert_eq(counting_allocator_calls, 0, "NULL restores malloc/free");
     planted_free(&pp);
     planted_free(&small);
 }
