@@ -35,19 +35,26 @@ typedef struct scene_case {
 enum { SANITIZED_STEPS = 120 };
 #endif
 
-static void run_case(const scene_case *c) {
+/* A run of one scene variant under one solver (steps 0: the scene's own). */
+static run_config scene_config(const char *scene, const char *variant, int size,
+                               const char *solver, int steps) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.scenario = c->scene;
-    cfg.solver = c->solver;
-    cfg.steps = c->steps;
+    cfg.scenario = scene;
+    cfg.solver = solver;
+    cfg.steps = steps;
+    cfg.params.variant = variant;
+    cfg.params.size = size;
+    return cfg;
+}
+
+static void run_case(const scene_case *c) {
+    run_config cfg = scene_config(c->scene, c->variant, c->size, c->solver, c->steps);
 #ifdef HEFT_SANITIZED
     if (cfg.steps == 0 || cfg.steps > SANITIZED_STEPS) {
         cfg.steps = SANITIZED_STEPS;
     }
 #endif
-    cfg.params.variant = c->variant;
-    cfg.params.size = c->size;
     if (c->iterations > 0) {
         cfg.options = heft_solver_default_options();
         cfg.options.max_iterations = c->iterations;
@@ -270,13 +277,8 @@ Test(scenes, pivoting_converges_on_stacked_boxes, .timeout = 600) {
         int size;
     } stacks[] = {{"pyramid", 5}, {"boxes", 0}};
     for (size_t k = 0; k < sizeof stacks / sizeof stacks[0]; ++k) {
-        run_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.scenario = "stacking";
-        cfg.solver = "bpp-skyline";
-        cfg.steps = 300;
-        cfg.params.variant = stacks[k].variant;
-        cfg.params.size = stacks[k].size;
+        run_config cfg =
+            scene_config("stacking", stacks[k].variant, stacks[k].size, "bpp-skyline", 300);
         run_result r;
         cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
         cr_log_info("%s under bpp-skyline: %d of %d steps not converged, MLCP error max %.3g J",
@@ -328,13 +330,8 @@ Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
     for (int k = 0; k < heft_solver_count(); ++k) {
         const char *solver = heft_solver_at(k)->name;
         for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
-            run_config cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.scenario = scenes[i].scene;
-            cfg.solver = solver;
-            cfg.steps = steps;
-            cfg.params.variant = scenes[i].variant;
-            cfg.params.size = scenes[i].size;
+            run_config cfg = scene_config(scenes[i].scene, scenes[i].variant, scenes[i].size,
+                                          solver, steps);
             run_result r;
             cr_assert_eq(run_scenario(&cfg, &r), 0, "%s/%s: %s", scenes[i].scene, solver, r.error);
             cr_expect_eq(r.nonfinite_steps, 0, "%s/%s: non-finite pose: %s", scenes[i].scene,
@@ -346,10 +343,7 @@ Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
 }
 
 Test(scenes, unknown_variant_is_refused) {
-    run_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.scenario = "stacking";
-    cfg.params.variant = "sandcastle";
+    run_config cfg = scene_config("stacking", "sandcastle", 0, NULL, 0);
     run_result r;
     cr_expect_eq(run_scenario(&cfg, &r), -1);
     cr_expect(strstr(r.error, "stacking") != NULL, "%s", r.error);
