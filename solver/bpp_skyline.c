@@ -35,26 +35,11 @@
 #include "bpp.h"
 #include "skyline.h"
 #include "workspace.h"
+#include "row_math.h"
 
 static int32_t dynamic_body(const heft_mlcp *p, int32_t index)
 {
     return (index >= 0 && index < p->nbodies) ? index : -1;
-}
-
-static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
-{
-    const double *I = body->inv_inertia; /* xx xy xz yy yz zz */
-    out[0] = body->inv_mass * j[0];
-    out[1] = body->inv_mass * j[1];
-    out[2] = body->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
-static double dot6(const double x[6], const double y[6])
-{
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
 }
 
 static heft_skyline skyline_of(const bpp_state *s, double *values)
@@ -83,11 +68,11 @@ static int assemble_structured(bpp_state *s, const heft_mlcp *p)
         double *ra = &s->response[12 * (size_t)i];
         memset(ra, 0, 12 * sizeof(double));
         if (a >= 0) {
-            inverse_mass_times(&p->bodies[a], row->ja, ra);
+            heft_body_inverse_mass_times(&p->bodies[a], row->ja, ra);
             s->body_start[a + 1]++;
         }
         if (b >= 0) {
-            inverse_mass_times(&p->bodies[b], row->jb, ra + 6);
+            heft_body_inverse_mass_times(&p->bodies[b], row->jb, ra + 6);
             s->body_start[b + 1]++;
         }
     }
@@ -119,7 +104,7 @@ static int assemble_structured(bpp_state *s, const heft_mlcp *p)
                 if (r1 < r2)
                     continue;
                 A[s->start[r2] + (size_t)(r1 - r2)] +=
-                    dot6(j1, &s->response[12 * (size_t)i2 + 6 * (size_t)side2]);
+                    heft_dot6(j1, &s->response[12 * (size_t)i2 + 6 * (size_t)side2]);
             }
         }
     }

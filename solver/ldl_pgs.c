@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "workspace.h"
+#include "row_math.h"
 
 extern const heft_solver_vtable heft_pgs_solver;
 
@@ -113,25 +114,6 @@ int heft_ldl_pgs_symbolic_count(const void *state) {
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
-static double dot6(const double x[6], const double y[6]) {
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-}
-
-static void axpy6(double alpha, const double x[6], double y[6]) {
-    for (int k = 0; k < 6; ++k)
-        y[k] += alpha * x[k];
-}
-
-static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6]) {
-    const double *I = body->inv_inertia;
-    out[0] = body->inv_mass * j[0];
-    out[1] = body->inv_mass * j[1];
-    out[2] = body->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
 /* W J_i^T (12 per row) and d_i = A_ii, as pgs.c. */
 static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal) {
     for (int i = 0; i < p->n; ++i) {
@@ -140,14 +122,14 @@ static void precompute_rows(const heft_mlcp *p, double *response, double *diagon
         memset(ra, 0, 12 * sizeof(double));
         double d = p->epsilon != NULL ? p->epsilon[i] : 0.0;
         if (r->a >= 0) {
-            inverse_mass_times(&p->bodies[r->a], r->ja, ra);
-            d += dot6(r->ja, ra);
+            heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, ra);
+            d += heft_dot6(r->ja, ra);
         }
         if (r->b >= 0) {
-            inverse_mass_times(&p->bodies[r->b], r->jb, rb);
-            d += dot6(r->jb, rb);
+            heft_body_inverse_mass_times(&p->bodies[r->b], r->jb, rb);
+            d += heft_dot6(r->jb, rb);
             if (r->b == r->a)
-                d += 2.0 * dot6(r->ja, rb);
+                d += 2.0 * heft_dot6(r->ja, rb);
         }
         if (!isfinite(d)) {
             memset(ra, 0, 12 * sizeof(double));
@@ -162,9 +144,9 @@ static double row_residual(const heft_mlcp *p, const double *dv, const double *l
     const heft_mlcp_row *r = &p->rows[i];
     double w = (p->epsilon != NULL ? p->epsilon[i] * lambda[i] : 0.0) - p->b[i];
     if (r->a >= 0)
-        w += dot6(r->ja, &dv[6 * r->a]);
+        w += heft_dot6(r->ja, &dv[6 * r->a]);
     if (r->b >= 0)
-        w += dot6(r->jb, &dv[6 * r->b]);
+        w += heft_dot6(r->jb, &dv[6 * r->b]);
     return w;
 }
 
@@ -172,9 +154,9 @@ static void apply_delta(const heft_mlcp *p, const double *response, double *dv, 
                         double delta) {
     const heft_mlcp_row *r = &p->rows[i];
     if (r->a >= 0)
-        axpy6(delta, &response[12 * (size_t)i], &dv[6 * r->a]);
+        heft_axpy6(delta, &response[12 * (size_t)i], &dv[6 * r->a]);
     if (r->b >= 0)
-        axpy6(delta, &response[12 * (size_t)i + 6], &dv[6 * r->b]);
+        heft_axpy6(delta, &response[12 * (size_t)i + 6], &dv[6 * r->b]);
 }
 
 /* The equality partition pi_0 and the topology key; returns 1 when the key

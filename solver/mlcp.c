@@ -6,6 +6,7 @@
  * and evaluates the residual w = A lambda - b and the bounds of a row from
  * whichever form is present. */
 #include "mlcp.h"
+#include "row_math.h"
 
 #include <math.h>
 #include <stdalign.h>
@@ -124,24 +125,6 @@ static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index)
     return &p->bodies[index];
 }
 
-/* out = M^-1 j for one body: inv_mass on the linear part, the symmetric
- * inverse inertia (xx xy xz yy yz zz) on the angular part. */
-static void body_inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
-{
-    const double *I = body->inv_inertia;
-    out[0] = body->inv_mass * j[0];
-    out[1] = body->inv_mass * j[1];
-    out[2] = body->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
-static double dot6(const double x[6], const double y[6])
-{
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-}
-
 /* J_i M^-1 J_j^T: a sum over the pairs of sides of rows i and j that act on
  * the same dynamic body (a row may in principle name one body twice). */
 static double rows_coupling(const heft_mlcp *p, int i, int j)
@@ -158,8 +141,8 @@ static double rows_coupling(const heft_mlcp *p, int i, int j)
             if (bj[t] != bi[s])
                 continue;
             double mj[6];
-            body_inverse_mass_times(body, jj[t], mj);
-            sum += dot6(ji[s], mj);
+            heft_body_inverse_mass_times(body, jj[t], mj);
+            sum += heft_dot6(ji[s], mj);
         }
     }
     return sum;
@@ -214,15 +197,15 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     for (int k = 0; k < nb; ++k) {
         double impulse[6];
         memcpy(impulse, &dv[6 * k], sizeof impulse);
-        body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * k]);
+        heft_body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * k]);
     }
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double wi = row_epsilon(p, i) * lambda[i] - p->b[i];
         if (row_body(p, r->a) != NULL)
-            wi += dot6(r->ja, &dv[6 * r->a]);
+            wi += heft_dot6(r->ja, &dv[6 * r->a]);
         if (row_body(p, r->b) != NULL)
-            wi += dot6(r->jb, &dv[6 * r->b]);
+            wi += heft_dot6(r->jb, &dv[6 * r->b]);
         w[i] = wi;
     }
 }

@@ -10,6 +10,7 @@
  * turns back into the same double, and refuses a problem the reader would
  * refuse, so what is written can always be read. */
 #include "mlcp.h"
+#include "row_math.h"
 
 #include <errno.h>
 #include <math.h>
@@ -267,17 +268,6 @@ static int check_tokens(reader *r, int line, double needed, const char *what, lo
 
 /* J_i M^-1 J_j^T (+ epsilon_i on the diagonal), computed here for the
  * consistency check of the file's A. */
-static void body_times(const heft_mlcp_body *body, const double j[6], double out[6])
-{
-    const double *I = body->inv_inertia; /* xx xy xz yy yz zz */
-    out[0] = body->inv_mass * j[0];
-    out[1] = body->inv_mass * j[1];
-    out[2] = body->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
 static double structured_entry(const heft_mlcp *p, int i, int j)
 {
     const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
@@ -291,7 +281,7 @@ static double structured_entry(const heft_mlcp *p, int i, int j)
             if (bj[t] != bi[s])
                 continue;
             double m[6];
-            body_times(&p->bodies[bi[s]], jj[t], m);
+            heft_body_inverse_mass_times(&p->bodies[bi[s]], jj[t], m);
             for (int k = 0; k < 6; ++k)
                 sum += ji[s][k] * m[k];
         }

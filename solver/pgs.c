@@ -22,6 +22,7 @@
  * The state of one island is the options and a workspace that only grows: once
  * the largest problem of an island has been seen, a solve allocates nothing. */
 #include "mlcp.h"
+#include "row_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -82,28 +83,6 @@ static int dynamic_body(const heft_mlcp *p, int32_t index)
     return index >= 0 && index < p->nbodies;
 }
 
-static void inverse_mass_times(const heft_mlcp_body *body, const double j[6], double out[6])
-{
-    const double *I = body->inv_inertia; /* xx xy xz yy yz zz */
-    out[0] = body->inv_mass * j[0];
-    out[1] = body->inv_mass * j[1];
-    out[2] = body->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
-static double dot6(const double x[6], const double y[6])
-{
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-}
-
-static void axpy6(double alpha, const double x[6], double y[6])
-{
-    for (int k = 0; k < 6; ++k)
-        y[k] += alpha * x[k];
-}
-
 /* Per row: response = M^-1 J_i^T (12 numbers) and d_i = J_i M^-1 J_i^T + eps_i. */
 static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal)
 {
@@ -113,14 +92,14 @@ static void precompute_rows(const heft_mlcp *p, double *response, double *diagon
         memset(ra, 0, 12 * sizeof(double));
         double d = p->epsilon != NULL ? p->epsilon[i] : 0.0;
         if (dynamic_body(p, r->a)) {
-            inverse_mass_times(&p->bodies[r->a], r->ja, ra);
-            d += dot6(r->ja, ra);
+            heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, ra);
+            d += heft_dot6(r->ja, ra);
         }
         if (dynamic_body(p, r->b)) {
-            inverse_mass_times(&p->bodies[r->b], r->jb, rb);
-            d += dot6(r->jb, rb);
+            heft_body_inverse_mass_times(&p->bodies[r->b], r->jb, rb);
+            d += heft_dot6(r->jb, rb);
             if (r->b == r->a) /* both sides on one body: the cross terms */
-                d += 2.0 * dot6(r->ja, rb);
+                d += 2.0 * heft_dot6(r->ja, rb);
         }
         if (!isfinite(d)) {
             /* A broken row must not spread Inf/NaN through dv to its neighbours. */
@@ -143,9 +122,9 @@ static void velocity_delta(const heft_mlcp *p, const double *response, const dou
         if (lambda[i] == 0.0)
             continue;
         if (dynamic_body(p, r->a))
-            axpy6(lambda[i], ra, &dv[6 * r->a]);
+            heft_axpy6(lambda[i], ra, &dv[6 * r->a]);
         if (dynamic_body(p, r->b))
-            axpy6(lambda[i], rb, &dv[6 * r->b]);
+            heft_axpy6(lambda[i], rb, &dv[6 * r->b]);
     }
 }
 
@@ -185,18 +164,18 @@ static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *l
         /* w_i = J_i dv + eps_i lambda_i - b_i: 12 terms, not a row of A */
         double w = (p->epsilon != NULL ? p->epsilon[i] * lambda[i] : 0.0) - p->b[i];
         if (has_a)
-            w += dot6(r->ja, &dv[6 * r->a]);
+            w += heft_dot6(r->ja, &dv[6 * r->a]);
         if (has_b)
-            w += dot6(r->jb, &dv[6 * r->b]);
+            w += heft_dot6(r->jb, &dv[6 * r->b]);
 
         const double delta = project_row(p, lambda, i, w, d, relaxation) - lambda[i];
         if (delta == 0.0)
             continue;
         lambda[i] += delta;
         if (has_a)
-            axpy6(delta, ra, &dv[6 * r->a]);
+            heft_axpy6(delta, ra, &dv[6 * r->a]);
         if (has_b)
-            axpy6(delta, rb, &dv[6 * r->b]);
+            heft_axpy6(delta, rb, &dv[6 * r->b]);
         largest = larger_energy(largest, 0.5 * delta * delta * d);
     }
     return largest;
