@@ -471,6 +471,28 @@ static int any_nonzero(const double *x, int n)
     return 0;
 }
 
+int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8_t *kept_set,
+                   const double *kept_lambda, double *lambda, uint8_t *set)
+{
+    const int n = p->n;
+    const int warm = o->warm_start && p->lambda0 != NULL;
+    int earlier = 0;
+    for (int i = 0; i < n; ++i) {
+        double l0 = 0.0;
+        if (warm)
+            l0 = p->lambda0[i];
+        else if (kept_set != NULL)
+            l0 = kept_lambda[i];
+        lambda[i] = isfinite(l0) ? l0 : 0.0;
+        set[i] = kept_set != NULL && kept_set[i] <= BPP_AT_HI ? kept_set[i] : BPP_FREE;
+    }
+    if (kept_set == NULL && warm && any_nonzero(p->lambda0, n))
+        warm_start_sets(p, lambda, set);
+    for (int i = 0; i < n && !earlier; ++i)
+        earlier = set[i] != BPP_FREE;
+    return earlier;
+}
+
 /* The kept sets are used when asked for and of this problem's size (their
  * arrays then did not grow, so they still hold them). */
 static int kept_sets_usable(const bpp_state *s, int n)
@@ -515,24 +537,11 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
 
     /* Alg. 2.1 line 1 / Alg. 2.2 line 4: initialize F and T. lambda starts
      * from the warm start (it gives the friction boxes of kept tight rows). */
-    const int keep = kept_sets_usable(s, n);
     const int warm = s->options.warm_start && p->lambda0 != NULL;
-    for (int i = 0; i < n; ++i) {
-        double l0 = 0.0;
-        if (warm)
-            l0 = p->lambda0[i];
-        else if (keep)
-            l0 = s->kept_lambda[i];
-        s->lambda[i] = isfinite(l0) ? l0 : 0.0;
-        s->set[i] = keep && s->kept_set[i] <= BPP_AT_HI ? s->kept_set[i] : BPP_FREE;
-    }
-    if (!keep && warm && any_nonzero(p->lambda0, n))
-        warm_start_sets(p, s->lambda, s->set);
     /* a start from kept or warm-start sets gets one restart from all free
      * when it stalls (below) */
-    int may_restart = 0;
-    for (int i = 0; i < n && !may_restart; ++i)
-        may_restart = s->set[i] != BPP_FREE;
+    int may_restart = heft_bpp_start(p, &s->options, kept_sets_usable(s, n) ? s->kept_set : NULL,
+                                     s->kept_lambda, s->lambda, s->set);
 
     /* adaptive regularization (004 Alg. 9): the backends that solve A_FF
      * afresh (bpp, bpp-pcg) add the shifts; the downdating ones cannot */

@@ -131,6 +131,14 @@ int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsig
 bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const double *lambda,
                               const double *w, const double *diag, double tau, uint8_t *next);
 
+/* Alg. 2.1 line 1 / 004 §5.3, the start of a pivoting solve: lambda from
+ * the warm start (or the kept answer), the index sets from kept_set (NULL
+ * when there are none of this size or they are off), else read off a
+ * warm start that is not all zeros (a variable at a bound starts tight),
+ * else all free. Returns 1 when some variable starts tight. */
+int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8_t *kept_set,
+                   const double *kept_lambda, double *lambda, uint8_t *set);
+
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 

@@ -322,15 +322,7 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     const int max_outer = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
     const size_t vec = sizeof(double) * (size_t)n;
     const int keep = s->options.keep_index_sets && s->kept_n == n;
-    for (int i = 0; i < n; ++i) { /* 004 §5.3 */
-        double l0 = 0.0;
-        if (s->options.warm_start && p->lambda0 != NULL)
-            l0 = p->lambda0[i];
-        else if (keep)
-            l0 = s->kept_lambda[i];
-        s->lambda[i] = isfinite(l0) ? l0 : 0.0;
-        s->set[i] = keep && s->kept_set[i] <= BPP_AT_HI ? s->kept_set[i] : BPP_FREE;
-    }
+    heft_bpp_start(p, &s->options, keep ? s->kept_set : NULL, s->kept_lambda, s->lambda, s->set);
     const double bnorm = sqrt(dot(p->b, p->b, n)) > 0.0 ? sqrt(dot(p->b, p->b, n)) : 1.0;
 
     int outer = 0, converged = 0, have_best = 0;
