@@ -28,7 +28,7 @@ if [ -x "$viewer" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ];
 fi
 if [ -x "$viewer" ] && command -v xvfb-run >/dev/null 2>&1; then
     shot=build/heft-viewer.png
-    echo "run.sh: no display; rendering under Xvfb (300 frames unless --frames is given) into $shot, statistics below" >&2
+    echo "run.sh: no display; rendering under Xvfb (300 frames unless --frames is given) into $shot, statistics below (the scene's checks at the step reached; heft-run --scenario NAME runs the whole timeline)" >&2
     exec xvfb-run -a -s "-screen 0 1280x720x24" "$viewer" --hidden --frames 300 \
         --screenshot "$shot" --stats "$@"
 fi

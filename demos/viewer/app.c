@@ -496,6 +496,9 @@ void viewer_print_stats(const viewer *v, FILE *out) {
     fprintf(out, "{\n  \"scenario\": \"%s\",\n  \"solver\": \"%s\",\n", v->desc->name, v->solver);
     fprintf(out, "  \"frames\": %d,\n  \"steps\": %d,\n  \"simulated_s\": %.4f,\n", v->frame_index,
             v->step_index, heft_world_time(v->world));
+    /* the checks below are taken at the step reached; a scene's own
+     * timeline (heft-run's default run) may be longer */
+    fprintf(out, "  \"timeline_steps\": %d,\n", v->desc->steps);
     fprintf(out, "  \"frame_ms_mean\": %.3f,\n  \"frame_ms_max\": %.3f,\n", v->frame_ms_sum / frames,
             v->frame_ms_max);
     fprintf(out, "  \"step_ms_mean\": %.4f,\n  \"step_ms_max\": %.4f,\n  \"solve_ms_mean\": %.4f,\n",
