@@ -107,7 +107,8 @@ void heft_bpp_destroy(void *state)
                       s->px, s->py, s->response, s->body_start, s->body_entries,
                       s->downdate_cost, s->block_end,
                       s->factored_tight, s->coupled, s->normal_slot, s->normals,
-                      s->coupling, s->coupling_pivot, s->u};
+                      s->coupling, s->coupling_pivot, s->u, s->fz_lo, s->fz_hi, s->fz_x,
+                      s->fz_ax, s->fz_d, s->fz_t, s->fz_best};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
@@ -417,6 +418,211 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
     return 0;
 }
 
+/* ---- frozen friction boxes: the fall-back when pivoting fails ------------------------ */
+
+/* Block pivoting with the friction coupling has no convergence guarantee:
+ * the coupled system (A_FF + U E^T above) is not symmetric, and on links
+ * dragged over the ground (two contact points and four friction rows per
+ * 1 kg capsule, with the ball joints, more rows than degrees of freedom) it
+ * is nearly singular. An exported winch island (tests/data/winch-step300.mlcp)
+ * cycles from every start, even from index sets within 6e-6 J of the
+ * answer, and least-index single pivoting cycles with it. Single pivoting is
+ * finite only for fixed boxes, and even then it took more than 500 steps
+ * there, one variable at a time.
+ *
+ * So when the pivoting stalls, the boxes are frozen: each friction row gets
+ * [-mu lambda_f, mu lambda_f] with the normal impulse lambda_f of the best
+ * point so far (the warm start or the best iterate, whichever has the smaller
+ * MLCP error), which makes the problem a box-constrained convex quadratic
+ * program, min f(x) = 1/2 x^T A x - b^T x (A positive definite). That is
+ * solved by projected Newton (Bertsekas 1982): the variables at a bound whose
+ * gradient pushes outwards are held, the others take the step of
+ * A_FF x_F = b_F - A_FT x_T (the backend's solve, as a pivoting step), and a
+ * projected line search with Armijo's rule keeps f decreasing, so it cannot
+ * cycle; with the right active set the full step is taken and it ends
+ * exactly. Then the boxes are refrozen from the new normal impulses and the
+ * solve repeated (a fixed point on the normal impulses; it converged at a
+ * rate of about 0.6 per round on that island) while the budget lasts.
+ *
+ * The answer is the frozen solution with the smallest MLCP error: its joints
+ * and contact normals are exact, only its friction bounds may lag the normal
+ * impulses by a round. It counts as converged only when that error is within
+ * the tolerance. */
+
+/* Armijo's sufficient decrease, and the halvings of the line search */
+#define BPP_ARMIJO 1e-4
+#define BPP_LINE_SEARCH_STEPS 40
+/* cap of the epsilon-active set, relative to the largest impulse */
+#define BPP_ACTIVE_EPS 1e-3
+
+/* f(x) = 1/2 x^T A x - b^T x; ax gets A x */
+static double frozen_objective(bpp_state *s, const heft_mlcp *p, const double *x, double *ax)
+{
+    backend_multiply(s, p->n, x, ax);
+    double f = 0.0;
+    for (int i = 0; i < p->n; ++i)
+        f += x[i] * (0.5 * ax[i] - p->b[i]);
+    return f;
+}
+
+/* The frozen boxes from the normal impulses of x; x is clamped into them. */
+static void freeze_boxes(const heft_mlcp *p, bpp_state *s, double *x)
+{
+    for (int i = 0; i < p->n; ++i)
+        heft_mlcp_bounds(p, x, i, &s->fz_lo[i], &s->fz_hi[i]);
+    for (int i = 0; i < p->n; ++i)
+        x[i] = x[i] < s->fz_lo[i] ? s->fz_lo[i] : (x[i] > s->fz_hi[i] ? s->fz_hi[i] : x[i]);
+}
+
+/* Largest row error of x against the frozen boxes; w = A x - b. */
+static double frozen_error(const heft_mlcp *p, const bpp_state *s, const double *x,
+                           const double *w)
+{
+    double e = 0.0;
+    for (int i = 0; i < p->n; ++i)
+        e = fmax(e, row_error(x[i], w[i], s->diag[i], s->fz_lo[i], s->fz_hi[i]));
+    return e;
+}
+
+/* Projected Newton on the frozen boxes from s->fz_x (inside them). Uses at
+ * most *budget backend solves (counted down). Returns 1 when the frozen
+ * error reached tau, 0 when the budget ran out, -1 when a solve failed. */
+static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budget,
+                         heft_solver_stats *stats)
+{
+    const int n = p->n;
+    double *x = s->fz_x, *ax = s->fz_ax, *d = s->fz_d, *xt = s->fz_t;
+    double f = frozen_objective(s, p, x, ax);
+    for (;;) {
+        for (int i = 0; i < n; ++i)
+            s->w[i] = ax[i] - p->b[i]; /* the gradient */
+        if (frozen_error(p, s, x, s->w) <= tau)
+            return 1;
+        if (*budget <= 0)
+            return 0;
+        /* the held set (Bertsekas' epsilon-active set): within eps of a
+         * bound with the gradient pushing outwards, or a closed box; eps is
+         * the size of the projected scaled-gradient step, capped. Holding
+         * only variables exactly at a bound stalled on an exported winch
+         * island (300 iterations, against 15). */
+        double eps = 0.0, scale = 1.0;
+        for (int i = 0; i < n; ++i) {
+            const double di = s->diag[i] > 0.0 ? s->diag[i] : 1.0;
+            const double t = x[i] - s->w[i] / di;
+            const double proj = t < s->fz_lo[i] ? s->fz_lo[i] : (t > s->fz_hi[i] ? s->fz_hi[i] : t);
+            eps = fmax(eps, fabs(x[i] - proj));
+            scale = fmax(scale, fabs(x[i]));
+        }
+        eps = fmin(eps, BPP_ACTIVE_EPS * scale);
+        int any_held = 0;
+        for (int i = 0; i < n; ++i) {
+            const double lo = s->fz_lo[i], hi = s->fz_hi[i];
+            s->tight[i] = !(lo < hi) || (x[i] <= lo + eps && s->w[i] > 0.0) ||
+                          (x[i] >= hi - eps && s->w[i] < 0.0);
+            s->u[i] = s->tight[i] ? x[i] : 0.0;
+            any_held |= s->tight[i];
+        }
+        /* the subspace minimizer: A_FF y_F = b_F - A_FT x_T */
+        if (any_held) {
+            backend_multiply(s, n, s->u, s->rhs);
+            for (int i = 0; i < n; ++i)
+                s->rhs[i] = p->b[i] - s->rhs[i];
+        } else {
+            memcpy(s->rhs, p->b, sizeof(double) * (size_t)n);
+        }
+        --*budget;
+        stats->iterations++;
+        if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE) {
+            int held = 0;
+            for (int i = 0; i < n; ++i)
+                held += s->tight[i];
+            stats->tight_trace[stats->tight_trace_count++] = held;
+        }
+        if (backend_solve(s, n, s->tight, s->rhs, x, stats) != 0)
+            return -1;
+        for (int i = 0; i < n; ++i) /* held ones: the scaled gradient, towards their bound */
+            d[i] = !s->tight[i] ? s->rhs[i] - x[i]
+                                : (s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0);
+        /* projected search along the Newton step, then along the scaled
+         * gradient (always a descent direction) if that fails */
+        int moved = 0;
+        for (int direction = 0; direction < 2 && !moved; ++direction) {
+            if (direction == 1)
+                for (int i = 0; i < n; ++i)
+                    d[i] = s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0;
+            double t = 1.0;
+            for (int k = 0; k < BPP_LINE_SEARCH_STEPS; ++k, t *= 0.5) {
+                double decrease = 0.0;
+                for (int i = 0; i < n; ++i) {
+                    const double v = x[i] + t * d[i];
+                    xt[i] = v < s->fz_lo[i] ? s->fz_lo[i] : (v > s->fz_hi[i] ? s->fz_hi[i] : v);
+                    decrease += s->w[i] * (x[i] - xt[i]);
+                }
+                if (!(decrease > 0.0))
+                    break; /* no descent along this direction */
+                double *axt = s->u; /* A xt */
+                const double ft = frozen_objective(s, p, xt, axt);
+                if (isfinite(ft) && ft <= f - BPP_ARMIJO * decrease) {
+                    memcpy(x, xt, sizeof(double) * (size_t)n);
+                    memcpy(ax, axt, sizeof(double) * (size_t)n);
+                    f = ft;
+                    moved = 1;
+                    break;
+                }
+            }
+        }
+        if (!moved)
+            return 0; /* no decrease left at this precision */
+    }
+}
+
+/* The fall-back above. start: the point whose normal impulses freeze the
+ * first boxes. Each round first pivots on the frozen problem (fixed boxes:
+ * no coupling; from the sets read off the current point, usually a few
+ * steps), and runs projected Newton only when that stalls. Returns 1 when
+ * the answer (in s->lambda) is within tau of the coupled problem, 0 when it
+ * is only a frozen solution, -1 when no frozen problem was solved
+ * (s->lambda unchanged). Uses at most budget backend solves. */
+static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, double tau,
+                        int budget, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    double best_error = INFINITY;
+    memcpy(s->fz_x, start, vec);
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(s->fz_x[i]))
+            s->fz_x[i] = 0.0;
+    int found = 0;
+    while (budget > 0) {
+        freeze_boxes(p, s, s->fz_x);
+        const int solved = frozen_newton(p, s, tau, &budget, stats);
+        if (solved < 0)
+            break;
+        if (solved == 0) {
+            /* out of budget inside a round: its iterate is inside the frozen
+             * boxes and has a smaller f than the point it started from,
+             * which beats the best pivoting iterate (1e5 J on the winch) */
+            if (!found)
+                memcpy(s->fz_best, s->fz_x, vec);
+            found = 1;
+            break;
+        }
+        const double e = heft_mlcp_measure(p, s->fz_x, s->measure_work).max;
+        if (!(e >= best_error)) {
+            best_error = e;
+            memcpy(s->fz_best, s->fz_x, vec);
+            found = 1;
+        }
+        if (e <= tau)
+            break;
+    }
+    if (!found)
+        return -1;
+    memcpy(s->lambda, s->fz_best, vec);
+    return best_error <= tau;
+}
+
 static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
 {
     const size_t un = (size_t)p->n;
@@ -433,6 +639,10 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
            HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
            HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
            HEFT_RESERVE(s->normals, s->normals_cap, un) && HEFT_RESERVE(s->u, s->u_cap, un) &&
+           HEFT_RESERVE(s->fz_lo, s->fz_lo_cap, un) && HEFT_RESERVE(s->fz_hi, s->fz_hi_cap, un) &&
+           HEFT_RESERVE(s->fz_x, s->fz_x_cap, un) && HEFT_RESERVE(s->fz_ax, s->fz_ax_cap, un) &&
+           HEFT_RESERVE(s->fz_d, s->fz_d_cap, un) && HEFT_RESERVE(s->fz_t, s->fz_t_cap, un) &&
+           HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
 }
 
@@ -500,6 +710,112 @@ static int kept_sets_usable(const bpp_state *s, int n)
     return s->options.keep_index_sets && s->kept_n == n && s->kept_set != NULL;
 }
 
+/* The pivoting loop (Alg. 2.1 lines 3-11) from s->set and s->lambda, at
+ * most max_steps steps, counted into *steps. The best iterate goes to
+ * s->best_lambda and s->best_set (*have_best). Returns 1 when converged. */
+static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_steps,
+                      int may_restart, int *steps_out, int *have_best, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    int steps = 0, converged = 0;
+    *have_best = 0;
+    int best_infeasible = n + 1;
+    double best_error = INFINITY;
+    int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
+    while (steps < max_steps) {
+        /* Alg. 2.1 lines 5-6 */
+        const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
+        if (steps < HEFT_MAX_PIVOT_TRACE)
+            stats->tight_trace[stats->tight_trace_count++] = tight_count;
+        ++steps;
+
+        /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
+         * friction rows coupled to a free normal row first get the value of
+         * the coupled system */
+        if (tight_count > 0 && couple_friction(p, s, stats) != 0)
+            break; /* a non-positive pivot: the best answer so far, if any */
+        free_rhs(p, s, NULL);
+        if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
+            break;
+        for (int i = 0; i < n; ++i)
+            if (!s->tight[i])
+                s->lambda[i] = s->rhs[i];
+
+        /* line 8: w = A lambda - b */
+        backend_multiply(s, n, s->lambda, s->w);
+        for (int i = 0; i < n; ++i)
+            s->w[i] -= p->b[i];
+
+        /* line 9: eq. 2.1 */
+        const bpp_check c =
+            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
+        if (c.nonfinite > 0)
+            break;
+        const int infeasible = c.pivots + c.stale;
+        if (infeasible < best_infeasible ||
+            (infeasible == best_infeasible && c.error_max < best_error)) {
+            best_infeasible = infeasible;
+            best_error = c.error_max;
+            memcpy(s->best_lambda, s->lambda, vec);
+            memcpy(s->best_set, s->set, (size_t)n);
+            *have_best = 1;
+        }
+        if (infeasible == 0) {
+            converged = 1;
+            break;
+        }
+        if (c.pivots == 0)
+            continue; /* same sets, the friction boxes moved: solve again */
+
+        /* Cycle watch (Júdice & Pires; 004 §2.5.3): block pivots while the
+         * count of infeasible variables reaches new lows, single pivoting
+         * (least index, 004 §2.5.2) once it has stalled for a while. */
+        int single = 0;
+        if (c.pivots < fewest_pivots) {
+            fewest_pivots = c.pivots;
+            budget = BPP_CYCLE_BUDGET;
+        } else if (budget > 0) {
+            --budget;
+        } else {
+            single = 1;
+        }
+        if (single && may_restart) {
+            /* A start from earlier sets that stalls has usually been thrown
+             * far off by one block pivot (on the winch, 112 tight variables
+             * became 210 in one step, and single pivoting then frees them one
+             * by one: 111 steps to converge, where an all-free start takes
+             * 7). Restart once from all free before falling back to single
+             * pivoting; the best answer so far is kept either way. */
+            may_restart = 0;
+            memset(s->set, BPP_FREE, (size_t)n);
+            fewest_pivots = n + 1;
+            budget = BPP_CYCLE_BUDGET;
+            stats->restarts++;
+            continue;
+        }
+        if (single && s->reg_shift == NULL) {
+            /* stalled after the restart too: the frozen boxes (below);
+             * with adaptive regularization on, its shifts are what ends
+             * the cycle (004 §5.4), so block pivoting goes on */
+            stats->fallback = 1;
+            break;
+        }
+        /* 004 Alg. 10 lines 16-18: adaptive regularization after the pivots */
+        if (s->reg_shift != NULL) {
+            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
+                                                         s->options.regularization_shift);
+            if (shifted > 0) {
+                stats->regularized_rows += shifted;
+                s->factored_valid = 0; /* A_FF changed */
+            }
+        }
+        memcpy(s->set, s->next_set, (size_t)n);
+    }
+    *steps_out += steps;
+    return converged;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
                    heft_solver_stats *stats)
 {
@@ -553,106 +869,36 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         s->reg_shift = s->reg.shift;
     }
 
-    int steps = 0, converged = 0, have_best = 0;
-    int best_infeasible = n + 1;
-    double best_error = INFINITY;
-    int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
-    while (steps < max_steps) {
-        /* Alg. 2.1 lines 5-6 */
-        const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
-        if (steps < HEFT_MAX_PIVOT_TRACE)
-            stats->tight_trace[stats->tight_trace_count++] = tight_count;
-        ++steps;
-
-        /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
-         * friction rows coupled to a free normal row first get the value of
-         * the coupled system */
-        if (tight_count > 0 && couple_friction(p, s, stats) != 0)
-            break; /* a non-positive pivot: the best answer so far, if any */
-        free_rhs(p, s, NULL);
-        if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
-            break;
-        for (int i = 0; i < n; ++i)
-            if (!s->tight[i])
-                s->lambda[i] = s->rhs[i];
-
-        /* line 8: w = A lambda - b */
-        backend_multiply(s, n, s->lambda, s->w);
-        for (int i = 0; i < n; ++i)
-            s->w[i] -= p->b[i];
-
-        /* line 9: eq. 2.1 */
-        const bpp_check c =
-            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
-        if (c.nonfinite > 0)
-            break;
-        const int infeasible = c.pivots + c.stale;
-        if (infeasible < best_infeasible ||
-            (infeasible == best_infeasible && c.error_max < best_error)) {
-            best_infeasible = infeasible;
-            best_error = c.error_max;
-            memcpy(s->best_lambda, s->lambda, vec);
-            memcpy(s->best_set, s->set, (size_t)n);
-            have_best = 1;
-        }
-        if (infeasible == 0) {
-            converged = 1;
-            break;
-        }
-        if (c.pivots == 0)
-            continue; /* same sets, the friction boxes moved: solve again */
-
-        /* Cycle watch (Júdice & Pires; 004 §2.5.3): block pivots while the
-         * count of infeasible variables reaches new lows, single pivoting
-         * (least index, 004 §2.5.2) once it has stalled for a while. */
-        int single = 0;
-        if (c.pivots < fewest_pivots) {
-            fewest_pivots = c.pivots;
-            budget = BPP_CYCLE_BUDGET;
-        } else if (budget > 0) {
-            --budget;
-        } else {
-            single = 1;
-        }
-        if (single && may_restart) {
-            /* A start from earlier sets that stalls has usually been thrown
-             * far off by one block pivot (on the winch, 112 tight variables
-             * became 210 in one step, and single pivoting then frees them one
-             * by one: 111 steps to converge, where an all-free start takes
-             * 7). Restart once from all free before falling back to single
-             * pivoting; the best answer so far is kept either way. */
-            may_restart = 0;
-            memset(s->set, BPP_FREE, (size_t)n);
-            fewest_pivots = n + 1;
-            budget = BPP_CYCLE_BUDGET;
-            stats->restarts++;
-            continue;
-        }
-        if (single) {
-            stats->fallback = 1;
-            int first = 1;
-            for (int i = 0; i < n; ++i)
-                if (s->next_set[i] != s->set[i]) {
-                    if (!first)
-                        s->next_set[i] = s->set[i];
-                    first = 0;
-                }
-        }
-        /* 004 Alg. 10 lines 16-18: adaptive regularization after the pivots */
-        if (s->reg_shift != NULL) {
-            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
-                                                         s->options.regularization_shift);
-            if (shifted > 0) {
-                stats->regularized_rows += shifted;
-                s->factored_valid = 0; /* A_FF changed */
-            }
-        }
-        memcpy(s->set, s->next_set, (size_t)n);
-    }
+    int steps = 0, have_best = 0;
+    int converged = pivot_loop(p, s, tau, max_steps, may_restart, &steps, &have_best, stats);
     stats->iterations = steps;
+
+    int frozen = -1;
+    if (!converged && steps > 0) {
+        /* the boxes are frozen at the warm start's normal impulses (the
+         * last step's, matched by contact feature), or at the best
+         * iterate's without a warm start: on the winch the best iterate of
+         * a stalled solve was off by up to 1e9 J where the warm start was
+         * within 0.2 J */
+        if (warm) {
+            for (int i = 0; i < n; ++i)
+                s->fz_d[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
+        } else if (have_best) {
+            memcpy(s->fz_d, s->best_lambda, vec);
+        }
+        if (warm || have_best) {
+            stats->fallback = 1;
+            heft_bpp_clamp_answer(p, s->fz_d);
+            frozen = frozen_boxes(p, s, s->fz_d, tau, max_steps, stats);
+        }
+        if (frozen >= 0) {
+            converged = frozen;
+            warm_start_sets(p, s->lambda, s->set);
+        }
+    }
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
 
-    if (!converged) {
+    if (!converged && frozen < 0) {
         if (!have_best) {
             s->kept_n = -1;
             stats->time_total_ms = heft_time_ms() - start;
@@ -662,20 +908,21 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
-        if (warm) {
-            /* the best iterate is the one with the fewest infeasible
-             * variables, whose error can still exceed the warm start's (on
-             * towers of 15 or more logs: 3.9e3 J against 60 J): answer with
-             * the warm start then */
-            heft_bpp_clamp_answer(p, s->lambda);
-            const double kept_error = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
-            for (int i = 0; i < n; ++i)
-                s->x[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
-            heft_bpp_clamp_answer(p, s->x);
-            if (heft_mlcp_measure(p, s->x, s->measure_work).max < kept_error) {
-                memcpy(s->lambda, s->x, vec);
-                warm_start_sets(p, s->lambda, s->set);
-            }
+    }
+    if (!converged && warm) {
+        /* an answer that did not converge can still be worse than the warm
+         * start: the best pivoting iterate on towers of 15 or more logs
+         * (3.9e3 J against 60 J), a frozen-box answer whose normal impulses
+         * moved far from the warm start's (285 J against 82 J on the same
+         * tower): answer with the warm start then */
+        heft_bpp_clamp_answer(p, s->lambda);
+        const double kept_error = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+        for (int i = 0; i < n; ++i)
+            s->x[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
+        heft_bpp_clamp_answer(p, s->x);
+        if (heft_mlcp_measure(p, s->x, s->measure_work).max < kept_error) {
+            memcpy(s->lambda, s->x, vec);
+            warm_start_sets(p, s->lambda, s->set);
         }
     }
     /* the sets are kept even when not converged: the best sets of a failed

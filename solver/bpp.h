@@ -59,6 +59,9 @@ typedef struct bpp_state {
     int *coupling_pivot;    /* k */
     double *u;              /* n */
 
+    /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
+    double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
+
     /* ---- the problem's A, as the backend holds it ---- */
     const double *A;        /* dense backends: p->A or A_own */
     double *A_own;          /* dense A assembled from the structured form */
@@ -100,7 +103,8 @@ typedef struct bpp_state {
         L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
         body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap,
         normal_slot_cap, normals_cap,
-        coupling_cap, coupling_pivot_cap, u_cap;
+        coupling_cap, coupling_pivot_cap, u_cap, fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap,
+        fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */

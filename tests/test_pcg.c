@@ -355,8 +355,11 @@ Test(pcg_solvers, solve_the_siconos_problems) {
 /* ---- adaptive regularization --------------------------------------------------------- */
 
 /* A planted friction problem (60 rows, seed 7, no added dominance) on which
- * bpp cycles through its 200 steps; the Alg. 9 shift of a tenth of the
- * diagonal on the friction rows that pivoted more than 10 times ends it. */
+ * bpp's block pivoting cycles (it ran through 200 steps before bpp.c got
+ * its frozen-box fall-back; now the cycle is cut when it stalls and
+ * projected Newton on frozen boxes finishes, 67 steps in all); the Alg. 9
+ * shift of a tenth of the diagonal on the friction rows that pivoted more
+ * than 10 times ends the cycle itself, in fewer steps. */
 Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem) {
     planted_problem pp = planted_structured(60, 0.0, 1, 7);
     heft_solver_options o = heft_solver_default_options();
@@ -364,8 +367,8 @@ Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem) {
     double lambda[60];
     heft_solver_stats plain, regularized;
     solve_with("bpp", &o, pp.p, lambda, &plain);
-    cr_assert_eq(plain.iterations, 200, "bpp no longer cycles here: %d", plain.iterations);
-    cr_assert_eq(plain.converged, 0);
+    cr_assert_eq(plain.fallback, 1, "bpp no longer cycles here");
+    cr_assert_gt(plain.iterations, 50, "bpp no longer cycles here: %d", plain.iterations);
     o.adaptive_regularization = 1;
     o.regularization_shift = 0.1;
     const char *names[2] = {"bpp", "bpp-pcg"};
