@@ -11,6 +11,7 @@
  * say why. The checks are never loosened: a shortened run still has to show
  * what the scene's check asks (e.g. 10 s of rest for the stacks). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "runner.h"
@@ -215,15 +216,130 @@ Test(scenes, winch_winds_the_chain, .timeout = 900) {
     RUN_CASES(cases);
 }
 
-/* forklift: the crate falls off in the turn under every solver (README) */
-Test(scenes, forklift_runs_its_timeline_under_every_solver, .timeout = 600) {
+/* forklift: 3,000 kg truck, 100 kg crate, 0.9 kg knuckles (2,700:1). The
+ * direct solvers hold the crate on the forks through the turn (it ends
+ * 0.07 mm over them) and the truck turns 439 degrees, 444 around the cone. */
+Test(scenes, forklift_turns_around_the_cone_under_the_direct_solvers, .timeout = 600) {
     static const scene_case cases[] = {
-        {"forklift", NULL, 0, "pgs", 0, 0, 0, EXPECT_FAIL},
-        {"forklift", NULL, 0, "bpp", 0, 0, 0, EXPECT_ANY},
-        {"forklift", NULL, 0, "bpp-downdate", 0, 0, 0, EXPECT_ANY},
-        {"forklift", NULL, 0, "bpp-skyline", 0, 0, 0, EXPECT_ANY},
+        {"forklift", NULL, 0, "bpp-skyline", 0, 0, 1, EXPECT_PASS},
+        {"forklift", NULL, 0, "bpp", 0, 0, 1, EXPECT_PASS},
+        {"forklift", NULL, 0, "bpp-downdate", 0, 0, 1, EXPECT_PASS},
+        {"forklift", NULL, 0, "baraff", 0, 0, 1, EXPECT_PASS},
     };
     RUN_CASES(cases);
+}
+
+/* PGS at 50 sweeps (no step converges): the truck never gets under the
+ * crate (at 4 s it has moved 0.03 of its 1.1 m). ldl-pgs runs out of
+ * iterations on nearly every step too: the crate falls off in the second
+ * lap, but stayed on with the cone 2 cm away (logged, docs/scenarios.md). */
+Test(scenes, forklift_under_the_iterative_solvers, .timeout = 600) {
+    static const scene_case cases[] = {
+        {"forklift", NULL, 0, "pgs", 0, 0, 1, EXPECT_FAIL},
+        {"forklift", NULL, 0, "ldl-pgs", 0, 0, 1, EXPECT_ANY},
+    };
+    RUN_CASES(cases);
+}
+
+/* Friction rows at their bound (sliding) in the forklift's islands over the
+ * steady turn (12 s on): rows against the static world (the wheels on the
+ * ground, the only such contacts then) and rows between two bodies (the
+ * crate on the forks); and how far the crate moves on the forks meanwhile. */
+typedef struct forklift_turn {
+    int first_step;
+    long rows, wheel_rows, wheel_tight, crate_rows, crate_tight;
+    heft_body_id carriage, crate;
+    heft_vec3 crate_at_start;
+    double crate_drift_max; /* m, in the carriage's frame */
+} forklift_turn;
+
+static void count_tight_friction(void *user, int step, int island, const heft_mlcp *p,
+                                 const double *lambda, const heft_solver_stats *stats) {
+    (void)island;
+    (void)stats;
+    forklift_turn *ft = user;
+    if (step < ft->first_step) {
+        return;
+    }
+    ft->rows += p->n;
+    for (int i = 0; i < p->n; ++i) {
+        int normal = p->findex[i];
+        if (normal < 0) {
+            continue;
+        }
+        double bound = p->hi[i] * lambda[normal];
+        int tight = bound > 0.0 && fabs(lambda[i]) >= bound * (1.0 - 1e-6);
+        if (p->rows[i].a < 0 || p->rows[i].b < 0) {
+            ft->wheel_rows++;
+            ft->wheel_tight += tight;
+        } else {
+            ft->crate_rows++;
+            ft->crate_tight += tight;
+        }
+    }
+}
+
+static heft_body_id body_named(heft_world *w, const char *name) {
+    heft_body_id ids[64];
+    int n = heft_world_bodies(w, ids, 64);
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(heft_body_name(w, ids[i]), name) == 0) {
+            return ids[i];
+        }
+    }
+    cr_assert_fail("no body named %s", name);
+    return ids[0];
+}
+
+static void track_crate(void *user, heft_world *w, int step) {
+    forklift_turn *ft = user;
+    if (step < ft->first_step) {
+        return;
+    }
+    if (step == ft->first_step) {
+        ft->carriage = body_named(w, "carriage");
+        ft->crate = body_named(w, "crate");
+    }
+    heft_vec3 at = heft_body_local_point(w, ft->carriage, heft_body_position(w, ft->crate));
+    if (step == ft->first_step) {
+        ft->crate_at_start = at;
+    }
+    double dx = at.x - ft->crate_at_start.x, dy = at.y - ft->crate_at_start.y,
+           dz = at.z - ft->crate_at_start.z;
+    double drift = sqrt(dx * dx + dy * dy + dz * dz);
+    ft->crate_drift_max = drift > ft->crate_drift_max ? drift : ft->crate_drift_max;
+}
+
+/* The scene asks for skidding wheels (the thesis: tight friction rows, up to
+ * about 5% of the variables) while friction alone holds the crate. Under
+ * bpp-skyline the inner front wheel, lightly loaded, slides through the turn:
+ * 2.8% of the variables are tight wheel friction rows. The crate's rows are
+ * tight on 2%, yet it creeps forward on the forks at 8.7 mm/s, 70 mm from
+ * 12 to 20 s (half that at h = 1/120 s: the integration's drift, not
+ * sliding); asserted under 10 cm, a third of the way to the forks' end. */
+Test(scenes, forklift_wheels_skid_while_the_crate_sticks, .timeout = 600) {
+    run_config cfg = scene_config("forklift", NULL, 0, "bpp-skyline", 0);
+    forklift_turn ft;
+    memset(&ft, 0, sizeof ft);
+    ft.first_step = 720;
+    cfg.island = count_tight_friction;
+    cfg.island_user = &ft;
+    cfg.frame = track_crate;
+    cfg.frame_user = &ft;
+    run_result r;
+    cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    double wheel_share = (double)ft.wheel_tight / (double)ft.rows;
+    cr_log_info("forklift turn under bpp-skyline: %ld variables; wheel friction rows tight %ld "
+                "of %ld (%.1f%% of the variables), crate friction rows %ld of %ld; crate moved "
+                "%.3g mm on the forks",
+                ft.rows, ft.wheel_tight, ft.wheel_rows, 100.0 * wheel_share, ft.crate_tight,
+                ft.crate_rows, 1e3 * ft.crate_drift_max);
+    cr_expect(run_all_checks_pass(&r));
+    cr_expect_geq(wheel_share, 0.01, "the wheels do not skid: %.2f%% tight", 100.0 * wheel_share);
+    cr_expect_leq(wheel_share, 0.05, "%.2f%% of the variables tight", 100.0 * wheel_share);
+    cr_expect_leq(ft.crate_drift_max, 0.10, "the crate slid %.3g m on the forks",
+                  ft.crate_drift_max);
+    run_result_free(&r);
 }
 
 /* chain: 100 links of 0.25 kg and a 500 kg box around a rod (2,000:1) */

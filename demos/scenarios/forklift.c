@@ -6,15 +6,19 @@
  * knuckles, each on a hinge about z with a steering servo (the lightest
  * bodies: 2,430 / 0.9 = 2,700); a 200 kg mast on a tilt hinge with a servo;
  * a 100 kg carriage with its two forks on a prismatic joint up the mast with
- * the lift motor and limits. Both front wheels turn at the same rate, so the
- * wheels skid in the turn (sliding friction rows).
+ * the lift motor and limits. The front wheels' motors run as an electronic
+ * differential and the knuckles steer to Ackermann angles, so the truck turns
+ * about one point; the lightly loaded inner front wheel still skids in the
+ * turn (sliding friction rows).
  *
- * Operator inputs: drive (m/s at the front wheels' rims), steer (rad, > 0
- * turns left), lift (m/s), tilt (rad, > 0 tilts the mast back).
+ * Operator inputs: drive (m/s at the front axle's middle), steer (rad, the
+ * angle of a rear wheel midway between the two, > 0 turns left), lift (m/s),
+ * tilt (rad, > 0 tilts the mast back).
  *
  * Works when the crate is still on the forks at the end: its underside
  * less than 5 cm above them and its centre over their footprint; the
- * chassis' heading must have turned at least 360 degrees. */
+ * chassis' heading must have turned at least 360 degrees, and its bearing
+ * from the cone too (the turn goes around the cone). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,12 @@
 #define FORK_WHEEL_RADIUS 0.3
 #define FORK_WHEELBASE 1.5
 #define FORK_TRACK 0.75 /* half the track */
+/* the timeline's legs: forward under the crate, back off (clear of the
+ * pedestal when the rear swings out in the turn), then the turn */
+#define FORK_PICK_TRAVEL 1.1
+#define FORK_BACK_OFF 3.0
+#define FORK_TURN_SPEED 1.6
+#define FORK_TURN_STEER 0.7
 
 #define CAT_TRUCK 2u
 
@@ -38,7 +48,9 @@ struct scenario {
     heft_body_id chassis, mast, carriage, crate;
     heft_body_id wheels[4], knuckles[2];
     heft_joint_id drive[2], steer[2], roll[2], tilt, lift;
+    heft_vec3 cone_at;
     double yaw_prev, yaw_turned;
+    double bearing_prev, bearing_turned;
     double turn_start_time;
 };
 
@@ -171,9 +183,13 @@ static int forklift_build(scenario *s, heft_world *w) {
     crs.half_extents = crate_half;
     s->crate = scenario_add_body(w, "crate", heft_v3(3.2, 0.0, 0.451), id, FORK_CRATE_MASS,
                                  heft_inertia_box(FORK_CRATE_MASS, crate_half), &crs);
-    /* the traffic cone at the centre of the turn the timeline drives */
+    /* the traffic cone at the centre of the turn the timeline drives: on the
+     * front axle's line, L / tan(steer) to the left, where the axle is when
+     * the steering bites (0.25 m after the truck starts forward) */
     bd.name = "cone";
-    bd.position = heft_v3(0.35, FORK_WHEELBASE / tan(0.7), 0.35);
+    s->cone_at = heft_v3(FORK_PICK_TRAVEL - FORK_BACK_OFF + 0.5 * FORK_WHEELBASE + 0.25,
+                         FORK_WHEELBASE / tan(FORK_TURN_STEER), 0.35);
+    bd.position = s->cone_at;
     heft_body_id cone = heft_create_body(w, &bd);
     heft_shape_def cns = heft_default_shape_def();
     cns.type = HEFT_SHAPE_CYLINDER;
@@ -203,13 +219,26 @@ static scenario *forklift_create(heft_world *w, const scenario_params *p) {
     return s;
 }
 
+/* Steering by delta turns the truck about a point on the front axle's line,
+ * L / tan(delta) to the side. Each rear knuckle turns so its wheel's axis
+ * points there (Ackermann: the inner wheel more), and each front wheel's
+ * motor runs at that wheel's speed about it (an electronic differential).
+ * With both front wheels at one rate and both knuckles at one angle the
+ * axle was locked: at mu = 1 its yaw couple beat the rear wheels' side
+ * friction and the truck drove straight with the rear wheels sliding
+ * sideways at 40 degrees (32 of 360 degrees turned). */
 static void forklift_apply(scenario *s, heft_world *w, double h) {
     (void)h;
     double wheel_rate = s->controls.axis[0].value / FORK_WHEEL_RADIUS;
+    double steer = s->controls.axis[1].value;
+    double spread = FORK_TRACK * tan(steer) / FORK_WHEELBASE; /* T / radius */
     for (int k = 0; k < 2; ++k) {
-        heft_joint_set_motor_velocity(w, s->drive[k], HEFT_DOF_RX, wheel_rate);
-        /* rear-wheel steering: the wheels point right to turn left */
-        heft_joint_set_motor_position(w, s->steer[k], HEFT_DOF_RX, -s->controls.axis[1].value);
+        double side = k ? -1.0 : 1.0; /* +1: the left wheels, inner in a left turn */
+        heft_joint_set_motor_velocity(w, s->drive[k], HEFT_DOF_RX,
+                                      wheel_rate * (1.0 - side * spread));
+        /* tan(angle) = L / (radius - side T); the wheels point right to turn left */
+        double angle = atan(tan(steer) / (1.0 - side * spread));
+        heft_joint_set_motor_position(w, s->steer[k], HEFT_DOF_RX, -angle);
     }
     heft_joint_set_motor_velocity(w, s->lift, HEFT_DOF_X, s->controls.axis[2].value);
     /* the tilt hinge's axis is +y: a negative angle tips the mast's top back */
@@ -217,18 +246,21 @@ static void forklift_apply(scenario *s, heft_world *w, double h) {
 }
 
 /* The timeline (s): 0-1 rest; 1-4 drive 1.1 m forward, forks under the
- * crate; 4.5-7.5 lift 1.05 m; 7.5-8.5 tilt back 4 degrees; 8.5-10.5 back off
- * 1.5 m; from 10.5 speed up to 1.6 m/s and, once rolling (11-12), steer
- * 0.7 rad left around the cone (steering a standing truck scrubs the tyres,
- * and the pivoting solvers cycled on that). */
+ * crate; 4.5-7.5 lift 1.05 m; 7.5-8.5 tilt back 4 degrees; 7.5-10.5 back off
+ * 3 m (after 1.5 m the rear wheel swinging out in the turn hit the pedestal);
+ * from 10.5 speed up to 1.6 m/s and, once rolling (10.6-11.4), steer 0.7 rad
+ * left around the cone (steering a standing truck scrubs the tyres, and the
+ * pivoting solvers cycled on that). A bump over [t0, t1] travels
+ * (t1 - t0) / 2 times its peak. */
 static void forklift_control(scenario *s, heft_world *w, int step, double h) {
     double t = step * h;
-    double drive = 1.1 / 1.5 * scenario_bump(t, 1.0, 4.0) - 1.5 / 1.0 * scenario_bump(t, 8.5, 10.5) +
-                   1.6 * scenario_ramp(t, 10.5, 11.5);
+    double drive = FORK_PICK_TRAVEL / 1.5 * scenario_bump(t, 1.0, 4.0) -
+                   FORK_BACK_OFF / 1.5 * scenario_bump(t, 7.5, 10.5) +
+                   FORK_TURN_SPEED * scenario_ramp(t, 10.5, 11.5);
     scenario_set_axis(&s->controls, "drive", drive);
     scenario_set_axis(&s->controls, "lift", 1.05 / 1.5 * scenario_bump(t, 4.5, 7.5));
     scenario_set_axis(&s->controls, "tilt", 0.07 * scenario_ramp(t, 7.5, 8.5));
-    scenario_set_axis(&s->controls, "steer", 0.7 * scenario_ramp(t, 11.0, 12.0));
+    scenario_set_axis(&s->controls, "steer", FORK_TURN_STEER * scenario_ramp(t, 10.6, 11.4));
     if (t >= 10.5 && s->turn_start_time < 0.0) {
         s->turn_start_time = t;
     }
@@ -241,16 +273,24 @@ static double heading(heft_world *w, heft_body_id b) {
     return atan2(fwd.y, fwd.x);
 }
 
+/* an angle's change since the last step, in (-pi, pi] */
+static double angle_step(double now, double before) {
+    double d = now - before;
+    return d - 2.0 * HEFT_PI * floor((d + HEFT_PI) / (2.0 * HEFT_PI));
+}
+
 static void forklift_observe(scenario *s, heft_world *w, int step, double h) {
     (void)step;
     (void)h;
     double yaw = heading(w, s->chassis);
+    heft_vec3 p = heft_body_position(w, s->chassis);
+    double bearing = atan2(p.y - s->cone_at.y, p.x - s->cone_at.x);
     if (s->turn_start_time >= 0.0) {
-        double d = yaw - s->yaw_prev;
-        d -= 2.0 * HEFT_PI * floor((d + HEFT_PI) / (2.0 * HEFT_PI));
-        s->yaw_turned += d;
+        s->yaw_turned += angle_step(yaw, s->yaw_prev);
+        s->bearing_turned += angle_step(bearing, s->bearing_prev);
     }
     s->yaw_prev = yaw;
+    s->bearing_prev = bearing;
 }
 
 static int forklift_checks(scenario *s, heft_world *w, scenario_check *out, int max) {
@@ -262,6 +302,7 @@ static int forklift_checks(scenario *s, heft_world *w, scenario_check *out, int 
     double off_y = fabs(local.y) > 0.36 ? fabs(local.y) - 0.36 : 0.0;
     double off = sqrt(off_x * off_x + off_y * off_y);
     double turned = fabs(s->yaw_turned) * 180.0 / HEFT_PI;
+    double orbit = fabs(s->bearing_turned) * 180.0 / HEFT_PI;
     if (n < max) {
         scenario_check_set(&out[n++], "crate_above_forks_m", height, 0.05, fabs(height) < 0.05);
     }
@@ -270,6 +311,9 @@ static int forklift_checks(scenario *s, heft_world *w, scenario_check *out, int 
     }
     if (n < max) {
         scenario_check_set(&out[n++], "turn_deg", turned, 360.0, turned >= 360.0);
+    }
+    if (n < max) {
+        scenario_check_set(&out[n++], "cone_orbit_deg", orbit, 360.0, orbit >= 360.0);
     }
     return n;
 }
