@@ -143,7 +143,7 @@ typedef struct heft_island_stats {
                                   did not converge and PGS, solving the island too, gave the
                                   smaller MLCP error: PGS's answer was taken */
     heft_solver_stats solver;  /* zeros for an island without rows; solver.fallback is the
-                                  solver's own (single pivoting, refactoring) */
+                                  solver's own (frozen friction boxes, refactoring) */
 } heft_island_stats;
 
 typedef struct heft_step_stats {

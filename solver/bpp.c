@@ -26,12 +26,20 @@
  * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
  * Júdice & Pires (1994), the number of variables that break eq. 2.1 is
  * watched: while it reaches new lows the step pivots them all; after
- * BPP_CYCLE_BUDGET steps without a new low, only the one with the least
- * index pivots (Murty's single principal pivoting, 004 §2.5.2), until a new
- * low is reached. Whatever happens, the answer with the fewest such
- * variables (then the smallest MLCP error) is kept, and returned when the
- * step budget runs out (004 §2.5.2: "we simply return the best solution we
- * have seen so far").
+ * BPP_CYCLE_BUDGET steps without a new low the pivoting has stalled. A start
+ * from earlier sets is then restarted once from all free; a second stall
+ * ends the pivoting. The papers switch to Murty's least-index single
+ * pivoting there (004 §2.5.2), which is finite for fixed boxes only: with the
+ * friction coupling it cycled too, and even on fixed boxes it took over 500
+ * steps on a winch island. Heft instead freezes the friction boxes and
+ * solves the box-constrained QP by projected Newton, which cannot cycle
+ * ("frozen friction boxes" below), with a budget of options.max_pivots
+ * steps of its own. With adaptive regularization on, block pivoting goes
+ * on instead (the shifts end the cycle, 004 §5.4). The best pivoting
+ * iterate (fewest variables breaking eq. 2.1, then the smallest error) is
+ * kept for when neither finishes (004 §2.5.2: "we simply return the best
+ * solution we have seen so far"), and an unconverged answer is never worse
+ * than the warm start.
  *
  * Decisions use the energy tolerance tau = options.tolerance (J), the same
  * yardstick as the error measure: a free variable is out of its box when
@@ -49,8 +57,8 @@
 #include "bpp.h"
 #include "workspace.h"
 
-/* Block steps allowed without a new low of the infeasible count before
- * single pivoting takes over (Júdice & Pires' p). */
+/* Block steps allowed without a new low of the infeasible count before the
+ * pivoting counts as stalled (Júdice & Pires' p). */
 #define BPP_CYCLE_BUDGET 3
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
@@ -769,24 +777,24 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
             continue; /* same sets, the friction boxes moved: solve again */
 
         /* Cycle watch (Júdice & Pires; 004 §2.5.3): block pivots while the
-         * count of infeasible variables reaches new lows, single pivoting
-         * (least index, 004 §2.5.2) once it has stalled for a while. */
-        int single = 0;
+         * count of infeasible variables reaches new lows; stalled once it
+         * has not for a while. */
+        int stalled = 0;
         if (c.pivots < fewest_pivots) {
             fewest_pivots = c.pivots;
             budget = BPP_CYCLE_BUDGET;
         } else if (budget > 0) {
             --budget;
         } else {
-            single = 1;
+            stalled = 1;
         }
-        if (single && may_restart) {
+        if (stalled && may_restart) {
             /* A start from earlier sets that stalls has usually been thrown
              * far off by one block pivot (on the winch, 112 tight variables
              * became 210 in one step, and single pivoting then frees them one
              * by one: 111 steps to converge, where an all-free start takes
-             * 7). Restart once from all free before falling back to single
-             * pivoting; the best answer so far is kept either way. */
+             * 7). Restart once from all free before falling back to the
+             * frozen boxes; the best answer so far is kept either way. */
             may_restart = 0;
             memset(s->set, BPP_FREE, (size_t)n);
             fewest_pivots = n + 1;
@@ -794,7 +802,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
             stats->restarts++;
             continue;
         }
-        if (single && s->reg_shift == NULL) {
+        if (stalled && s->reg_shift == NULL) {
             /* stalled after the restart too: the frozen boxes (below);
              * with adaptive regularization on, its shifts are what ends
              * the cycle (004 §5.4), so block pivoting goes on */

@@ -2,8 +2,8 @@
  *
  * bpp.c holds what the three solvers share: the pivoting loop of Júdice &
  * Pires (paper 000 Alg. 2.1 and 2.2, eq. 2.1; paper 004 §2.5.2-2.5.3 for the
- * cycle detection and the single pivoting fail-safe), the kept index sets and
- * the answer. What differs is how A_FF lambda_F = b_F - A_FT lambda_T is
+ * cycle detection), the frozen-box fall-back (projected Newton), the kept
+ * index sets and the answer. What differs is how A_FF lambda_F = b_F - A_FT lambda_T is
  * solved at each pivoting step, the "backend":
  *
  *   bpp           dense A, A_FF gathered and factored at every step (Alg. 2.1 line 4)

@@ -219,7 +219,7 @@ typedef struct heft_solver_stats {
     double error_sum;         /* J */
     int bound_violations;
     int converged;
-    int fallback;             /* a fallback was used (single pivoting, refactoring, PGS after NaN) */
+    int fallback;             /* a fallback was used (frozen friction boxes, refactoring, PGS after NaN) */
     int imaginary_columns;    /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
     int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
     int restarts;             /* BPP: restarts from all-free sets after a stalled start from
