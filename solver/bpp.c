@@ -664,7 +664,7 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
  * pyramid of 15 boxes under bpp-skyline: from all-free, every step ran out
  * of pivots (66 ms a step); from the warm sets, 4 steps of 300 did (2.6 ms).
  * The thesis (000 §2.3) starts all-free; 004 §5.3 starts from the last step's sets. */
-static void warm_start_sets(const heft_mlcp *p, const double *lambda, uint8_t *set)
+void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set)
 {
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
@@ -705,7 +705,7 @@ int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8
         set[i] = kept_set != NULL && kept_set[i] <= BPP_AT_HI ? kept_set[i] : BPP_FREE;
     }
     if (kept_set == NULL && warm && any_nonzero(p->lambda0, n))
-        warm_start_sets(p, lambda, set);
+        heft_bpp_read_sets(p, lambda, set);
     for (int i = 0; i < n && !earlier; ++i)
         earlier = set[i] != BPP_FREE;
     return earlier;
@@ -734,7 +734,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
     while (steps < max_steps) {
         /* Alg. 2.1 lines 5-6 */
         const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
-        if (steps < HEFT_MAX_PIVOT_TRACE)
+        if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
             stats->tight_trace[stats->tight_trace_count++] = tight_count;
         ++steps;
 
@@ -901,7 +901,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         if (frozen >= 0) {
             converged = frozen;
-            warm_start_sets(p, s->lambda, s->set);
+            heft_bpp_read_sets(p, s->lambda, s->set);
         }
     }
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
@@ -930,7 +930,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         heft_bpp_clamp_answer(p, s->x);
         if (heft_mlcp_measure(p, s->x, s->measure_work).max < kept_error) {
             memcpy(s->lambda, s->x, vec);
-            warm_start_sets(p, s->lambda, s->set);
+            heft_bpp_read_sets(p, s->lambda, s->set);
         }
     }
     /* the sets are kept even when not converged: the best sets of a failed

@@ -143,6 +143,10 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
 int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8_t *kept_set,
                    const double *kept_lambda, double *lambda, uint8_t *set);
 
+/* Index sets read off lambda: a variable at one of its bounds (a friction
+ * box taken from lambda's normal impulse) tight there, the others free. */
+void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set);
+
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 

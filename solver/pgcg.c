@@ -40,6 +40,8 @@
 #include "workspace.h"
 
 #define PGCG_TOLERANCE_FLOOR 1e-20
+/* frozen-box rounds in a row without a smaller coupled error before they stop */
+#define PGCG_FROZEN_PATIENCE 4
 
 typedef struct pgcg_state {
     heft_solver_options options;
@@ -53,9 +55,10 @@ typedef struct pgcg_state {
     int *local, *free_rows;
     double *lambda, *best_lambda, *kept_lambda, *w, *diag, *measure_work;
     double *r, *z, *q, *Aq; /* free-set vectors */
+    double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
     size_t set_cap, next_set_cap, best_set_cap, kept_set_cap, keep_cap, local_cap, free_rows_cap,
         lambda_cap, best_lambda_cap, kept_lambda_cap, w_cap, diag_cap, measure_cap, r_cap, z_cap,
-        q_cap, Aq_cap;
+        q_cap, Aq_cap, fz_lo_cap, fz_hi_cap, fz_best_cap, fz_at_cap;
 } pgcg_state;
 
 static void *pgcg_create(const heft_solver_options *options) {
@@ -91,7 +94,8 @@ static void pgcg_destroy(void *state) {
     void *arrays[] = {s->set,   s->next_set,  s->best_set,     s->kept_set,    s->keep,
                       s->local, s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
                       s->w,     s->diag,      s->measure_work, s->r,           s->z,
-                      s->q,     s->Aq};
+                      s->q,     s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
+                      s->fz_at};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
@@ -111,6 +115,9 @@ static int reserve(pgcg_state *s, const heft_mlcp *p) {
            HEFT_RESERVE(s->w, s->w_cap, un) && HEFT_RESERVE(s->diag, s->diag_cap, un) &&
            HEFT_RESERVE(s->r, s->r_cap, un) && HEFT_RESERVE(s->z, s->z_cap, un) &&
            HEFT_RESERVE(s->q, s->q_cap, un) && HEFT_RESERVE(s->Aq, s->Aq_cap, un) &&
+           HEFT_RESERVE(s->fz_lo, s->fz_lo_cap, un) && HEFT_RESERVE(s->fz_hi, s->fz_hi_cap, un) &&
+           HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
+           HEFT_RESERVE(s->fz_at, s->fz_at_cap, un) &&
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
 }
 
@@ -286,6 +293,130 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
     return 0;
 }
 
+/* Alg. 11's outer loop from s->set and s->lambda on p, at most max_outer
+ * outer iterations (added to *outer_total); the best iterate goes to
+ * s->best_lambda and s->best_set (*have_best). Returns 1 when converged, 0
+ * when not, -1 when out of memory. */
+static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_outer, double bnorm,
+                      int *outer_total, int *have_best, heft_solver_stats *stats) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    int outer = 0, converged = 0;
+    int best_infeasible = n + 1;
+    double best_error = INFINITY;
+    while (outer < max_outer) {
+        const int tight_count =
+            heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
+        tighten_outside(p, s);
+        if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
+            stats->tight_trace[stats->tight_trace_count++] = tight_count;
+        ++outer;
+        int inner_converged = 0;
+        if (inner_loop(p, s, bnorm, stats, &inner_converged) != 0)
+            return -1;
+        /* An inner loop that hit its cap: with IC(0) and imaginary columns P
+         * is indefinite and PCG need not converge (planted problems of 60
+         * rows, seeds 11 and 25, no added dominance: 1,000 inner iterations
+         * in every one of 200 outer iterations, 0.47 and 0.57 J). The rest
+         * of this solve uses Jacobi, which is positive definite; fallback is
+         * reported. */
+        if (!inner_converged && !s->force_jacobi && s->P.kind != HEFT_PRECOND_JACOBI) {
+            s->force_jacobi = 1;
+            stats->fallback = 1;
+        }
+        /* line 26 */
+        heft_sparse_sym_multiply(&s->A, s->lambda, s->w);
+        for (int i = 0; i < n; ++i)
+            s->w[i] -= p->b[i];
+        /* lines 27-29 */
+        const bpp_check c =
+            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
+        if (c.nonfinite > 0)
+            break;
+        /* an inner loop stopped by its cap leaves free rows with w != 0 */
+        const int infeasible = c.pivots + c.stale + !inner_converged;
+        if (infeasible < best_infeasible ||
+            (infeasible == best_infeasible && c.error_max < best_error)) {
+            best_infeasible = infeasible;
+            best_error = c.error_max;
+            memcpy(s->best_lambda, s->lambda, vec);
+            memcpy(s->best_set, s->set, (size_t)n);
+            *have_best = 1;
+        }
+        if (infeasible == 0) {
+            converged = 1;
+            break;
+        }
+        if (s->reg.n == n) { /* lines 30-32 */
+            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
+                                                         s->options.regularization_shift);
+            stats->regularized_rows += shifted;
+        }
+        memcpy(s->set, s->next_set, (size_t)n);
+    }
+    *outer_total += outer;
+    return converged;
+}
+
+/* Frozen friction boxes (as bpp.c's fall-back). pgcg fixes a tight
+ * friction row at the bound of the normal impulse it had when the outer
+ * iteration began, so its outer loop is a fixed point on the normal
+ * impulses that creeps or cycles (docs/pcg.md: 17 of 240 planted friction
+ * problems). When the outer loop ends unconverged on a problem with
+ * friction, the boxes are frozen at the best iterate's normal impulses,
+ * which makes every row a fixed box, pgcg solves that problem (a
+ * box-constrained QP, on which it converges), the boxes are refrozen at
+ * the new normal impulses, and so on for at most max_outer rounds (each
+ * with at most max_outer outer iterations), while the coupled error falls.
+ * The best answer by the coupled error stays in s->best_lambda/best_set.
+ * Returns 1 when it is within tau. */
+static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_outer,
+                         double bnorm, int *outer_total, heft_solver_stats *stats) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    heft_bpp_clamp_answer(p, s->best_lambda);
+    double best = heft_mlcp_measure(p, s->best_lambda, s->measure_work).max;
+    memcpy(s->fz_best, s->best_lambda, vec);
+    heft_mlcp q = *p;
+    q.findex = NULL;
+    q.lo = s->fz_lo;
+    q.hi = s->fz_hi;
+    q.lambda0 = NULL;
+    stats->fallback = 1;
+    memcpy(s->fz_at, s->fz_best, vec); /* the point the next boxes are frozen at */
+    int worse = 0;
+    for (int round = 0; round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE;
+         ++round) {
+        memcpy(s->lambda, s->fz_at, vec);
+        for (int i = 0; i < n; ++i)
+            heft_mlcp_bounds(p, s->lambda, i, &s->fz_lo[i], &s->fz_hi[i]);
+        heft_bpp_clamp_answer(&q, s->lambda);
+        heft_bpp_read_sets(&q, s->lambda, s->set);
+        int have = 0;
+        const int r = outer_loop(&q, s, tau, max_outer, bnorm, outer_total, &have, stats);
+        if (r < 0)
+            return -1;
+        if (!have)
+            break;
+        if (!r)
+            memcpy(s->lambda, s->best_lambda, vec);
+        heft_bpp_clamp_answer(p, s->lambda);
+        const double e = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+        if (e < best) {
+            best = e;
+            memcpy(s->fz_best, s->lambda, vec);
+            worse = 0;
+        } else {
+            ++worse; /* the fixed point is not monotone: a few more rounds */
+        }
+        memcpy(s->fz_at, s->lambda, vec);
+    }
+    memcpy(s->best_lambda, s->fz_best, vec);
+    heft_bpp_read_sets(p, s->best_lambda, s->best_set);
+    memcpy(s->lambda, s->best_lambda, vec);
+    memcpy(s->set, s->best_set, (size_t)n);
+    return best <= tau;
+}
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
                       heft_solver_stats *stats) {
     pgcg_state *s = state;
@@ -325,62 +456,15 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     heft_bpp_start(p, &s->options, keep ? s->kept_set : NULL, s->kept_lambda, s->lambda, s->set);
     const double bnorm = sqrt(dot(p->b, p->b, n)) > 0.0 ? sqrt(dot(p->b, p->b, n)) : 1.0;
 
-    int outer = 0, converged = 0, have_best = 0;
+    int outer = 0, have_best = 0;
     s->force_jacobi = 0;
-    int best_infeasible = n + 1;
-    double best_error = INFINITY;
-    while (outer < max_outer) {
-        const int tight_count =
-            heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
-        tighten_outside(p, s);
-        if (outer < HEFT_MAX_PIVOT_TRACE)
-            stats->tight_trace[stats->tight_trace_count++] = tight_count;
-        ++outer;
-        int inner_converged = 0;
-        if (inner_loop(p, s, bnorm, stats, &inner_converged) != 0) {
-            s->kept_n = -1;
-            return HEFT_SOLVE_FAILED;
-        }
-        /* An inner loop that hit its cap: with IC(0) and imaginary columns P
-         * is indefinite and PCG need not converge (planted problems of 60
-         * rows, seeds 11 and 25, no added dominance: 1,000 inner iterations
-         * in every one of 200 outer iterations, 0.47 and 0.57 J). The rest
-         * of this solve uses Jacobi, which is positive definite; fallback is
-         * reported. */
-        if (!inner_converged && !s->force_jacobi && s->P.kind != HEFT_PRECOND_JACOBI) {
-            s->force_jacobi = 1;
-            stats->fallback = 1;
-        }
-        /* line 26 */
-        heft_sparse_sym_multiply(&s->A, s->lambda, s->w);
-        for (int i = 0; i < n; ++i)
-            s->w[i] -= p->b[i];
-        /* lines 27-29 */
-        const bpp_check c =
-            heft_bpp_check_sets(p, s->set, s->lambda, s->w, s->diag, tau, s->next_set);
-        if (c.nonfinite > 0)
-            break;
-        /* an inner loop stopped by its cap leaves free rows with w != 0 */
-        const int infeasible = c.pivots + c.stale + !inner_converged;
-        if (infeasible < best_infeasible ||
-            (infeasible == best_infeasible && c.error_max < best_error)) {
-            best_infeasible = infeasible;
-            best_error = c.error_max;
-            memcpy(s->best_lambda, s->lambda, vec);
-            memcpy(s->best_set, s->set, (size_t)n);
-            have_best = 1;
-        }
-        if (infeasible == 0) {
-            converged = 1;
-            break;
-        }
-        if (s->reg.n == n) { /* lines 30-32 */
-            const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
-                                                         s->options.regularization_shift);
-            stats->regularized_rows += shifted;
-        }
-        memcpy(s->set, s->next_set, (size_t)n);
+    int converged = outer_loop(p, s, tau, max_outer, bnorm, &outer, &have_best, stats);
+    if (converged < 0) {
+        s->kept_n = -1;
+        return HEFT_SOLVE_FAILED;
     }
+    if (!converged && have_best && p->findex != NULL)
+        converged = frozen_rounds(p, s, tau, max_outer, bnorm, &outer, stats);
     stats->iterations = outer;
     stats->time_solve_ms = heft_time_ms() - loop_start - stats->time_factor_ms;
 

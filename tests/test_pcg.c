@@ -333,6 +333,37 @@ Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_s
     }
 }
 
+/* Planted friction problems on which pgcg's outer loop, a fixed point on
+ * the normal impulses (a tight friction row sits at the bound of the normal
+ * impulse of the outer iteration's start), crept or cycled through its 200
+ * outer iterations (30 rows seed 28: 0.188 J; 120 rows seed 17: 4.3e-5 J;
+ * 240 rows seed 16: 4.6e-3 J). It now freezes the friction boxes and solves
+ * the fixed-box problem, refreezing while the coupled error falls (pgcg.c,
+ * frozen_rounds), and answers each to the planted solution. */
+Test(pgcg, solves_planted_friction_problems_by_frozen_boxes_where_its_outer_loop_creeps) {
+    const int sizes[3] = {30, 120, 240};
+    const uint64_t seeds[3] = {28, 17, 16};
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 200;
+    for (int k = 0; k < 3; ++k) {
+        planted_problem pp = planted_structured(sizes[k], 0.0, 1, seeds[k]);
+        const int n = pp.p->n;
+        double *lambda = malloc(sizeof(double) * n);
+        heft_solver_stats st;
+        solve_with("pgcg", &o, pp.p, lambda, &st);
+        cr_log_info("n %d seed %d: %d outer, %.2e J, fallback %d", n, (int)seeds[k],
+                    st.iterations, st.error_max, st.fallback);
+        cr_assert_lt(st.error_max, 1e-8, "n %d seed %d: %.2e J after %d outer", n,
+                     (int)seeds[k], st.error_max, st.iterations);
+        cr_assert_eq(st.fallback, 1);
+        cr_assert_gt(st.iterations, 200); /* the outer loop ran out first */
+        cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
+                     1e-5 * (1.0 + max_abs(pp.solution, n)));
+        free(lambda);
+        planted_free(&pp);
+    }
+}
+
 Test(pcg_solvers, solve_the_siconos_problems) {
     const char *names[2] = {"bpp-pcg", "pgcg"};
     for (size_t f = 0; f < sizeof siconos_files / sizeof siconos_files[0]; ++f) {
