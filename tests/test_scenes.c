@@ -199,17 +199,16 @@ Test(scenes, crane_under_pgs_is_a_known_failure, .timeout = 600) {
     RUN_CASES(cases);
 }
 
-/* winch: 50 links of 1 kg onto a 400 kg drum. The BPP solvers run out of
- * their 35 pivots on two steps in three (the friction rows of links dragged
- * over the ground) and PGS polishes their best answer: 23 ms a step under
- * bpp-skyline, which winds the links but lets the chain's joints open by
- * 4 to 13 mm depending on the last bits of the unconverged steps (the check
- * asks for 1 cm: logged, README), so 8 s of the timeline under bpp-skyline
- * and 10 steps under the dense ones (80 ms a step under bpp). */
+/* winch: 50 links of 1 kg onto a 400 kg drum. Under bpp-skyline the
+ * pivoting stalls on two steps in three (the friction rows of links dragged
+ * over the ground) and the frozen-box fall-back and PGS's polish answer
+ * them; it winds 20 links with joint gaps of 2.2 mm (the check asks for
+ * 1 cm). The whole timeline under bpp-skyline (about 50 ms a step), 10
+ * steps under the dense ones (80 ms a step under bpp). */
 Test(scenes, winch_winds_the_chain, .timeout = 900) {
     static const scene_case cases[] = {
         {"winch", NULL, 0, "pgs", 0, 0, 1, EXPECT_PASS},
-        {"winch", NULL, 0, "bpp-skyline", 480, 0, 1, EXPECT_ANY},
+        {"winch", NULL, 0, "bpp-skyline", 0, 0, 1, EXPECT_PASS},
         {"winch", NULL, 0, "bpp", 10, 0, 1, EXPECT_ANY},
         {"winch", NULL, 0, "bpp-downdate", 10, 0, 1, EXPECT_ANY},
     };

@@ -4,6 +4,13 @@
  * is dragged along the ground (friction rows sliding) and winds onto the
  * drum. Operator input: "drum", the drum's angular velocity.
  *
+ * The drum's lowest line is one link above the ground, link 0 hanging from
+ * it. It used to be 2 mm above the chain, which was dragged under the drum
+ * into that gap: a wedge between drum and ground that jams with mu = 1 once
+ * the contacts are solved exactly (the BPP solvers' answers held the chain
+ * there; only PGS's inexact friction let it slip through), and the cause of
+ * most of the pivoting solvers' unconverged steps and open joints (5 cm). */
+ *
  * Works when at least 5 links are wound onto the drum or pulled past it
  * after the run, no link is below the ground or inside the drum by more
  * than 2 cm, and the joint gaps stay under 1 cm. */
@@ -45,8 +52,10 @@ static scenario *winch_create(heft_world *w, const scenario_params *p) {
                                           -1.5, 1.5, 0.0};
     scenario_add_ground(w);
     const double R = WINCH_DRUM_RADIUS, r = WINCH_LINK_RADIUS, L = WINCH_LINK_LENGTH;
-    /* the drum's axis along world y, its lowest line just above the chain */
-    s->axis_point = heft_v3(0.0, 0.0, R + 2.0 * r + 0.002);
+    /* the drum's axis along world y, its lowest line one link above the
+     * chain, which leaves the ground there through one hanging link */
+    const double zc = r + 0.002; /* the axis of a link lying on the ground */
+    s->axis_point = heft_v3(0.0, 0.0, zc + L + 0.002 + r + R);
     heft_shape_def drum_shape = heft_default_shape_def();
     drum_shape.type = HEFT_SHAPE_CYLINDER;
     drum_shape.radius = R;
@@ -75,22 +84,23 @@ static scenario *winch_create(heft_world *w, const scenario_params *p) {
     link_shape.radius = r;
     link_shape.half_length = 0.5 * L - r;
     heft_quat z_to_x = heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), 0.5 * HEFT_PI);
-    double x0 = 0.0; /* link 0 hangs from the drum's lowest line, R + r from its axis */
-    heft_vec3 anchor0 = heft_v3(x0, 0.0, r + 0.002);
+    /* link 0 hangs from the drum's lowest line (its top R + r + 2 mm from
+     * the axis) down to the ground; the others lie along +x */
+    heft_vec3 anchor0 = heft_v3(0.0, 0.0, zc + L);
     char name[48];
     heft_body_id prev = s->drum;
     for (int i = 0; i < WINCH_LINKS; ++i) {
         snprintf(name, sizeof name, "link%d", i);
-        heft_vec3 c = heft_v3(x0 + (i + 0.5) * L, 0.0, r + 0.002);
+        heft_vec3 c = i == 0 ? heft_v3(0.0, 0.0, zc + 0.5 * L) : heft_v3((i - 0.5) * L, 0.0, zc);
         s->links[i] = scenario_add_body(
-            w, name, c, z_to_x, WINCH_LINK_MASS,
+            w, name, c, i == 0 ? heft_quat_identity() : z_to_x, WINCH_LINK_MASS,
             heft_inertia_capsule(WINCH_LINK_MASS, r, 0.5 * L - r), &link_shape);
         heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
         jd.body_a = prev;
         jd.body_b = s->links[i];
         snprintf(name, sizeof name, "joint%d", i);
         jd.name = name;
-        heft_joint_def_set_world_frame(w, &jd, i == 0 ? anchor0 : heft_v3(x0 + i * L, 0.0, c.z),
+        heft_joint_def_set_world_frame(w, &jd, i == 0 ? anchor0 : heft_v3((i - 1) * L, 0.0, zc),
                                        heft_v3(1.0, 0.0, 0.0));
         s->joints[i] = heft_create_joint(w, &jd);
         if (!heft_joint_is_valid(w, s->joints[i])) {
