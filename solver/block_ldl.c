@@ -856,6 +856,49 @@ static inline __attribute__((always_inline)) int ldl_block(double *restrict N, d
     return 0;
 }
 
+/* t[0..n) -= (E L^T) of one row of E (broadcast in e) against n rows of L,
+ * whose transpose starts at lt (rows hp apart), two entries at a time. An
+ * odd run's last pair reads one entry past it (still inside the scratch)
+ * and keeps only the first. */
+static inline __attribute__((always_inline)) void reduce_run(double *restrict t,
+                                                             const double *restrict lt, int hp,
+                                                             const pair *restrict e, int n, int d) {
+    for (int j = 0; j < n; j += 2) {
+        pair sum = e[0] * load_pair(lt + j);
+#pragma GCC unroll 6
+        for (int c = 1; c < d; ++c)
+            sum += e[c] * load_pair(lt + c * hp + j);
+        if (j + 1 < n)
+            store_pair(t + j, load_pair(t + j) - sum);
+        else
+            t[j] -= sum[0];
+    }
+}
+
+/* The same for two rows of E (e and f) into their own targets, each pair of
+ * L^T read once for both. */
+static inline __attribute__((always_inline)) void
+reduce_two_runs(double *restrict te, double *restrict tf, const double *restrict lt, int hp,
+                const pair *restrict e, const pair *restrict f, int n, int d) {
+    for (int j = 0; j < n; j += 2) {
+        pair l = load_pair(lt + j);
+        pair se = e[0] * l, sf = f[0] * l;
+#pragma GCC unroll 6
+        for (int c = 1; c < d; ++c) {
+            l = load_pair(lt + c * hp + j);
+            se += e[c] * l;
+            sf += f[c] * l;
+        }
+        if (j + 1 < n) {
+            store_pair(te + j, load_pair(te + j) - se);
+            store_pair(tf + j, load_pair(tf + j) - sf);
+        } else {
+            te[j] -= se[0];
+            tf[j] -= sf[0];
+        }
+    }
+}
+
 /* Slide "Implementation": eliminatePivot. N (d x d) then E (h x d) of the
  * pivot; S is the whole packed array, rsi the pivot's scatter indices. The
  * stores into S never touch this pivot's N or E (they go to later pivots),
@@ -939,32 +982,40 @@ eliminate_pivot(double *S, double *restrict N, double *restrict E, double *restr
      * E's rows come in groups, one per later neighbour (the edge sequence,
      * first rows in group_row); the entries of row i against one group are
      * consecutive in the layout (one row of an N or E block), so each run
-     * reads its first scatter index and goes two entries at a time. An odd
-     * run's last pair reads one entry past it (still inside the scratch) and
-     * keeps only the first. */
+     * reads its first scatter index and goes two entries at a time. Two
+     * rows of one group share their runs against the earlier groups, and
+     * take them together. */
     for (int g = 0; g < ngroups; ++g) {
         const int i_end = g + 1 < ngroups ? group_row[g + 1] : h;
-        for (int i = group_row[g]; i < i_end; ++i) {
+        int i = group_row[g];
+        if (d <= HEFT_BLOCK_KERNEL_MAX)
+            for (; i + 1 < i_end; i += 2) {
+                pair a[HEFT_BLOCK_KERNEL_MAX] = {{0}}, b[HEFT_BLOCK_KERNEL_MAX] = {{0}};
+#pragma GCC unroll 6
+                for (int c = 0; c < d; ++c) {
+                    a[c] = (pair){E[i * d + c], E[i * d + c]};
+                    b[c] = (pair){E[(i + 1) * d + c], E[(i + 1) * d + c]};
+                }
+                const uint32_t *rsi_a = rsi + (size_t)i * (i + 1) / 2, *rsi_b = rsi_a + i + 1;
+                for (int gj = 0; gj < g; ++gj) {
+                    const int j0 = group_row[gj], j1 = group_row[gj + 1];
+                    reduce_two_runs(S + rsi_a[j0], S + rsi_b[j0], lt + j0, hp, a, b, j1 - j0, d);
+                }
+                const int j0 = group_row[g];
+                reduce_run(S + rsi_a[j0], lt + j0, hp, a, i + 1 - j0, d);
+                reduce_run(S + rsi_b[j0], lt + j0, hp, b, i + 2 - j0, d);
+            }
+        for (; i < i_end; ++i) {
             const double *e = E + (size_t)i * d;
             const uint32_t *row_rsi = rsi + (size_t)i * (i + 1) / 2;
             if (d <= HEFT_BLOCK_KERNEL_MAX) {
-                pair ev[HEFT_BLOCK_KERNEL_MAX] = {{0}}; /* row i of E, broadcast once */
+                pair a[HEFT_BLOCK_KERNEL_MAX] = {{0}};
 #pragma GCC unroll 6
                 for (int c = 0; c < d; ++c)
-                    ev[c] = (pair){e[c], e[c]};
+                    a[c] = (pair){e[c], e[c]};
                 for (int gj = 0; gj <= g; ++gj) {
                     const int j0 = group_row[gj], j1 = gj < g ? group_row[gj + 1] : i + 1;
-                    double *t = S + row_rsi[j0];
-                    for (int j = j0; j < j1; j += 2, t += 2) {
-                        pair sum = ev[0] * load_pair(lt + j);
-#pragma GCC unroll 6
-                        for (int c = 1; c < d; ++c)
-                            sum += ev[c] * load_pair(lt + c * hp + j);
-                        if (j + 1 < j1)
-                            store_pair(t, load_pair(t) - sum);
-                        else
-                            t[0] -= sum[0];
-                    }
+                    reduce_run(S + row_rsi[j0], lt + j0, hp, a, j1 - j0, d);
                 }
             } else {
                 for (int j = 0; j <= i; ++j) {
