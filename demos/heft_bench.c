@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "block_ldl.h"
 #include "bpp_bench.h"
+#include "mechanisms.h"
 #include "runner.h"
 
 #ifndef HEFT_BUILD_TYPE
@@ -534,10 +536,124 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
     }
 }
 
+/* ---- the block LDL on the slides' mechanisms (heft-bench --ldl) ----------------------- */
+
+/* Paper 003 slides "Sparse Methods" and "Track": the numeric phase (assembly
+ * of H~ and the block LDL^T) of a mechanism timed call by call, min, 10th
+ * percentile and median over reps; assembly alone is factor with 0 pivots. */
+typedef struct ldl_case {
+    const char *name;
+    const char *slides;
+    heft_mlcp *p;
+    mech_joint *joints;
+} ldl_case;
+
+static double percentile(double *v, int n, double q) {
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return v[(int)(q * (n - 1))];
+}
+
+static int bench_ldl_case(const ldl_case *c, int reps) {
+    const heft_mlcp *p = c->p;
+    int *rows = malloc((size_t)p->n * sizeof *rows);
+    double *factor_us = malloc((size_t)reps * sizeof *factor_us);
+    double *assembly_us = malloc((size_t)reps * sizeof *assembly_us);
+    double *solve_us = malloc((size_t)reps * sizeof *solve_us);
+    double *x = malloc((size_t)p->n * sizeof *x), *ref = malloc((size_t)p->n * sizeof *ref);
+    heft_block_ldl f;
+    memset(&f, 0, sizeof f);
+    const heft_block_ldl_config config = heft_block_ldl_default_config();
+    int rc = -1;
+    if (!rows || !factor_us || !assembly_us || !solve_us || !x || !ref) {
+        goto done;
+    }
+    for (int i = 0; i < p->n; ++i) {
+        rows[i] = i;
+    }
+    if (heft_block_ldl_analyze(&f, p, rows, p->n, &config) != 0) {
+        goto done;
+    }
+    for (int r = 0; r < reps; ++r) { /* interleaved, so both see the same machine load */
+        double t0 = heft_time_ms();
+        if (heft_block_ldl_factor(&f, p, 0) != 0) {
+            goto done;
+        }
+        double t1 = heft_time_ms();
+        if (heft_block_ldl_factor(&f, p, -1) != 0) {
+            goto done;
+        }
+        double t2 = heft_time_ms();
+        heft_block_ldl_solve(&f, p->b, x);
+        double t3 = heft_time_ms();
+        assembly_us[r] = 1000.0 * (t1 - t0);
+        factor_us[r] = 1000.0 * (t2 - t1);
+        solve_us[r] = 1000.0 * (t3 - t2);
+    }
+    mech_dense_solve(p, ref);
+    const heft_block_ldl_stats *s = &f.stats;
+    const double fmin_us = percentile(factor_us, reps, 0.0);
+    printf("%s: %d joints, dim %d, density %.1f%%, %d fill edges, pivots of 1..6 rows:", c->name,
+           s->nodes, s->dim, 100.0 * s->density, s->fill_edges);
+    for (int d = 1; d <= 6; ++d) {
+        printf(" %d", s->block_sizes[d]);
+    }
+    printf("\n  multiply-adds (slides' count) %.1fk, flops %.1fk (%s)\n", s->flops / 1000.0,
+           2.0 * s->flops / 1000.0, c->slides);
+    printf("  factor  min %.1f us, p10 %.1f, median %.1f (%.2f Gflop/s at the min)\n", fmin_us,
+           percentile(factor_us, reps, 0.1), percentile(factor_us, reps, 0.5),
+           2.0 * s->flops / (fmin_us * 1000.0));
+    printf("  of it assembly of H~  min %.1f us, median %.1f\n", percentile(assembly_us, reps, 0.0),
+           percentile(assembly_us, reps, 0.5));
+    printf("  solve   min %.1f us, median %.1f; vs dense Cholesky %.1e relative\n",
+           percentile(solve_us, reps, 0.0), percentile(solve_us, reps, 0.5),
+           mech_relative(x, ref, p->n));
+    rc = 0;
+done:
+    heft_block_ldl_release(&f);
+    free(rows);
+    free(factor_us);
+    free(assembly_us);
+    free(solve_us);
+    free(x);
+    free(ref);
+    return rc;
+}
+
+static int bench_ldl(int reps) {
+    int count = 0;
+    ldl_case cases[2];
+    /* slide "Sparse Methods": 50 constraints, dim 246, density 12%; a tree whose
+     * joints gather on a few bodies (seed chosen for dim 246, 12.0%) */
+    cases[0].name = "50-joint mechanism";
+    cases[0].slides = "slides: dim 246, 12%, 90k flops, 70 us on a Core i9";
+    cases[0].joints = mech_clustered_tree(50, 4, 6, 135, &count);
+    cases[0].p = mech_build(50, cases[0].joints, count, 0, 1e-8, 1135);
+    /* slide "Track": 40 constraints, dim 200, density 7.5%: a closed loop of hinges */
+    cases[1].name = "40-joint track";
+    cases[1].slides = "slides: dim 200, 7.5%, 43k flops, 35 us";
+    cases[1].joints = mech_track(40, 5, &count);
+    cases[1].p = mech_build(40, cases[1].joints, count, 0, 1e-8, 73);
+    machine_line(stdout);
+    printf("Block LDL numeric phase, %d calls each (times per call).\n", reps);
+    int rc = 0;
+    for (int c = 0; c < 2; ++c) {
+        if (!cases[c].p || bench_ldl_case(&cases[c], reps) != 0) {
+            fprintf(stderr, "heft-bench: the block LDL failed on the %s\n", cases[c].name);
+            rc = 1;
+        }
+        heft_mlcp_destroy(cases[c].p);
+        free(cases[c].joints);
+    }
+    return rc;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver NAME]\n"
                "                  [--reps N] [--steps N]\n"
-               "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n");
+               "       heft-bench --ldl [--reps N]\n"
+               "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
+               "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
+               "10000 calls) and prints the figures.\n");
 }
 
 static int split_list(char *s, const char **out, int max) {
@@ -565,6 +681,16 @@ int main(int argc, char **argv) {
                                         "bpp-pcg", "pgcg", "baraff", "cr"};
     for (int i = 0; i < (int)(sizeof all_solvers / sizeof *all_solvers); ++i) {
         bc.solvers[bc.solver_count++] = all_solvers[i];
+    }
+    if (argc > 1 && !strcmp(argv[1], "--ldl")) {
+        int reps = 10000; /* about 1 s a mechanism: the minimum needs a quiet moment */
+        if (argc == 4 && !strcmp(argv[2], "--reps")) {
+            reps = atoi(argv[3]);
+        } else if (argc != 2) {
+            usage(stderr);
+            return 2;
+        }
+        return reps >= 1 ? bench_ldl(reps) : 2;
     }
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

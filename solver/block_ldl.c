@@ -5,6 +5,22 @@
 #include <math.h>
 #include <string.h>
 
+/* Two doubles in one SSE2 register (the GCC and Clang vector extension):
+ * the numeric phase's hot loops work on pairs of adjacent entries, which
+ * -O2 does not pair by itself. Loads and stores go through memcpy (no
+ * alignment assumed); on other targets the compiler splits them. */
+typedef double pair __attribute__((vector_size(16)));
+
+static inline pair load_pair(const double *x) {
+    pair v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+static inline void store_pair(double *x, pair v) {
+    memcpy(x, &v, sizeof v);
+}
+
 heft_block_ldl_config heft_block_ldl_default_config(void) {
     heft_block_ldl_config c;
     c.ordering = HEFT_ORDER_MIN_EDGE;
@@ -17,11 +33,19 @@ heft_block_ldl_config heft_block_ldl_default_config(void) {
 void heft_block_ldl_release(heft_block_ldl *f) {
     if (f == NULL)
         return;
-    void *arrays[] = {f->src,      f->ra,        f->rb,         f->body_origin, f->body_scale,
-                      f->response, f->diag,      f->node_start, f->row_node,    f->order,
-                      f->pos,      f->value_off, f->height,     f->erow_off,    f->erow,
-                      f->rsi_off,  f->rsi,       f->edge_off,   f->edge_node,   f->edge_row,
-                      f->values,   f->ltemp,     f->work,       (void *)f->jac};
+    void *arrays[] = {f->src,        f->ra,
+                      f->rb,         f->body_origin,
+                      f->body_scale, f->response,
+                      f->inv_pivot,  f->node_start,
+                      f->row_node,   f->order,
+                      f->pos,        f->value_off,
+                      f->height,     f->erow_off,
+                      f->erow,       f->rsi_off,
+                      f->rsi,        f->edge_off,
+                      f->edge_node,  f->edge_row,
+                      f->values,     f->ltemp,
+                      f->work,       f->body_w,
+                      f->products,   (void *)f->row_jac};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     const heft_block_ldl_config config = f->config;
@@ -261,6 +285,75 @@ static int32_t dynamic_or_static(const heft_mlcp *p, int32_t b) {
     return b >= 0 && b < p->nbodies ? b : -1;
 }
 
+/* Rows of L^T in the scratch: h rounded up to even, so the numeric phase's
+ * loops over them go two at a time with no remainder (and -O2 pairs them). */
+static int padded_height(int h) {
+    return (h + 1) & ~1;
+}
+
+/* End of the run of rows from `row` (before `end`) with the same two bodies:
+ * a node's rows are one run unless its rows join different bodies. */
+static int run_end(const heft_block_ldl *f, int row, int end) {
+    int r = row + 1;
+    while (r < end && f->ra[r] == f->ra[row] && f->rb[r] == f->rb[row])
+        ++r;
+    return r;
+}
+
+/* The products of one stored block, rows [i0, i1) by columns [l0, l1) at
+ * values + out: one per pair of runs and per body they share. A diagonal
+ * block (i0 == l0) keeps its lower triangle. Stores them when list is not
+ * NULL; returns how many. */
+static int block_products(const heft_block_ldl *f, int i0, int i1, int l0, int l1, size_t out,
+                          int stride, int diagonal, heft_block_ldl_product *list) {
+    int n = 0;
+    for (int a = i0; a < i1; a = run_end(f, a, i1)) {
+        const int a_end = run_end(f, a, i1);
+        for (int b = l0; b < l1 && !(diagonal && b > a); b = run_end(f, b, l1)) {
+            const int b_end = run_end(f, b, l1);
+            const int32_t side_a[2] = {f->ra[a], f->rb[a]}, side_b[2] = {f->ra[b], f->rb[b]};
+            for (int s = 0; s < 2; ++s)
+                for (int t = 0; t < 2; ++t) {
+                    if (side_a[s] < 0 || side_a[s] != side_b[t])
+                        continue;
+                    if (list != NULL) {
+                        heft_block_ldl_product *x = &list[n];
+                        x->out = (uint32_t)(out + (size_t)(a - i0) * stride + (size_t)(b - l0));
+                        x->row_i = a;
+                        x->row_l = b;
+                        x->rows = a_end - a;
+                        x->cols = b_end - b;
+                        x->stride = stride;
+                        x->side_i = (unsigned char)s;
+                        x->side_l = (unsigned char)t;
+                        x->lower = (unsigned char)(diagonal && a == b);
+                    }
+                    ++n;
+                }
+        }
+    }
+    return n;
+}
+
+/* Every pivot's N and the E blocks of its original edges (fill edges share
+ * no body and start at zero). */
+static int assembly_products(const heft_block_ldl *f, heft_block_ldl_product *list) {
+    int n = 0;
+    for (int k = 0; k < f->nnodes; ++k) {
+        const int v = f->order[k], base = f->node_start[v];
+        const int d = f->node_start[v + 1] - base;
+        n += block_products(f, base, base + d, base, base + d, f->value_off[k], d, 1,
+                            list != NULL ? list + n : NULL);
+        for (int x = f->edge_off[k]; x < f->edge_off[k + 1]; ++x) {
+            const int u = f->edge_node[x];
+            const size_t out = f->value_off[k] + (size_t)d * d + (size_t)f->edge_row[x] * d;
+            n += block_products(f, f->node_start[u], f->node_start[u + 1], base, base + d, out, d,
+                                0, list != NULL ? list + n : NULL);
+        }
+    }
+    return n;
+}
+
 int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *rows, int count,
                            const heft_block_ldl_config *config) {
     heft_block_ldl_release(f);
@@ -336,9 +429,10 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
     f->row_node = alloc_zero(nr, sizeof(int));
     f->body_origin = alloc_zero((size_t)nsys_bodies, sizeof(int));
     f->body_scale = alloc_zero((size_t)nsys_bodies, sizeof(double));
-    f->response = alloc_zero(12 * nr, sizeof(double));
-    f->diag = alloc_zero(nr, sizeof(double));
-    f->jac = alloc_zero(2 * nr, sizeof(const double *));
+    f->response = alloc_zero(12 * nr + 1, sizeof(double));
+    f->row_jac = alloc_zero(2 * nr, sizeof(const double *));
+    f->inv_pivot = alloc_zero(nr, sizeof(double));
+    f->body_w = alloc_zero(7 * (size_t)nsys_bodies, sizeof(double));
     f->work = alloc_zero(nr, sizeof(double));
     f->node_start = alloc_zero(nn + 1, sizeof(int));
     f->order = alloc_zero(nn, sizeof(int));
@@ -349,8 +443,9 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
     f->rsi_off = alloc_zero(nn + 1, sizeof(size_t));
     f->edge_off = alloc_zero(nn + 1, sizeof(int));
     if (!f->src || !f->ra || !f->rb || !f->row_node || !f->body_origin || !f->body_scale ||
-        !f->response || !f->diag || !f->jac || !f->work || !f->node_start || !f->order || !f->pos ||
-        !f->value_off || !f->height || !f->erow_off || !f->rsi_off || !f->edge_off)
+        !f->response || !f->row_jac || !f->inv_pivot || !f->body_w || !f->work || !f->node_start ||
+        !f->order || !f->pos || !f->value_off || !f->height || !f->erow_off || !f->rsi_off ||
+        !f->edge_off)
         goto done;
     for (int b = 0; b < nb; ++b) {
         f->body_origin[b] = b;
@@ -460,7 +555,7 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
 
     /* edge sequences in pivot order; the packed layout */
     size_t voff = 0, roff = 0;
-    int eoff = 0, max_hd = 1;
+    int eoff = 0, max_scratch = 1;
     double flops = 0.0, stored = 0.0;
     for (int k = 0; k < f->nnodes; ++k) {
         int *seq = f->edge_node + f->edge_off[k];
@@ -485,8 +580,8 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
         voff += (size_t)d * (size_t)d + (size_t)h * (size_t)d;
         roff += (size_t)h * (size_t)(h + 1) / 2;
         eoff += h;
-        if (h * d > max_hd)
-            max_hd = h * d;
+        if (2 * d * padded_height(h) > max_scratch)
+            max_scratch = 2 * d * padded_height(h);
         flops += (double)d * d * d / 6.0 + (double)h * d * d + (double)d * h * (h + 1) / 2.0;
         f->stats.block_sizes[d <= 6 ? d : 7]++;
         stored += (double)d * d;
@@ -499,7 +594,7 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
     f->values_count = voff;
     f->rsi_count = roff;
     f->values = alloc_zero(voff, sizeof(double));
-    f->ltemp = alloc_zero((size_t)max_hd, sizeof(double));
+    f->ltemp = alloc_zero((size_t)max_scratch, sizeof(double));
     f->erow = alloc_zero((size_t)eoff, sizeof(int));
     f->rsi = alloc_zero(roff, sizeof(uint32_t));
     if (!f->values || !f->ltemp || !f->erow || !f->rsi)
@@ -542,6 +637,30 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
             }
         }
     }
+    /* the numeric phase reads one scatter index per run of a row against one
+     * neighbour (E rows of one node): the layout makes each run consecutive */
+    for (int k = 0; k < f->nnodes; ++k) {
+        const int *group_row = f->edge_row + f->edge_off[k];
+        const int ngroups = f->edge_off[k + 1] - f->edge_off[k];
+        const uint32_t *rsi = f->rsi + f->rsi_off[k];
+        for (int gi = 0; gi < ngroups; ++gi) {
+            const int i_end = gi + 1 < ngroups ? group_row[gi + 1] : f->height[k];
+            for (int i = group_row[gi]; i < i_end; ++i)
+                for (int gj = 0; gj <= gi; ++gj) {
+                    const int j0 = group_row[gj], j1 = gj < gi ? group_row[gj + 1] : i + 1;
+                    const uint32_t *row_rsi = rsi + (size_t)i * (i + 1) / 2;
+                    for (int j = j0 + 1; j < j1; ++j)
+                        if (row_rsi[j] != row_rsi[j0] + (uint32_t)(j - j0))
+                            goto done; /* cannot happen */
+                }
+        }
+    }
+    /* the block products of the assembly: count, then fill */
+    f->nproducts = assembly_products(f, NULL);
+    f->products = alloc_zero((size_t)f->nproducts, sizeof(heft_block_ldl_product));
+    if (f->products == NULL)
+        goto done;
+    assembly_products(f, f->products);
     /* statistics of the original H (edges before fill) */
     {
         /* off-diagonal blocks of H: pairs of nodes sharing a body */
@@ -623,130 +742,302 @@ static const double *jacobian(const heft_block_ldl *f, const heft_mlcp *p, int r
     return unit_rows[side][-1 - src];
 }
 
-static double dot6(const double *x, const double *y) {
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-}
-
-/* out = s W j for one body of the problem (W = inverse mass and inertia). */
-static void weighted(const heft_mlcp_body *body, double s, const double *j, double *out) {
-    const double *I = body->inv_inertia;
-    const double m = s * body->inv_mass;
-    out[0] = m * j[0];
-    out[1] = m * j[1];
-    out[2] = m * j[2];
-    out[3] = s * (I[0] * j[3] + I[1] * j[4] + I[2] * j[5]);
-    out[4] = s * (I[1] * j[3] + I[3] * j[4] + I[4] * j[5]);
-    out[5] = s * (I[2] * j[3] + I[4] * j[4] + I[5] * j[5]);
-}
-
-/* H_il = J_i W J_l^T over the bodies rows i and l share. */
-static double h_entry(const heft_block_ldl *f, int i, int l) {
-    const int32_t bi[2] = {f->ra[i], f->rb[i]}, bl[2] = {f->ra[l], f->rb[l]};
-    double sum = 0.0;
-    for (int s = 0; s < 2; ++s) {
-        if (bi[s] < 0)
-            continue;
-        for (int t = 0; t < 2; ++t)
-            if (bl[t] == bi[s])
-                sum += dot6(f->jac[2 * (size_t)i + s], &f->response[12 * (size_t)l + 6 * t]);
+/* Once per factor: each system row's two Jacobian blocks (row_jac) and
+ * W J^T by component, response[(6 side + axis) nrows + row], so that
+ * consecutive rows of one component are adjacent for the assembly (0 on a
+ * static side). W of each system body first: its inverse mass and inertia
+ * times its shard count. */
+static void gather_rows(heft_block_ldl *f, const heft_mlcp *p) {
+    const size_t nrows = (size_t)f->nrows;
+    double *restrict bw = f->body_w, *restrict resp = f->response;
+    for (int i = 0; i < f->nrows; ++i) {
+        f->row_jac[2 * i] = jacobian(f, p, i, 0);
+        f->row_jac[2 * i + 1] = jacobian(f, p, i, 1);
     }
-    return sum;
+    for (int b = 0; b < f->nbodies; ++b) {
+        const heft_mlcp_body *body = &p->bodies[f->body_origin[b]];
+        const double s = f->body_scale[b];
+        bw[7 * b] = s * body->inv_mass;
+        for (int k = 0; k < 6; ++k)
+            bw[7 * b + 1 + k] = s * body->inv_inertia[k];
+    }
+    for (int i = 0; i < f->nrows; ++i) {
+        const int32_t side[2] = {f->ra[i], f->rb[i]};
+        for (int s = 0; s < 2; ++s) {
+            double *out = resp + 6 * (size_t)s * nrows + (size_t)i;
+            if (side[s] < 0) {
+                for (int k = 0; k < 6; ++k)
+                    out[k * nrows] = 0.0;
+                continue;
+            }
+            const double *j = f->row_jac[2 * i + s], *w = bw + 7 * (size_t)side[s];
+            const double *I = w + 1;
+            out[0] = w[0] * j[0];
+            out[nrows] = w[0] * j[1];
+            out[2 * nrows] = w[0] * j[2];
+            out[3 * nrows] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
+            out[4 * nrows] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
+            out[5 * nrows] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
+        }
+    }
+}
+
+/* H~ = J W J^T + diag(epsilon) + reg diag(J W J^T) into the packed layout:
+ * the symbolic phase's block products, each entry a 6-term product, two
+ * entries of a row at a time (one SSE2 register each way); slide
+ * "Compliance and Regularization" for the diagonal. */
+static void assemble(heft_block_ldl *f, const heft_mlcp *p) {
+    double *restrict values = f->values;
+    const double *restrict resp = f->response;
+    const double *const *row_jac = f->row_jac;
+    const size_t nrows = (size_t)f->nrows;
+    memset(values, 0, sizeof(double) * f->values_count);
+    for (int x = 0; x < f->nproducts; ++x) {
+        const heft_block_ldl_product *q = &f->products[x];
+        double *out = values + q->out;
+        const double *w = resp + 6 * q->side_l * nrows + (size_t)q->row_l;
+        for (int r = 0; r < q->rows; ++r, out += q->stride) {
+            const double *ji = row_jac[2 * (q->row_i + r) + q->side_i];
+            const double j0 = ji[0], j1 = ji[1], j2 = ji[2], j3 = ji[3], j4 = ji[4], j5 = ji[5];
+            const double *w0 = w, *w1 = w0 + nrows, *w2 = w1 + nrows, *w3 = w2 + nrows,
+                         *w4 = w3 + nrows, *w5 = w4 + nrows;
+            const int cols = q->lower ? r + 1 : q->cols;
+            /* an odd last pair reads one row past the block (the response
+             * has one spare entry at its end) and keeps the first */
+            for (int c = 0; c < cols; c += 2) {
+                const pair sum = (j0 * load_pair(w0 + c) + j1 * load_pair(w1 + c)) +
+                                 (j2 * load_pair(w2 + c) + j3 * load_pair(w3 + c)) +
+                                 (j4 * load_pair(w4 + c) + j5 * load_pair(w5 + c));
+                if (c + 1 < cols)
+                    store_pair(out + c, load_pair(out + c) + sum);
+                else
+                    out[c] += sum[0];
+            }
+        }
+    }
+    const double reg = f->config.regularization > 0.0 ? f->config.regularization : 0.0;
+    for (int k = 0; k < f->nnodes; ++k) {
+        const int v = f->order[k], base = f->node_start[v];
+        const int d = f->node_start[v + 1] - base;
+        double *N = values + f->value_off[k];
+        for (int r = 0; r < d; ++r) {
+            const int src = f->src[base + r];
+            const double eps = src >= 0 && p->epsilon != NULL ? p->epsilon[src] : 0.0;
+            N[r * d + r] += eps + reg * N[r * d + r];
+        }
+    }
 }
 
 #define HEFT_BLOCK_KERNEL_MAX 6
 
-/* LDL^T of the d x d lower block N in place: D on the diagonal, unit L below. */
-static inline __attribute__((always_inline)) int ldl_block(double *N, int d) {
+/* LDL^T of the d x d lower block N in place (D on the diagonal, unit L
+ * below), and 1 / D into inv so that nothing after divides. */
+static inline __attribute__((always_inline)) int ldl_block(double *restrict N, double *restrict inv,
+                                                           int d) {
+#pragma GCC unroll 6
     for (int j = 0; j < d; ++j) {
         double dj = N[j * d + j];
+#pragma GCC unroll 6
         for (int k = 0; k < j; ++k)
             dj -= N[j * d + k] * N[j * d + k] * N[k * d + k];
         if (!(dj > 0.0) || !isfinite(dj))
             return -1;
         N[j * d + j] = dj;
+        const double r = 1.0 / dj;
+        inv[j] = r;
         for (int i = j + 1; i < d; ++i) {
             double v = N[i * d + j];
+#pragma GCC unroll 6
             for (int k = 0; k < j; ++k)
                 v -= N[i * d + k] * N[j * d + k] * N[k * d + k];
-            N[i * d + j] = v / dj;
+            N[i * d + j] = v * r;
         }
     }
     return 0;
 }
 
-/* x = N^-1 x with N's LDL^T in place. */
-static inline __attribute__((always_inline)) void ldl_block_solve(const double *N, int d,
-                                                                  double *x) {
-    for (int j = 0; j < d; ++j)
-        for (int k = 0; k < j; ++k)
-            x[j] -= N[j * d + k] * x[k];
-    for (int j = 0; j < d; ++j)
-        x[j] /= N[j * d + j];
-    for (int j = d - 1; j >= 0; --j)
-        for (int k = j + 1; k < d; ++k)
-            x[j] -= N[k * d + j] * x[k];
+/* t[0..n) -= (E L^T) of one row of E (broadcast in e) against n rows of L,
+ * whose transpose starts at lt (rows hp apart), two entries at a time. An
+ * odd run's last pair reads one entry past it (still inside the scratch)
+ * and keeps only the first. */
+static inline __attribute__((always_inline)) void reduce_run(double *restrict t,
+                                                             const double *restrict lt, int hp,
+                                                             const pair *restrict e, int n, int d) {
+    for (int j = 0; j < n; j += 2) {
+        pair sum = e[0] * load_pair(lt + j);
+#pragma GCC unroll 6
+        for (int c = 1; c < d; ++c)
+            sum += e[c] * load_pair(lt + c * hp + j);
+        if (j + 1 < n)
+            store_pair(t + j, load_pair(t + j) - sum);
+        else
+            t[j] -= sum[0];
+    }
 }
 
-/* Slide "Implementation": eliminatePivot. N (d x d) then E (h x d) at block;
- * S is the whole packed array, rsi the pivot's scatter indices. */
-static inline __attribute__((always_inline)) int eliminate_pivot(double *S, double *restrict ltemp,
-                                                                 double *block, const uint32_t *rsi,
-                                                                 int h, int d) {
-    double *N = block, *E = block + d * d;
-    if (ldl_block(N, d) != 0)
+/* The same for two rows of E (e and f) into their own targets, each pair of
+ * L^T read once for both. */
+static inline __attribute__((always_inline)) void
+reduce_two_runs(double *restrict te, double *restrict tf, const double *restrict lt, int hp,
+                const pair *restrict e, const pair *restrict f, int n, int d) {
+    for (int j = 0; j < n; j += 2) {
+        pair l = load_pair(lt + j);
+        pair se = e[0] * l, sf = f[0] * l;
+#pragma GCC unroll 6
+        for (int c = 1; c < d; ++c) {
+            l = load_pair(lt + c * hp + j);
+            se += e[c] * l;
+            sf += f[c] * l;
+        }
+        if (j + 1 < n) {
+            store_pair(te + j, load_pair(te + j) - se);
+            store_pair(tf + j, load_pair(tf + j) - sf);
+        } else {
+            te[j] -= se[0];
+            tf[j] -= sf[0];
+        }
+    }
+}
+
+/* Slide "Implementation": eliminatePivot. N (d x d) then E (h x d) of the
+ * pivot; S is the whole packed array, rsi the pivot's scatter indices. The
+ * stores into S never touch this pivot's N or E (they go to later pivots),
+ * which is what the restrict qualifiers promise.
+ *
+ * For d <= 6 (d a constant, the loops over it unrolled): L = E N^-1 two rows
+ * of E at a time, kept transposed in the scratch (d rows of h rounded up to
+ * even) and row-major after it; the reduction S -= E L^T then runs along h
+ * two entries at a time with independent sums. Each pair is one SSE2
+ * operation and no dependency chain is longer than d. */
+static inline __attribute__((always_inline)) int
+eliminate_pivot(double *S, double *restrict N, double *restrict E, double *restrict inv,
+                double *restrict lt, const uint32_t *restrict rsi, const int *restrict group_row,
+                int ngroups, int h, int d) {
+    const int hp = padded_height(h);
+    if (ldl_block(N, inv, d) != 0)
         return -1;
-    for (int i = 0; i < h; ++i) { /* L = E N^-1, row by row (N is symmetric) */
-        double *l = ltemp + (size_t)i * d;
-        for (int c = 0; c < d; ++c)
-            l[c] = E[(size_t)i * d + c];
-        ldl_block_solve(N, d, l);
-    }
-    /* S -= E L^T, lower triangle, through the indices. The row of E is read
-     * into registers first: the stores into S never touch E_{*,k}, but the
-     * compiler cannot know that. Four dot products at a time, so their
-     * dependency chains overlap (slide "Reduction Step: 70% CPU Time"). */
-    double e[HEFT_BLOCK_KERNEL_MAX];
-    for (int i = 0; i < h; ++i) {
-        const double *erow = E + (size_t)i * d;
-        if (d <= HEFT_BLOCK_KERNEL_MAX) {
-            for (int c = 0; c < d; ++c)
-                e[c] = erow[c];
-            erow = e;
+    double *restrict lrow = lt + (size_t)d * hp; /* L, row-major as E */
+    if (d <= HEFT_BLOCK_KERNEL_MAX) {
+        /* N's factor as pairs (both halves the same), so the loop below
+         * multiplies registers and never broadcasts */
+        pair coef[HEFT_BLOCK_KERNEL_MAX * HEFT_BLOCK_KERNEL_MAX];
+#pragma GCC unroll 6
+        for (int j = 0; j < d; ++j) {
+#pragma GCC unroll 6
+            for (int k = 0; k < j; ++k)
+                coef[j * d + k] = (pair){N[j * d + k], N[j * d + k]};
+            coef[j * d + j] = (pair){inv[j], inv[j]};
         }
-        int j = 0;
-        for (; j + 3 <= i; j += 4) {
-            const double *l0 = ltemp + (size_t)j * d;
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (int c = 0; c < d; ++c) {
-                s0 += erow[c] * l0[c];
-                s1 += erow[c] * l0[d + c];
-                s2 += erow[c] * l0[2 * d + c];
-                s3 += erow[c] * l0[3 * d + c];
+        /* L = E N^-1 two rows at a time: x[j] holds column j of both */
+        for (int i = 0; i < h; i += 2) {
+            const int two = i + 1 < h;
+            pair x[HEFT_BLOCK_KERNEL_MAX];
+#pragma GCC unroll 6
+            for (int j = 0; j < d; ++j)
+                x[j] = (pair){E[i * d + j], two ? E[(i + 1) * d + j] : 0.0};
+#pragma GCC unroll 6
+            for (int j = 1; j < d; ++j)
+#pragma GCC unroll 6
+                for (int k = 0; k < j; ++k)
+                    x[j] -= coef[j * d + k] * x[k];
+#pragma GCC unroll 6
+            for (int j = 0; j < d; ++j)
+                x[j] *= coef[j * d + j];
+#pragma GCC unroll 6
+            for (int j = d - 2; j >= 0; --j)
+#pragma GCC unroll 6
+                for (int k = j + 1; k < d; ++k)
+                    x[j] -= coef[k * d + j] * x[k];
+#pragma GCC unroll 6
+            for (int j = 0; j < d; ++j) {
+                store_pair(lt + j * hp + i, x[j]);
+                lrow[i * d + j] = x[j][0];
+                if (two)
+                    lrow[(i + 1) * d + j] = x[j][1];
             }
-            S[rsi[0]] -= s0;
-            S[rsi[1]] -= s1;
-            S[rsi[2]] -= s2;
-            S[rsi[3]] -= s3;
-            rsi += 4;
         }
-        for (; j <= i; ++j) {
-            const double *l = ltemp + (size_t)j * d;
-            double dot = 0.0;
+    } else { /* the generic kernel: the same steps, one entry at a time */
+        for (int c = 0; c < d; ++c) {
+            for (int i = 0; i < h; ++i)
+                lt[c * hp + i] = E[i * d + c];
+            if (h < hp)
+                lt[c * hp + h] = 0.0;
+        }
+        for (int j = 1; j < d; ++j)
+            for (int k = 0; k < j; ++k)
+                for (int i = 0; i < hp; ++i)
+                    lt[j * hp + i] -= N[j * d + k] * lt[k * hp + i];
+        for (int j = 0; j < d; ++j)
+            for (int i = 0; i < hp; ++i)
+                lt[j * hp + i] *= inv[j];
+        for (int j = d - 2; j >= 0; --j)
+            for (int k = j + 1; k < d; ++k)
+                for (int i = 0; i < hp; ++i)
+                    lt[j * hp + i] -= N[k * d + j] * lt[k * hp + i];
+        for (int i = 0; i < h; ++i)
             for (int c = 0; c < d; ++c)
-                dot += erow[c] * l[c];
-            S[*rsi++] -= dot;
+                lrow[i * d + c] = lt[c * hp + i];
+    }
+    /* S -= E L^T, lower triangle (slide "Reduction Step: 70% CPU Time").
+     * E's rows come in groups, one per later neighbour (the edge sequence,
+     * first rows in group_row); the entries of row i against one group are
+     * consecutive in the layout (one row of an N or E block), so each run
+     * reads its first scatter index and goes two entries at a time. Two
+     * rows of one group share their runs against the earlier groups, and
+     * take them together. */
+    for (int g = 0; g < ngroups; ++g) {
+        const int i_end = g + 1 < ngroups ? group_row[g + 1] : h;
+        int i = group_row[g];
+        if (d <= HEFT_BLOCK_KERNEL_MAX)
+            for (; i + 1 < i_end; i += 2) {
+                pair a[HEFT_BLOCK_KERNEL_MAX] = {{0}}, b[HEFT_BLOCK_KERNEL_MAX] = {{0}};
+#pragma GCC unroll 6
+                for (int c = 0; c < d; ++c) {
+                    a[c] = (pair){E[i * d + c], E[i * d + c]};
+                    b[c] = (pair){E[(i + 1) * d + c], E[(i + 1) * d + c]};
+                }
+                const uint32_t *rsi_a = rsi + (size_t)i * (i + 1) / 2, *rsi_b = rsi_a + i + 1;
+                for (int gj = 0; gj < g; ++gj) {
+                    const int j0 = group_row[gj], j1 = group_row[gj + 1];
+                    reduce_two_runs(S + rsi_a[j0], S + rsi_b[j0], lt + j0, hp, a, b, j1 - j0, d);
+                }
+                const int j0 = group_row[g];
+                reduce_run(S + rsi_a[j0], lt + j0, hp, a, i + 1 - j0, d);
+                reduce_run(S + rsi_b[j0], lt + j0, hp, b, i + 2 - j0, d);
+            }
+        for (; i < i_end; ++i) {
+            const double *e = E + (size_t)i * d;
+            const uint32_t *row_rsi = rsi + (size_t)i * (i + 1) / 2;
+            if (d <= HEFT_BLOCK_KERNEL_MAX) {
+                pair a[HEFT_BLOCK_KERNEL_MAX] = {{0}};
+#pragma GCC unroll 6
+                for (int c = 0; c < d; ++c)
+                    a[c] = (pair){e[c], e[c]};
+                for (int gj = 0; gj <= g; ++gj) {
+                    const int j0 = group_row[gj], j1 = gj < g ? group_row[gj + 1] : i + 1;
+                    reduce_run(S + row_rsi[j0], lt + j0, hp, a, j1 - j0, d);
+                }
+            } else {
+                for (int j = 0; j <= i; ++j) {
+                    double sum = 0.0;
+                    for (int c = 0; c < d; ++c)
+                        sum += e[c] * lt[c * hp + j];
+                    S[row_rsi[j]] -= sum;
+                }
+            }
         }
     }
-    memcpy(E, ltemp, sizeof(double) * (size_t)h * (size_t)d);
+    memcpy(E, lrow, sizeof(double) * (size_t)h * (size_t)d); /* E <- L */
     return 0;
 }
 
 /* One function per block size: d is a constant in each, so the compiler
- * unrolls the small loops (the slides' template<uint degree>). */
+ * unrolls the loops over d (the slides' template<uint degree>). */
 #define HEFT_PIVOT_KERNEL(D)                                                                       \
-    static int eliminate_pivot_##D(double *S, double *ltemp, double *block, const uint32_t *rsi,   \
-                                   int h) {                                                        \
-        return eliminate_pivot(S, ltemp, block, rsi, h, D);                                        \
+    static __attribute__((noinline)) int eliminate_pivot_##D(                                      \
+        double *S, double *N, double *E, double *inv, double *lt, const uint32_t *rsi,             \
+        const int *group_row, int ngroups, int h) {                                                \
+        return eliminate_pivot(S, N, E, inv, lt, rsi, group_row, ngroups, h, D);                   \
     }
 HEFT_PIVOT_KERNEL(1)
 HEFT_PIVOT_KERNEL(2)
@@ -755,9 +1046,10 @@ HEFT_PIVOT_KERNEL(4)
 HEFT_PIVOT_KERNEL(5)
 HEFT_PIVOT_KERNEL(6)
 
-static int eliminate_pivot_generic(double *S, double *ltemp, double *block, const uint32_t *rsi,
-                                   int h, int d) {
-    return eliminate_pivot(S, ltemp, block, rsi, h, d);
+static int eliminate_pivot_generic(double *S, double *N, double *E, double *inv, double *lt,
+                                   const uint32_t *rsi, const int *group_row, int ngroups, int h,
+                                   int d) {
+    return eliminate_pivot(S, N, E, inv, lt, rsi, group_row, ngroups, h, d);
 }
 
 int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots) {
@@ -765,68 +1057,39 @@ int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots) {
         return -1;
     if (npivots < 0 || npivots > f->nnodes)
         npivots = f->nnodes;
-    const double reg = f->config.regularization > 0.0 ? f->config.regularization : 0.0;
-    /* W J^T of every row and H_ii */
-    for (int i = 0; i < f->nrows; ++i) {
-        f->jac[2 * (size_t)i] = jacobian(f, p, i, 0);
-        f->jac[2 * (size_t)i + 1] = jacobian(f, p, i, 1);
-    }
-    for (int i = 0; i < f->nrows; ++i) {
-        const int32_t side[2] = {f->ra[i], f->rb[i]};
-        double *resp = &f->response[12 * (size_t)i];
-        memset(resp, 0, 12 * sizeof(double));
-        for (int s = 0; s < 2; ++s)
-            if (side[s] >= 0)
-                weighted(&p->bodies[f->body_origin[side[s]]], f->body_scale[side[s]],
-                         jacobian(f, p, i, s), resp + 6 * s);
-        f->diag[i] = h_entry(f, i, i);
-    }
-    /* assemble H~ into the packed layout */
-    memset(f->values, 0, sizeof(double) * f->values_count);
-    for (int k = 0; k < f->nnodes; ++k) {
+    gather_rows(f, p);
+    assemble(f, p);
+    /* slide "Implementation": the switch over pivot sizes */
+    double *S = f->values, *lt = f->ltemp;
+    for (int k = 0; k < npivots; ++k) {
         const int v = f->order[k], base = f->node_start[v];
         const int d = f->node_start[v + 1] - base, h = f->height[k];
-        double *N = f->values + f->value_off[k], *E = N + d * d;
-        for (int r = 0; r < d; ++r) {
-            for (int c = 0; c < r; ++c)
-                N[r * d + c] = h_entry(f, base + r, base + c);
-            const int src = f->src[base + r];
-            const double eps = src >= 0 && p->epsilon != NULL ? p->epsilon[src] : 0.0;
-            N[r * d + r] = f->diag[base + r] + eps + reg * f->diag[base + r];
-        }
-        const int *er = f->erow + f->erow_off[k];
-        for (int i = 0; i < h; ++i)
-            for (int c = 0; c < d; ++c)
-                E[(size_t)i * d + c] = h_entry(f, er[i], base + c);
-    }
-    /* slide "Implementation": the switch over pivot sizes */
-    for (int k = 0; k < npivots; ++k) {
-        const int v = f->order[k];
-        const int d = f->node_start[v + 1] - f->node_start[v], h = f->height[k];
-        double *block = f->values + f->value_off[k];
+        double *N = S + f->value_off[k], *E = N + d * d, *inv = f->inv_pivot + base;
         const uint32_t *rsi = f->rsi + f->rsi_off[k];
+        const int *groups = f->edge_row + f->edge_off[k];
+        const int ngroups = f->edge_off[k + 1] - f->edge_off[k];
         int rc;
         switch (d) {
         case 1:
-            rc = eliminate_pivot_1(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_1(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         case 2:
-            rc = eliminate_pivot_2(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_2(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         case 3:
-            rc = eliminate_pivot_3(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_3(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         case 4:
-            rc = eliminate_pivot_4(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_4(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         case 5:
-            rc = eliminate_pivot_5(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_5(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         case 6:
-            rc = eliminate_pivot_6(f->values, f->ltemp, block, rsi, h);
+            rc = eliminate_pivot_6(S, N, E, inv, lt, rsi, groups, ngroups, h);
             break;
         default:
-            rc = eliminate_pivot_generic(f->values, f->ltemp, block, rsi, h, d);
+            rc = eliminate_pivot_generic(S, N, E, inv, lt, rsi, groups, ngroups, h, d);
             break;
         }
         if (rc != 0) {
@@ -836,6 +1099,18 @@ int heft_block_ldl_factor(heft_block_ldl *f, const heft_mlcp *p, int npivots) {
     }
     f->factored = npivots;
     return 0;
+}
+
+/* x = N^-1 x with N's LDL^T in place and its inverse pivots. */
+static void ldl_block_solve(const double *N, const double *inv, int d, double *x) {
+    for (int j = 0; j < d; ++j)
+        for (int k = 0; k < j; ++k)
+            x[j] -= N[j * d + k] * x[k];
+    for (int j = 0; j < d; ++j)
+        x[j] *= inv[j];
+    for (int j = d - 1; j >= 0; --j)
+        for (int k = j + 1; k < d; ++k)
+            x[j] -= N[k * d + j] * x[k];
 }
 
 /* Slide "Inverse Operator": H^-1 v = L^-T (D^-1 (L^-1 v)), each L_{*,k} used as is. */
@@ -859,7 +1134,8 @@ void heft_block_ldl_solve(heft_block_ldl *f, const double *r, double *x) {
     }
     for (int k = 0; k < f->nnodes; ++k) {
         const int v = f->order[k], base = f->node_start[v];
-        ldl_block_solve(f->values + f->value_off[k], f->node_start[v + 1] - base, z + base);
+        ldl_block_solve(f->values + f->value_off[k], f->inv_pivot + base,
+                        f->node_start[v + 1] - base, z + base);
     }
     for (int k = f->nnodes - 1; k >= 0; --k) {
         const int v = f->order[k], base = f->node_start[v];

@@ -56,6 +56,15 @@ typedef struct heft_block_ldl_stats {
     int block_sizes[8];           /* pivots of size 1..6 at [1..6], larger at [7] */
 } heft_block_ldl_stats;
 
+/* One block of H = J W J^T from one shared body: rows x cols entries at
+ * values + out (row stride `stride`), entry (r, c) += J_{row_i + r, side_i} .
+ * (W J^T)_{row_l + c, side_l}; lower: only c <= r (a diagonal block's own run). */
+typedef struct heft_block_ldl_product {
+    uint32_t out;
+    int row_i, row_l, rows, cols, stride;
+    unsigned char side_i, side_l, lower;
+} heft_block_ldl_product;
+
 typedef struct heft_block_ldl {
     heft_block_ldl_config config;
     int valid; /* symbolic phase done */
@@ -67,9 +76,11 @@ typedef struct heft_block_ldl {
     int nbodies;        /* system bodies: the problem's, then the added shards */
     int *body_origin;   /* per system body: the problem's body */
     double *body_scale; /* per system body: shards of its origin (W multiplier) */
-    double *response;   /* 12 per system row: W J^T, side a then b */
-    double *diag;       /* per system row: H_ii */
-    const double **jac; /* per system row: its two Jacobian blocks (set by factor) */
+    /* set by every factor */
+    double *body_w;         /* 7 per system body: its scaled inverse mass and inertia */
+    const double **row_jac; /* 2 per system row: its Jacobian blocks, side a then b */
+    double *response;       /* W J^T by component: [(6 side + axis) nrows + row], + 1 spare */
+    double *inv_pivot;      /* per system row: 1 / D_jj of its node's LDL^T */
     /* nodes: contiguous runs of system rows */
     int nnodes;
     int *node_start; /* nnodes + 1 */
@@ -84,8 +95,13 @@ typedef struct heft_block_ldl {
     size_t *rsi_off;   /* scatter indices of pivot k */
     uint32_t *rsi;
     int *edge_off, *edge_node, *edge_row; /* edge sequence: nodes and first E row */
+    /* assembly of H~ into the packed layout: one block product per pair of
+     * row runs that share a body (symbolic phase), so the numeric phase adds
+     * 6-term products J_i (W J_l^T) into each stored block with no search */
+    heft_block_ldl_product *products;
+    int nproducts;
     double *values;
-    double *ltemp; /* h x d scratch for L */
+    double *ltemp; /* scratch: L^T (d x h rounded up to even) and one row of E L^T */
     double *work;  /* dim doubles */
     heft_block_ldl_stats stats;
     size_t values_count, rsi_count;

@@ -126,6 +126,27 @@ mech_joint *mech_random_tree(int nbodies, int dmin, int dmax, uint64_t seed, int
     return j;
 }
 
+mech_joint *mech_clustered_tree(int nbodies, int dmin, int dmax, uint64_t seed, int *count) {
+    planted_rng rng = {seed};
+    mech_joint *j = malloc(sizeof *j * (size_t)nbodies);
+    j[0] = (mech_joint){0, -1, planted_int(&rng, dmin, dmax + 1)};
+    for (int b = 1; b < nbodies; ++b) {
+        const double u = planted_uniform(&rng, 0.0, 1.0);
+        int parent = (int)(b * u * u);
+        j[b] = (mech_joint){parent < b ? parent : b - 1, b, planted_int(&rng, dmin, dmax + 1)};
+    }
+    *count = nbodies;
+    return j;
+}
+
+mech_joint *mech_track(int links, int d, int *count) {
+    mech_joint *j = malloc(sizeof *j * (size_t)links);
+    for (int k = 0; k < links; ++k)
+        j[k] = (mech_joint){k, (k + 1) % links, d};
+    *count = links;
+    return j;
+}
+
 mech_joint *mech_chain(int nbodies, int d, int loop_every, int *count) {
     mech_joint *j = malloc(sizeof *j * (size_t)(2 * nbodies + 1));
     int k = 0;

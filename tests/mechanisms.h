@@ -22,6 +22,11 @@ heft_mlcp *mech_build(int nbodies, const mech_joint *joints, int njoints, int nc
 /* Joint lists (returned arrays are malloc'd; *count set). d of each joint
  * drawn from [dmin, dmax]. */
 mech_joint *mech_random_tree(int nbodies, int dmin, int dmax, uint64_t seed, int *count);
+/* A tree whose joints gather on a few bodies, as in a vehicle: body b hangs
+ * from body floor(b u^2), u uniform in [0, 1). H is denser than a random tree's. */
+mech_joint *mech_clustered_tree(int nbodies, int dmin, int dmax, uint64_t seed, int *count);
+/* A closed loop of links joints, link k to link k + 1 (a tracked vehicle's track). */
+mech_joint *mech_track(int links, int d, int *count);
 mech_joint *mech_chain(int nbodies, int d, int loop_every, int *count); /* + loop closures */
 mech_joint *mech_hub(int spokes, int dmin, int dmax, uint64_t seed, int *count); /* body 0 hub */
 

@@ -579,49 +579,39 @@ Test(ldl_pgs_scenes, scenes_run_with_joint_rows_exact) {
     }
 }
 
-/* ---- the slides' figures (measured, not asserted) -------------------------------------- */
+/* ---- the slides' mechanisms (timed by heft-bench --ldl, not here) ------------------------ */
 
-static double factor_microseconds(heft_mlcp *p, heft_block_ldl_stats *stats) {
-    int *rows = all_rows(p->n);
-    heft_block_ldl f = {0};
-    const heft_block_ldl_config c = heft_block_ldl_default_config();
-    cr_assert_eq(heft_block_ldl_analyze(&f, p, rows, p->n, &c), 0);
-    double best = INFINITY;
-    for (int rep = 0; rep < 5; ++rep) {
-        const double t0 = heft_time_ms();
-        for (int k = 0; k < 200; ++k)
-            cr_assert_eq(heft_block_ldl_factor(&f, p, -1), 0);
-        best = fmin(best, (heft_time_ms() - t0) / 200 * 1000.0);
-    }
-    *stats = f.stats;
-    heft_block_ldl_release(&f);
-    free(rows);
-    return best;
-}
-
-Test(block_ldl, slide_sized_mechanisms_are_timed) {
-    /* about 50 joints, dim about 246 (slide "Sparse Methods"): a random tree of
-     * joints of 4..6 rows */
+Test(block_ldl, slides_mechanisms_have_the_slides_size_and_solve_exactly) {
+    /* slide "Sparse Methods": 50 constraints, dim 246, density 12%, 90k flops */
     int nj;
-    mech_joint *j = mech_random_tree(50, 4, 6, 71, &nj);
-    heft_mlcp *p = mech_build(50, j, nj, 0, 1e-8, 72);
+    mech_joint *j = mech_clustered_tree(50, 4, 6, 135, &nj);
+    heft_mlcp *p = mech_build(50, j, nj, 0, 1e-8, 1135);
     heft_block_ldl_stats s;
-    const double us = factor_microseconds(p, &s);
-    cr_log_info(
-        "50-joint tree: dim %d, density %.1f%%, flops %.0f, factor %.1f us (slides: dim 246, "
-        "12%%, 90k flops, 70 us)",
-        s.dim, 100 * s.density, s.flops, us);
+    const heft_block_ldl_config c = exact_config(HEFT_ORDER_MIN_EDGE, 20);
+    const double rel = block_vs_dense(p, &c, &s);
+    cr_log_info("50-joint mechanism: dim %d, density %.1f%%, %.0f multiply-adds, %d fill edges, "
+                "relative %.3g (slides: dim 246, 12%%, 90k flops)",
+                s.dim, 100 * s.density, s.flops, s.fill_edges, rel);
+    cr_assert_eq(s.nodes, 50);
+    cr_assert_eq(s.dim, 246);
+    cr_assert(fabs(s.density - 0.12) < 0.005, "%g", s.density);
+    cr_assert(fabs(2.0 * s.flops - 90e3) < 0.15 * 90e3, "%g flops", 2.0 * s.flops);
+    cr_assert(rel < 1e-10, "%g", rel);
     heft_mlcp_destroy(p);
     free(j);
-    /* a 40-joint track: a closed loop of 5-row joints (slide "Track") */
-    mech_joint *t = malloc(sizeof *t * 40);
-    for (int k = 0; k < 40; ++k)
-        t[k] = (mech_joint){k, (k + 1) % 40, 5};
-    p = mech_build(40, t, 40, 0, 1e-8, 73);
-    const double us2 = factor_microseconds(p, &s);
-    cr_log_info("40-joint track: dim %d, density %.1f%%, flops %.0f, factor %.1f us (slides: dim "
-                "200, 7.5%%, 43k flops, 35 us)",
-                s.dim, 100 * s.density, s.flops, us2);
+    /* slide "Track": 40 constraints, dim 200, density 7.5%, 43k flops; a closed
+     * loop of 5-row joints, whose runs of odd length take the kernels' last
+     * half-used pair */
+    mech_joint *t = mech_track(40, 5, &nj);
+    p = mech_build(40, t, nj, 0, 1e-8, 73);
+    const double rel2 = block_vs_dense(p, &c, &s);
+    cr_log_info("40-joint track: dim %d, density %.2f%%, %.0f multiply-adds, relative %.3g "
+                "(slides: dim 200, 7.5%%, 43k flops)",
+                s.dim, 100 * s.density, s.flops, rel2);
+    cr_assert_eq(s.dim, 200);
+    cr_assert(fabs(s.density - 0.075) < 1e-12, "%g", s.density);
+    cr_assert(fabs(2.0 * s.flops - 43e3) < 0.05 * 43e3, "%g flops", 2.0 * s.flops);
+    cr_assert(rel2 < 1e-10, "%g", rel2);
     heft_mlcp_destroy(p);
     free(t);
 }
