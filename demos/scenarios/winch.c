@@ -8,8 +8,8 @@
  * it. It used to be 2 mm above the chain, which was dragged under the drum
  * into that gap: a wedge between drum and ground that jams with mu = 1 once
  * the contacts are solved exactly (the BPP solvers' answers held the chain
- * there; only PGS's inexact friction let it slip through), and the cause of
- * most of the pivoting solvers' unconverged steps and open joints (5 cm).
+ * there; only PGS's inexact friction let it slip through), which opened the
+ * chain's joints by 5 cm under them.
  *
  * Works when at least 5 links are wound onto the drum or pulled past it
  * after the run, no link is below the ground or inside the drum by more
