@@ -29,7 +29,7 @@ static const camera_hint hints[] = {
      * the cone it turns round behind */
     {"forklift", 35.0f, 24.0f, 1.0f, 1, {1.4f, 0.9f, 0.6f}, 11.0f},
     /* the drum and the first metres of chain, from the side */
-    {"winch", 22.0f, 22.0f, 1.0f, 1, {2.2f, 0.0f, 0.6f}, 9.0f},
+    {"winch", 22.0f, 22.0f, 1.0f, 1, {2.2f, 0.0f, 0.8f}, 9.0f},
     /* along the rod: the chain's fall and its wrap seen edge on */
     {"chain", -12.0f, 6.0f, 1.0f, 1, {0.0f, 0.0f, 6.8f}, 28.0f},
     {"stacking/boxes", -32.0f, 24.0f, 0.85f, 0, {0}, 0},
