@@ -22,9 +22,8 @@ static void end_impulse(const joint *j, const body *bodies, const row_context *c
     row rows[HEFT_JOINT_MAX_ROWS];
     joint_row_tag tags[HEFT_JOINT_MAX_ROWS];
     int n = joint_fill_tagged_rows(j, bodies, ctx, rows, tags);
-    /* rows pair with the last step's impulses by slot: limit rows come and go */
-    double lambda[JOINT_SLOT_COUNT];
-    joint_last_impulses_by_slot(j, lambda);
+    /* rows pair with the held impulses by slot: limit rows come and go */
+    const double *lambda = j->stiffness_impulses;
     memset(out, 0, sizeof(double) * 6);
     for (int i = 0; i < n; ++i) {
         const double *J = end ? rows[i].jb : rows[i].ja;
@@ -55,8 +54,8 @@ static int same6(const double a[6], const double b[6]) {
 
 void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k) {
     int any = 0;
-    for (int i = 0; i < j->row_count; ++i) {
-        any |= j->lambda[i] != 0.0;
+    for (int i = 0; i < JOINT_SLOT_COUNT; ++i) {
+        any |= j->stiffness_impulses[i] != 0.0;
     }
     if (!any || j->geometric_stiffness_off) {
         return; /* slack (or new) joint: no tension, no stiffness */

@@ -52,21 +52,38 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
 }
 
 /* Whether the joint's impulses of the last step come from a direct solver's
- * converged answer. The derivative of the forces of an approximate answer is
- * noise, and feeding it back into the masses amplifies it: on the 2,000 kg
- * chain PGS with geometric stiffness blew up at 20 to 500 sweeps and still
- * gained 8% energy at 5,000 (docs/heavy-loads.md), so only exact impulses add
- * stiffness. Bodies still carry last step's island here. */
+ * converged answer. Bodies still carry last step's island here. */
 static int joint_impulses_solved(const heft_world *w, const joint *j) {
-    if (!w->solver->direct) {
-        return 0;
-    }
     const body *b = &w->bodies[j->body_b];
     if (!body_is_dynamic(b) && j->body_a >= 0) {
         b = &w->bodies[j->body_a];
     }
     int k = b->island;
     return k >= 0 && k < w->island_stats_count && w->island_stats[k].solver.converged;
+}
+
+/* The impulses the geometric stiffness is built from. The derivative of the
+ * forces of an approximate answer is noise, and feeding it back into the
+ * masses amplifies it: on the 2,000 kg chain PGS with geometric stiffness
+ * blew up at 20 to 500 sweeps and still gained 8% energy at 5,000
+ * (docs/heavy-loads.md), so only a direct solver's converged impulses count,
+ * and an iterative solver gets none. After a step a direct solver did not
+ * converge on, the joint keeps the impulses of its last converged step: the
+ * tension changes little in a step, while dropping it leaves the light links
+ * under a heavy load integrated explicitly for that step (the chain on the rod
+ * opened its joints by 0.4 m in two such steps, docs/scenarios.md). */
+static void hold_stiffness_impulses(heft_world *w) {
+    for (int i = 0; i < w->joint_high; ++i) {
+        joint *j = &w->joints[i];
+        if (!j->slot.alive) {
+            continue;
+        }
+        if (!w->solver->direct) {
+            memset(j->stiffness_impulses, 0, sizeof j->stiffness_impulses);
+        } else if (joint_impulses_solved(w, j)) {
+            joint_last_impulses_by_slot(j, j->stiffness_impulses);
+        }
+    }
 }
 
 /* The masses of this step: each dynamic body's own, or with geometric
@@ -76,11 +93,12 @@ static int joint_impulses_solved(const heft_world *w, const joint *j) {
  * than the diagonal would. */
 static void compute_step_masses(heft_world *w, double h) {
     double *k = NULL;
+    hold_stiffness_impulses(w);
     if (w->def.geometric_stiffness) {
         k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
         row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
         for (int i = 0; k && i < w->joint_high; ++i) {
-            if (w->joints[i].slot.alive && joint_impulses_solved(w, &w->joints[i])) {
+            if (w->joints[i].slot.alive) {
                 geometric_stiffness_accumulate(&w->joints[i], w->bodies, &ctx, k);
             }
         }

@@ -80,6 +80,9 @@ typedef struct joint {
     joint_row_tag tags_last[HEFT_JOINT_MAX_ROWS];
     double h_last;
     int geometric_stiffness_off; /* 1: this joint adds no geometric stiffness */
+    /* by slot: the impulses of the last step a direct solver converged on,
+     * which the geometric stiffness is built from (engine/step.c) */
+    double stiffness_impulses[JOINT_SLOT_COUNT];
 } joint;
 
 /* The two bodies of a joint as the row fillers see them; a missing body (the

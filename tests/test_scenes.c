@@ -341,12 +341,16 @@ Test(scenes, forklift_wheels_skid_while_the_crate_sticks, .timeout = 600) {
     run_result_free(&r);
 }
 
-/* chain: 100 links of 0.25 kg and a 500 kg box around a rod (2,000:1) */
+/* chain: 100 links of 0.25 kg and a 500 kg box around a rod (2,000:1).
+ * bpp-skyline holds it: wraps 0.73 turns, links 0.5 mm into the rod, gaps
+ * 0.23 mm (README). Under PGS, whose answers feed no geometric stiffness,
+ * the joints open by metres. The dense BPP solvers run 0.5 s of the fall (a
+ * dense factorization of ~430 rows per pivot): too short for the wrap, the
+ * checks' outcome is logged. */
 Test(scenes, chain_runs_its_timeline_under_every_solver, .timeout = 900) {
     static const scene_case cases[] = {
         {"chain", NULL, 0, "pgs", 0, 0, 1, EXPECT_FAIL},
-        {"chain", NULL, 0, "bpp-skyline", 0, 0, 0, EXPECT_ANY},
-        /* dense factorizations of ~1,000 rows: 0.5 s of the fall */
+        {"chain", NULL, 0, "bpp-skyline", 0, 0, 1, EXPECT_PASS},
         {"chain", NULL, 0, "bpp", 30, 0, 1, EXPECT_ANY},
         {"chain", NULL, 0, "bpp-downdate", 30, 0, 1, EXPECT_ANY},
     };
