@@ -824,20 +824,28 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
     return converged;
 }
 
+int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    stats->n = p->n;
+    if (p->n < 0 || (p->A == NULL && p->rows == NULL && p->n > 0))
+        return HEFT_SOLVE_FAILED;
+    if (p->n == 0) {
+        stats->converged = 1;
+        return HEFT_SOLVE_OK;
+    }
+    return -1;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
                    heft_solver_stats *stats)
 {
     bpp_state *s = state;
     const double start = heft_time_ms();
     const int n = p->n;
-    memset(stats, 0, sizeof *stats);
-    stats->n = n;
-    if (n < 0 || (p->A == NULL && p->rows == NULL && n > 0))
-        return HEFT_SOLVE_FAILED;
-    if (n == 0) {
-        stats->converged = 1;
-        return HEFT_SOLVE_OK;
-    }
+    const int begun = heft_bpp_begin(p, stats);
+    if (begun >= 0)
+        return begun;
 
     /* The kept sets live in arrays that only grow with n: a same-size solve
      * keeps them; a different size cannot use them anyway. */

@@ -147,6 +147,12 @@ int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8
  * box taken from lambda's normal impulse) tight there, the others free. */
 void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set);
 
+/* The start every pivoting solve shares (bpp, pgcg): stats zeroed with its
+ * n. Returns HEFT_SOLVE_FAILED for a problem with neither A nor rows (or a
+ * negative n), HEFT_SOLVE_OK when there is nothing to solve (n == 0), and
+ * -1 when the solve goes on. */
+int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats);
+
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 

@@ -417,19 +417,15 @@ static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_
     memcpy(s->set, s->best_set, (size_t)n);
     return best <= tau;
 }
+
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
                       heft_solver_stats *stats) {
     pgcg_state *s = state;
     const double start = heft_time_ms();
     const int n = p->n;
-    memset(stats, 0, sizeof *stats);
-    stats->n = n;
-    if (n < 0 || (p->A == NULL && p->rows == NULL && n > 0))
-        return HEFT_SOLVE_FAILED;
-    if (n == 0) {
-        stats->converged = 1;
-        return HEFT_SOLVE_OK;
-    }
+    const int begun = heft_bpp_begin(p, stats);
+    if (begun >= 0)
+        return begun;
     if (s->kept_n != n)
         s->kept_n = -1;
     if (!reserve(s, p)) {
