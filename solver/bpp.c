@@ -432,16 +432,16 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
  * the coupled system (A_FF + U E^T above) is not symmetric, and on links
  * dragged over the ground (two contact points and four friction rows per
  * 1 kg capsule, with the ball joints, more rows than degrees of freedom) it
- * is nearly singular. An exported winch island (tests/data/winch-step300.mlcp)
- * cycles from every start, even from index sets within 6e-6 J of the
- * answer, and least-index single pivoting cycles with it. Single pivoting is
+ * is nearly singular. An exported winch island cycled from every start,
+ * even from index sets within 6e-6 J of the answer, and least-index single
+ * pivoting cycled with it. Single pivoting is
  * finite only for fixed boxes, and even then it took more than 500 steps
  * there, one variable at a time.
  *
  * So when the pivoting stalls, the boxes are frozen: each friction row gets
- * [-mu lambda_f, mu lambda_f] with the normal impulse lambda_f of the best
- * point so far (the warm start or the best iterate, whichever has the smaller
- * MLCP error), which makes the problem a box-constrained convex quadratic
+ * [-mu lambda_f, mu lambda_f] with the normal impulse lambda_f of the warm
+ * start (of the best pivoting iterate without one), which makes the
+ * problem a box-constrained convex quadratic
  * program, min f(x) = 1/2 x^T A x - b^T x (A positive definite). That is
  * solved by projected Newton (Bertsekas 1982): the variables at a bound whose
  * gradient pushes outwards are held, the others take the step of
@@ -452,10 +452,15 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
  * solve repeated (a fixed point on the normal impulses; it converged at a
  * rate of about 0.6 per round on that island) while the budget lasts.
  *
- * The answer is the frozen solution with the smallest MLCP error: its joints
- * and contact normals are exact, only its friction bounds may lag the normal
- * impulses by a round. It counts as converged only when that error is within
- * the tolerance. */
+ * The answer is the frozen solution with the smallest MLCP error (or, when
+ * the budget ends inside the first round, that round's iterate): in the
+ * frozen problem its joints and contact normals are exact and only its
+ * friction boxes lag the normal impulses by a round; clamped into the boxes
+ * of its own normal impulses, as every answer is, it moves a little
+ * (tests/data/winch-stall-step300.mlcp: joint rows' |w| 7.9e-4 m/s, against
+ * 0.11 at the warm start). It counts as converged only when its error is
+ * within the tolerance, and the solver still answers the warm start when
+ * that is better. */
 
 /* Armijo's sufficient decrease, and the halvings of the line search */
 #define BPP_ARMIJO 1e-4
@@ -585,11 +590,9 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
 }
 
 /* The fall-back above. start: the point whose normal impulses freeze the
- * first boxes. Each round first pivots on the frozen problem (fixed boxes:
- * no coupling; from the sets read off the current point, usually a few
- * steps), and runs projected Newton only when that stalls. Returns 1 when
- * the answer (in s->lambda) is within tau of the coupled problem, 0 when it
- * is only a frozen solution, -1 when no frozen problem was solved
+ * first boxes; each round is projected Newton on the boxes frozen at the
+ * last round's answer. Returns 1 when the answer (in s->lambda) is within
+ * tau of the coupled problem, 0 when it is not, -1 when there is none
  * (s->lambda unchanged). Uses at most budget backend solves. */
 static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, double tau,
                         int budget, heft_solver_stats *stats)
@@ -608,9 +611,10 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
         if (solved < 0)
             break;
         if (solved == 0) {
-            /* out of budget inside a round: its iterate is inside the frozen
-             * boxes and has a smaller f than the point it started from,
-             * which beats the best pivoting iterate (1e5 J on the winch) */
+            /* out of budget inside the first round: its iterate is inside
+             * the frozen boxes with a smaller f than the point it started
+             * from, far better than the best pivoting iterate (which was off
+             * by 1e5 J on the winch) */
             if (!found)
                 memcpy(s->fz_best, s->fz_x, vec);
             found = 1;
