@@ -430,7 +430,8 @@ Test(scenes, tower_and_wall_keep_out_of_the_ground, .timeout = 900) {
 
 /* Every registered solver on every scene (the stacks at small sizes): the
  * first steps, which hold the first contacts and the machines' first pulls,
- * without a non-finite pose. The outcomes of the full timelines are the
+ * without a non-finite pose and with every body in the scene's bounds. The
+ * outcomes of the full timelines are the
  * README's; a full run of every pair takes hours (cr and bpp-pcg take 0.3 to
  * 2 s a step on the winch). */
 Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
@@ -455,6 +456,8 @@ Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
             cr_assert_eq(run_scenario(&cfg, &r), 0, "%s/%s: %s", scenes[i].scene, solver, r.error);
             cr_expect_eq(r.nonfinite_steps, 0, "%s/%s: non-finite pose: %s", scenes[i].scene,
                          solver, r.first_violation);
+            cr_expect_eq(r.out_of_bounds_steps, 0, "%s/%s: %s", scenes[i].scene, solver,
+                         r.first_violation);
             cr_expect_eq(r.steps, steps);
             run_result_free(&r);
         }
