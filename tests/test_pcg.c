@@ -276,8 +276,7 @@ Test(bpp_pcg, solves_the_planted_problems) {
 }
 
 /* pgcg on planted problems without friction coupling (each friction row a
- * plain box at its planted bounds): with the coupling, pgcg fails on a third
- * of them (docs/pcg.md "Weaknesses"). */
+ * plain box at its planted bounds). With the coupling see below. */
 Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
     const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();
@@ -304,6 +303,43 @@ Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
             free(lambda);
             planted_free(&pp);
         }
+}
+
+/* pgcg on the planted problems bpp-pcg is held to (above), with the friction
+ * coupling: it failed on a third of them while its outer loop alone
+ * handled the moving friction boxes; with the frozen-box rounds it solves
+ * 31 of the 32 (the structured one of 300 rows, seed 2, stays at 0.27 J:
+ * the refreezing does not converge there). */
+Test(pgcg, solves_31_of_32_planted_problems_with_friction_coupling) {
+    const int sizes[4] = {10, 30, 100, 300};
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 200;
+    int solved = 0, total = 0;
+    for (int k = 0; k < 4; ++k)
+        for (int seed = 1; seed <= 4; ++seed)
+            for (int form = 0; form < 2; ++form) {
+                planted_problem pp = form == 0
+                                         ? planted_structured(sizes[k], 0.02, 0, (uint64_t)seed)
+                                         : planted_dense(sizes[k], 0.02, (uint64_t)seed);
+                const int n = pp.p->n;
+                double *lambda = malloc(sizeof(double) * n);
+                heft_solver_stats st;
+                solve_with("pgcg", &o, pp.p, lambda, &st);
+                ++total;
+                /* the MLCP error is the criterion: with the coupling a
+                 * problem can have other solutions than the planted one
+                 * (300 rows, seed 3: an answer within 1e-8 J, far from the
+                 * planted impulses) */
+                if (st.error_max < 1e-8) {
+                    ++solved;
+                } else {
+                    cr_log_info("pgcg: n %d seed %d form %d ends at %.2e J after %d outer", n, seed,
+                                form, st.error_max, st.iterations);
+                }
+                free(lambda);
+                planted_free(&pp);
+            }
+    cr_assert_geq(solved, 31, "pgcg solved %d of %d", solved, total);
 }
 
 /* Two planted friction problems (60 rows, no added dominance) on which
