@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "mlcp.h"
+#include "row_math.h"
 #include "workspace.h"
 
 typedef struct baraff_state {
@@ -587,15 +588,8 @@ static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda) 
             if (b < 0)
                 continue;
             const heft_mlcp_body *body = &p->bodies[b];
-            const double *j = row_jacobian(p, i, side), *I = body->inv_inertia;
-            w6[0] = body->inv_mass * j[0];
-            w6[1] = body->inv_mass * j[1];
-            w6[2] = body->inv_mass * j[2];
-            w6[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-            w6[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-            w6[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-            for (int c = 0; c < 6; ++c)
-                dv[6 * b + c] += lambda[i] * w6[c];
+            heft_body_inverse_mass_times(body, row_jacobian(p, i, side), w6);
+            heft_axpy6(lambda[i], w6, &dv[6 * b]);
         }
     }
     memset(s->x, 0, sizeof(double) * s->total_dim);

@@ -79,6 +79,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "row_math.h"
 #include "workspace.h"
 
 #define CR_ALPHA_THETA 0.3             /* Alg. 3 line 8: 0.01 in the paper; see the header */
@@ -581,14 +582,9 @@ static void consistent_velocity(const heft_mlcp *p, cr_state *s, double *out) {
                           s->tmp);
     for (int b = 0; b < nb; ++b) {
         const heft_mlcp_body *body = &p->bodies[b];
-        const double *f = &s->tmp[6 * (size_t)b], *I = body->inv_inertia;
+        const double *f = &s->tmp[6 * (size_t)b];
         double *v = &out[6 * (size_t)b];
-        v[0] = body->inv_mass * f[0];
-        v[1] = body->inv_mass * f[1];
-        v[2] = body->inv_mass * f[2];
-        v[3] = I[0] * f[3] + I[1] * f[4] + I[2] * f[5];
-        v[4] = I[1] * f[3] + I[3] * f[4] + I[4] * f[5];
-        v[5] = I[2] * f[3] + I[4] * f[4] + I[5] * f[5];
+        heft_body_inverse_mass_times(body, f, v);
         for (int k = 0; k < 6; ++k)
             if (s->fixed[6 * (size_t)b + k])
                 v[k] = 0.0;

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "row_math.h"
 #include "workspace.h"
 
 static int reserve_columns(heft_sparse_sym *a, int n, size_t nnz) {
@@ -62,16 +63,6 @@ static int from_dense(heft_sparse_sym *a, const heft_mlcp *p) {
     return 0;
 }
 
-/* r^T M^-1 s for one body, both 6-vectors (linear part first) */
-static void body_response(const heft_mlcp_body *b, const double *j, double *out) {
-    const double *I = b->inv_inertia; /* xx xy xz yy yz zz */
-    out[0] = b->inv_mass * j[0];
-    out[1] = b->inv_mass * j[1];
-    out[2] = b->inv_mass * j[2];
-    out[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    out[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
 
 static int valid_body(const heft_mlcp *p, int b) {
     return b >= 0 && b < p->nbodies;
@@ -98,11 +89,11 @@ static int from_structured(heft_sparse_sym *a, const heft_mlcp *p) {
         if (valid_body(p, r->b) && r->b != r->a)
             a->body_start[r->b + 1]++;
         if (valid_body(p, r->a))
-            body_response(&p->bodies[r->a], r->ja, &a->response[12 * (size_t)i]);
+            heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, &a->response[12 * (size_t)i]);
         else
             memset(&a->response[12 * (size_t)i], 0, 6 * sizeof(double));
         if (valid_body(p, r->b))
-            body_response(&p->bodies[r->b], r->jb, &a->response[12 * (size_t)i + 6]);
+            heft_body_inverse_mass_times(&p->bodies[r->b], r->jb, &a->response[12 * (size_t)i + 6]);
         else
             memset(&a->response[12 * (size_t)i + 6], 0, 6 * sizeof(double));
     }
