@@ -252,27 +252,34 @@ static void solve_with(const char *name, const heft_solver_options *o, const hef
     cr_assert_neq(rc, HEFT_SOLVE_FAILED, "%s failed", name);
 }
 
+/* The planted problems the PCG solvers are held to: sizes 10, 30, 100 and
+ * 300, seeds 1-4, structured and dense, dominance 0.02 (index 0..31). */
+enum { STANDARD_PLANTED = 32 };
+static planted_problem standard_planted(int index, int *n, int *seed, int *form) {
+    static const int sizes[4] = {10, 30, 100, 300};
+    *n = sizes[index / 8];
+    *seed = 1 + index / 2 % 4;
+    *form = index % 2;
+    return *form == 0 ? planted_structured(*n, 0.02, 0, (uint64_t)*seed)
+                      : planted_dense(*n, 0.02, (uint64_t)*seed);
+}
+
 Test(bpp_pcg, solves_the_planted_problems) {
-    const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 100;
-    for (int k = 0; k < 4; ++k)
-        for (int seed = 1; seed <= 4; ++seed)
-            for (int form = 0; form < 2; ++form) {
-                planted_problem pp = form == 0
-                                         ? planted_structured(sizes[k], 0.02, 0, (uint64_t)seed)
-                                         : planted_dense(sizes[k], 0.02, (uint64_t)seed);
-                const int n = pp.p->n;
-                double *lambda = malloc(sizeof(double) * n);
-                heft_solver_stats st;
-                solve_with("bpp-pcg", &o, pp.p, lambda, &st);
-                cr_assert_lt(st.error_max, 1e-8, "n %d seed %d form %d: %.2e J after %d steps", n,
-                             seed, form, st.error_max, st.iterations);
-                cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
-                             1e-5 * (1.0 + max_abs(pp.solution, n)));
-                free(lambda);
-                planted_free(&pp);
-            }
+    for (int k = 0; k < STANDARD_PLANTED; ++k) {
+        int n, seed, form;
+        planted_problem pp = standard_planted(k, &n, &seed, &form);
+        double *lambda = malloc(sizeof(double) * n);
+        heft_solver_stats st;
+        solve_with("bpp-pcg", &o, pp.p, lambda, &st);
+        cr_assert_lt(st.error_max, 1e-8, "n %d seed %d form %d: %.2e J after %d steps", n, seed,
+                     form, st.error_max, st.iterations);
+        cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
+                     1e-5 * (1.0 + max_abs(pp.solution, n)));
+        free(lambda);
+        planted_free(&pp);
+    }
 }
 
 /* pgcg on planted problems without friction coupling (each friction row a
@@ -311,35 +318,28 @@ Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
  * 31 of the 32 (the structured one of 300 rows, seed 2, stays at 0.27 J:
  * the refreezing does not converge there). */
 Test(pgcg, solves_31_of_32_planted_problems_with_friction_coupling) {
-    const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 200;
-    int solved = 0, total = 0;
-    for (int k = 0; k < 4; ++k)
-        for (int seed = 1; seed <= 4; ++seed)
-            for (int form = 0; form < 2; ++form) {
-                planted_problem pp = form == 0
-                                         ? planted_structured(sizes[k], 0.02, 0, (uint64_t)seed)
-                                         : planted_dense(sizes[k], 0.02, (uint64_t)seed);
-                const int n = pp.p->n;
-                double *lambda = malloc(sizeof(double) * n);
-                heft_solver_stats st;
-                solve_with("pgcg", &o, pp.p, lambda, &st);
-                ++total;
-                /* the MLCP error is the criterion: with the coupling a
-                 * problem can have other solutions than the planted one
-                 * (300 rows, seed 3: an answer within 1e-8 J, far from the
-                 * planted impulses) */
-                if (st.error_max < 1e-8) {
-                    ++solved;
-                } else {
-                    cr_log_info("pgcg: n %d seed %d form %d ends at %.2e J after %d outer", n, seed,
-                                form, st.error_max, st.iterations);
-                }
-                free(lambda);
-                planted_free(&pp);
-            }
-    cr_assert_geq(solved, 31, "pgcg solved %d of %d", solved, total);
+    int solved = 0;
+    for (int k = 0; k < STANDARD_PLANTED; ++k) {
+        int n, seed, form;
+        planted_problem pp = standard_planted(k, &n, &seed, &form);
+        double *lambda = malloc(sizeof(double) * n);
+        heft_solver_stats st;
+        solve_with("pgcg", &o, pp.p, lambda, &st);
+        /* the MLCP error is the criterion: with the coupling a problem can
+         * have other solutions than the planted one (300 rows, seed 3: an
+         * answer within 1e-8 J, far from the planted impulses) */
+        if (st.error_max < 1e-8) {
+            ++solved;
+        } else {
+            cr_log_info("pgcg: n %d seed %d form %d ends at %.2e J after %d outer", n, seed, form,
+                        st.error_max, st.iterations);
+        }
+        free(lambda);
+        planted_free(&pp);
+    }
+    cr_assert_geq(solved, 31, "pgcg solved %d of %d", solved, (int)STANDARD_PLANTED);
 }
 
 /* Two planted friction problems (60 rows, no added dominance) on which
