@@ -65,6 +65,18 @@ Test(cr, refuses_a_problem_without_the_structured_form) {
 
 /* ---- a box sliding down a slope ---------------------------------------------------- */
 
+/* A static plane through the origin with normal n and friction mu. */
+static void add_ground_plane(heft_world *w, heft_vec3 n, double mu) {
+    heft_body_def ground = heft_default_body_def();
+    ground.type = HEFT_BODY_STATIC;
+    const heft_body_id g = heft_create_body(w, &ground);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    plane.normal = n;
+    plane.friction = mu;
+    heft_create_shape(w, g, &plane);
+}
+
 /* A plane tilted 40 degrees from horizontal, its downhill direction at 45
  * degrees between the x and y axes; mu = 0.5 < tan 40, so a box put on it
  * slides. The contact's tangent basis (heft_v3_basis) is not aligned with
@@ -78,15 +90,7 @@ static double slide_angle(const char *solver, int sphere, double mu, double *spe
     cr_assert_not_null(w);
     const double tilt = 40.0 * PI / 180.0, azimuth = 45.0 * PI / 180.0;
     const heft_vec3 n = heft_v3(sin(tilt) * cos(azimuth), sin(tilt) * sin(azimuth), cos(tilt));
-    heft_body_def ground = heft_default_body_def();
-    ground.type = HEFT_BODY_STATIC;
-    const heft_body_id g = heft_create_body(w, &ground);
-    heft_shape_def plane = heft_default_shape_def();
-    plane.type = HEFT_SHAPE_PLANE;
-    plane.normal = n;
-    plane.offset = 0.0;
-    plane.friction = mu;
-    heft_create_shape(w, g, &plane);
+    add_ground_plane(w, n, mu);
 
     /* the box's z axis along n: rotation about z x n by the tilt */
     heft_body_def bd = heft_default_body_def();
@@ -170,14 +174,7 @@ static heft_world *box_world(const char *solver, heft_vec3 n, double mu, double 
     wd.contact_compliance = 0.0;
     heft_world *w = heft_world_create(&wd);
     cr_assert_not_null(w);
-    heft_body_def ground = heft_default_body_def();
-    ground.type = HEFT_BODY_STATIC;
-    const heft_body_id g = heft_create_body(w, &ground);
-    heft_shape_def plane = heft_default_shape_def();
-    plane.type = HEFT_SHAPE_PLANE;
-    plane.normal = n;
-    plane.friction = mu;
-    heft_create_shape(w, g, &plane);
+    add_ground_plane(w, n, mu);
     heft_quat tilt = heft_quat_identity();
     const double s = sqrt(n.x * n.x + n.y * n.y);
     if (s > 0.0) {
