@@ -200,11 +200,12 @@ Test(scenes, crane_under_pgs_is_a_known_failure, .timeout = 600) {
 }
 
 /* winch: 50 links of 1 kg onto a 400 kg drum. Under bpp-skyline the
- * pivoting stalls on two steps in three (the friction rows of links dragged
- * over the ground) and the frozen-box fall-back and PGS's polish answer
- * them; it winds 20 links with joint gaps of 2.2 mm (the check asks for
- * 1 cm). The whole timeline under bpp-skyline (about 50 ms a step), 10
- * steps under the dense ones (80 ms a step under bpp). */
+ * pivoting stalls on about 370 steps of 1,200 (the friction rows of links
+ * dragged over the ground) and the frozen-box fall-back and PGS's polish
+ * answer them; it winds 21 links with joint gaps of 0.01 mm (the check asks
+ * for 1 cm). The whole timeline under bpp-skyline (about 12 ms a step), 10
+ * steps under the dense ones (10 ms a step under bpp at the start, far more
+ * once the fall-back runs). */
 Test(scenes, winch_winds_the_chain, .timeout = 900) {
     static const scene_case cases[] = {
         {"winch", NULL, 0, "pgs", 0, 0, 1, EXPECT_PASS},
