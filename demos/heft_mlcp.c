@@ -310,6 +310,10 @@ static int cmd_solve(const command_line *c) {
         fputs(st.fallback ? "true" : "false", f);
         json_key(f, "imaginary_columns", &first);
         fprintf(f, "%d", st.imaginary_columns);
+        json_key(f, "imaginary_columns_sum", &first);
+        fprintf(f, "%ld", st.imaginary_columns_sum);
+        json_key(f, "preconditioned_columns_sum", &first);
+        fprintf(f, "%ld", st.preconditioned_columns_sum);
         json_key(f, "regularized_rows", &first);
         fprintf(f, "%d", st.regularized_rows);
         json_key(f, "restarts", &first);

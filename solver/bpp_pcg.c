@@ -113,7 +113,7 @@ int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *
             stats->fallback = 1;
         }
         stats->factorizations++;
-        stats->imaginary_columns = b->P.imaginary_columns;
+        heft_precond_count(&b->P, stats);
         stats->time_factor_ms += heft_time_ms() - start;
         if (rc != 0)
             return -1;

@@ -224,6 +224,11 @@ typedef struct heft_solver_stats {
     int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
     int restarts;             /* BPP: restarts from all-free sets after a stalled start from
                                  kept or warm-start sets */
+    /* bpp-pcg, pgcg: every preconditioner computed in the solve summed: its
+     * imaginary columns (Alg. 6) and its size. Their ratio is the mean fraction
+     * of columns that met a negative pivot, 004 Figure 6.4's abscissa. */
+    long imaginary_columns_sum;
+    long preconditioned_columns_sum;
 } heft_solver_stats;
 
 /* A solver: one table of functions registered under a short name.

@@ -186,7 +186,7 @@ static int restart(const heft_mlcp *p, pgcg_state *s, heft_solver_stats *stats) 
         if (rc != 0)
             return -1;
         stats->factorizations++;
-        stats->imaginary_columns = s->P.imaginary_columns;
+        heft_precond_count(&s->P, stats);
     }
     stats->time_factor_ms += heft_time_ms() - start;
     heft_sparse_sym_multiply(&s->A, s->lambda, s->w); /* line 4 */

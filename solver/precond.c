@@ -211,6 +211,12 @@ static int ict_factor(heft_precond *P, const heft_sparse_sym *a, double gamma) {
 
 /* ---- the interface -------------------------------------------------------------- */
 
+void heft_precond_count(const heft_precond *P, heft_solver_stats *stats) {
+    stats->imaginary_columns = P->imaginary_columns;
+    stats->imaginary_columns_sum += P->imaginary_columns;
+    stats->preconditioned_columns_sum += P->n;
+}
+
 int heft_precond_compute(heft_precond *P, const heft_sparse_sym *a) {
     const int n = a->n;
     const size_t un = (size_t)n, nnz = (size_t)heft_sparse_sym_nnz(a);

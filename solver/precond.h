@@ -63,4 +63,8 @@ void heft_precond_apply(const heft_precond *P, const double *r, double *z);
 
 void heft_precond_release(heft_precond *P);
 
+/* Reports the preconditioner just computed in stats: imaginary_columns (the
+ * last one's) and the two sums over the solve. */
+void heft_precond_count(const heft_precond *P, heft_solver_stats *stats);
+
 #endif

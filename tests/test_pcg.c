@@ -244,6 +244,95 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
                  rec.jacobi);
 }
 
+/* The log tower (160 logs of 50 kg, stacking --variant tower), islands every
+ * 10 steps from 0 to 230, recorded with pgs. Its piles of logs make IC(0)
+ * meet negative pivots (on the chains and boxes above none): plain IC(0)
+ * breaks down, the imaginary variant completes. 004 §6.2.4 and Figure 6.4:
+ * the more imaginary columns, the more PCG iterations. Measured here: with
+ * at most 1% of the columns imaginary PCG needs fewer iterations than with
+ * Jacobi (442 against 699 at step 40), with 2% or more many more (37 of
+ * 1,269 columns at step 160: 10,151 against 1,019), while diagonal
+ * compensation (ic0-shift) beats Jacobi on all of them. */
+typedef struct tower_iterations {
+    int few, many, breakdowns;                   /* problems: <= 1% imaginary, >= 2% */
+    long jacobi_few, imaginary_few, shift_few;   /* PCG iterations summed */
+    long jacobi_many, imaginary_many, shift_many;
+} tower_iterations;
+
+static void count_tower_iterations(void *user, int step, int island, const heft_mlcp *p,
+                                   const double *lambda, const heft_solver_stats *stats) {
+    (void)lambda;
+    (void)stats;
+    tower_iterations *rec = user;
+    if (step % 10 != 0 || p->n < 100)
+        return;
+    heft_sparse_sym A = {0};
+    cr_assert_eq(heft_sparse_sym_from_mlcp(&A, p), 0);
+    double *x = malloc(sizeof(double) * p->n);
+    const int kinds[3] = {HEFT_PRECOND_JACOBI, HEFT_PRECOND_IC0_IMAGINARY, HEFT_PRECOND_IC0_SHIFT};
+    long it[3];
+    int imaginary = 0;
+    for (int k = 0; k < 3; ++k) {
+        heft_precond P;
+        heft_precond_init(&P, kinds[k]);
+        cr_assert_eq(heft_precond_compute(&P, &A), 0);
+        memset(x, 0, sizeof(double) * p->n);
+        heft_pcg_work w = {0};
+        const heft_pcg_stop stop = {1e-8, 0.0, 100000};
+        const heft_pcg_result r = heft_pcg_solve(&A, &P, p->b, x, stop, &w);
+        cr_assert(r.converged, "step %d island %d: %s did not converge", step, island,
+                  heft_precond_name(kinds[k]));
+        it[k] = r.iterations;
+        if (kinds[k] == HEFT_PRECOND_IC0_IMAGINARY)
+            imaginary = P.imaginary_columns;
+        heft_precond_release(&P);
+        heft_pcg_release(&w);
+    }
+    heft_precond ic0;
+    heft_precond_init(&ic0, HEFT_PRECOND_IC0);
+    rec->breakdowns += heft_precond_compute(&ic0, &A) == 1;
+    heft_precond_release(&ic0);
+    cr_log_info("tower step %d island %d: %d rows, %d imaginary columns; PCG iterations jacobi %ld, "
+                "ic0-imaginary %ld, ic0-shift %ld", step, island, p->n, imaginary, it[0], it[1],
+                it[2]);
+    if (imaginary * 100 <= p->n) {
+        rec->few++;
+        rec->jacobi_few += it[0], rec->imaginary_few += it[1], rec->shift_few += it[2];
+    } else if (imaginary * 50 >= p->n) {
+        rec->many++;
+        rec->jacobi_many += it[0], rec->imaginary_many += it[1], rec->shift_many += it[2];
+    }
+    free(x);
+    heft_sparse_sym_release(&A);
+}
+
+Test(pcg, imaginary_columns_slow_pcg_down_on_the_knocked_down_log_tower, .timeout = 600) {
+    tower_iterations rec = {0};
+    run_config cfg = {0};
+    cfg.scenario = "stacking";
+    cfg.params.variant = "tower";
+    cfg.solver = "pgs";
+    cfg.steps = 231;
+    cfg.island = count_tower_iterations;
+    cfg.island_user = &rec;
+    run_result res;
+    cr_assert_eq(run_scenario(&cfg, &res), 0, "%s", res.error);
+    run_result_free(&res);
+    cr_log_info("few imaginary columns: %d problems, jacobi %ld, ic0-imaginary %ld, ic0-shift %ld; "
+                "many: %d problems, jacobi %ld, ic0-imaginary %ld, ic0-shift %ld; plain IC(0) "
+                "broke down on %d", rec.few, rec.jacobi_few, rec.imaginary_few, rec.shift_few,
+                rec.many, rec.jacobi_many, rec.imaginary_many, rec.shift_many, rec.breakdowns);
+    cr_assert_geq(rec.few, 3);
+    cr_assert_geq(rec.many, 5);
+    cr_assert_geq(rec.breakdowns, rec.many, "plain IC(0) breaks down wherever many columns "
+                                            "are imaginary");
+    cr_assert_lt(rec.imaginary_few * 5, rec.jacobi_few * 4, "few: imaginary %ld vs jacobi %ld",
+                 rec.imaginary_few, rec.jacobi_few);
+    cr_assert_gt(rec.imaginary_many, rec.jacobi_many * 2, "many: imaginary %ld vs jacobi %ld",
+                 rec.imaginary_many, rec.jacobi_many);
+    cr_assert_lt(rec.shift_few + rec.shift_many, (rec.jacobi_few + rec.jacobi_many) / 2);
+}
+
 /* ---- bpp-pcg and pgcg on planted and outside problems --------------------------------- */
 
 static void solve_with(const char *name, const heft_solver_options *o, const heft_mlcp *p,
