@@ -35,7 +35,12 @@ typedef struct recorded {
 typedef struct recording {
     recorded *items;
     int count, capacity;
+    int from, every; /* keeps the problems of steps from, from + every, ... (1-based) */
 } recording;
+
+static int step_kept(const recording *r, int step) {
+    return step >= r->from && (step - r->from) % r->every == 0;
+}
 
 static heft_mlcp *mlcp_copy(const heft_mlcp *src) {
     heft_mlcp *p = heft_mlcp_create(src->n, src->nbodies,
@@ -72,6 +77,9 @@ static void record_island(void *user, int step, int island, const heft_mlcp *p, 
     (void)lambda;
     (void)stats;
     recording *r = user;
+    if (!step_kept(r, step + 1)) {
+        return;
+    }
     if (r->count == r->capacity) {
         int cap = r->capacity ? 2 * r->capacity : 256;
         recorded *items = realloc(r->items, (size_t)cap * sizeof *items);
@@ -107,6 +115,9 @@ typedef struct solver_result {
     int *iterations;     /* per problem */
     int *tight;          /* per problem: tight set of the last pivoting step */
     int *converged;
+    int *inner;          /* per problem: inner iterations (PCG inside pivoting steps) */
+    double *imaginary;   /* per problem: fraction of the preconditioners' columns that were
+                            imaginary (004 Figure 6.4), -1 when none was computed */
 } solver_result;
 
 static int compare_double(const void *a, const void *b) {
@@ -150,6 +161,11 @@ static void replay(const recording *rec, const heft_solver_vtable *s, const heft
             out->iterations[i] = st.iterations;
             out->tight[i] = st.tight_trace_count > 0 ? st.tight_trace[st.tight_trace_count - 1] : -1;
             out->converged[i] = rc == HEFT_SOLVE_OK;
+            out->inner[i] = st.inner_iterations;
+            out->imaginary[i] = st.preconditioned_columns_sum > 0
+                                    ? (double)st.imaginary_columns_sum /
+                                          (double)st.preconditioned_columns_sum
+                                    : -1.0;
         }
     }
     for (int k = 0; k < 4096; ++k) {
@@ -233,13 +249,79 @@ typedef struct bench_config {
     const char *record_solver;
     int reps;
     int steps;
+    int from;  /* replay the problems of steps >= from */
+    int every; /* and of every every-th of those steps */
     const char *solvers[MAX_SOLVERS];
     int solver_count;
 } bench_config;
 
+/* 004 Figure 6.4: for the largest island of each replayed step, each PCG
+ * solver's mean fraction of imaginary columns (over the preconditioners of
+ * its solve) and its inner iterations. CSV and, with gnuplot, a scatter plot.
+ * Returns 1 when the plot was written. */
+static int write_figure_6_4(const bench_config *bc, const char *scene, const recording *rec,
+                            const solver_result *res, int ns) {
+    int pcg[MAX_SOLVERS], np = 0;
+    for (int si = 0; si < ns; ++si) {
+        for (int i = 0; i < rec->count; ++i) {
+            if (res[si].imaginary[i] >= 0.0) {
+                pcg[np++] = si;
+                break;
+            }
+        }
+    }
+    if (np == 0) {
+        return 0;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s-imaginary.csv", bc->out, scene);
+    FILE *csv = fopen(path, "w");
+    if (!csv) {
+        return 0;
+    }
+    fprintf(csv, "step,rows");
+    for (int k = 0; k < np; ++k) {
+        fprintf(csv, ",%s_imaginary_percent,%s_inner", res[pcg[k]].solver->name,
+                res[pcg[k]].solver->name);
+    }
+    fputc('\n', csv);
+    for (int i = 0; i < rec->count;) {
+        int j = i, big = i; /* the problems of one step are consecutive */
+        while (j < rec->count && rec->items[j].step == rec->items[i].step) {
+            big = rec->items[j].p->n > rec->items[big].p->n ? j : big;
+            ++j;
+        }
+        fprintf(csv, "%d,%d", rec->items[big].step, rec->items[big].p->n);
+        for (int k = 0; k < np; ++k) {
+            const double f = res[pcg[k]].imaginary[big];
+            fprintf(csv, ",%.4f,%d", f >= 0.0 ? 100.0 * f : 0.0, res[pcg[k]].inner[big]);
+        }
+        fputc('\n', csv);
+        i = j;
+    }
+    fclose(csv);
+    char plot[256] = "";
+    for (int k = 0; k < np; ++k) {
+        char one[64];
+        snprintf(one, sizeof one, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "", scene,
+                 3 + 2 * k, 4 + 2 * k);
+        strncat(plot, one, sizeof plot - strlen(plot) - 1);
+    }
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
+             "700,500; set output '%s-imaginary.png'; set datafile separator ','; set key autotitle "
+             "columnhead; set xlabel 'imaginary columns, mean over the solve (%% of columns)'; "
+             "set ylabel 'inner PCG iterations'; set logscale y; plot %s\" 2>/dev/null",
+             bc->out, scene, plot);
+    return system(cmd) == 0;
+}
+
 static int bench_scene(const bench_config *bc, const char *scene_name, const char *scene,
                        const scenario_params *params, FILE *md) {
     recording rec = {0};
+    rec.from = bc->from > 1 ? bc->from : 1;
+    rec.every = bc->every > 1 ? bc->every : 1;
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.scenario = scene_name;
@@ -281,6 +363,8 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         res[ns].iterations = calloc((size_t)np + 1, sizeof(int));
         res[ns].tight = calloc((size_t)np + 1, sizeof(int));
         res[ns].converged = calloc((size_t)np + 1, sizeof(int));
+        res[ns].inner = calloc((size_t)np + 1, sizeof(int));
+        res[ns].imaginary = calloc((size_t)np + 1, sizeof(double));
         ns++;
     }
     double *samples = calloc((size_t)np * (size_t)bc->reps * MAX_SOLVERS + 1, sizeof(double));
@@ -337,6 +421,9 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         }
         fputc('\n', csv);
         for (int st = 1; st <= steps; ++st) {
+            if (!step_kept(&rec, st)) {
+                continue;
+            }
             fprintf(csv, "%d,%d,%.6f", st, step_rows[st],
                     step_rows[st] ? (double)step_tight[st] / step_rows[st] : 0.0);
             for (int si = 0; si < ns; ++si) {
@@ -360,22 +447,33 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     for (int i = 0; i < np; ++i) {
         largest = rec.items[i].p->n > largest ? rec.items[i].p->n : largest;
     }
+    int kept = 0;
     for (int st = 1; st <= steps; ++st) {
         with_tight += step_tight[st] > 0;
+        kept += step_kept(&rec, st);
     }
-    fprintf(md, "### %s\n\n%d steps of %s, %d island problems (largest %d rows), recorded with `%s`; "
+    char window[96] = "";
+    if (rec.from > 1 || rec.every > 1) {
+        snprintf(window, sizeof window, " (replayed: steps %d to %d, every %d: %d steps)", rec.from,
+                 steps, rec.every, kept);
+    }
+    fprintf(md, "### %s\n\n%d steps of %s%s, %d island problems (largest %d rows), recorded with `%s`; "
                 "%d repetitions, median per problem.%s\n\n",
-            scene, steps, "1/60 s", np, largest, bc->record_solver, bc->reps,
+            scene, steps, "1/60 s", window, np, largest, bc->record_solver, bc->reps,
             ref >= 0 ? "" : " (no `bpp` registered: no tight-variable column)");
-    fprintf(md, "| solver | mean ms/step | max ms/step | mean ms/step, steps with tight rows (%d) | "
-                "speed-up vs bpp | iterations mean / max | not converged | MLCP error min / median / mean / max (J) |\n",
+    fprintf(md, "| solver | mean ms/step | max ms/step | speed-up vs bpp | mean ms/step, steps with tight rows (%d) | "
+                "speed-up vs bpp there | iterations mean / max | inner iterations mean | imaginary columns (%%) | "
+                "not converged | MLCP error min / median / mean / max (J) |\n",
             with_tight);
-    fprintf(md, "|---|---|---|---|---|---|---|---|\n");
-    double ref_tight_mean = 0.0;
+    fprintf(md, "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    double ref_tight_mean = 0.0, ref_mean = 0.0;
     for (int pass = 0; pass < 2; ++pass) {
         for (int si = 0; si < ns; ++si) {
             double sum = 0.0, mx = 0.0, tight_sum = 0.0;
             for (int st = 1; st <= steps; ++st) {
+                if (!step_kept(&rec, st)) {
+                    continue;
+                }
                 double t = step_time[st * MAX_SOLVERS + si];
                 sum += t;
                 mx = t > mx ? t : mx;
@@ -387,29 +485,48 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
             if (pass == 0) {
                 if (si == ref) {
                     ref_tight_mean = tight_mean;
+                    ref_mean = kept ? sum / kept : 0.0;
                 }
                 continue;
             }
-            double it_sum = 0.0;
-            int it_max = 0, nc = 0;
+            double it_sum = 0.0, inner_sum = 0.0, imag_sum = 0.0;
+            int it_max = 0, nc = 0, imag_count = 0;
             for (int i = 0; i < np; ++i) {
+                inner_sum += res[si].inner[i];
+                if (res[si].imaginary[i] >= 0.0) {
+                    imag_sum += res[si].imaginary[i];
+                    imag_count++;
+                }
                 it_sum += res[si].iterations[i];
                 it_max = res[si].iterations[i] > it_max ? res[si].iterations[i] : it_max;
                 nc += !res[si].converged[i];
             }
             stats4 e = summarize(res[si].error, np);
-            char speed[32] = "-";
+            char speed[32] = "-", speed_all[32] = "-", imag[32] = "-";
             if (ref >= 0 && tight_mean > 0.0 && with_tight) {
                 snprintf(speed, sizeof speed, "%.2f", ref_tight_mean / tight_mean);
             }
-            fprintf(md, "| `%s` | %.4f | %.4f | %.4f | %s | %.1f / %d | %d | %.1e / %.1e / %.1e / %.1e |\n",
-                    res[si].solver->name, steps ? sum / steps : 0.0, mx, tight_mean, speed,
-                    np ? it_sum / np : 0.0, it_max, nc, e.min, e.med, e.mean, e.max);
+            const double mean = kept ? sum / kept : 0.0;
+            if (ref >= 0 && mean > 0.0) {
+                snprintf(speed_all, sizeof speed_all, "%.2f", ref_mean / mean);
+            }
+            if (imag_count > 0) {
+                snprintf(imag, sizeof imag, "%.2f", 100.0 * imag_sum / imag_count);
+            }
+            fprintf(md, "| `%s` | %.4f | %.4f | %s | %.4f | %s | %.1f / %d | %.1f | %s | %d | %.1e / %.1e / %.1e / %.1e |\n",
+                    res[si].solver->name, mean, mx, speed_all, tight_mean, speed,
+                    np ? it_sum / np : 0.0, it_max, np ? inner_sum / np : 0.0, imag, nc, e.min,
+                    e.med, e.mean, e.max);
         }
     }
     fprintf(md, "\nPer-step times: `%s-steps.csv`.\n\n", scene);
     if (plotted) {
         fprintf(md, "![%s](%s-steps.png)\n\n", scene, scene);
+    }
+    if (write_figure_6_4(bc, scene, &rec, res, ns)) {
+        fprintf(md, "Inner iterations against imaginary columns (004 Figure 6.4), the largest island "
+                    "of each step: `%s-imaginary.csv`.\n\n![%s imaginary columns](%s-imaginary.png)\n\n",
+                scene, scene, scene);
     }
     for (int si = 0; si < ns; ++si) {
         free(res[si].time_ms);
@@ -417,6 +534,8 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         free(res[si].iterations);
         free(res[si].tight);
         free(res[si].converged);
+        free(res[si].inner);
+        free(res[si].imaginary);
     }
     free(samples);
     free(times);
@@ -649,9 +768,10 @@ static int bench_ldl(int reps) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver NAME]\n"
-               "                  [--reps N] [--steps N]\n"
+               "                  [--reps N] [--steps N] [--from STEP] [--every K]\n"
                "       heft-bench --ldl [--reps N]\n"
                "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
+               "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
                "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
                "10000 calls) and prints the figures.\n");
 }
@@ -714,6 +834,10 @@ int main(int argc, char **argv) {
             bc.reps = atoi(v);
         } else if (!strcmp(a, "--steps")) {
             bc.steps = atoi(v);
+        } else if (!strcmp(a, "--from")) {
+            bc.from = atoi(v);
+        } else if (!strcmp(a, "--every")) {
+            bc.every = atoi(v);
         } else {
             usage(stderr);
             return 2;
