@@ -245,7 +245,7 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
 }
 
 /* The log tower (160 logs of 50 kg, stacking --variant tower), islands every
- * 10 steps from 0 to 230, recorded with pgs. Its piles of logs make IC(0)
+ * 20 steps from 0 to 220, recorded with pgs. Its piles of logs make IC(0)
  * meet negative pivots (on the chains and boxes above none): plain IC(0)
  * breaks down, the imaginary variant completes. 004 §6.2.4 and Figure 6.4:
  * the more imaginary columns, the more PCG iterations. Measured here: with
@@ -264,7 +264,7 @@ static void count_tower_iterations(void *user, int step, int island, const heft_
     (void)lambda;
     (void)stats;
     tower_iterations *rec = user;
-    if (step % 10 != 0 || p->n < 100)
+    if (step % 20 != 0 || p->n < 100)
         return;
     heft_sparse_sym A = {0};
     cr_assert_eq(heft_sparse_sym_from_mlcp(&A, p), 0);
@@ -312,7 +312,7 @@ Test(pcg, imaginary_columns_slow_pcg_down_on_the_knocked_down_log_tower, .timeou
     cfg.scenario = "stacking";
     cfg.params.variant = "tower";
     cfg.solver = "pgs";
-    cfg.steps = 231;
+    cfg.steps = 221;
     cfg.island = count_tower_iterations;
     cfg.island_user = &rec;
     run_result res;
@@ -323,7 +323,7 @@ Test(pcg, imaginary_columns_slow_pcg_down_on_the_knocked_down_log_tower, .timeou
                 "broke down on %d", rec.few, rec.jacobi_few, rec.imaginary_few, rec.shift_few,
                 rec.many, rec.jacobi_many, rec.imaginary_many, rec.shift_many, rec.breakdowns);
     cr_assert_geq(rec.few, 3);
-    cr_assert_geq(rec.many, 5);
+    cr_assert_geq(rec.many, 4);
     cr_assert_geq(rec.breakdowns, rec.many, "plain IC(0) breaks down wherever many columns "
                                             "are imaginary");
     cr_assert_lt(rec.imaginary_few * 5, rec.jacobi_few * 4, "few: imaginary %ld vs jacobi %ld",
