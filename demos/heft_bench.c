@@ -251,6 +251,7 @@ typedef struct bench_config {
     int steps;
     int from;  /* replay the problems of steps >= from */
     int every; /* and of every every-th of those steps */
+    int preconditioner; /* the PCG solvers' (heft_preconditioner), -1: the default */
     const char *solvers[MAX_SOLVERS];
     int solver_count;
 } bench_config;
@@ -349,6 +350,9 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         desc->configure(&wd);
     }
     heft_solver_options o = wd.solver_options;
+    if (bc->preconditioner >= 0) {
+        o.preconditioner = bc->preconditioner;
+    }
     solver_result res[MAX_SOLVERS];
     memset(res, 0, sizeof res);
     int ns = 0;
@@ -461,6 +465,11 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
                 "%d repetitions, median per problem.%s\n\n",
             scene, steps, "1/60 s", window, np, largest, bc->record_solver, bc->reps,
             ref >= 0 ? "" : " (no `bpp` registered: no tight-variable column)");
+    if (bc->preconditioner >= 0) {
+        static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift", "ict",
+                                                              "ic0-imaginary"};
+        fprintf(md, "PCG solvers preconditioned by `%s`.\n\n", kinds[bc->preconditioner]);
+    }
     fprintf(md, "| solver | mean ms/step | max ms/step | speed-up vs bpp | mean ms/step, steps with tight rows (%d) | "
                 "speed-up vs bpp there | iterations mean / max | inner iterations mean | imaginary columns (%%) | "
                 "not converged | MLCP error min / median / mean / max (J) |\n",
@@ -769,6 +778,7 @@ static int bench_ldl(int reps) {
 static void usage(FILE *f) {
     fprintf(f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver NAME]\n"
                "                  [--reps N] [--steps N] [--from STEP] [--every K]\n"
+               "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
                "       heft-bench --ldl [--reps N]\n"
                "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
                "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
@@ -790,6 +800,7 @@ int main(int argc, char **argv) {
     bc.out = "bench-results";
     bc.reps = 5;
     bc.steps = 600;
+    bc.preconditioner = -1;
     bc.record_solver = heft_solver_find("bpp") ? "bpp" : "pgs";
     /* NAME[:VARIANT[:SIZE]]; the default is what runs in a few minutes on
      * two cores (the chain round the rod has islands of 1,000 rows, which
@@ -834,6 +845,19 @@ int main(int argc, char **argv) {
             bc.reps = atoi(v);
         } else if (!strcmp(a, "--steps")) {
             bc.steps = atoi(v);
+        } else if (!strcmp(a, "--preconditioner")) {
+            static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",
+                                                                  "ict", "ic0-imaginary"};
+            bc.preconditioner = -2;
+            for (int k = 0; k < HEFT_PRECOND_COUNT; ++k) {
+                if (!strcmp(v, kinds[k])) {
+                    bc.preconditioner = k;
+                }
+            }
+            if (bc.preconditioner < 0) {
+                usage(stderr);
+                return 2;
+            }
         } else if (!strcmp(a, "--from")) {
             bc.from = atoi(v);
         } else if (!strcmp(a, "--every")) {
