@@ -210,4 +210,9 @@ int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *
                        const double *guess, heft_solver_stats *stats);
 void heft_bpp_pcg_release(bpp_state *s);
 
+/* Tightens bpp-pcg's relative PCG tolerance for the rest of this solve
+ * (times 1e-4, down to a floor of 1e-13; bpp_pcg.c). Returns 0 when it is
+ * at the floor already. */
+int heft_bpp_pcg_tighten(bpp_state *s);
+
 #endif
