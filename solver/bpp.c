@@ -20,8 +20,9 @@
  *
  * It stops when no variable breaks eq. 2.1 and every tight friction row sits
  * on the bound its normal impulse gives (should one not, the next step
- * solves again with the same index sets: the factor is reused), or after
- * options.max_pivots steps.
+ * solves again with the same index sets: the factor is reused; bpp-pcg
+ * first solves the same step again at a tighter PCG tolerance, see
+ * pivot_loop), or after options.max_pivots steps.
  *
  * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
  * Júdice & Pires (1994), the number of variables that break eq. 2.1 is

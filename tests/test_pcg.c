@@ -463,8 +463,9 @@ Test(bpp_pcg, converges_on_the_chain_islands_with_the_default_tolerance) {
 /* The pyramid of base 12 (2,520 rows) at step 60 of a pgs run, the island
  * of "Growing stacks" in docs/pcg.md (its .mlcp file is 5 MB, so the scene
  * is run here and the island taken from the island callback). At PCG's
- * default 1e-6 the 843 tight rows were right after 3 steps, 21 friction rows
- * stayed stale at 2.7e-7 J and bpp-pcg ran out of its 35 steps; bpp takes 2. */
+ * default 1e-6 the tight set stopped changing after 3 steps (843 rows), 21
+ * friction rows stayed stale at 2.7e-7 J and bpp-pcg ran out of its 35
+ * steps; bpp takes 2. */
 typedef struct pyramid_island {
     int step, solved;
 } pyramid_island;
