@@ -318,6 +318,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.regularized_rows);
         json_key(f, "restarts", &first);
         fprintf(f, "%d", st.restarts);
+        json_key(f, "pcg_tightenings", &first);
+        fprintf(f, "%d", st.pcg_tightenings);
         json_key(f, "error_max", &first);
         json_number(f, st.error_max);
         json_key(f, "error_sum", &first);

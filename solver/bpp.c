@@ -20,8 +20,9 @@
  *
  * It stops when no variable breaks eq. 2.1 and every tight friction row sits
  * on the bound its normal impulse gives (should one not, the next step
- * solves again with the same index sets: the factor is reused), or after
- * options.max_pivots steps.
+ * solves again with the same index sets: the factor is reused; bpp-pcg
+ * first solves the same step again at a tighter PCG tolerance, see
+ * pivot_loop), or after options.max_pivots steps.
  *
  * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
  * Júdice & Pires (1994), the number of variables that break eq. 2.1 is
@@ -99,6 +100,7 @@ void heft_bpp_reset(void *state)
         return;
     s->kept_n = -1;
     s->ordering_valid = 0;
+    s->wood_n = 0;
 }
 
 void heft_bpp_destroy(void *state)
@@ -115,7 +117,8 @@ void heft_bpp_destroy(void *state)
                       s->px, s->py, s->response, s->body_start, s->body_entries,
                       s->downdate_cost, s->block_end,
                       s->factored_tight, s->coupled, s->normal_slot, s->normals,
-                      s->coupling, s->coupling_pivot, s->u, s->fz_lo, s->fz_hi, s->fz_x,
+                      s->coupling, s->coupling_pivot, s->u, s->wood[0], s->wood[1],
+                      s->wood_rows[0], s->wood_rows[1], s->fz_lo, s->fz_hi, s->fz_x,
                       s->fz_ax, s->fz_d, s->fz_t, s->fz_best};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
@@ -290,6 +293,10 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
  * dense), or a singular I + E^T Z, and the step keeps the boxes of the
  * previous iterate instead. */
 #define BPP_MAX_COUPLED 1024
+/* bpp-pcg keeps the Woodbury solves (y and Z, (k + 1) n doubles) as the
+ * starting points of the next coupling's when they fit in this many
+ * doubles (8 MB a buffer) */
+#define BPP_WOODBURY_KEPT (1u << 20)
 
 /* LU with partial pivoting of the k x k row-major a, in place; 0 when
  * singular or not finite. */
@@ -394,10 +401,29 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
         return 0; /* out of memory: the boxes of the previous iterate */
     double *S = s->coupling, *lambda_N = s->coupling + uk * uk;
 
+    /* bpp-pcg solves by PCG from a starting point: the last coupling's y and
+     * its column of Z for the same normal row (004 §5.3's warm start applied
+     * to these solves). A step solved again at a tighter tolerance (see
+     * pivot_loop) has the same A_FF and U, and the next pivoting step nearly
+     * so; from zero these solves were 90% of the PCG iterations on a
+     * pyramid of base 12. Any start gives the same stopping test. */
+    const size_t kept = (uk + 1) * (size_t)n;
+    const int old = s->wood_cur, cur = 1 - old;
+    int keep = s->backend == BPP_PCG && kept <= BPP_WOODBURY_KEPT;
+    const int have_old = keep && s->wood_n == n;
+    if (keep) {
+        s->wood_n = 0; /* until this coupling is complete (a failed solve below) */
+        keep = HEFT_RESERVE(s->wood[cur], s->wood_cap[cur], kept) &&
+               HEFT_RESERVE(s->wood_rows[cur], s->wood_rows_cap[cur], uk);
+    }
+    double *const kept_y = keep ? s->wood[cur] : NULL;
+
     /* y = A_FF^-1 r with the coupled rows left out of r */
     free_rhs(p, s, s->coupled);
-    if (backend_solve(s, n, s->tight, s->rhs, NULL, stats) != 0)
+    if (backend_solve(s, n, s->tight, s->rhs, have_old && keep ? s->wood[old] : NULL, stats) != 0)
         return -1;
+    if (keep)
+        memcpy(kept_y, s->rhs, sizeof(double) * (size_t)n);
     for (int q = 0; q < k; ++q)
         lambda_N[q] = s->rhs[s->normals[q]];
     /* S = I + E^T A_FF^-1 U, column by column */
@@ -409,10 +435,26 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
                 const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
                 backend_add_column(s, n, t, sign * fabs(p->hi[t]), s->u);
             }
-        if (backend_solve(s, n, s->tight, s->u, NULL, stats) != 0)
+        const double *guess = NULL;
+        for (int c = 0; have_old && keep && c < s->wood_k[old] && guess == NULL; ++c)
+            if (s->wood_rows[old][c] == s->normals[q])
+                guess = s->wood[old] + (size_t)(c + 1) * (size_t)n;
+        if (backend_solve(s, n, s->tight, s->u, guess, stats) != 0)
             return -1;
+        if (keep) {
+            memcpy(kept_y + (size_t)(q + 1) * (size_t)n, s->u, sizeof(double) * (size_t)n);
+            s->wood_rows[cur][q] = s->normals[q];
+        }
         for (int r = 0; r < k; ++r)
             S[(size_t)r * uk + q] = (r == q ? 1.0 : 0.0) + s->u[s->normals[r]];
+    }
+    /* the other buffer at this size too (its contents are used up), so that
+     * a repeated solve allocates nothing */
+    if (keep && HEFT_RESERVE(s->wood[old], s->wood_cap[old], kept) &&
+        HEFT_RESERVE(s->wood_rows[old], s->wood_rows_cap[old], uk)) {
+        s->wood_cur = cur;
+        s->wood_k[cur] = k;
+        s->wood_n = n;
     }
     stats->inner_iterations += k + 1;
     if (!lu_factor(S, k, s->coupling_pivot))
@@ -735,12 +777,16 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
     int best_infeasible = n + 1;
     double best_error = INFINITY;
     int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
-    while (steps < max_steps) {
+    int resolve = 0; /* bpp-pcg: this step's sets again, with a tighter PCG (below) */
+    while (resolve || steps < max_steps) {
         /* Alg. 2.1 lines 5-6 */
         const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
-        if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
-            stats->tight_trace[stats->tight_trace_count++] = tight_count;
-        ++steps;
+        if (!resolve) {
+            if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
+                stats->tight_trace[stats->tight_trace_count++] = tight_count;
+            ++steps;
+        }
+        resolve = 0;
 
         /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
          * friction rows coupled to a free normal row first get the value of
@@ -776,6 +822,23 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         if (infeasible == 0) {
             converged = 1;
             break;
+        }
+        /* bpp-pcg (004 Alg. 10, line 11 by PCG): no variable to pivot, only
+         * tight friction rows off the bound of the new normal impulse, is
+         * what an inexact solve of the coupled system looks like. The
+         * Woodbury solves (couple_friction) at PCG's 1e-6 missed lambda_N
+         * by more than sqrt(2 tau / A_ii), and the next step repeated them
+         * to the same tolerance and missed by as much, every step: 35 steps with 21
+         * stale rows at 2.7e-7 J on a pyramid of base 12, 70 steps and the
+         * frozen boxes on the chain's islands. The sets are right, so the
+         * same step is solved again with a tighter PCG tolerance (the main
+         * solve warm-started from lambda_F, 004 §5.3), which does not count
+         * as a pivoting step; the cheap case, converged at the first check,
+         * never gets here. */
+        if (c.pivots == 0 && s->backend == BPP_PCG && heft_bpp_pcg_tighten(s)) {
+            stats->pcg_tightenings++;
+            resolve = 1;
+            continue;
         }
         if (c.pivots == 0)
             continue; /* same sets, the friction boxes moved: solve again */

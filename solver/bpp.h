@@ -58,6 +58,13 @@ typedef struct bpp_state {
     double *coupling;       /* k x k: I + E^T A_FF^-1 U, then its LU */
     int *coupling_pivot;    /* k */
     double *u;              /* n */
+    /* bpp-pcg: the last coupling's Woodbury solves, PCG's starting points
+     * for the next (bpp.c "the friction coupling"); two buffers, the
+     * current one wood[wood_cur]: y, then one column of Z per normal row
+     * in wood_rows, n each; wood_n 0 when there are none */
+    double *wood[2];
+    int *wood_rows[2];
+    int wood_k[2], wood_cur, wood_n;
 
     /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
@@ -103,8 +110,8 @@ typedef struct bpp_state {
         L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
         body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap,
         normal_slot_cap, normals_cap,
-        coupling_cap, coupling_pivot_cap, u_cap, fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap,
-        fz_d_cap, fz_t_cap, fz_best_cap;
+        coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2], fz_lo_cap,
+        fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */
@@ -209,5 +216,10 @@ void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out);
 int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                        const double *guess, heft_solver_stats *stats);
 void heft_bpp_pcg_release(bpp_state *s);
+
+/* Tightens bpp-pcg's relative PCG tolerance for the rest of this solve
+ * (times 1e-4, down to a floor of 1e-13; bpp_pcg.c). Returns 0 when it is
+ * at the floor already. */
+int heft_bpp_pcg_tighten(bpp_state *s);
 
 #endif

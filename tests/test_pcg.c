@@ -508,6 +508,85 @@ Test(pcg_solvers, solve_the_siconos_problems) {
     }
 }
 
+/* ---- bpp-pcg's adaptive PCG tolerance (bpp.c pivot_loop, bpp_pcg.c) ------------------ */
+
+/* bpp-pcg with default options against bpp-skyline (the same pivoting loop
+ * with exact solves) on one problem: converged, within 1e-8 J, in at most
+ * one pivoting step more, with the tolerance tightened at least once. */
+static void assert_converges_like_bpp(const heft_mlcp *p, const char *what) {
+    double *lambda = malloc(sizeof(double) * (size_t)p->n);
+    heft_solver_stats direct, pcg;
+    solve_with("bpp-skyline", NULL, p, lambda, &direct);
+    solve_with("bpp-pcg", NULL, p, lambda, &pcg);
+    cr_log_info("%s (%d rows): bpp-skyline %d steps, %.2e J; bpp-pcg %d steps, %d PCG "
+                "iterations, %d tightenings, %.2e J",
+                what, p->n, direct.iterations, direct.error_max, pcg.iterations,
+                pcg.inner_iterations, pcg.pcg_tightenings, pcg.error_max);
+    cr_assert(direct.converged, "%s: bpp-skyline no longer converges", what);
+    cr_assert(pcg.converged, "%s: bpp-pcg did not converge (%.2e J)", what, pcg.error_max);
+    cr_assert_lt(pcg.error_max, 1e-8, "%s: %.2e J", what, pcg.error_max);
+    cr_assert_leq(pcg.iterations, direct.iterations + 1, "%s: %d steps against %d", what,
+                  pcg.iterations, direct.iterations);
+    cr_assert_gt(pcg.pcg_tightenings, 0, "%s: converged without tightening", what);
+    free(lambda);
+}
+
+/* Two islands of the chain (tests/data/chain-step120.mlcp, chain-step600:
+ * `heft-run --scenario chain --solver bpp-skyline --export-mlcp DIR --at
+ * 120,600`, 428 and 431 rows; 0.25 kg links under 5 kN, geometric
+ * stiffness). At PCG's default 1e-6 the coupled friction rows stayed stale
+ * and bpp-pcg ran its 35 steps and the frozen boxes' 35 (0.09 J, 0.18 J);
+ * bpp takes 1 and 4 steps. */
+Test(bpp_pcg, converges_on_the_chain_islands_with_the_default_tolerance) {
+    const char *files[2] = {"chain-step120.mlcp", "chain-step600.mlcp"};
+    for (int f = 0; f < 2; ++f) {
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, files[f]);
+        heft_mlcp *p = NULL;
+        cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
+        assert_converges_like_bpp(p, files[f]);
+        heft_mlcp_destroy(p);
+    }
+}
+
+/* The pyramid of base 12 (2,520 rows) at step 60 of a pgs run, the island
+ * of "Growing stacks" in docs/pcg.md (its .mlcp file is 5 MB, so the scene
+ * is run here and the island taken from the island callback). At PCG's
+ * default 1e-6 the tight set stopped changing after 3 steps (843 rows), 21
+ * friction rows stayed stale at 2.7e-7 J and bpp-pcg ran out of its 35
+ * steps; bpp takes 2. */
+typedef struct pyramid_island {
+    int step, solved;
+} pyramid_island;
+
+static void solve_pyramid_island(void *user, int step, int island, const heft_mlcp *p,
+                                 const double *lambda, const heft_solver_stats *stats) {
+    (void)island;
+    (void)lambda;
+    (void)stats;
+    pyramid_island *rec = user;
+    if (step != rec->step || p->n < 2000)
+        return;
+    assert_converges_like_bpp(p, "pyramid of base 12, step 60");
+    rec->solved++;
+}
+
+Test(bpp_pcg, converges_on_a_pyramid_of_base_12_with_the_default_tolerance, .timeout = 300) {
+    pyramid_island rec = {60, 0};
+    run_config cfg = {0};
+    cfg.scenario = "stacking";
+    cfg.params.variant = "pyramid";
+    cfg.params.size = 12;
+    cfg.solver = "pgs";
+    cfg.steps = 61;
+    cfg.island = solve_pyramid_island;
+    cfg.island_user = &rec;
+    run_result res;
+    cr_assert_eq(run_scenario(&cfg, &res), 0, "%s", res.error);
+    run_result_free(&res);
+    cr_assert_eq(rec.solved, 1);
+}
+
 /* ---- adaptive regularization --------------------------------------------------------- */
 
 /* A planted friction problem (60 rows, seed 7, no added dominance) on which
