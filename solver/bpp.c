@@ -291,9 +291,7 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
  * previous iterate instead. */
 #define BPP_MAX_COUPLED 1024
 
-/* LU with partial pivoting of the k x k row-major a, in place; 0 when
- * singular or not finite. */
-static int lu_factor(double *a, int k, int *pivot)
+int heft_bpp_lu_factor(double *a, int k, int *pivot)
 {
     double largest = 0.0;
     for (int e = 0; e < k * k; ++e)
@@ -322,7 +320,7 @@ static int lu_factor(double *a, int k, int *pivot)
     return 1;
 }
 
-static void lu_solve(const double *a, int k, const int *pivot, double *x)
+void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x)
 {
     for (int c = 0; c < k; ++c) {
         const double t = x[c];
@@ -415,9 +413,9 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
             S[(size_t)r * uk + q] = (r == q ? 1.0 : 0.0) + s->u[s->normals[r]];
     }
     stats->inner_iterations += k + 1;
-    if (!lu_factor(S, k, s->coupling_pivot))
+    if (!heft_bpp_lu_factor(S, k, s->coupling_pivot))
         return 0; /* singular coupling: the boxes of the previous iterate */
-    lu_solve(S, k, s->coupling_pivot, lambda_N);
+    heft_bpp_lu_solve(S, k, s->coupling_pivot, lambda_N);
     for (int t = 0; t < n; ++t)
         if (s->coupled[t]) {
             const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;

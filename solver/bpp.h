@@ -153,6 +153,12 @@ void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set);
  * -1 when the solve goes on. */
 int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats);
 
+/* The k x k system of the friction coupling (bpp.c "the friction coupling",
+ * pgcg.c couple_friction): LU with partial pivoting of the row-major a in
+ * place, 0 when singular or not finite; then x = a^-1 x in place. */
+int heft_bpp_lu_factor(double *a, int k, int *pivot);
+void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x);
+
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 

@@ -42,6 +42,14 @@
 #define PGCG_TOLERANCE_FLOOR 1e-20
 /* frozen-box rounds in a row without a smaller coupled error before they stop */
 #define PGCG_FROZEN_PATIENCE 4
+/* relative residual of the solves for Z = A_FF^-1 U (couple_friction): an
+ * error in Z is an error in the coupled normal impulses */
+#define PGCG_COUPLING_TOLERANCE 1e-10
+/* outer iterations without progress (the number of rows breaking eq. 2.1 or
+ * stale falls, or the MLCP error halves) before the friction coupling is
+ * switched on (outer_loop) */
+#define PGCG_STALL 10
+#define PGCG_PROGRESS 0.5
 
 typedef struct pgcg_state {
     heft_solver_options options;
@@ -50,12 +58,20 @@ typedef struct pgcg_state {
     heft_adaptive_reg reg;
     int kept_n;
     int force_jacobi; /* this solve: Jacobi after an inner loop that hit its cap */
+    int couple;       /* couple_friction on in this outer iteration */
     uint8_t *set, *next_set, *best_set, *kept_set;
     unsigned char *keep;
     int *local, *free_rows;
     double *lambda, *best_lambda, *kept_lambda, *w, *diag, *measure_work;
     double *r, *z, *q, *Aq; /* free-set vectors */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
+    /* the friction coupling (couple_friction) */
+    uint8_t *coupled;
+    int *normal_slot, *normals, *coupling_pivot;
+    double *coupling, *cx, *cu, *crhs, *cy;
+    heft_pcg_work cwork;
+    size_t coupled_cap, normal_slot_cap, normals_cap, coupling_pivot_cap, coupling_cap, cx_cap,
+        cu_cap, crhs_cap, cy_cap;
     size_t set_cap, next_set_cap, best_set_cap, kept_set_cap, keep_cap, local_cap, free_rows_cap,
         lambda_cap, best_lambda_cap, kept_lambda_cap, w_cap, diag_cap, measure_cap, r_cap, z_cap,
         q_cap, Aq_cap, fz_lo_cap, fz_hi_cap, fz_best_cap, fz_at_cap;
@@ -91,18 +107,36 @@ static void pgcg_destroy(void *state) {
     heft_sparse_sym_release(&s->AFF);
     heft_precond_release(&s->P);
     heft_adaptive_reg_release(&s->reg);
+    heft_pcg_release(&s->cwork);
     void *arrays[] = {s->set,   s->next_set,  s->best_set,     s->kept_set,    s->keep,
                       s->local, s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
                       s->w,     s->diag,      s->measure_work, s->r,           s->z,
                       s->q,     s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
-                      s->fz_at};
+                      s->fz_at, s->coupled, s->normal_slot, s->normals, s->coupling_pivot,
+                      s->coupling, s->cx, s->cu, s->crhs, s->cy};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
 }
 
+#define PGCG_MAX_COUPLED 256
+
 static int reserve(pgcg_state *s, const heft_mlcp *p) {
     const size_t un = (size_t)p->n;
+    /* the k x k coupling (couple_friction) for every normal row that bounds
+     * a friction row, up to PGCG_MAX_COUPLED, so that no solve of this size
+     * allocates */
+    size_t coupled_max = 0;
+    if (p->findex != NULL && HEFT_RESERVE(s->coupled, s->coupled_cap, un)) {
+        memset(s->coupled, 0, un);
+        for (int t = 0; t < p->n; ++t) {
+            const int f = p->findex[t];
+            if (f >= 0 && f < p->n && !s->coupled[f] && coupled_max < PGCG_MAX_COUPLED) {
+                s->coupled[f] = 1;
+                ++coupled_max;
+            }
+        }
+    }
     const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
     return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
            HEFT_RESERVE(s->best_set, s->best_set_cap, un) &&
@@ -118,6 +152,14 @@ static int reserve(pgcg_state *s, const heft_mlcp *p) {
            HEFT_RESERVE(s->fz_lo, s->fz_lo_cap, un) && HEFT_RESERVE(s->fz_hi, s->fz_hi_cap, un) &&
            HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
            HEFT_RESERVE(s->fz_at, s->fz_at_cap, un) &&
+           HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
+           HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
+           HEFT_RESERVE(s->normals, s->normals_cap, un) &&
+           HEFT_RESERVE(s->coupling_pivot, s->coupling_pivot_cap, un) &&
+           HEFT_RESERVE(s->cx, s->cx_cap, un) && HEFT_RESERVE(s->cu, s->cu_cap, un) &&
+           HEFT_RESERVE(s->crhs, s->crhs_cap, un) && HEFT_RESERVE(s->cy, s->cy_cap, un) &&
+           HEFT_RESERVE(s->coupling, s->coupling_cap, coupled_max * coupled_max + coupled_max) &&
+           heft_pcg_reserve(&s->cwork, p->n) &&
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
 }
 
@@ -129,8 +171,15 @@ static double dot(const double *x, const double *y, int n) {
 }
 
 /* Free variables outside their box (friction boxes at the current normal
- * impulses) go to the tight set at that bound. Returns how many moved. */
-static int tighten_outside(const heft_mlcp *p, pgcg_state *s) {
+ * impulses) go to the tight set at that bound; one outside by no more than
+ * slack = sqrt(2 tau / A_ii), the distance the pivoting rules count as "at
+ * the bound" (heft_bpp_check_sets), is only clamped and stays free. A
+ * friction row freed by the pivoting rules sits on the bound of the normal
+ * impulse it was coupled to, and the inexact inner solve leaves that normal
+ * a little off (planted 300 rows, seed 1: 1e-10 outside), which made it
+ * tight again at once, every outer iteration (tau = 0: any violation).
+ * Returns how many moved. */
+static int tighten_outside(const heft_mlcp *p, pgcg_state *s, double tau) {
     int moved = 0;
     for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < p->n; ++i) {
@@ -139,14 +188,19 @@ static int tighten_outside(const heft_mlcp *p, pgcg_state *s) {
                 continue;
             double lo, hi;
             heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
+            const double slack = tau > 0.0 && s->diag[i] > 0.0 ? sqrt(2.0 * tau / s->diag[i]) : 0.0;
             if (s->lambda[i] < lo) {
+                if (s->lambda[i] < lo - slack) {
+                    s->set[i] = BPP_AT_LO;
+                    ++moved;
+                }
                 s->lambda[i] = lo;
-                s->set[i] = BPP_AT_LO;
-                ++moved;
             } else if (s->lambda[i] > hi) {
+                if (s->lambda[i] > hi + slack) {
+                    s->set[i] = BPP_AT_HI;
+                    ++moved;
+                }
                 s->lambda[i] = hi;
-                s->set[i] = BPP_AT_HI;
-                ++moved;
             }
         }
     return moved;
@@ -205,6 +259,108 @@ static void apply_precond(pgcg_state *s, const double *r, double *z) {
     s->P.kind = kind;
 }
 
+/* r_F = b_F - (A lambda)_F for the free set restart() cut out (w = A lambda). */
+static void free_residual(const heft_mlcp *p, pgcg_state *s, int f) {
+    heft_sparse_sym_multiply(&s->A, s->lambda, s->w);
+    for (int l = 0; l < f; ++l) {
+        const int i = s->free_rows[l];
+        s->r[l] = p->b[i] - s->w[i];
+    }
+}
+
+/* PCG (Alg. 8) on A_FF x = rhs from the guess in x, with this outer
+ * iteration's preconditioner. Returns its iterations. */
+static int solve_free(pgcg_state *s, const double *rhs, double *x, heft_pcg_stop stop) {
+    const int kind = s->P.kind;
+    if (s->P.attempts == -1)
+        s->P.kind = HEFT_PRECOND_JACOBI;
+    const heft_pcg_result res = heft_pcg_solve(&s->AFF, &s->P, rhs, x, stop, &s->cwork);
+    s->P.kind = kind;
+    return res.iterations > 0 ? res.iterations : 0;
+}
+
+/* The friction coupling, as bpp.c's (see "the friction coupling" there for
+ * why): a friction row t tight while its normal row f is free has the
+ * impulse s_t mu_t lambda_f, and lambda_f is an unknown of this outer
+ * iteration. Fixing it at the bound of the normal impulse the iteration
+ * starts from makes the outer loop a fixed point on the normal impulses,
+ * which crept or cycled (docs/pcg.md; planted 300 rows, seed 2: a cycle of
+ * three outer iterations, 0.27 to 1.27 J, for all 200). The coupled system
+ * is (A_FF + U E^T) lambda_F = b_F - A_FT lambda_T (T without the coupled
+ * rows), U = [sum_t s_t mu_t A_{F,t}] one column per coupled normal, E
+ * selecting the normals; A_FF + U E^T is not symmetric, so PCG does not
+ * take it, but by the Sherman-Morrison-Woodbury identity it needs only
+ * solves with A_FF, one per coupled normal and one more (004 §5.2 asks
+ * A_FF to be SPD):
+ *     y = A_FF^-1 r,  Z = A_FF^-1 U,  lambda_N = (I + E^T Z)^-1 E^T y.
+ * The coupled friction rows are put at s_t mu_t lambda_N and the inner loop
+ * (lines 9-25) then solves A_FF with every tight box at its coupled value.
+ * Nothing is changed when there are more than PGCG_MAX_COUPLED coupled
+ * normals (I + E^T Z is dense) or I + E^T Z is singular. Call after
+ * restart(), which cut A_FF out; returns 1 when lambda changed. */
+static int couple_friction(const heft_mlcp *p, pgcg_state *s, int f, heft_pcg_stop stop,
+                           heft_solver_stats *stats) {
+    const int n = p->n;
+    if (p->findex == NULL || f == 0 || !s->couple)
+        return 0;
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+        s->normal_slot[i] = -1;
+    for (int t = 0; t < n; ++t) {
+        const int fr = p->findex[t];
+        s->coupled[t] = fr >= 0 && fr < n && s->set[t] != BPP_FREE && s->set[fr] == BPP_FREE;
+        if (s->coupled[t] && s->normal_slot[fr] < 0) {
+            s->normal_slot[fr] = k;
+            s->normals[k++] = fr;
+        }
+    }
+    if (k == 0 || k > PGCG_MAX_COUPLED)
+        return 0;
+    const size_t uk = (size_t)k;
+    if (!HEFT_RESERVE(s->coupling, s->coupling_cap, uk * uk + uk)) /* reserve() made room */
+        return 0;
+    double *S = s->coupling, *lambda_N = s->coupling + uk * uk;
+    /* y = A_FF^-1 (b_F - A_FT lambda_T), the coupled rows left out of T,
+     * from the current lambda_F */
+    for (int i = 0; i < n; ++i)
+        s->cx[i] = s->set[i] != BPP_FREE && !s->coupled[i] ? s->lambda[i] : 0.0;
+    heft_sparse_sym_multiply(&s->A, s->cx, s->cu);
+    for (int l = 0; l < f; ++l) {
+        const int i = s->free_rows[l];
+        s->crhs[l] = p->b[i] - s->cu[i];
+        s->cy[l] = s->lambda[i];
+    }
+    stats->inner_iterations += solve_free(s, s->crhs, s->cy, stop);
+    for (int q = 0; q < k; ++q)
+        lambda_N[q] = s->cy[s->local[s->normals[q]]];
+    /* S = I + E^T A_FF^-1 U, column by column (Z's column in cy) */
+    const heft_pcg_stop column_stop = {PGCG_COUPLING_TOLERANCE, 0.0, stop.max_iterations};
+    for (int q = 0; q < k; ++q) {
+        for (int i = 0; i < n; ++i)
+            s->cx[i] = 0.0;
+        for (int t = 0; t < n; ++t)
+            if (s->coupled[t] && s->normal_slot[p->findex[t]] == q)
+                s->cx[t] = (s->set[t] == BPP_AT_HI ? 1.0 : -1.0) * fabs(p->hi[t]);
+        heft_sparse_sym_multiply(&s->A, s->cx, s->cu);
+        for (int l = 0; l < f; ++l) {
+            s->crhs[l] = s->cu[s->free_rows[l]];
+            s->cy[l] = 0.0;
+        }
+        stats->inner_iterations += solve_free(s, s->crhs, s->cy, column_stop);
+        for (int r = 0; r < k; ++r)
+            S[(size_t)r * uk + q] = (r == q ? 1.0 : 0.0) + s->cy[s->local[s->normals[r]]];
+    }
+    if (!heft_bpp_lu_factor(S, k, s->coupling_pivot))
+        return 0; /* singular coupling: the boxes of the outer iteration's start */
+    heft_bpp_lu_solve(S, k, s->coupling_pivot, lambda_N);
+    for (int t = 0; t < n; ++t)
+        if (s->coupled[t]) {
+            const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
+            s->lambda[t] = sign * fabs(p->hi[t]) * lambda_N[s->normal_slot[p->findex[t]]];
+        }
+    return 1;
+}
+
 /* The inner loop of one outer iteration (lines 4-25). Returns -1 when out of
  * memory. */
 static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats,
@@ -218,6 +374,8 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
     /* a hundredth of the pivoting tolerance: the pivoting rules compare
      * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
     const heft_pcg_stop stop = {s->options.pcg_tolerance, 0.01 * s->options.tolerance, cap};
+    if (couple_friction(p, s, f, stop, stats))
+        free_residual(p, s, f);
     int fresh = 1;
     if (f == 0)
         *converged = 1;
@@ -272,10 +430,12 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
                     s->set[i] = ql < 0.0 ? BPP_AT_LO : BPP_AT_HI;
                 }
             }
-            tighten_outside(p, s); /* friction rows whose normal moved */
+            tighten_outside(p, s, 0.0); /* friction rows whose normal moved */
             f = restart(p, s, stats);
             if (f < 0)
                 return -1;
+            if (couple_friction(p, s, f, stop, stats))
+                free_residual(p, s, f);
             fresh = 1;
         } else { /* lines 21-22: ordinary PCG */
             for (int l = 0; l < f; ++l)
@@ -304,10 +464,13 @@ static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_out
     int outer = 0, converged = 0;
     int best_infeasible = n + 1;
     double best_error = INFINITY;
+    int ref_infeasible = n + 1, since_progress = 0;
+    double ref_error = INFINITY;
+    s->couple = 0;
     while (outer < max_outer) {
         const int tight_count =
             heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
-        tighten_outside(p, s);
+        tighten_outside(p, s, tau);
         if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
             stats->tight_trace[stats->tight_trace_count++] = tight_count;
         ++outer;
@@ -346,6 +509,13 @@ static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_out
         if (infeasible == 0) {
             converged = 1;
             break;
+        }
+        if (infeasible < ref_infeasible || c.error_max < PGCG_PROGRESS * ref_error) {
+            ref_infeasible = infeasible < ref_infeasible ? infeasible : ref_infeasible;
+            ref_error = c.error_max;
+            since_progress = 0;
+        } else if (++since_progress >= PGCG_STALL && p->findex != NULL) {
+            s->couple = 1;
         }
         if (s->reg.n == n) { /* lines 30-32 */
             const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
