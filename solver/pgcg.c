@@ -3,7 +3,8 @@
  *
  * An outer iteration (Alg. 11 lines 3-34):
  *   - tight variables are put at their bounds, free ones out of their box
- *     join the tight set there (the inner loop needs a feasible start);
+ *     join the tight set there (the inner loop needs a feasible start; one
+ *     outside by less than the pivoting slack is only clamped);
  *   - A_FF is cut out of the sparse A and its preconditioner computed (line 5);
  *   - inner PCG iterations on A_FF lambda_F = b_F - A_FT lambda_T (lines 9-25),
  *     each step cut at the nearest bound by eq. 5.1 (lines 10-12); variables
@@ -25,7 +26,14 @@
  * A friction row's box moves with its normal impulse, which changes during
  * the inner loop: eq. 5.1 uses the boxes at the start of the step, and a
  * friction row pushed out of its box by its normal's step is clamped and made
- * tight (an inexactness the outer iteration corrects).
+ * tight (an inexactness the outer iteration corrects). A tight friction row
+ * sits at the bound of its normal impulse at the start of the outer
+ * iteration, which makes the outer loop a fixed point on the normal impulses;
+ * when that stalls (PGCG_STALL outer iterations without progress) the tight
+ * friction rows of free normals are coupled to them exactly, by the
+ * Woodbury identity with PCG solves on A_FF (couple_friction), for the rest
+ * of the outer loop. When the outer loop still ends unconverged, rounds on
+ * frozen friction boxes finish (frozen_rounds; reported as a fallback).
  *
  * Warm start (004 §5.3): lambda0 (or the kept answer) and the kept index
  * sets. */
@@ -63,7 +71,7 @@ typedef struct pgcg_state {
     unsigned char *keep;
     int *local, *free_rows;
     double *lambda, *best_lambda, *kept_lambda, *w, *diag, *measure_work;
-    double *r, *z, *q, *Aq; /* free-set vectors */
+    double *r, *z, *q, *Aq;                  /* free-set vectors */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
     /* the friction coupling (couple_friction) */
     uint8_t *coupled;
@@ -108,12 +116,12 @@ static void pgcg_destroy(void *state) {
     heft_precond_release(&s->P);
     heft_adaptive_reg_release(&s->reg);
     heft_pcg_release(&s->cwork);
-    void *arrays[] = {s->set,   s->next_set,  s->best_set,     s->kept_set,    s->keep,
-                      s->local, s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
-                      s->w,     s->diag,      s->measure_work, s->r,           s->z,
-                      s->q,     s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
-                      s->fz_at, s->coupled, s->normal_slot, s->normals, s->coupling_pivot,
-                      s->coupling, s->cx, s->cu, s->crhs, s->cy};
+    void *arrays[] = {s->set,      s->next_set,  s->best_set,     s->kept_set,    s->keep,
+                      s->local,    s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
+                      s->w,        s->diag,      s->measure_work, s->r,           s->z,
+                      s->q,        s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
+                      s->fz_at,    s->coupled,   s->normal_slot,  s->normals,     s->coupling_pivot,
+                      s->coupling, s->cx,        s->cu,           s->crhs,        s->cy};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
@@ -532,16 +540,17 @@ static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_out
  * friction row at the bound of the normal impulse it had when the outer
  * iteration began, so its outer loop is a fixed point on the normal
  * impulses that creeps or cycles (docs/pcg.md: 17 of 240 planted friction
- * problems). When the outer loop ends unconverged on a problem with
- * friction, the boxes are frozen at the best iterate's normal impulses,
- * which makes every row a fixed box, pgcg solves that problem (a
- * box-constrained QP, on which it converges), the boxes are refrozen at
- * the new normal impulses, and so on for at most max_outer rounds (each
+ * problems before couple_friction, none since with 200 outer iterations; it
+ * still runs out with few, e.g. 20). When the outer loop ends unconverged
+ * on a problem with friction, the boxes are frozen at the best iterate's
+ * normal impulses, which makes every row a fixed box, pgcg solves that
+ * problem (a box-constrained QP, on which it converges), the boxes are
+ * refrozen at the new normal impulses, and so on for at most max_outer rounds (each
  * with at most max_outer outer iterations), while the coupled error falls.
  * The best answer by the coupled error stays in s->best_lambda/best_set.
  * Returns 1 when it is within tau. */
-static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_outer,
-                         double bnorm, int *outer_total, heft_solver_stats *stats) {
+static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_outer, double bnorm,
+                         int *outer_total, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     heft_bpp_clamp_answer(p, s->best_lambda);
@@ -555,8 +564,7 @@ static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_
     stats->fallback = 1;
     memcpy(s->fz_at, s->fz_best, vec); /* the point the next boxes are frozen at */
     int worse = 0;
-    for (int round = 0; round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE;
-         ++round) {
+    for (int round = 0; round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE; ++round) {
         memcpy(s->lambda, s->fz_at, vec);
         for (int i = 0; i < n; ++i)
             heft_mlcp_bounds(p, s->lambda, i, &s->fz_lo[i], &s->fz_hi[i]);

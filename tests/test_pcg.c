@@ -386,8 +386,8 @@ Test(pgcg, solves_planted_friction_problems_where_its_outer_loop_crept) {
         solve_with("pgcg", &o, pp.p, lambda, &st);
         cr_log_info("n %d seed %d: %d outer, %d inner, %.2e J, fallback %d", n, (int)seeds[k],
                     st.iterations, st.inner_iterations, st.error_max, st.fallback);
-        cr_assert_lt(st.error_max, 1e-8, "n %d seed %d: %.2e J after %d outer", n,
-                     (int)seeds[k], st.error_max, st.iterations);
+        cr_assert_lt(st.error_max, 1e-8, "n %d seed %d: %.2e J after %d outer", n, (int)seeds[k],
+                     st.error_max, st.iterations);
         cr_assert_eq(st.fallback, 0);
         cr_assert_leq(st.iterations, 200); /* the outer loop converged */
         cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
@@ -477,7 +477,6 @@ Test(adaptive_regularization, cuts_the_outer_iterations_of_a_cycling_problem) {
 
 /* ---- allocation --------------------------------------------------------------------- */
 
-
 Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation) {
     const char *names[3] = {"bpp-pcg", "pgcg", "cr"};
     planted_problem pp = planted_structured(150, 0.02, 0, 9);
@@ -499,8 +498,8 @@ Test(pcg_solvers, repeated_solve_of_the_same_size_makes_no_allocation) {
             vt->solve(state, pp.p, lambda, &st);
             pp.p->b[3] += 0.01;
             vt->solve(state, pp.p, lambda, &st);
-            cr_assert_eq(counting_allocator_calls, 0, "%s %s: %d calls", names[s], heft_precond_name(pc),
-                         counting_allocator_calls);
+            cr_assert_eq(counting_allocator_calls, 0, "%s %s: %d calls", names[s],
+                         heft_precond_name(pc), counting_allocator_calls);
             vt->destroy(state);
             heft_set_allocator(NULL);
         }
