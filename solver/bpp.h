@@ -162,6 +162,13 @@ void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x);
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 
+/* After a solve that did not converge (bpp and pgcg), with p->lambda0 set:
+ * lambda (clamped) is replaced by the warm start (clamped) when that has the
+ * smaller MLCP error, and set read off it. scratch: n entries; measure_work:
+ * n + 6 nbodies. */
+void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set, double *scratch,
+                                double *measure_work);
+
 /* The end of a pivoting solve (bpp and pgcg): the answer is clamped, handed
  * out, kept with its sets for the next solve and measured into stats. */
 typedef struct bpp_answer {

@@ -652,6 +652,9 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
+        /* never worse than the warm start (as bpp) */
+        if (s->options.warm_start && p->lambda0 != NULL)
+            heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->cx, s->measure_work);
     }
     bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
