@@ -71,15 +71,16 @@ typedef struct pgcg_state {
     unsigned char *keep;
     int *local, *free_rows;
     double *lambda, *best_lambda, *kept_lambda, *w, *diag, *measure_work;
-    double *r, *z, *q, *Aq;                  /* free-set vectors */
+    double *r, *z, *q, *Aq; /* free-set vectors */
+    double *cut_at;         /* free-set: the step at which each reaches its box (eq. 5.1) */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
     /* the friction coupling (couple_friction) */
     uint8_t *coupled;
     int *normal_slot, *normals, *coupling_pivot;
     double *coupling, *cx, *cu, *crhs, *cy;
     heft_pcg_work cwork;
-    size_t coupled_cap, normal_slot_cap, normals_cap, coupling_pivot_cap, coupling_cap, cx_cap,
-        cu_cap, crhs_cap, cy_cap;
+    size_t cut_at_cap, coupled_cap, normal_slot_cap, normals_cap, coupling_pivot_cap, coupling_cap,
+        cx_cap, cu_cap, crhs_cap, cy_cap;
     size_t set_cap, next_set_cap, best_set_cap, kept_set_cap, keep_cap, local_cap, free_rows_cap,
         lambda_cap, best_lambda_cap, kept_lambda_cap, w_cap, diag_cap, measure_cap, r_cap, z_cap,
         q_cap, Aq_cap, fz_lo_cap, fz_hi_cap, fz_best_cap, fz_at_cap;
@@ -116,12 +117,13 @@ static void pgcg_destroy(void *state) {
     heft_precond_release(&s->P);
     heft_adaptive_reg_release(&s->reg);
     heft_pcg_release(&s->cwork);
-    void *arrays[] = {s->set,      s->next_set,  s->best_set,     s->kept_set,    s->keep,
-                      s->local,    s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
-                      s->w,        s->diag,      s->measure_work, s->r,           s->z,
-                      s->q,        s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
-                      s->fz_at,    s->coupled,   s->normal_slot,  s->normals,     s->coupling_pivot,
-                      s->coupling, s->cx,        s->cu,           s->crhs,        s->cy};
+    void *arrays[] = {s->set,    s->next_set,  s->best_set,     s->kept_set,    s->keep,
+                      s->local,  s->free_rows, s->lambda,       s->best_lambda, s->kept_lambda,
+                      s->w,      s->diag,      s->measure_work, s->r,           s->z,
+                      s->q,      s->Aq,        s->fz_lo,        s->fz_hi,       s->fz_best,
+                      s->fz_at,  s->coupled,   s->normal_slot,  s->normals,     s->coupling_pivot,
+                      s->cut_at, s->coupling,  s->cx,           s->cu,          s->crhs,
+                      s->cy};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(s);
@@ -159,7 +161,7 @@ static int reserve(pgcg_state *s, const heft_mlcp *p) {
            HEFT_RESERVE(s->q, s->q_cap, un) && HEFT_RESERVE(s->Aq, s->Aq_cap, un) &&
            HEFT_RESERVE(s->fz_lo, s->fz_lo_cap, un) && HEFT_RESERVE(s->fz_hi, s->fz_hi_cap, un) &&
            HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
-           HEFT_RESERVE(s->fz_at, s->fz_at_cap, un) &&
+           HEFT_RESERVE(s->fz_at, s->fz_at_cap, un) && HEFT_RESERVE(s->cut_at, s->cut_at_cap, un) &&
            HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
            HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
            HEFT_RESERVE(s->normals, s->normals_cap, un) &&
@@ -398,13 +400,16 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
             *converged = 1;
             break; /* line 25 */
         }
-        heft_sparse_sym_multiply(&s->AFF, s->q, s->Aq);
-        const double qAq = dot(s->q, s->Aq, f);
-        if (!(qAq > 0.0) || !isfinite(qAq) || !isfinite(rz))
-            break;
-        const double alpha_cg = rz / qAq; /* line 11, eq. 4.4 */
-        /* line 10, eq. 5.1: the largest step that keeps lambda_F in its boxes */
-        double alpha_max = INFINITY;
+        /* A free variable on its bound whose direction points out of its
+         * box while its residual points in (one the pivoting rules just
+         * freed, under a preconditioner that mixes the rows) would block a
+         * step of length zero and go back to the tight set at once, and
+         * the next outer iteration free it again. Its component of q is
+         * dropped instead (a projected direction: r^T q only grows, so it
+         * stays a descent direction), and the step after it starts a new
+         * direction as after a restart. A variable whose residual points
+         * out too still blocks (lines 14-15). */
+        int projected = 0;
         for (int l = 0; l < f; ++l) {
             const int i = s->free_rows[l];
             const double ql = s->q[l];
@@ -412,7 +417,30 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
                 continue;
             double lo, hi;
             heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
+            if ((ql < 0.0 && s->lambda[i] <= lo && s->r[l] > 0.0) ||
+                (ql > 0.0 && s->lambda[i] >= hi && s->r[l] < 0.0)) {
+                s->q[l] = 0.0;
+                projected = 1;
+            }
+        }
+        heft_sparse_sym_multiply(&s->AFF, s->q, s->Aq);
+        const double qAq = dot(s->q, s->Aq, f);
+        const double rq = projected ? dot(s->r, s->q, f) : rz;
+        if (!(qAq > 0.0) || !isfinite(qAq) || !isfinite(rq))
+            break;
+        const double alpha_cg = rq / qAq; /* line 11, eq. 4.4 (r^T q = r^T z for a PCG q) */
+        /* line 10, eq. 5.1: the largest step that keeps lambda_F in its boxes */
+        double alpha_max = INFINITY;
+        for (int l = 0; l < f; ++l) {
+            const int i = s->free_rows[l];
+            const double ql = s->q[l];
+            s->cut_at[l] = INFINITY;
+            if (ql == 0.0)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
             const double a = ql < 0.0 ? (lo - s->lambda[i]) / ql : (hi - s->lambda[i]) / ql;
+            s->cut_at[l] = a;
             if (a < alpha_max)
                 alpha_max = a;
         }
@@ -427,23 +455,27 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
             for (int l = 0; l < f; ++l) {
                 const int i = s->free_rows[l];
                 const double ql = s->q[l];
-                if (ql == 0.0)
+                /* the rows that set alpha_max, judged by the boxes eq. 5.1
+                 * used: a friction row's box moves with its normal during
+                 * the step, and judged by the moved box no row had blocked
+                 * (tests/data/tower15-step30.mlcp: the same cut twenty times
+                 * in a row, each step a tenth of the last, no row made
+                 * tight); it goes to the bound of its moved box */
+                if (!(s->cut_at[l] <= alpha * (1.0 + 1e-12)))
                     continue;
                 double lo, hi;
                 heft_mlcp_bounds(p, s->lambda, i, &lo, &hi);
-                const double a = ql < 0.0 ? (lo - (s->lambda[i] - alpha * ql)) / ql
-                                          : (hi - (s->lambda[i] - alpha * ql)) / ql;
-                if (a <= alpha * (1.0 + 1e-12)) { /* this one set alpha_max */
-                    s->lambda[i] = ql < 0.0 ? lo : hi;
-                    s->set[i] = ql < 0.0 ? BPP_AT_LO : BPP_AT_HI;
-                }
+                s->lambda[i] = ql < 0.0 ? lo : hi;
+                s->set[i] = ql < 0.0 ? BPP_AT_LO : BPP_AT_HI;
             }
             tighten_outside(p, s, 0.0); /* friction rows whose normal moved */
             f = restart(p, s, stats);
             if (f < 0)
                 return -1;
-            if (couple_friction(p, s, f, stop, stats))
-                free_residual(p, s, f);
+            fresh = 1;
+        } else if (projected) { /* no conjugacy to keep: a new direction */
+            for (int l = 0; l < f; ++l)
+                s->r[l] -= alpha * s->Aq[l];
             fresh = 1;
         } else { /* lines 21-22: ordinary PCG */
             for (int l = 0; l < f; ++l)

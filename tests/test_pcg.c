@@ -339,11 +339,15 @@ Test(pgcg, solves_the_32_planted_problems_with_friction_coupling) {
 }
 
 /* Two planted friction problems (60 rows, no added dominance) on which
- * pgcg's inner PCG, preconditioned by IC(0) with imaginary columns (an
+ * pgcg's inner loop, preconditioned by IC(0) with imaginary columns (an
  * indefinite P), hit its 1,000-iteration cap in every outer iteration and
- * pgcg ended at 0.47 and 0.57 J; it now switches to Jacobi after the first
- * capped inner loop (reported as a fallback) and solves both. */
-Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_stalls) {
+ * pgcg ended at 0.47 and 0.57 J; it then switched to Jacobi after the first
+ * capped inner loop (a fallback) to solve them. Since its inner loop drops
+ * the outward components of a direction at a bound whose residual points
+ * inwards and judges the blocking rows by the boxes eq. 5.1 used (pgcg.c,
+ * inner_loop), no inner loop hits its cap on them: solved without
+ * fallback. */
+Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_stalled) {
     const uint64_t seeds[2] = {11, 25};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 200;
@@ -357,7 +361,7 @@ Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_s
                     st.iterations, st.inner_iterations, st.error_max, st.fallback);
         cr_assert_lt(st.error_max, 1e-8, "seed %d: %.2e J after %d outer", (int)seeds[k],
                      st.error_max, st.iterations);
-        cr_assert_eq(st.fallback, 1);
+        cr_assert_eq(st.fallback, 0);
         cr_assert_lt(planted_max_diff(lambda, pp.solution, n),
                      1e-5 * (1.0 + max_abs(pp.solution, n)));
         free(lambda);
@@ -399,11 +403,11 @@ Test(pgcg, solves_planted_friction_problems_where_its_outer_loop_crept) {
 
 /* The frozen-box rounds (pgcg.c, frozen_rounds) when the outer iterations
  * run out: 30-row planted friction problems, no added dominance, only 20
- * outer iterations allowed (without the rounds pgcg answers 3.8e-3, 7.3e-8
+ * outer iterations allowed (without the rounds pgcg answers 3.0e-6, 2.7e-7
  * and 7.1 J); the rounds finish each within 1e-8 J, near the planted
  * solution. */
 Test(pgcg, finishes_with_frozen_boxes_when_its_outer_iterations_run_out) {
-    const uint64_t seeds[3] = {4, 16, 28};
+    const uint64_t seeds[3] = {16, 26, 28};
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 20;
     for (int k = 0; k < 3; ++k) {
@@ -429,8 +433,9 @@ Test(pgcg, finishes_with_frozen_boxes_when_its_outer_iterations_run_out) {
  * bpp's): planted friction problems of 240 rows, seeds 19 and 25, no added
  * dominance, warm-started within 0.01 of the planted solution (6e-4 J), 35
  * outer iterations (the default). pgcg answered its best iterate, 0.14 and
- * 0.16 J, before it compared it with the warm start; now seed 19 converges
- * and seed 25 ends at 0.16 J and answers the clamped warm start. */
+ * 0.16 J, before it compared it with the warm start (since the inner-loop
+ * fixes of pgcg.c 1.2e-2 J for seed 19); it now answers the clamped warm
+ * start when that is better. */
 Test(pgcg, answers_no_worse_than_its_warm_start) {
     const uint64_t seeds[2] = {19, 25};
     heft_solver_options o = heft_solver_default_options();
