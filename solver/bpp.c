@@ -298,9 +298,7 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
  * doubles (8 MB a buffer) */
 #define BPP_WOODBURY_KEPT (1u << 20)
 
-/* LU with partial pivoting of the k x k row-major a, in place; 0 when
- * singular or not finite. */
-static int lu_factor(double *a, int k, int *pivot)
+int heft_bpp_lu_factor(double *a, int k, int *pivot)
 {
     double largest = 0.0;
     for (int e = 0; e < k * k; ++e)
@@ -329,7 +327,7 @@ static int lu_factor(double *a, int k, int *pivot)
     return 1;
 }
 
-static void lu_solve(const double *a, int k, const int *pivot, double *x)
+void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x)
 {
     for (int c = 0; c < k; ++c) {
         const double t = x[c];
@@ -457,9 +455,9 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
         s->wood_n = n;
     }
     stats->inner_iterations += k + 1;
-    if (!lu_factor(S, k, s->coupling_pivot))
+    if (!heft_bpp_lu_factor(S, k, s->coupling_pivot))
         return 0; /* singular coupling: the boxes of the previous iterate */
-    lu_solve(S, k, s->coupling_pivot, lambda_N);
+    heft_bpp_lu_solve(S, k, s->coupling_pivot, lambda_N);
     for (int t = 0; t < n; ++t)
         if (s->coupled[t]) {
             const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
@@ -992,28 +990,34 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
     }
-    if (!converged && warm) {
-        /* an answer that did not converge can still be worse than the warm
-         * start: the best pivoting iterate on towers of 15 or more logs
-         * (3.9e3 J against 60 J), a frozen-box answer whose normal impulses
-         * moved far from the warm start's (285 J against 82 J on the same
-         * tower): answer with the warm start then */
-        heft_bpp_clamp_answer(p, s->lambda);
-        const double kept_error = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
-        for (int i = 0; i < n; ++i)
-            s->x[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
-        heft_bpp_clamp_answer(p, s->x);
-        if (heft_mlcp_measure(p, s->x, s->measure_work).max < kept_error) {
-            memcpy(s->lambda, s->x, vec);
-            heft_bpp_read_sets(p, s->lambda, s->set);
-        }
-    }
+    if (!converged && warm)
+        heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->x, s->measure_work);
     /* the sets are kept even when not converged: the best sets of a failed
      * solve started the next step of a pyramid of 15 boxes better than the
      * sets read off the answer PGS polished from them (4 steps of 300
      * failed against all) */
     bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
+}
+
+/* An answer that did not converge can still be worse than the warm start:
+ * the best pivoting iterate on towers of 15 or more logs (3.9e3 J against 60
+ * J), a frozen-box answer whose normal impulses moved far from the warm
+ * start's (285 J against 82 J on the same tower): answer with the warm
+ * start then. */
+void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set, double *scratch,
+                                double *measure_work)
+{
+    const int n = p->n;
+    heft_bpp_clamp_answer(p, lambda);
+    const double kept_error = heft_mlcp_measure(p, lambda, measure_work).max;
+    for (int i = 0; i < n; ++i)
+        scratch[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
+    heft_bpp_clamp_answer(p, scratch);
+    if (heft_mlcp_measure(p, scratch, measure_work).max < kept_error) {
+        memcpy(lambda, scratch, sizeof(double) * (size_t)n);
+        heft_bpp_read_sets(p, lambda, set);
+    }
 }
 
 int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,

@@ -160,8 +160,21 @@ void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set);
  * -1 when the solve goes on. */
 int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats);
 
+/* The k x k system of the friction coupling (bpp.c "the friction coupling",
+ * pgcg.c couple_friction): LU with partial pivoting of the row-major a in
+ * place, 0 when singular or not finite; then x = a^-1 x in place. */
+int heft_bpp_lu_factor(double *a, int k, int *pivot);
+void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x);
+
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
+
+/* After a solve that did not converge (bpp and pgcg), with p->lambda0 set:
+ * lambda (clamped) is replaced by the warm start (clamped) when that has the
+ * smaller MLCP error, and set read off it. scratch: n entries; measure_work:
+ * n + 6 nbodies. */
+void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set, double *scratch,
+                                double *measure_work);
 
 /* The end of a pivoting solve (bpp and pgcg): the answer is clamped, handed
  * out, kept with its sets for the next solve and measured into stats. */
