@@ -596,11 +596,51 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
         for (int i = 0; i < n; ++i) /* held ones: the scaled gradient, towards their bound */
             d[i] = !s->tight[i] ? s->rhs[i] - x[i]
                                 : (s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0);
-        /* projected search along the Newton step, then along the scaled
-         * gradient (always a descent direction) if that fails */
+        /* projected search along the Newton step, then the Newton step cut
+         * at the first bound it meets, then the projected search along the
+         * scaled gradient (always a descent direction) */
         int moved = 0;
-        for (int direction = 0; direction < 2 && !moved; ++direction) {
-            if (direction == 1)
+        for (int direction = 0; direction < 3 && !moved; ++direction) {
+            if (direction == 1) {
+                /* the free variables' Newton step, held ones kept: f falls
+                 * along it up to t = 1 (y_F minimizes f on that face), so
+                 * its feasible part is a descent step and the variable that
+                 * blocks it is held next time. Where the projected search
+                 * failed and only the gradient was left, a resting stack of
+                 * five boxes (tests/data ... ) took 77 gradient steps */
+                double t = 1.0;
+                int block = -1;
+                for (int i = 0; i < n; ++i) {
+                    if (s->tight[i])
+                        continue;
+                    const double di = s->rhs[i] - x[i];
+                    const double room = di > 0.0 ? s->fz_hi[i] - x[i] : s->fz_lo[i] - x[i];
+                    if (di != 0.0 && room / di < t) {
+                        t = room / di > 0.0 ? room / di : 0.0;
+                        block = i;
+                    }
+                }
+                if (!(t > 0.0))
+                    continue;
+                for (int i = 0; i < n; ++i)
+                    xt[i] = s->tight[i] ? x[i] : x[i] + t * (s->rhs[i] - x[i]);
+                if (block >= 0) {
+                    const double di = s->rhs[block] - x[block];
+                    xt[block] = di > 0.0 ? s->fz_hi[block] : s->fz_lo[block];
+                }
+                for (int i = 0; i < n; ++i)
+                    xt[i] = xt[i] < s->fz_lo[i] ? s->fz_lo[i] : (xt[i] > s->fz_hi[i] ? s->fz_hi[i] : xt[i]);
+                double *axt = s->u;
+                const double ft = frozen_objective(s, p, xt, axt);
+                if (isfinite(ft) && ft < f) {
+                    memcpy(x, xt, sizeof(double) * (size_t)n);
+                    memcpy(ax, axt, sizeof(double) * (size_t)n);
+                    f = ft;
+                    moved = 1;
+                }
+                continue;
+            }
+            if (direction == 2)
                 for (int i = 0; i < n; ++i)
                     d[i] = s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0;
             double t = 1.0;

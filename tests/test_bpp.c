@@ -823,6 +823,34 @@ Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes)
     heft_mlcp_destroy(p);
 }
 
+/* A stack of five boxes rocking under PGS (tests/data/boxes-pgs-step149.mlcp,
+ * 60 rows): block pivoting stalls after 12 steps and the frozen-box rounds
+ * finish it. Their first round, from the warm start, took 77 projected-Newton
+ * iterations when a failed projected search fell back on the scaled gradient
+ * alone (f fell by 1e-3 of itself per step); with the Newton step cut at the
+ * first bound it meets as the second try it takes 20, and the whole solve 67
+ * steps instead of 124. With 60 pivots allowed it now converges; it did not. */
+Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps)
+{
+    heft_mlcp *p = read_exported("boxes-pgs-step149.mlcp");
+    double *lambda = malloc(sizeof(double) * p->n);
+    heft_solver_options o = heft_solver_default_options();
+    o.max_pivots = 60;
+    for (int s = 0; s < 3; ++s) {
+        heft_solver_stats st;
+        const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+        cr_log_info("%s on the rocking stack: rc %d, %d steps, error %.3g J", solvers[s], rc,
+                    st.iterations, st.error_max);
+        cr_assert_eq(st.fallback, 1);
+        cr_assert_eq(rc, HEFT_SOLVE_OK, "%s: %d steps, %.3g J", solvers[s], st.iterations,
+                     st.error_max);
+        cr_assert_lt(st.error_max, 1e-12);
+        cr_assert_leq(st.iterations, 80);
+    }
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
+
 /* A log tower of 15 layers (717 rows; tests/data/tower15-step30.mlcp): the
  * BPP solvers run out of pivots, and their best iterate (fewest infeasible
  * variables) had an MLCP error of 3.9e3 J where the warm start they were
