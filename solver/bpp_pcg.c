@@ -37,8 +37,8 @@
  * over three chain islands and the pyramids of base 12 and 16 (4,508
  * against 4,811 and 5,378): the chain needs 1e-12, the pyramids 1e-10, and
  * every tightening solves the friction coupling again. */
-#define BPP_PCG_TIGHTEN 1e-4
-#define BPP_PCG_TOLERANCE_FLOOR 1e-13
+#define BPP_PCG_TIGHTEN HEFT_PCG_TIGHTEN
+#define BPP_PCG_TOLERANCE_FLOOR HEFT_PCG_TOLERANCE_FLOOR
 
 struct bpp_pcg_backend {
     heft_sparse_sym A, AFF;

@@ -224,9 +224,10 @@ typedef struct heft_solver_stats {
     int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
     int restarts;             /* BPP: restarts from all-free sets after a stalled start from
                                  kept or warm-start sets */
-    int pcg_tightenings;      /* bpp-pcg: times the index sets held but the solve was too
-                                 inexact, and the step was solved again with PCG's relative
-                                 tolerance times 1e-4 (bpp.c, pivot_loop); 0 otherwise */
+    int pcg_tightenings;      /* bpp-pcg, pgcg: times the index sets held but the solve was
+                                 too inexact, and PCG's relative tolerance was multiplied by
+                                 1e-4 for the rest of the solve (bpp-pcg: the step solved
+                                 again; bpp.c pivot_loop, pgcg.c outer_loop); 0 otherwise */
     /* bpp-pcg, pgcg: every preconditioner computed in the solve summed: its
      * imaginary columns (Alg. 6) and its size. Their ratio is the mean fraction
      * of columns that met a negative pivot, 004 Figure 6.4's abscissa. */

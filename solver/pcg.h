@@ -30,6 +30,14 @@ typedef struct heft_pcg_stop {
     int max_iterations;
 } heft_pcg_stop;
 
+/* The adaptive PCG tolerance of bpp-pcg and pgcg: when the index sets held
+ * but the inexact solves left friction rows off the bounds of their new
+ * normal impulses, the relative tolerance is multiplied by HEFT_PCG_TIGHTEN,
+ * down to HEFT_PCG_TOLERANCE_FLOOR (about 450 ulps of ||b_F||), for the rest
+ * of that solve (docs/pcg.md "The adaptive PCG tolerance"). */
+#define HEFT_PCG_TIGHTEN 1e-4
+#define HEFT_PCG_TOLERANCE_FLOOR 1e-13
+
 /* Solves A x = b from the guess in x (004 §5.3 warm start; Alg. 8 line 3
  * starts from 0). P may be NULL (plain CG, Alg. 3). Returns iterations -1
  * when out of memory. */

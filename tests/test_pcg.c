@@ -254,8 +254,8 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
  * 1,269 columns at step 160: 10,151 against 1,019), while diagonal
  * compensation (ic0-shift) beats Jacobi on all of them. */
 typedef struct tower_iterations {
-    int few, many, breakdowns;                   /* problems: <= 1% imaginary, >= 2% */
-    long jacobi_few, imaginary_few, shift_few;   /* PCG iterations summed */
+    int few, many, breakdowns;                 /* problems: <= 1% imaginary, >= 2% */
+    long jacobi_few, imaginary_few, shift_few; /* PCG iterations summed */
     long jacobi_many, imaginary_many, shift_many;
 } tower_iterations;
 
@@ -292,9 +292,10 @@ static void count_tower_iterations(void *user, int step, int island, const heft_
     heft_precond_init(&ic0, HEFT_PRECOND_IC0);
     rec->breakdowns += heft_precond_compute(&ic0, &A) == 1;
     heft_precond_release(&ic0);
-    cr_log_info("tower step %d island %d: %d rows, %d imaginary columns; PCG iterations jacobi %ld, "
-                "ic0-imaginary %ld, ic0-shift %ld", step, island, p->n, imaginary, it[0], it[1],
-                it[2]);
+    cr_log_info(
+        "tower step %d island %d: %d rows, %d imaginary columns; PCG iterations jacobi %ld, "
+        "ic0-imaginary %ld, ic0-shift %ld",
+        step, island, p->n, imaginary, it[0], it[1], it[2]);
     if (imaginary * 100 <= p->n) {
         rec->few++;
         rec->jacobi_few += it[0], rec->imaginary_few += it[1], rec->shift_few += it[2];
@@ -320,12 +321,14 @@ Test(pcg, imaginary_columns_slow_pcg_down_on_the_knocked_down_log_tower, .timeou
     run_result_free(&res);
     cr_log_info("few imaginary columns: %d problems, jacobi %ld, ic0-imaginary %ld, ic0-shift %ld; "
                 "many: %d problems, jacobi %ld, ic0-imaginary %ld, ic0-shift %ld; plain IC(0) "
-                "broke down on %d", rec.few, rec.jacobi_few, rec.imaginary_few, rec.shift_few,
-                rec.many, rec.jacobi_many, rec.imaginary_many, rec.shift_many, rec.breakdowns);
+                "broke down on %d",
+                rec.few, rec.jacobi_few, rec.imaginary_few, rec.shift_few, rec.many,
+                rec.jacobi_many, rec.imaginary_many, rec.shift_many, rec.breakdowns);
     cr_assert_geq(rec.few, 3);
     cr_assert_geq(rec.many, 4);
-    cr_assert_geq(rec.breakdowns, rec.many, "plain IC(0) breaks down wherever many columns "
-                                            "are imaginary");
+    cr_assert_geq(rec.breakdowns, rec.many,
+                  "plain IC(0) breaks down wherever many columns "
+                  "are imaginary");
     cr_assert_lt(rec.imaginary_few * 5, rec.jacobi_few * 4, "few: imaginary %ld vs jacobi %ld",
                  rec.imaginary_few, rec.jacobi_few);
     cr_assert_gt(rec.imaginary_many, rec.jacobi_many * 2, "many: imaginary %ld vs jacobi %ld",
@@ -567,6 +570,15 @@ static void assert_converges_like_bpp(const heft_mlcp *p, const char *what) {
     cr_assert_leq(pcg.iterations, direct.iterations + 1, "%s: %d steps against %d", what,
                   pcg.iterations, direct.iterations);
     cr_assert_gt(pcg.pcg_tightenings, 0, "%s: converged without tightening", what);
+    /* pgcg, with the same adaptive tolerance: at 1e-6 it ran its 35 outer
+     * iterations on the pyramid of base 12 with 21-23 friction rows stale
+     * (9.4e-10 J, not converged); now 4 outer iterations, 2 tightenings */
+    heft_solver_stats gcg;
+    solve_with("pgcg", NULL, p, lambda, &gcg);
+    cr_log_info("%s: pgcg %d outer, %d inner iterations, %d tightenings, %.2e J", what,
+                gcg.iterations, gcg.inner_iterations, gcg.pcg_tightenings, gcg.error_max);
+    cr_assert(gcg.converged, "%s: pgcg did not converge (%.2e J)", what, gcg.error_max);
+    cr_assert_lt(gcg.error_max, 1e-8, "%s: %.2e J", what, gcg.error_max);
     free(lambda);
 }
 
@@ -588,7 +600,7 @@ Test(bpp_pcg, converges_on_the_chain_islands_with_the_default_tolerance) {
     }
 }
 
-/* The pyramid of base 12 (2,520 rows) at step 60 of a pgs run, the island
+/* bpp-pcg and pgcg on the pyramid of base 12 (2,520 rows) at step 60 of a pgs run, the island
  * of "Growing stacks" in docs/pcg.md (its .mlcp file is 5 MB, so the scene
  * is run here and the island taken from the island callback). At PCG's
  * default 1e-6 the tight set stopped changing after 3 steps (843 rows), 21
