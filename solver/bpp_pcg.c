@@ -203,5 +203,5 @@ const heft_solver_vtable heft_bpp_pcg_solver = {
     heft_bpp_solve,
     heft_bpp_reset,
     heft_bpp_destroy,
-    0,
+    1,
 };

@@ -247,8 +247,11 @@ typedef struct heft_solver_vtable {
     int (*solve)(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
     void (*reset)(void *state);
     void (*destroy)(void *state);
-    int direct; /* 1: answers are exact MLCP solutions (pivoting, factorizations); 0: iterative.
-                   The engine picks its default joint Baumgarte factor from this. */
+    int direct; /* 1: a converged answer is an exact MLCP solution, to the pivoting tolerance
+                   (pivoting on factorizations, or on PCG solves tightened until no row is stale:
+                   bpp-pcg, pgcg); 0: iterative, a sweep or iteration budget's approximation.
+                   The engine picks its default joint Baumgarte factor from this, feeds geometric
+                   stiffness only from direct answers and projects contacts with them. */
 } heft_solver_vtable;
 
 /* Return codes of solve(). */

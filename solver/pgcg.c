@@ -724,5 +724,5 @@ const heft_solver_vtable heft_pgcg_solver = {
     pgcg_solve,
     pgcg_reset,
     pgcg_destroy,
-    0,
+    1,
 };
