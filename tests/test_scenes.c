@@ -450,9 +450,11 @@ Test(scenes, the_log_tower_keeps_out_of_the_ground_with_two_substeps, .timeout =
     cr_assert_eq(r.out_of_bounds_steps, 0, "%s", r.first_violation);
 #ifndef HEFT_SANITIZED
     const scenario_check *pen = NULL;
-    for (int i = 0; i < r.check_count; ++i)
-        if (strcmp(r.checks[i].name, "ground_penetration_max_m") == 0)
+    for (int i = 0; i < r.check_count; ++i) {
+        if (strcmp(r.checks[i].name, "ground_penetration_max_m") == 0) {
             pen = &r.checks[i];
+        }
+    }
     cr_assert(pen != NULL);
     cr_log_info("tower of 10, bpp-skyline, 2 substeps: %.2f mm into the ground", 1e3 * pen->value);
     cr_expect(pen->pass, "logs %.2f mm into the ground", 1e3 * pen->value);
