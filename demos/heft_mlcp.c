@@ -20,7 +20,7 @@ enum { EXIT_OK = 0, EXIT_NOT_SOLVED = 1, EXIT_USAGE = 2 };
 static void usage(FILE *f) {
     fprintf(f,
             "usage: heft-mlcp solve FILE --solver NAME [--json] [--iterations N] [--tolerance J]\n"
-            "                 [--relaxation W] [--max-pivots N] [--cold]\n"
+            "                 [--relaxation W] [--max-pivots N] [--pgs-restart SWEEPS] [--cold]\n"
             "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
             "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
             "                 [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
@@ -318,6 +318,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.regularized_rows);
         json_key(f, "restarts", &first);
         fprintf(f, "%d", st.restarts);
+        json_key(f, "pgs_sweeps", &first);
+        fprintf(f, "%d", st.pgs_sweeps);
         json_key(f, "pcg_tightenings", &first);
         fprintf(f, "%d", st.pcg_tightenings);
         json_key(f, "error_max", &first);
@@ -668,6 +670,9 @@ int main(int argc, char **argv) {
             c.has_options = 1;
         } else if (!strcmp(a, "--max-pivots")) {
             ok = parse_int(v, &c.options.max_pivots) && c.options.max_pivots > 0;
+            c.has_options = 1;
+        } else if (!strcmp(a, "--pgs-restart")) {
+            ok = parse_int(v, &c.options.bpp_pgs_sweeps) && c.options.bpp_pgs_sweeps >= 0;
             c.has_options = 1;
         } else if (!strcmp(a, "--preconditioner")) {
             static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",

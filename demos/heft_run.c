@@ -15,6 +15,7 @@ static void usage(FILE *f) {
             "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
             "                [--variant NAME] [--size N]\n"
             "                [--iterations N] [--tolerance J] [--relaxation W]\n"
+            "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
             "                [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
             "                [--ldl-shard N] [--ldl-regularization EPS]\n"
             "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
@@ -317,6 +318,12 @@ int main(int argc, char **argv) {
             cfg.has_options = 1;
         } else if (!strcmp(a, "--relaxation")) {
             ok = parse_double(v, &cfg.options.relaxation);
+            cfg.has_options = 1;
+        } else if (!strcmp(a, "--max-pivots")) {
+            ok = parse_int(v, &cfg.options.max_pivots) && cfg.options.max_pivots > 0;
+            cfg.has_options = 1;
+        } else if (!strcmp(a, "--pgs-restart")) {
+            ok = parse_int(v, &cfg.options.bpp_pgs_sweeps) && cfg.options.bpp_pgs_sweeps >= 0;
             cfg.has_options = 1;
         } else if (ldl_cli_option(a, v, &cfg.options, &ok)) {
             cfg.has_options = 1;

@@ -56,6 +56,7 @@
 #include <string.h>
 
 #include "bpp.h"
+#include "pgs.h"
 #include "workspace.h"
 
 /* Block steps allowed without a new low of the infeasible count before the
@@ -73,6 +74,17 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend)
     s->backend = backend;
     s->options = options != NULL ? *options : heft_solver_default_options();
     s->kept_n = -1;
+    /* PGS for the restart: from the given start, options.bpp_pgs_sweeps
+     * sweeps unrelaxed, stopping at the solve's energy tolerance */
+    heft_solver_options po = s->options;
+    po.warm_start = 1;
+    po.max_iterations = s->options.bpp_pgs_sweeps;
+    po.relaxation = 1.0;
+    s->pgs = heft_pgs_solver.create(&po);
+    if (s->pgs == NULL) {
+        heft_free(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -110,6 +122,7 @@ void heft_bpp_destroy(void *state)
         return;
     heft_bpp_pcg_release(s);
     heft_adaptive_reg_release(&s->reg);
+    heft_pgs_solver.destroy(s->pgs);
     void *arrays[] = {s->kept_set, s->kept_lambda, s->set, s->next_set, s->best_set,
                       s->tight, s->lambda, s->best_lambda, s->w, s->rhs, s->x, s->diag,
                       s->measure_work, s->A_own, s->factor, s->factor0, s->free_rows,
@@ -119,7 +132,7 @@ void heft_bpp_destroy(void *state)
                       s->factored_tight, s->coupled, s->normal_slot, s->normals,
                       s->coupling, s->coupling_pivot, s->u, s->wood[0], s->wood[1],
                       s->wood_rows[0], s->wood_rows[1], s->fz_lo, s->fz_hi, s->fz_x,
-                      s->fz_ax, s->fz_d, s->fz_t, s->fz_best};
+                      s->fz_ax, s->fz_d, s->fz_t, s->fz_best, s->pgs_lambda};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
@@ -735,6 +748,7 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
            HEFT_RESERVE(s->fz_x, s->fz_x_cap, un) && HEFT_RESERVE(s->fz_ax, s->fz_ax_cap, un) &&
            HEFT_RESERVE(s->fz_d, s->fz_d_cap, un) && HEFT_RESERVE(s->fz_t, s->fz_t_cap, un) &&
            HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
+           HEFT_RESERVE(s->pgs_lambda, s->pgs_lambda_cap, un) && heft_pgs_reserve(s->pgs, p) &&
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
 }
 
@@ -802,27 +816,33 @@ static int kept_sets_usable(const bpp_state *s, int n)
     return s->options.keep_index_sets && s->kept_n == n && s->kept_set != NULL;
 }
 
-/* The pivoting loop (Alg. 2.1 lines 3-11) from s->set and s->lambda, at
- * most max_steps steps, counted into *steps. The best iterate goes to
- * s->best_lambda and s->best_set (*have_best). Returns 1 when converged. */
-static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_steps,
-                      int may_restart, int *steps_out, int *have_best, heft_solver_stats *stats)
+/* The best pivoting iterate of a solve, over all its pivoting loops: the
+ * fewest variables breaking eq. 2.1, then the smallest error. */
+typedef struct pivot_best {
+    int found;
+    int infeasible;
+    double error;
+} pivot_best;
+
+/* The pivoting loop (Alg. 2.1 lines 3-11) from s->set and s->lambda, until
+ * *steps (the solve's count) reaches max_steps or the pivoting stalls. A
+ * better iterate than *best goes to s->best_lambda and s->best_set. Returns
+ * 1 when converged. */
+static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_steps, int *steps,
+                      pivot_best *best, heft_solver_stats *stats)
 {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
-    int steps = 0, converged = 0;
-    *have_best = 0;
-    int best_infeasible = n + 1;
-    double best_error = INFINITY;
+    int converged = 0;
     int fewest_pivots = n + 1, budget = BPP_CYCLE_BUDGET;
     int resolve = 0; /* bpp-pcg: this step's sets again, with a tighter PCG (below) */
-    while (resolve || steps < max_steps) {
+    while (resolve || *steps < max_steps) {
         /* Alg. 2.1 lines 5-6 */
         const int tight_count = heft_bpp_place_tight(p, s->set, s->lambda, s->tight);
         if (!resolve) {
             if (stats->tight_trace_count < HEFT_MAX_PIVOT_TRACE)
                 stats->tight_trace[stats->tight_trace_count++] = tight_count;
-            ++steps;
+            ++*steps;
         }
         resolve = 0;
 
@@ -849,13 +869,13 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         if (c.nonfinite > 0)
             break;
         const int infeasible = c.pivots + c.stale;
-        if (infeasible < best_infeasible ||
-            (infeasible == best_infeasible && c.error_max < best_error)) {
-            best_infeasible = infeasible;
-            best_error = c.error_max;
+        if (!best->found || infeasible < best->infeasible ||
+            (infeasible == best->infeasible && c.error_max < best->error)) {
+            best->infeasible = infeasible;
+            best->error = c.error_max;
             memcpy(s->best_lambda, s->lambda, vec);
             memcpy(s->best_set, s->set, (size_t)n);
-            *have_best = 1;
+            best->found = 1;
         }
         if (infeasible == 0) {
             converged = 1;
@@ -893,27 +913,10 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         } else {
             stalled = 1;
         }
-        if (stalled && may_restart) {
-            /* A start from earlier sets that stalls has usually been thrown
-             * far off by one block pivot (on the winch, 112 tight variables
-             * became 210 in one step, and single pivoting then frees them one
-             * by one: 111 steps to converge, where an all-free start takes
-             * 7). Restart once from all free before falling back to the
-             * frozen boxes; the best answer so far is kept either way. */
-            may_restart = 0;
-            memset(s->set, BPP_FREE, (size_t)n);
-            fewest_pivots = n + 1;
-            budget = BPP_CYCLE_BUDGET;
-            stats->restarts++;
-            continue;
-        }
-        if (stalled && s->reg_shift == NULL) {
-            /* stalled after the restart too: the frozen boxes (below);
-             * with adaptive regularization on, its shifts are what ends
-             * the cycle (004 §5.4), so block pivoting goes on */
-            stats->fallback = 1;
-            break;
-        }
+        if (stalled && s->reg_shift == NULL)
+            break; /* the restart from PGS, then the frozen boxes (heft_bpp_solve);
+                    * with adaptive regularization on, its shifts are what ends
+                    * the cycle (004 §5.4), so block pivoting goes on */
         /* 004 Alg. 10 lines 16-18: adaptive regularization after the pivots */
         if (s->reg_shift != NULL) {
             const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
@@ -925,7 +928,6 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         }
         memcpy(s->set, s->next_set, (size_t)n);
     }
-    *steps_out += steps;
     return converged;
 }
 
@@ -940,6 +942,59 @@ int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
         return HEFT_SOLVE_OK;
     }
     return -1;
+}
+
+/* ---- restart from PGS: when the pivoting stalls ---------------------------------------- */
+
+/* Block pivoting converges from index sets near the answer's and can wander
+ * off from sets far from it: on a log tower of 15 layers hit by a 2,500 kg
+ * ball (tests/data/tower15-step30.mlcp, 717 rows), the sets read off the
+ * last step's impulses (82 J off) grew from 246 to 536 tight variables in
+ * four block pivots and the pivoting never came back (35 steps, the best
+ * iterate 3.9e3 J), nor did a restart from all free. PGS, which cannot
+ * diverge, gets within 1.5e-5 J of the answer in 1,000 sweeps (21 ms), and
+ * block pivoting from the sets read off that answer converges in 4 steps.
+ * So a stalled pivoting restarts once from the index sets of PGS's answer,
+ * PGS started from the warm start (the best pivoting iterate without one),
+ * at most options.bpp_pgs_sweeps sweeps (default 1,000: on that island the
+ * pivoting converged from PGS's answer after 700 and 1,000 sweeps and
+ * cycled after 50, 300 and 500), with the steps the solve has left; only
+ * then come the frozen boxes. PGS's answer is kept: it is the solve's answer
+ * when nothing after it is better.
+ *
+ * This replaced a restart from all free sets (which had converged in 7
+ * steps where the warm-start sets stalled on a winch island,
+ * tests/data/winch-step70.mlcp). On islands exported from the knocked-down
+ * tower of 10 layers (285 problems of 30 rows or more, every third step
+ * of 400, under ldl-pgs), bpp-skyline converged on 226 with that, 277 with
+ * this, and took 0.80 times the time. In the engine, bpp-skyline's
+ * unconverged steps fell from 177 to 1 of 1,200 on that tower, from 28 to 1
+ * of 600 on a pyramid of base 10 (58 to 15 ms a step) and from 315 to 130
+ * of 1,200 on the winch (5.9 to 7.0 ms a step). */
+
+/* PGS's answer into s->pgs_lambda, then s->lambda and s->set from it.
+ * Returns 1 when PGS gave a finite answer (its error in *error), 0 when
+ * not (the pivoting state is then unchanged). */
+static int restart_from_pgs(const heft_mlcp *p, bpp_state *s, int warm, int have_best,
+                            double *error, heft_solver_stats *stats)
+{
+    const int n = p->n;
+    heft_mlcp from = *p;
+    from.lambda0 = warm ? p->lambda0 : (have_best ? s->best_lambda : NULL);
+    heft_solver_stats ps;
+    memset(&ps, 0, sizeof ps);
+    if (heft_pgs_solver.solve(s->pgs, &from, s->pgs_lambda, &ps) == HEFT_SOLVE_FAILED)
+        return 0;
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(s->pgs_lambda[i]))
+            return 0;
+    stats->restarts++;
+    stats->pgs_sweeps += ps.iterations;
+    heft_bpp_clamp_answer(p, s->pgs_lambda); /* as every answer is */
+    *error = heft_mlcp_measure(p, s->pgs_lambda, s->measure_work).max;
+    memcpy(s->lambda, s->pgs_lambda, sizeof(double) * (size_t)n);
+    heft_bpp_read_sets(p, s->lambda, s->set);
+    return 1;
 }
 
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
@@ -975,10 +1030,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     /* Alg. 2.1 line 1 / Alg. 2.2 line 4: initialize F and T. lambda starts
      * from the warm start (it gives the friction boxes of kept tight rows). */
     const int warm = s->options.warm_start && p->lambda0 != NULL;
-    /* a start from kept or warm-start sets gets one restart from all free
-     * when it stalls (below) */
-    int may_restart = heft_bpp_start(p, &s->options, kept_sets_usable(s, n) ? s->kept_set : NULL,
-                                     s->kept_lambda, s->lambda, s->set);
+    heft_bpp_start(p, &s->options, kept_sets_usable(s, n) ? s->kept_set : NULL, s->kept_lambda,
+                   s->lambda, s->set);
 
     /* adaptive regularization (004 Alg. 9): the backends that solve A_FF
      * afresh (bpp, bpp-pcg) add the shifts; the downdating ones cannot */
@@ -990,8 +1043,18 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         s->reg_shift = s->reg.shift;
     }
 
-    int steps = 0, have_best = 0;
-    int converged = pivot_loop(p, s, tau, max_steps, may_restart, &steps, &have_best, stats);
+    int steps = 0;
+    pivot_best best = {0, 0, INFINITY};
+    int converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
+    int pgs_answered = 0;
+    double pgs_error = INFINITY;
+    if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
+        /* stalled (or a solve failed): restart from PGS's answer */
+        pgs_answered = restart_from_pgs(p, s, warm, best.found, &pgs_error, stats);
+        if (pgs_answered)
+            converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
+    }
+    const int have_best = best.found;
     stats->iterations = steps;
 
     int frozen = -1;
@@ -1020,7 +1083,10 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
 
     if (!converged && frozen < 0) {
-        if (!have_best) {
+        if (!have_best && pgs_answered) {
+            memcpy(s->best_lambda, s->pgs_lambda, vec); /* PGS's answer below */
+            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
+        } else if (!have_best) {
             s->kept_n = -1;
             stats->time_total_ms = heft_time_ms() - start;
             for (int i = 0; i < n; ++i)
@@ -1029,6 +1095,14 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         memcpy(s->lambda, s->best_lambda, vec);
         memcpy(s->set, s->best_set, (size_t)n);
+    }
+    if (!converged && pgs_answered) {
+        /* PGS's answer, when no pivoting or frozen-box answer beat it */
+        heft_bpp_clamp_answer(p, s->lambda);
+        if (pgs_error < heft_mlcp_measure(p, s->lambda, s->measure_work).max) {
+            memcpy(s->lambda, s->pgs_lambda, vec);
+            heft_bpp_read_sets(p, s->lambda, s->set);
+        }
     }
     if (!converged && warm)
         heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->x, s->measure_work);

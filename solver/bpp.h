@@ -66,6 +66,12 @@ typedef struct bpp_state {
     int *wood_rows[2];
     int wood_k[2], wood_cur, wood_n;
 
+    /* the restart from PGS's answer (bpp.c "restart from PGS"): PGS's
+     * state, and its answer, n */
+    void *pgs;
+    double *pgs_lambda;
+    size_t pgs_lambda_cap;
+
     /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
 

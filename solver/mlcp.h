@@ -148,6 +148,9 @@ typedef struct heft_solver_options {
     double relaxation;    /* PGS over-relaxation factor in (0, 2) (default 1.0) */
     int warm_start;       /* start from lambda0 when present (default 1) */
     int max_pivots;       /* pivoting steps for the BPP family (default 35) */
+    int bpp_pgs_sweeps;   /* BPP family: a stalled pivoting restarts from the index sets of
+                             a PGS answer of at most this many sweeps (default 1000; 0: no
+                             restart, the papers' algorithm and the frozen boxes) */
     int keep_index_sets;  /* BPP: start from the previous step's index sets when the size is
                              the same (default 1); otherwise the sets are read off the warm
                              start (variables at a bound tight), or all free without one */
@@ -222,8 +225,9 @@ typedef struct heft_solver_stats {
     int fallback;             /* a fallback was used (frozen friction boxes, refactoring, PGS after NaN) */
     int imaginary_columns;    /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
     int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
-    int restarts;             /* BPP: restarts from all-free sets after a stalled start from
-                                 kept or warm-start sets */
+    int restarts;             /* BPP family: restarts of a stalled pivoting from the index
+                                 sets of a PGS answer (bpp.c "restart from PGS") */
+    int pgs_sweeps;           /* BPP family: the sweeps of that PGS solve */
     int pcg_tightenings;      /* bpp-pcg, pgcg: times the index sets held but the solve was
                                  too inexact, and PCG's relative tolerance was multiplied by
                                  1e-4 for the rest of the solve (bpp-pcg: the step solved

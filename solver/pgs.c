@@ -21,7 +21,7 @@
  *
  * The state of one island is the options and a workspace that only grows: once
  * the largest problem of an island has been seen, a solve allocates nothing. */
-#include "mlcp.h"
+#include "pgs.h"
 #include "row_math.h"
 
 #include <math.h>
@@ -45,6 +45,18 @@ static int workspace_reserve(double **array, size_t *cap, size_t need)
     *array = heft_alloc(sizeof(double) * need);
     *cap = *array != NULL ? need : 0;
     return *array != NULL;
+}
+
+int heft_pgs_reserve(void *state, const heft_mlcp *p)
+{
+    pgs_state *s = state;
+    const size_t n = p->n > 0 ? (size_t)p->n : 0;
+    const int structured = p->rows != NULL;
+    const size_t nb = structured && p->nbodies > 0 ? (size_t)p->nbodies : 0;
+    return workspace_reserve(&s->diagonal, &s->diagonal_cap, n) &&
+           workspace_reserve(&s->measure_work, &s->measure_cap, n + 6 * nb) &&
+           (!structured || (workspace_reserve(&s->response, &s->response_cap, 12 * n) &&
+                            workspace_reserve(&s->dv, &s->dv_cap, 6 * nb)));
 }
 
 static void *pgs_create(const heft_solver_options *options)
@@ -210,16 +222,12 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     const double start = heft_time_ms();
     const int n = p->n;
     const int structured = p->rows != NULL;
-    const size_t nb = structured ? (size_t)p->nbodies : 0;
     memset(stats, 0, sizeof *stats);
     stats->n = n;
     if (n < 0 || (!structured && p->A == NULL && n > 0))
         return HEFT_SOLVE_FAILED;
 
-    if (!workspace_reserve(&s->diagonal, &s->diagonal_cap, (size_t)n) ||
-        !workspace_reserve(&s->measure_work, &s->measure_cap, (size_t)n + 6 * nb) ||
-        (structured && (!workspace_reserve(&s->response, &s->response_cap, 12 * (size_t)n) ||
-                        !workspace_reserve(&s->dv, &s->dv_cap, 6 * nb))))
+    if (!heft_pgs_reserve(s, p))
         return HEFT_SOLVE_FAILED;
 
     /* Setup: the row responses and diagonal (structured) or the diagonal of A. */
@@ -271,8 +279,7 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
-/* Found by registry.c, which declares it the same way. */
-extern const heft_solver_vtable heft_pgs_solver;
+/* Found by registry.c, which declares it the same way, and by bpp.c (pgs.h). */
 const heft_solver_vtable heft_pgs_solver = {
     "pgs",
     "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",

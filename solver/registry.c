@@ -79,6 +79,7 @@ heft_solver_options heft_solver_default_options(void)
     o.relaxation = 1.0;
     o.warm_start = 1;
     o.max_pivots = 35;
+    o.bpp_pgs_sweeps = 1000;
     o.keep_index_sets = 1;
     o.skyline_refactor_fraction = 0.15;
     o.preconditioner = HEFT_PRECOND_IC0_IMAGINARY;
@@ -111,6 +112,8 @@ int heft_solver_options_check(const heft_solver_options *o, char *err, size_t er
         bad = "relaxation must lie in (0, 2)";
     else if (o->max_pivots < 0)
         bad = "max_pivots must be >= 0";
+    else if (o->bpp_pgs_sweeps < 0)
+        bad = "bpp_pgs_sweeps must be >= 0 (0: no restart from PGS)";
     else if (!(o->skyline_refactor_fraction >= 0.0 && o->skyline_refactor_fraction <= 1.0))
         bad = "skyline_refactor_fraction must lie in [0, 1]";
     else if (o->ldl_ordering < 0 || o->ldl_ordering >= HEFT_LDL_ORDER_COUNT)

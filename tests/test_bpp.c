@@ -200,13 +200,15 @@ static heft_mlcp *cycling_problem(void)
 }
 
 /* Block pivoting cycles; after BPP_CYCLE_BUDGET steps without a new low it
- * stops and the fall-back of bpp.c ("frozen friction boxes": here no friction,
- * so fixed boxes) solves the problem as a box-constrained QP by projected
- * Newton, which cannot cycle. */
+ * stops and, without the restart from PGS's answer, the fall-back of bpp.c
+ * ("frozen friction boxes": here no friction, so fixed boxes) solves the
+ * problem as a box-constrained QP by projected Newton, which cannot cycle.
+ * With the restart see the_restart_from_pgs_converges_where_pivoting_stalled. */
 Test(bpp, cycling_problem_falls_back_to_projected_newton_and_solves_it)
 {
     heft_mlcp *p = cycling_problem();
-    const heft_solver_options o = heft_solver_default_options();
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
     for (int s = 0; s < 3; ++s) {
         double lambda[3];
         heft_solver_stats st;
@@ -603,13 +605,25 @@ Test(bpp, singular_matrix_fails_cleanly_without_nan)
     memcpy(p->A, A, sizeof A);
     p->b[0] = 1.0;
     p->b[1] = 2.0;
-    const heft_solver_options o = heft_solver_default_options();
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
     for (int s = 0; s < 3; ++s) {
         double lambda[2] = {NAN, NAN};
         heft_solver_stats st;
         cr_assert_eq(solve_once(solvers[s], &o, p, lambda, &st), HEFT_SOLVE_FAILED);
         cr_assert(isfinite(lambda[0]) && isfinite(lambda[1]), "%s left NaN", solvers[s]);
         cr_assert_eq(st.factorizations, 1);
+    }
+    /* with the restart from PGS (the default) the answer is PGS's, which
+     * the pivoting from its sets cannot confirm (A_FF is singular again) */
+    o = heft_solver_default_options();
+    for (int s = 0; s < 3; ++s) {
+        double lambda[2] = {NAN, NAN};
+        heft_solver_stats st;
+        cr_assert_eq(solve_once(solvers[s], &o, p, lambda, &st), HEFT_SOLVE_NOT_CONVERGED,
+                     "%s", solvers[s]);
+        cr_assert(isfinite(lambda[0]) && isfinite(lambda[1]), "%s left NaN", solvers[s]);
+        cr_assert_eq(st.restarts, 1);
     }
     heft_mlcp_destroy(p);
 }
@@ -748,9 +762,10 @@ static heft_mlcp *read_exported(const char *name)
  * pulling; tests/data/winch-step70.mlcp, exported by heft-run at step 70).
  * From the index sets read off its warm start, one block pivot makes 112
  * tight variables 210 and the pivoting stalls (single pivoting took 111
- * steps to converge); from all free it converges in 7. A stalled start from
- * earlier sets is restarted once from all free. */
-Test(bpp, a_stalled_warm_start_restarts_from_all_free)
+ * steps to converge); from all free it converges in 7. A stalled pivoting
+ * restarts once from the sets of PGS's answer (it restarted from all free
+ * before), which converges in 6 steps in all. */
+Test(bpp, a_stalled_warm_start_restarts_from_the_pgs_answer)
 {
     heft_mlcp *p = read_exported("winch-step70.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
@@ -794,7 +809,8 @@ Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes)
     memcpy(lambda, p->lambda0, sizeof(double) * n);
     heft_bpp_clamp_answer(p, lambda);
     const double warm = heft_mlcp_measure(p, lambda, work).max;
-    const heft_solver_options o = heft_solver_default_options();
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0; /* the restart from PGS converges here (below) */
     for (int s = 0; s < 3; ++s) {
         heft_solver_stats st;
         const int rc = solve_once(solvers[s], &o, p, lambda, &st);
@@ -836,6 +852,7 @@ Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps)
     double *lambda = malloc(sizeof(double) * p->n);
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 60;
+    o.bpp_pgs_sweeps = 0; /* the frozen rounds alone */
     for (int s = 0; s < 3; ++s) {
         heft_solver_stats st;
         const int rc = solve_once(solvers[s], &o, p, lambda, &st);
@@ -851,11 +868,12 @@ Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps)
     heft_mlcp_destroy(p);
 }
 
-/* A log tower of 15 layers (717 rows; tests/data/tower15-step30.mlcp): the
- * BPP solvers run out of pivots, and their best iterate (fewest infeasible
+/* A log tower of 15 layers hit by the ball (717 rows;
+ * tests/data/tower15-step30.mlcp): without the restart from PGS the BPP
+ * solvers run out of pivots, and their best iterate (fewest infeasible
  * variables) had an MLCP error of 3.9e3 J where the warm start they were
  * given has 82 J. An answer that did not converge is never worse than the
- * warm start. */
+ * warm start. (With the restart they converge: below.) */
 Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
 {
     heft_mlcp *p = read_exported("tower15-step30.mlcp");
@@ -865,7 +883,8 @@ Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
     memcpy(lambda, p->lambda0, sizeof(double) * n);
     heft_bpp_clamp_answer(p, lambda); /* as the solvers clamp */
     const double warm = heft_mlcp_measure(p, lambda, work).max;
-    const heft_solver_options o = heft_solver_default_options();
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
     for (int s = 0; s < 3; ++s) {
         heft_solver_stats st;
         const int rc = solve_once(solvers[s], &o, p, lambda, &st);
@@ -878,4 +897,39 @@ Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
     free(work);
     free(lambda);
     heft_mlcp_destroy(p);
+}
+
+/* Where block pivoting stalls, it restarts once from the index sets of a
+ * PGS answer (bpp.c "restart from PGS"), and converges on the problems the
+ * tests above solve by the fall-backs: the 3 x 3 cycling LCP; the log tower
+ * of 15 layers hit by the ball, where the pivoting diverged (246 tight
+ * variables to 536 in four block pivots; 82 J, the warm start, without the
+ * restart); the winch island whose coupled friction cycled from every
+ * start (6.6e-6 J by the frozen boxes); the rocking stack of five boxes.
+ * The restart happens once, and the steps stay within max_pivots. */
+Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120)
+{
+    const char *files[4] = {NULL, "tower15-step30.mlcp", "winch-stall-step300.mlcp",
+                            "boxes-pgs-step149.mlcp"};
+    const heft_solver_options o = heft_solver_default_options();
+    for (int f = 0; f < 4; ++f) {
+        heft_mlcp *p = files[f] != NULL ? read_exported(files[f]) : cycling_problem();
+        double *lambda = malloc(sizeof(double) * p->n);
+        for (int s = 0; s < 3; ++s) {
+            heft_solver_stats st;
+            const int rc = solve_once(solvers[s], &o, p, lambda, &st);
+            const char *name = files[f] != NULL ? files[f] : "the cycling LCP";
+            cr_log_info("%s on %s: rc %d, %d steps, %d restarts after %d PGS sweeps, %.3g J",
+                        solvers[s], name, rc, st.iterations, st.restarts, st.pgs_sweeps,
+                        st.error_max);
+            cr_assert_eq(rc, HEFT_SOLVE_OK, "%s on %s: %.3g J", solvers[s], name, st.error_max);
+            cr_assert_lt(st.error_max, 1e-12, "%s on %s", solvers[s], name);
+            cr_assert_eq(st.restarts, 1, "%s on %s", solvers[s], name);
+            cr_assert_gt(st.pgs_sweeps, 0);
+            cr_assert_leq(st.pgs_sweeps, o.bpp_pgs_sweeps);
+            cr_assert_leq(st.iterations, o.max_pivots, "%s on %s", solvers[s], name);
+        }
+        free(lambda);
+        heft_mlcp_destroy(p);
+    }
 }
