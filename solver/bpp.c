@@ -27,20 +27,21 @@
  * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
  * Júdice & Pires (1994), the number of variables that break eq. 2.1 is
  * watched: while it reaches new lows the step pivots them all; after
- * BPP_CYCLE_BUDGET steps without a new low the pivoting has stalled. A start
- * from earlier sets is then restarted once from all free; a second stall
- * ends the pivoting. The papers switch to Murty's least-index single
- * pivoting there (004 §2.5.2), which is finite for fixed boxes only: with the
- * friction coupling it cycled too, and even on fixed boxes it took over 500
- * steps on a winch island. Heft instead freezes the friction boxes and
- * solves the box-constrained QP by projected Newton, which cannot cycle
- * ("frozen friction boxes" below), with a budget of options.max_pivots
- * steps of its own. With adaptive regularization on, block pivoting goes
- * on instead (the shifts end the cycle, 004 §5.4). The best pivoting
- * iterate (fewest variables breaking eq. 2.1, then the smallest error) is
- * kept for when neither finishes (004 §2.5.2: "we simply return the best
- * solution we have seen so far"), and an unconverged answer is never worse
- * than the warm start.
+ * BPP_CYCLE_BUDGET steps without a new low the pivoting has stalled. It then
+ * restarts once from the index sets of a PGS answer ("restart from PGS"
+ * below; options.bpp_pgs_sweeps, 0 turns it off), with the steps it has
+ * left; a second stall ends the pivoting. The papers switch to Murty's
+ * least-index single pivoting there (004 §2.5.2), which is finite for fixed
+ * boxes only: with the friction coupling it cycled too, and even on fixed
+ * boxes it took over 500 steps on a winch island. Heft instead freezes the
+ * friction boxes and solves the box-constrained QP by projected Newton,
+ * which cannot cycle ("frozen friction boxes" below), with a budget of
+ * options.max_pivots steps of its own. With adaptive regularization on,
+ * block pivoting goes on instead (the shifts end the cycle, 004 §5.4). The
+ * best pivoting iterate (fewest variables breaking eq. 2.1, then the
+ * smallest error) is kept for when neither finishes (004 §2.5.2: "we simply
+ * return the best solution we have seen so far"), and an unconverged answer
+ * is never worse than the warm start, nor than PGS's answer.
  *
  * Decisions use the energy tolerance tau = options.tolerance (J), the same
  * yardstick as the error measure: a free variable is out of its box when
@@ -964,13 +965,14 @@ int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
  *
  * This replaced a restart from all free sets (which had converged in 7
  * steps where the warm-start sets stalled on a winch island,
- * tests/data/winch-step70.mlcp). On islands exported from the knocked-down
- * tower of 10 layers (285 problems of 30 rows or more, every third step
- * of 400, under ldl-pgs), bpp-skyline converged on 226 with that, 277 with
- * this, and took 0.80 times the time. In the engine, bpp-skyline's
- * unconverged steps fell from 177 to 1 of 1,200 on that tower, from 28 to 1
- * of 600 on a pyramid of base 10 (58 to 15 ms a step) and from 315 to 130
- * of 1,200 on the winch (5.9 to 7.0 ms a step). */
+ * tests/data/winch-step70.mlcp; from PGS's sets it takes 6). On islands
+ * exported from the knocked-down tower of 10 layers (285 problems of 30
+ * rows or more, every third step of 400, under ldl-pgs), bpp-skyline
+ * converged on 226 with that and on 277 with this, in 0.96 times the time,
+ * and the worst unconverged answer went from 61 J to 4.2e-6 J. In the
+ * engine (bpp-skyline, whole step): the tower of 10 layers 177 of 1,200
+ * steps unconverged -> 1, 2.9 -> 1.1 ms; a pyramid of base 10 28 of 600
+ * -> 1, 50 -> 9.4 ms; the winch 315 of 1,200 -> 126, 6.0 -> 7.0 ms. */
 
 /* PGS's answer into s->pgs_lambda, then s->lambda and s->set from it.
  * Returns 1 when PGS gave a finite answer (its error in *error), 0 when
