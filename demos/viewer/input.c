@@ -19,6 +19,14 @@ static void change_option(viewer *v, int direction) {
         o->max_pivots += direction > 0 ? 5 : -5;
         o->max_pivots = o->max_pivots < 1 ? 1 : (o->max_pivots > 1000 ? 1000 : o->max_pivots);
         break;
+    case OPTION_BPP_PGS_RESTART: /* 0 (off), 125, 250, ..., doubling */
+        if (direction > 0) {
+            o->bpp_pgs_sweeps = o->bpp_pgs_sweeps < 125 ? 125 : o->bpp_pgs_sweeps * 2;
+        } else {
+            o->bpp_pgs_sweeps = o->bpp_pgs_sweeps <= 125 ? 0 : o->bpp_pgs_sweeps / 2;
+        }
+        o->bpp_pgs_sweeps = o->bpp_pgs_sweeps > 64000 ? 64000 : o->bpp_pgs_sweeps;
+        break;
     case OPTION_DOWNDATE_THRESHOLD:
         o->skyline_refactor_fraction += direction > 0 ? 0.05 : -0.05;
         o->skyline_refactor_fraction = o->skyline_refactor_fraction < 0.0 ? 0.0

@@ -134,6 +134,13 @@ static void controls_panel(viewer *v, float x, float y, float w) {
         switch ((option_kind)k) {
         case OPTION_PGS_ITERATIONS: snprintf(label, sizeof label, "PGS iterations %d", o->max_iterations); break;
         case OPTION_BPP_MAX_STEPS: snprintf(label, sizeof label, "BPP max steps %d", o->max_pivots); break;
+        case OPTION_BPP_PGS_RESTART:
+            if (o->bpp_pgs_sweeps > 0) {
+                snprintf(label, sizeof label, "BPP restart: PGS %d", o->bpp_pgs_sweeps);
+            } else {
+                snprintf(label, sizeof label, "BPP restart: off");
+            }
+            break;
         case OPTION_DOWNDATE_THRESHOLD:
             snprintf(label, sizeof label, "refactor above %.0f%% tight", 100.0 * o->skyline_refactor_fraction);
             break;

@@ -55,6 +55,7 @@ typedef struct view_toggles {
 typedef enum option_kind {
     OPTION_PGS_ITERATIONS = 0,
     OPTION_BPP_MAX_STEPS,
+    OPTION_BPP_PGS_RESTART,
     OPTION_DOWNDATE_THRESHOLD,
     OPTION_PCG_TOLERANCE,
     OPTION_COUNT
