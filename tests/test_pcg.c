@@ -434,9 +434,11 @@ Test(pgcg, solves_the_32_planted_problems_with_friction_coupling) {
  * of the planted solution, with (1) or without (0) a fall-back; returns the
  * outer iterations. */
 static int pgcg_solves_planted(int n, double dominance, int form, uint64_t seed, int max_pivots,
-                               int fallback) {
+                               int fallback, int pgs_restart) {
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = max_pivots;
+    if (!pgs_restart)
+        o.bpp_pgs_sweeps = 0;
     planted_problem pp = planted_structured(n, dominance, form, seed);
     double *lambda = malloc(sizeof(double) * n);
     heft_solver_stats st;
@@ -464,7 +466,7 @@ static int pgcg_solves_planted(int n, double dominance, int form, uint64_t seed,
 Test(pgcg, solves_planted_friction_problems_where_the_imaginary_preconditioner_stalled) {
     const uint64_t seeds[2] = {11, 25};
     for (int k = 0; k < 2; ++k)
-        pgcg_solves_planted(60, 0.0, 0, seeds[k], 200, 0);
+        pgcg_solves_planted(60, 0.0, 0, seeds[k], 200, 0, 1);
 }
 
 /* Planted friction problems on which pgcg's outer loop, a fixed point on
@@ -479,18 +481,54 @@ Test(pgcg, solves_planted_friction_problems_where_its_outer_loop_crept) {
     const int sizes[3] = {30, 120, 240};
     const uint64_t seeds[3] = {28, 17, 16};
     for (int k = 0; k < 3; ++k)
-        pgcg_solves_planted(sizes[k], 0.0, 1, seeds[k], 200, 0);
+        pgcg_solves_planted(sizes[k], 0.0, 1, seeds[k], 200, 0, 1);
 }
 
 /* The frozen-box rounds (pgcg.c, frozen_rounds) when the outer iterations
  * run out: 30-row planted friction problems, no added dominance, only 20
  * outer iterations allowed (without the rounds pgcg answers 1.7e-6, 2.7e-7
  * and 7.1 J); the rounds finish each within 1e-8 J, near the planted
- * solution. */
+ * solution. (Without the restart from a PGS answer, which comes first and
+ * would finish them.) */
 Test(pgcg, finishes_with_frozen_boxes_when_its_outer_iterations_run_out) {
     const uint64_t seeds[3] = {20, 26, 28};
     for (int k = 0; k < 3; ++k)
-        cr_assert_gt(pgcg_solves_planted(30, 0.0, 1, seeds[k], 20, 1), 20); /* the rounds ran */
+        cr_assert_gt(pgcg_solves_planted(30, 0.0, 1, seeds[k], 20, 1, 0), 20); /* the rounds ran */
+}
+
+/* The 240 harder planted friction problems (30, 60, 120, 240 rows, seeds
+ * 1-30, no added dominance and 0.02) with the default 35 outer iterations:
+ * pgcg left 10 unsolved (4.3e-8 to 1e-5 J) before its restart from a PGS
+ * answer (pgcg.c, as bpp.c's), none with it. */
+static int pgcg_hard_failures(int pgs_restart) {
+    static const int sizes[4] = {30, 60, 120, 240};
+    static const double dominance[2] = {0.0, 0.02};
+    heft_solver_options o = heft_solver_default_options();
+    if (!pgs_restart)
+        o.bpp_pgs_sweeps = 0;
+    int failures = 0;
+    double lambda[240];
+    for (int d = 0; d < 2; ++d)
+        for (int k = 0; k < 4; ++k)
+            for (int seed = 1; seed <= 30; ++seed) {
+                planted_problem pp = planted_structured(sizes[k], dominance[d], 1, (uint64_t)seed);
+                heft_solver_stats st;
+                solve_with("pgcg", &o, pp.p, lambda, &st);
+                if (!(st.error_max < 1e-8)) {
+                    ++failures;
+                    cr_log_info("pgcg, restart %d: %d rows, dominance %.2f, seed %d: %.3g J",
+                                pgs_restart, sizes[k], dominance[d], seed, st.error_max);
+                }
+                planted_free(&pp);
+            }
+    return failures;
+}
+
+Test(pgcg, the_restart_from_pgs_solves_every_hard_planted_friction_problem, .timeout = 300) {
+    const int without = pgcg_hard_failures(0);
+    cr_log_info("pgcg without the restart: %d of 240 unsolved", without);
+    cr_expect_geq(without, 5, "pgcg no longer fails here without the restart: %d", without);
+    cr_expect_eq(pgcg_hard_failures(1), 0);
 }
 
 /* An answer that did not converge is never worse than the warm start (as
