@@ -1,5 +1,6 @@
 /* Bad input is refused with an error and leaves the world exactly as it was. */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "heft.h"
 #include "world_snapshot.h"
@@ -137,6 +138,10 @@ Test(bad_input, bad_solver_options_are_refused) {
     o = heft_solver_default_options();
     o.tolerance = NAN;
     cr_assert_neq(heft_world_set_solver_options(world, &o), HEFT_OK);
+    o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = -1;
+    cr_assert_neq(heft_world_set_solver_options(world, &o), HEFT_OK);
+    cr_assert(strstr(heft_last_error(), "bpp_pgs_sweeps") != NULL, "%s", heft_last_error());
     assert_unchanged();
 }
 
