@@ -75,13 +75,7 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend)
     s->backend = backend;
     s->options = options != NULL ? *options : heft_solver_default_options();
     s->kept_n = -1;
-    /* PGS for the restart: from the given start, options.bpp_pgs_sweeps
-     * sweeps unrelaxed, stopping at the solve's energy tolerance */
-    heft_solver_options po = s->options;
-    po.warm_start = 1;
-    po.max_iterations = s->options.bpp_pgs_sweeps;
-    po.relaxation = 1.0;
-    s->pgs = heft_pgs_solver.create(&po);
+    s->pgs = heft_pgs_create_for_restart(&s->options);
     if (s->pgs == NULL) {
         heft_free(s);
         return NULL;
@@ -971,34 +965,30 @@ int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
  * converged on 226 with that and on 277 with this, in 0.96 times the time,
  * and the worst unconverged answer went from 61 J to 4.2e-6 J. In the
  * engine (bpp-skyline, whole step): the tower of 10 layers 177 of 1,200
- * steps unconverged -> 1, 2.9 -> 1.1 ms; a pyramid of base 10 28 of 600
+ * steps unconverged -> 3, 2.9 -> 1.2 ms; a pyramid of base 10 28 of 600
  * -> 1, 50 -> 9.4 ms; the winch 315 of 1,200 -> 129, 6.0 -> 7.2 ms.
  * Tried and not kept: up to three more restarts, each from 1,000 more
  * sweeps on the last PGS answer, took the winch to 72 unconverged steps at
  * 9.9 against 7.7 ms a step, and its longest step from 28 to 65 ms. */
 
-/* PGS's answer into s->pgs_lambda, then s->lambda and s->set from it.
- * Returns 1 when PGS gave a finite answer (its error in *error), 0 when
- * not (the pivoting state is then unchanged). */
-static int restart_from_pgs(const heft_mlcp *p, bpp_state *s, int warm, int have_best,
-                            double *error, heft_solver_stats *stats)
+int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer,
+                        uint8_t *set, double *measure_work, double *error,
+                        heft_solver_stats *stats)
 {
-    const int n = p->n;
     heft_mlcp from = *p;
-    from.lambda0 = warm ? p->lambda0 : (have_best ? s->best_lambda : NULL);
+    from.lambda0 = start;
     heft_solver_stats ps;
     memset(&ps, 0, sizeof ps);
-    if (heft_pgs_solver.solve(s->pgs, &from, s->pgs_lambda, &ps) == HEFT_SOLVE_FAILED)
+    if (heft_pgs_solver.solve(pgs, &from, answer, &ps) == HEFT_SOLVE_FAILED)
         return 0;
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(s->pgs_lambda[i]))
+    for (int i = 0; i < p->n; ++i)
+        if (!isfinite(answer[i]))
             return 0;
     stats->restarts++;
     stats->pgs_sweeps += ps.iterations;
-    heft_bpp_clamp_answer(p, s->pgs_lambda); /* as every answer is */
-    *error = heft_mlcp_measure(p, s->pgs_lambda, s->measure_work).max;
-    memcpy(s->lambda, s->pgs_lambda, sizeof(double) * (size_t)n);
-    heft_bpp_read_sets(p, s->lambda, s->set);
+    heft_bpp_clamp_answer(p, answer); /* as every answer is */
+    *error = heft_mlcp_measure(p, answer, measure_work).max;
+    heft_bpp_read_sets(p, answer, set);
     return 1;
 }
 
@@ -1055,9 +1045,13 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     double pgs_error = INFINITY;
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
         /* stalled (or a solve failed): restart from PGS's answer */
-        pgs_answered = restart_from_pgs(p, s, warm, best.found, &pgs_error, stats);
-        if (pgs_answered)
+        double *from = warm ? p->lambda0 : (best.found ? s->best_lambda : NULL);
+        pgs_answered = heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set,
+                                           s->measure_work, &pgs_error, stats);
+        if (pgs_answered) {
+            memcpy(s->lambda, s->pgs_lambda, vec);
             converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
+        }
     }
     const int have_best = best.found;
     stats->iterations = steps;
@@ -1093,23 +1087,26 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
 
     if (!converged && frozen < 0) {
-        if (!have_best && pgs_answered) {
-            memcpy(s->best_lambda, s->pgs_lambda, vec); /* PGS's answer below */
-            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
-        } else if (!have_best) {
+        /* no frozen-box answer: the best pivoting iterate, else PGS's */
+        if (have_best) {
+            memcpy(s->lambda, s->best_lambda, vec);
+            memcpy(s->set, s->best_set, (size_t)n);
+        } else if (!pgs_answered) {
             s->kept_n = -1;
             stats->time_total_ms = heft_time_ms() - start;
             for (int i = 0; i < n; ++i)
                 lambda_out[i] = 0.0;
             return HEFT_SOLVE_FAILED;
         }
-        memcpy(s->lambda, s->best_lambda, vec);
-        memcpy(s->set, s->best_set, (size_t)n);
     }
     if (!converged && pgs_answered) {
         /* PGS's answer, when no pivoting or frozen-box answer beat it */
-        heft_bpp_clamp_answer(p, s->lambda);
-        if (pgs_error < heft_mlcp_measure(p, s->lambda, s->measure_work).max) {
+        double kept = INFINITY;
+        if (have_best || frozen >= 0) {
+            heft_bpp_clamp_answer(p, s->lambda);
+            kept = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+        }
+        if (!(kept <= pgs_error)) {
             memcpy(s->lambda, s->pgs_lambda, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
         }

@@ -175,6 +175,15 @@ void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x);
 /* Clamps lambda into its boxes, normal rows first. */
 void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 
+/* The restart from PGS (bpp.c "restart from PGS", used by pgcg too): PGS
+ * (a state from heft_pgs_create_for_restart) from start (NULL: zero) into
+ * answer, clamped into its boxes, its MLCP error into *error and the index
+ * sets read off it into set; counts stats->restarts and pgs_sweeps. Returns
+ * 1, or 0 when PGS gave no finite answer. measure_work: n + 6 nbodies. */
+int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer,
+                        uint8_t *set, double *measure_work, double *error,
+                        heft_solver_stats *stats);
+
 /* After a solve that did not converge (bpp and pgcg), with p->lambda0 set:
  * lambda (clamped) is replaced by the warm start (clamped) when that has the
  * smaller MLCP error, and set read off it. scratch: n entries; measure_work:

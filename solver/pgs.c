@@ -279,7 +279,17 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
-/* Found by registry.c, which declares it the same way, and by bpp.c (pgs.h). */
+void *heft_pgs_create_for_restart(const heft_solver_options *options)
+{
+    heft_solver_options o = *options;
+    o.warm_start = 1;
+    o.max_iterations = options->bpp_pgs_sweeps;
+    o.relaxation = 1.0;
+    return pgs_create(&o);
+}
+
+/* Found by registry.c, which declares it the same way, and by bpp.c and
+ * pgcg.c (pgs.h). */
 const heft_solver_vtable heft_pgs_solver = {
     "pgs",
     "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",

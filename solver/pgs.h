@@ -1,7 +1,8 @@
 /* Heft: projected Gauss-Seidel inside other solvers. The pivoting solvers
- * (bpp.c) restart a stalled solve from the index sets of a PGS answer; they
- * hold a PGS state of their own and reserve its workspace with theirs, so
- * that a solve of a size already seen allocates nothing. */
+ * (bpp.c, pgcg.c) restart a stalled solve from the index sets of a PGS
+ * answer (heft_bpp_pgs_answer); they hold a PGS state of their own and
+ * reserve its workspace with theirs, so that a solve of a size already seen
+ * allocates nothing. */
 #ifndef HEFT_SOLVER_PGS_H
 #define HEFT_SOLVER_PGS_H
 
@@ -12,5 +13,10 @@ extern const heft_solver_vtable heft_pgs_solver;
 /* Makes a PGS state (heft_pgs_solver.create) ready to solve problems of p's
  * size without allocating. Returns 0 when out of memory. */
 int heft_pgs_reserve(void *state, const heft_mlcp *p);
+
+/* The PGS state of a pivoting solver's restart: from the problem's lambda0,
+ * options->bpp_pgs_sweeps sweeps unrelaxed, stopping at options->tolerance.
+ * NULL when out of memory; heft_pgs_solver.destroy releases it. */
+void *heft_pgs_create_for_restart(const heft_solver_options *options);
 
 #endif

@@ -2,6 +2,7 @@
 #include "planted.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,4 +260,26 @@ void planted_free(planted_problem *pp)
     free(pp->solution);
     free(pp->w);
     memset(pp, 0, sizeof *pp);
+}
+
+int planted_hard_friction_failures(const char *solver, const heft_solver_options *o)
+{
+    static const int sizes[4] = {30, 60, 120, 240};
+    static const double dominance[2] = {0.0, 0.02};
+    double lambda[240];
+    int failures = 0;
+    for (int d = 0; d < 2; ++d)
+        for (int k = 0; k < 4; ++k)
+            for (int seed = 1; seed <= 30; ++seed) {
+                planted_problem pp = planted_structured(sizes[k], dominance[d], 1, (uint64_t)seed);
+                heft_solver_stats st;
+                const int rc = heft_solve(solver, o, pp.p, lambda, &st);
+                if (rc == HEFT_SOLVE_FAILED || !(st.error_max < 1e-8)) {
+                    ++failures;
+                    fprintf(stderr, "%s (restart %d): %d rows, dominance %.2f, seed %d: %.3g J\n",
+                            solver, o->bpp_pgs_sweeps, sizes[k], dominance[d], seed, st.error_max);
+                }
+                planted_free(&pp);
+            }
+    return failures;
 }

@@ -47,4 +47,11 @@ void planted_free(planted_problem *pp);
 /* max_i |x_i - y_i| */
 double planted_max_diff(const double *x, const double *y, int n);
 
+/* The 240 harder planted friction problems (structured, with the friction
+ * coupling: 30, 60, 120 and 240 rows, seeds 1-30, no added dominance and
+ * 0.02) solved by the named solver with options o; returns how many end at
+ * an MLCP error of 1e-8 J or more (or fail), and prints each of them to
+ * stderr. */
+int planted_hard_friction_failures(const char *solver, const heft_solver_options *o);
+
 #endif

@@ -941,36 +941,13 @@ Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120)
  * 200: 240 rows, seeds 4, 19, 22, 25 at no dominance, 0.03-0.18 J; seed 4
  * at 0.02); with the restart every one is solved to 1e-8 J, by bpp and
  * bpp-skyline alike, with the default options. */
-static int hard_planted_failures(const char *solver, int pgs_sweeps)
-{
-    static const int sizes[4] = {30, 60, 120, 240};
-    static const double dominance[2] = {0.0, 0.02};
-    int failures = 0;
-    heft_solver_options o = heft_solver_default_options();
-    o.bpp_pgs_sweeps = pgs_sweeps;
-    double lambda[240];
-    for (int d = 0; d < 2; ++d)
-        for (int k = 0; k < 4; ++k)
-            for (int seed = 1; seed <= 30; ++seed) {
-                planted_problem pp = planted_structured(sizes[k], dominance[d], 1, (uint64_t)seed);
-                heft_solver_stats st;
-                solve_once(solver, &o, pp.p, lambda, &st);
-                if (!(st.error_max < 1e-8)) {
-                    ++failures;
-                    cr_log_info("%s, restart %d: %d rows, dominance %.2f, seed %d: %.3g J",
-                                solver, pgs_sweeps, sizes[k], dominance[d], seed, st.error_max);
-                }
-                planted_free(&pp);
-            }
-    return failures;
-}
-
 Test(bpp, the_restart_from_pgs_solves_every_hard_planted_friction_problem, .timeout = 300)
 {
-    const int without = hard_planted_failures("bpp", 0);
+    heft_solver_options o = heft_solver_default_options();
+    cr_expect_eq(planted_hard_friction_failures("bpp", &o), 0);
+    cr_expect_eq(planted_hard_friction_failures("bpp-skyline", &o), 0);
+    o.bpp_pgs_sweeps = 0;
+    const int without = planted_hard_friction_failures("bpp", &o);
     cr_log_info("bpp without the restart: %d of 240 unsolved", without);
     cr_expect_geq(without, 5, "the papers' pivoting no longer fails here: %d", without);
-    const heft_solver_options o = heft_solver_default_options();
-    cr_expect_eq(hard_planted_failures("bpp", o.bpp_pgs_sweeps), 0);
-    cr_expect_eq(hard_planted_failures("bpp-skyline", o.bpp_pgs_sweeps), 0);
 }

@@ -499,41 +499,19 @@ Test(pgcg, finishes_with_frozen_boxes_when_its_outer_iterations_run_out) {
 /* The 240 harder planted friction problems (30, 60, 120, 240 rows, seeds
  * 1-30, no added dominance and 0.02) with the default 35 outer iterations:
  * pgcg left 10 unsolved (4.3e-8 to 1e-5 J) before its restart from a PGS
- * answer (pgcg.c, as bpp.c's), none with it. */
-static int pgcg_hard_failures(int pgs_restart) {
-    static const int sizes[4] = {30, 60, 120, 240};
-    static const double dominance[2] = {0.0, 0.02};
-    heft_solver_options o = heft_solver_default_options();
-    if (!pgs_restart)
-        o.bpp_pgs_sweeps = 0;
-    int failures = 0;
-    double lambda[240];
-    for (int d = 0; d < 2; ++d)
-        for (int k = 0; k < 4; ++k)
-            for (int seed = 1; seed <= 30; ++seed) {
-                planted_problem pp = planted_structured(sizes[k], dominance[d], 1, (uint64_t)seed);
-                heft_solver_stats st;
-                solve_with("pgcg", &o, pp.p, lambda, &st);
-                if (!(st.error_max < 1e-8)) {
-                    ++failures;
-                    cr_log_info("pgcg, restart %d: %d rows, dominance %.2f, seed %d: %.3g J",
-                                pgs_restart, sizes[k], dominance[d], seed, st.error_max);
-                }
-                planted_free(&pp);
-            }
-    return failures;
-}
-
-/* No .timeout here (about 1 s, 15 s under ASan): with one, Criterion
+ * answer (pgcg.c, as bpp.c's), none with it.
+ * No .timeout here (about 1 s, 15 s under ASan): with one, Criterion
  * 2.4.1's runner leaked a 48-byte block of its own under LeakSanitizer with
  * --jobs 2 (calloc inside libcriterion, no Heft frame), which fails the
  * sanitized run; without it, or without another timed test of this file,
  * it did not. */
 Test(pgcg, the_restart_from_pgs_solves_every_hard_planted_friction_problem) {
-    const int without = pgcg_hard_failures(0);
+    heft_solver_options o = heft_solver_default_options();
+    cr_expect_eq(planted_hard_friction_failures("pgcg", &o), 0);
+    o.bpp_pgs_sweeps = 0;
+    const int without = planted_hard_friction_failures("pgcg", &o);
     cr_log_info("pgcg without the restart: %d of 240 unsolved", without);
     cr_expect_geq(without, 5, "pgcg no longer fails here without the restart: %d", without);
-    cr_expect_eq(pgcg_hard_failures(1), 0);
 }
 
 /* An answer that did not converge is never worse than the warm start (as

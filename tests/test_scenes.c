@@ -437,8 +437,8 @@ Test(scenes, tower_and_wall_keep_out_of_the_ground, .timeout = 900) {
  * leaves the tangent the contact row holds, by spin x tip rate x
  * half-length x h^2 / 2 (about 8 mm a step downwards), which Baumgarte's
  * 20% a step balances near 3 cm. Two substeps quarter that drift: 3.9 mm.
- * With the restart (the default) one step of 1,200 ends unconverged, the
- * trajectory is another and no log sinks more than 4.1 mm at one substep.
+ * With the restart (the default) three steps of 1,200 end unconverged, the
+ * trajectory is another and no log sinks more than 4.0 mm at one substep.
  * (docs/scenarios.md, "Every solver on every scene".) */
 static double tower_penetration(int pgs_restart, int substeps) {
     run_config cfg = scene_config("stacking", "tower", 10, "bpp-skyline", 0);
