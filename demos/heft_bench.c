@@ -46,9 +46,9 @@ static int step_kept(const recording *r, int step) {
 }
 
 static heft_mlcp *mlcp_copy(const heft_mlcp *src) {
-    heft_mlcp *p = heft_mlcp_create(src->n, src->nbodies,
-                                    HEFT_MLCP_STRUCTURED | HEFT_MLCP_META |
-                                        (src->A ? HEFT_MLCP_DENSE : 0));
+    heft_mlcp *p =
+        heft_mlcp_create(src->n, src->nbodies,
+                         HEFT_MLCP_STRUCTURED | HEFT_MLCP_META | (src->A ? HEFT_MLCP_DENSE : 0));
     if (!p) {
         return NULL;
     }
@@ -75,8 +75,8 @@ static heft_mlcp *mlcp_copy(const heft_mlcp *src) {
     return p;
 }
 
-static void record_island(void *user, int step, int island, const heft_mlcp *p, const double *lambda,
-                          const heft_solver_stats *stats) {
+static void record_island(void *user, int step, int island, const heft_mlcp *p,
+                          const double *lambda, const heft_solver_stats *stats) {
     (void)lambda;
     (void)stats;
     recording *r = user;
@@ -113,14 +113,14 @@ static void recording_free(recording *r) {
 
 typedef struct solver_result {
     const heft_solver_vtable *solver;
-    double *time_ms;     /* per problem, median over repetitions */
-    double *error;       /* per problem */
-    int *iterations;     /* per problem */
-    int *tight;          /* per problem: tight set of the last pivoting step */
+    double *time_ms; /* per problem, median over repetitions */
+    double *error;   /* per problem */
+    int *iterations; /* per problem */
+    int *tight;      /* per problem: tight set of the last pivoting step */
     int *converged;
-    int *inner;          /* per problem: inner iterations (PCG inside pivoting steps) */
-    double *imaginary;   /* per problem: fraction of the preconditioners' columns that were
-                            imaginary (004 Figure 6.4), -1 when none was computed */
+    int *inner;        /* per problem: inner iterations (PCG inside pivoting steps) */
+    double *imaginary; /* per problem: fraction of the preconditioners' columns that were
+                          imaginary (004 Figure 6.4), -1 when none was computed */
 } solver_result;
 
 static int compare_double(const void *a, const void *b) {
@@ -162,13 +162,14 @@ static void replay(const recording *rec, const heft_solver_vtable *s, const heft
             heft_mlcp_error e = heft_mlcp_measure(r->p, lambda, NULL);
             out->error[i] = e.max;
             out->iterations[i] = st.iterations;
-            out->tight[i] = st.tight_trace_count > 0 ? st.tight_trace[st.tight_trace_count - 1] : -1;
+            out->tight[i] =
+                st.tight_trace_count > 0 ? st.tight_trace[st.tight_trace_count - 1] : -1;
             out->converged[i] = rc == HEFT_SOLVE_OK;
             out->inner[i] = st.inner_iterations;
-            out->imaginary[i] = st.preconditioned_columns_sum > 0
-                                    ? (double)st.imaginary_columns_sum /
-                                          (double)st.preconditioned_columns_sum
-                                    : -1.0;
+            out->imaginary[i] =
+                st.preconditioned_columns_sum > 0
+                    ? (double)st.imaginary_columns_sum / (double)st.preconditioned_columns_sum
+                    : -1.0;
         }
     }
     for (int k = 0; k < 4096; ++k) {
@@ -252,8 +253,8 @@ typedef struct bench_config {
     const char *record_solver;
     int reps;
     int steps;
-    int from;  /* replay the problems of steps >= from */
-    int every; /* and of every every-th of those steps */
+    int from;           /* replay the problems of steps >= from */
+    int every;          /* and of every every-th of those steps */
     int preconditioner; /* the PCG solvers' (heft_preconditioner), -1: the default */
     int imaginary;      /* also PCG alone per preconditioner on each step's largest island */
     const char *solvers[MAX_SOLVERS];
@@ -308,17 +309,19 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
     char plot[256] = "";
     for (int k = 0; k < np; ++k) {
         char one[64];
-        snprintf(one, sizeof one, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "", scene,
-                 3 + 2 * k, 4 + 2 * k);
+        snprintf(one, sizeof one, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "",
+                 scene, 3 + 2 * k, 4 + 2 * k);
         strncat(plot, one, sizeof plot - strlen(plot) - 1);
     }
     char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
-             "700,500; set output '%s-imaginary.png'; set datafile separator ','; set key autotitle "
-             "columnhead; set xlabel 'imaginary columns, mean over the solve (%% of columns)'; "
-             "set ylabel 'inner PCG iterations'; set logscale y; plot %s\" 2>/dev/null",
-             bc->out, scene, plot);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+        "noenhanced size "
+        "700,500; set output '%s-imaginary.png'; set datafile separator ','; set key autotitle "
+        "columnhead; set xlabel 'imaginary columns, mean over the solve (%% of columns)'; "
+        "set ylabel 'inner PCG iterations'; set logscale y; plot %s\" 2>/dev/null",
+        bc->out, scene, plot);
     return system(cmd) == 0;
 }
 
@@ -403,9 +406,10 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
     if (rc != 0 || count[0] + count[1] + count[2] == 0) {
         return rc;
     }
-    fprintf(md, "PCG alone on A lambda = b of the largest island of each replayed step (to 1e-8 "
-                "relative; 004 Figure 6.4 without the pivoting; `%s-imaginary-pcg.csv`). Plain "
-                "IC(0) broke down on %ld of %ld.\n\n",
+    fprintf(md,
+            "PCG alone on A lambda = b of the largest island of each replayed step (to 1e-8 "
+            "relative; 004 Figure 6.4 without the pivoting; `%s-imaginary-pcg.csv`). Plain "
+            "IC(0) broke down on %ld of %ld.\n\n",
             scene, breakdowns, count[0] + count[1] + count[2]);
     fprintf(md, "| imaginary columns of IC(0) | problems | PCG iterations, mean: jacobi | "
                 "ic0-imaginary | ic0-shift |\n|---|---|---|---|---|\n");
@@ -418,13 +422,16 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
         }
     }
     char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
-             "700,500; set output '%s-imaginary-pcg.png'; set datafile separator ','; set key autotitle "
-             "columnhead; set xlabel 'imaginary columns of IC(0) (%% of the columns)'; "
-             "set ylabel 'PCG iterations to 1e-8'; set logscale y; plot for [c=5:7] '%s-imaginary-pcg.csv' "
-             "using 4:c with points\" 2>/dev/null",
-             bc->out, scene, scene);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+        "noenhanced size "
+        "700,500; set output '%s-imaginary-pcg.png'; set datafile separator ','; set key autotitle "
+        "columnhead; set xlabel 'imaginary columns of IC(0) (%% of the columns)'; "
+        "set ylabel 'PCG iterations to 1e-8'; set logscale y; plot for [c=5:7] "
+        "'%s-imaginary-pcg.csv' "
+        "using 4:c with points\" 2>/dev/null",
+        bc->out, scene, scene);
     if (system(cmd) == 0) {
         fprintf(md, "\n![%s PCG against imaginary columns](%s-imaginary-pcg.png)\n", scene, scene);
     }
@@ -493,20 +500,22 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
             int si = (j + rep) % ns;
             replay(&rec, res[si].solver, &o, times, rep == 0 ? &res[si] : NULL);
             for (int i = 0; i < np; ++i) {
-                samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps + (size_t)rep] = times[i];
+                samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps + (size_t)rep] =
+                    times[i];
             }
         }
     }
     for (int si = 0; si < ns; ++si) {
         for (int i = 0; i < np; ++i) {
-            res[si].time_ms[i] =
-                median(&samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps], bc->reps);
+            res[si].time_ms[i] = median(
+                &samples[((size_t)si * (size_t)np + (size_t)i) * (size_t)bc->reps], bc->reps);
         }
     }
 
     /* per-step sums (a step may have several islands) */
     double *step_time = calloc((size_t)(steps + 1) * MAX_SOLVERS, sizeof(double));
-    int *step_tight = calloc((size_t)steps + 1, sizeof(int)); /* from the reference BPP if present */
+    int *step_tight =
+        calloc((size_t)steps + 1, sizeof(int)); /* from the reference BPP if present */
     int *step_rows = calloc((size_t)steps + 1, sizeof(int));
     int ref = -1;
     for (int si = 0; si < ns; ++si) {
@@ -553,9 +562,11 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     }
     /* plot (bench item 4), when gnuplot is there */
     snprintf(path, sizeof path,
-             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
+             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+             "noenhanced size "
              "900,500; set output '%s-steps.png'; set datafile separator ','; set key autotitle "
-             "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set logscale y; "
+             "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set "
+             "logscale y; "
              "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
              bc->out, scene, 3 + ns, scene);
     int plotted = system(path) == 0;
@@ -575,8 +586,9 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         snprintf(window, sizeof window, " (replayed: steps %d to %d, every %d: %d steps)", rec.from,
                  steps, rec.every, kept);
     }
-    fprintf(md, "### %s\n\n%d steps of %s%s, %d island problems (largest %d rows), recorded with `%s`; "
-                "%d repetitions, median per problem.%s\n\n",
+    fprintf(md,
+            "### %s\n\n%d steps of %s%s, %d island problems (largest %d rows), recorded with `%s`; "
+            "%d repetitions, median per problem.%s\n\n",
             scene, steps, "1/60 s", window, np, largest, bc->record_solver, bc->reps,
             ref >= 0 ? "" : " (no `bpp` registered: no tight-variable column)");
     if (bc->preconditioner >= 0) {
@@ -584,9 +596,12 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
                                                               "ic0-imaginary"};
         fprintf(md, "PCG solvers preconditioned by `%s`.\n\n", kinds[bc->preconditioner]);
     }
-    fprintf(md, "| solver | mean ms/step | max ms/step | speed-up vs bpp | mean ms/step, steps with tight rows (%d) | "
-                "speed-up vs bpp there | iterations mean / max | inner iterations mean | imaginary columns (%%) | "
-                "not converged | MLCP error min / median / mean / max (J) |\n",
+    fprintf(md,
+            "| solver | mean ms/step | max ms/step | speed-up vs bpp | mean ms/step, steps with "
+            "tight rows (%d) | "
+            "speed-up vs bpp there | iterations mean / max | inner iterations mean | imaginary "
+            "columns (%%) | "
+            "not converged | MLCP error min / median / mean / max (J) |\n",
             with_tight);
     fprintf(md, "|---|---|---|---|---|---|---|---|---|---|---|\n");
     double ref_tight_mean = 0.0, ref_mean = 0.0;
@@ -636,7 +651,9 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
             if (imag_count > 0) {
                 snprintf(imag, sizeof imag, "%.2f", 100.0 * imag_sum / imag_count);
             }
-            fprintf(md, "| `%s` | %.4f | %.4f | %s | %.4f | %s | %.1f / %d | %.1f | %s | %d | %.1e / %.1e / %.1e / %.1e |\n",
+            fprintf(md,
+                    "| `%s` | %.4f | %.4f | %s | %.4f | %s | %.1f / %d | %.1f | %s | %d | %.1e / "
+                    "%.1e / %.1e / %.1e |\n",
                     res[si].solver->name, mean, mx, speed_all, tight_mean, speed,
                     np ? it_sum / np : 0.0, it_max, np ? inner_sum / np : 0.0, imag, nc, e.min,
                     e.med, e.mean, e.max);
@@ -647,9 +664,11 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         fprintf(md, "![%s](%s-steps.png)\n\n", scene, scene);
     }
     if (write_figure_6_4(bc, scene, &rec, res, ns)) {
-        fprintf(md, "Inner iterations against imaginary columns (004 Figure 6.4), the largest island "
-                    "of each step: `%s-imaginary.csv`.\n\n![%s imaginary columns](%s-imaginary.png)\n\n",
-                scene, scene, scene);
+        fprintf(
+            md,
+            "Inner iterations against imaginary columns (004 Figure 6.4), the largest island "
+            "of each step: `%s-imaginary.csv`.\n\n![%s imaginary columns](%s-imaginary.png)\n\n",
+            scene, scene, scene);
     }
     if (bc->imaginary && bench_imaginary_pcg(bc, scene, &rec, md) != 0) {
         fprintf(stderr, "heft-bench: %s: out of memory in the imaginary-column table\n", scene);
@@ -675,11 +694,14 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
 /* ---- quality of motion (bench item 7) ------------------------------------------ */
 
 static void bench_motion(const bench_config *bc, FILE *md) {
-    fprintf(md, "### Quality of motion: hanging chain, 20 x 1 kg\n\n"
-                "Largest joint gap over %d steps of 1/60 s, run live with each solver (default options).\n\n"
-                "| solver | 10 kg load | 100 kg load | 2,000 kg load | 2,000 kg, geometric stiffness |\n"
-                "|---|---|---|---|---|\n",
-            bc->steps);
+    fprintf(
+        md,
+        "### Quality of motion: hanging chain, 20 x 1 kg\n\n"
+        "Largest joint gap over %d steps of 1/60 s, run live with each solver (default "
+        "options).\n\n"
+        "| solver | 10 kg load | 100 kg load | 2,000 kg load | 2,000 kg, geometric stiffness |\n"
+        "|---|---|---|---|---|\n",
+        bc->steps);
     for (int i = 0; i < bc->solver_count; ++i) {
         if (!heft_solver_find(bc->solvers[i])) {
             continue;
@@ -723,10 +745,13 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
     if (csv) {
         fprintf(csv, "storage,m,tight_fraction,downdate_ms,refactor_ms,ratio,max_difference\n");
     }
-    fprintf(md, "### Downdate break-even\n\nTime of downdating L0 against refactoring A_FF (median of %d), "
-                "as the ratio downdate/refactor: below 1 downdating wins. Dense storage uses bpp-downdate's "
-                "kernels, skyline storage (half-bandwidth 40) bpp-skyline's.\n\n",
-            bc->reps);
+    fprintf(
+        md,
+        "### Downdate break-even\n\nTime of downdating L0 against refactoring A_FF (median of %d), "
+        "as the ratio downdate/refactor: below 1 downdating wins. Dense storage uses "
+        "bpp-downdate's "
+        "kernels, skyline storage (half-bandwidth 40) bpp-skyline's.\n\n",
+        bc->reps);
     for (int b = 0; b < 2; ++b) {
         fprintf(md, "| %s: m \\ tight | ", bands[b] < 0 ? "dense" : "skyline");
         for (size_t f = 0; f < sizeof fractions / sizeof *fractions; ++f) {
@@ -752,8 +777,9 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
                 double ratio = t.refactor_ms > 0.0 ? t.downdate_ms / t.refactor_ms : 0.0;
                 fprintf(md, "%.2f | ", ratio);
                 if (csv) {
-                    fprintf(csv, "%s,%d,%.3f,%.6f,%.6f,%.4f,%.3e\n", bands[b] < 0 ? "dense" : "skyline",
-                            sizes[i], fractions[f], t.downdate_ms, t.refactor_ms, ratio, t.max_difference);
+                    fprintf(csv, "%s,%d,%.3f,%.6f,%.6f,%.4f,%.3e\n",
+                            bands[b] < 0 ? "dense" : "skyline", sizes[i], fractions[f],
+                            t.downdate_ms, t.refactor_ms, ratio, t.max_difference);
                 }
             }
             fputc('\n', md);
@@ -766,15 +792,18 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
     /* plot: ratio against tight fraction, one line per size, both storages */
     for (int b = 0; b < 2; ++b) {
         const char *storage = bands[b] < 0 ? "dense" : "skyline";
-        snprintf(path, sizeof path,
-                 "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo noenhanced size "
-                 "800,450; set output 'break-even-%s.png'; set datafile separator ','; set logscale y; "
-                 "set xlabel 'tight variables (%%)'; set ylabel 'downdate time / refactor time'; "
-                 "set title '%s storage'; set key left top; "
-                 "plot for [m in '50 100 200 500 1000 2000'] '< grep ^%s, break-even.csv' "
-                 "using (\\$2==m+0 ? 100*\\$3 : 1/0):6 with linespoints title 'm = '.m, 1 with lines dt 2 "
-                 "title 'break-even'\" 2>/dev/null",
-                 bc->out, storage, storage, storage);
+        snprintf(
+            path, sizeof path,
+            "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+            "noenhanced size "
+            "800,450; set output 'break-even-%s.png'; set datafile separator ','; set logscale y; "
+            "set xlabel 'tight variables (%%)'; set ylabel 'downdate time / refactor time'; "
+            "set title '%s storage'; set key left top; "
+            "plot for [m in '50 100 200 500 1000 2000'] '< grep ^%s, break-even.csv' "
+            "using (\\$2==m+0 ? 100*\\$3 : 1/0):6 with linespoints title 'm = '.m, 1 with lines dt "
+            "2 "
+            "title 'break-even'\" 2>/dev/null",
+            bc->out, storage, storage, storage);
         if (system(path) == 0) {
             fprintf(md, "![%s break-even](break-even-%s.png)\n\n", storage, storage);
         }
@@ -893,16 +922,19 @@ static int bench_ldl(int reps) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver NAME]\n"
-               "                  [--reps N] [--steps N] [--from STEP] [--every K]\n"
-               "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary] [--imaginary 1]\n"
-               "       heft-bench --ldl [--reps N]\n"
-               "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
-               "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
-               "--imaginary 1: also PCG alone on each replayed step's largest island, per\n"
-               "preconditioner, against IC(0)'s imaginary columns (004 Figure 6.4).\n"
-               "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
-               "10000 calls) and prints the figures.\n");
+    fprintf(
+        f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver "
+           "NAME]\n"
+           "                  [--reps N] [--steps N] [--from STEP] [--every K]\n"
+           "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary] "
+           "[--imaginary 1]\n"
+           "       heft-bench --ldl [--reps N]\n"
+           "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
+           "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
+           "--imaginary 1: also PCG alone on each replayed step's largest island, per\n"
+           "preconditioner, against IC(0)'s imaginary columns (004 Figure 6.4).\n"
+           "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
+           "10000 calls) and prints the figures.\n");
 }
 
 static int split_list(char *s, const char **out, int max) {
@@ -924,11 +956,11 @@ int main(int argc, char **argv) {
     /* NAME[:VARIANT[:SIZE]]; the default is what runs in a few minutes on
      * two cores (the chain round the rod has islands of 1,000 rows, which
      * the dense solvers take seconds a step on: add it with --scenes) */
-    const char *scenes[16] = {"hanging-chain", "crane", "winch", "forklift", "stacking:boxes",
-                              "stacking:pyramid:5"};
+    const char *scenes[16] = {"hanging-chain", "crane",          "winch",
+                              "forklift",      "stacking:boxes", "stacking:pyramid:5"};
     int scene_count = 6;
-    static const char *all_solvers[] = {"bpp", "bpp-downdate", "bpp-skyline", "ldl-pgs", "pgs",
-                                        "bpp-pcg", "pgcg", "baraff", "cr"};
+    static const char *all_solvers[] = {"bpp",     "bpp-downdate", "bpp-skyline", "ldl-pgs", "pgs",
+                                        "bpp-pcg", "pgcg",         "baraff",      "cr"};
     for (int i = 0; i < (int)(sizeof all_solvers / sizeof *all_solvers); ++i) {
         bc.solvers[bc.solver_count++] = all_solvers[i];
     }
@@ -1018,7 +1050,8 @@ int main(int argc, char **argv) {
         params.variant = variant[0] ? variant : NULL;
         params.size = size;
         if (!strcmp(name, "hanging-chain")) {
-            params.load_mass = 10.0; /* the heavy load is issue 6's; here the solvers are compared */
+            params.load_mass =
+                10.0; /* the heavy load is issue 6's; here the solvers are compared */
         }
         snprintf(label, sizeof label, "%s%s%s", name, variant[0] ? "-" : "", variant);
         if (size > 0) {

@@ -18,20 +18,21 @@
 enum { EXIT_OK = 0, EXIT_NOT_SOLVED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: heft-mlcp solve FILE --solver NAME [--json] [--iterations N] [--tolerance J]\n"
-            "                 [--relaxation W] [--max-pivots N] [--pgs-restart SWEEPS] [--cold]\n"
-            "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
-            "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
-            "                 [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
-            "                 [--ldl-shard N] [--ldl-regularization EPS]\n"
-            "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
-            "       heft-mlcp info FILE [--json]\n"
-            "       heft-mlcp --list\n"
-            "solve: answers the problem with a solver of the registry (exit 1 if it did not\n"
-            "converge); check: measures a given answer (exit 1 if it is not exact);\n"
-            "info: sizes, bounds and structure of the problem. FILE may be - for stdin.\n"
-            "Exit 2: bad command line or a file that cannot be read (the message names the line).\n");
+    fprintf(
+        f,
+        "usage: heft-mlcp solve FILE --solver NAME [--json] [--iterations N] [--tolerance J]\n"
+        "                 [--relaxation W] [--max-pivots N] [--pgs-restart SWEEPS] [--cold]\n"
+        "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
+        "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
+        "                 [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
+        "                 [--ldl-shard N] [--ldl-regularization EPS]\n"
+        "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
+        "       heft-mlcp info FILE [--json]\n"
+        "       heft-mlcp --list\n"
+        "solve: answers the problem with a solver of the registry (exit 1 if it did not\n"
+        "converge); check: measures a given answer (exit 1 if it is not exact);\n"
+        "info: sizes, bounds and structure of the problem. FILE may be - for stdin.\n"
+        "Exit 2: bad command line or a file that cannot be read (the message names the line).\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -170,7 +171,8 @@ static double *read_lambda(const char *path, int n) {
             why = "no \"lambda\" array in this JSON";
         }
         for (char *c = open ? open + 1 : NULL; c && c < close && !why;) {
-            while (c < close && (*c == ' ' || *c == ',' || *c == '\n' || *c == '\r' || *c == '\t')) {
+            while (c < close &&
+                   (*c == ' ' || *c == ',' || *c == '\n' || *c == '\r' || *c == '\t')) {
                 ++c;
             }
             if (c >= close) {

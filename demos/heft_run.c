@@ -10,22 +10,24 @@
 #include "runner.h"
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
-            "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
-            "                [--variant NAME] [--size N]\n"
-            "                [--iterations N] [--tolerance J] [--relaxation W]\n"
-            "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
-            "                [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
-            "                [--ldl-shard N] [--ldl-regularization EPS]\n"
-            "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
-            "                [--contact-compliance M_PER_N]\n"
-            "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
-            "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
-            "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
-            "--csv writes per-step statistics; --ascii draws the scene in the terminal;\n"
-            "--strict exits with 3 when a check fails; --export-mlcp writes the islands of the\n"
-            "steps chosen by --at and --every (0-based, as in the CSV) as DIR/SCENE-sSTEP-iISLAND.mlcp.\n");
+    fprintf(
+        f,
+        "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
+        "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
+        "                [--variant NAME] [--size N]\n"
+        "                [--iterations N] [--tolerance J] [--relaxation W]\n"
+        "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
+        "                [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
+        "                [--ldl-shard N] [--ldl-regularization EPS]\n"
+        "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
+        "                [--contact-compliance M_PER_N]\n"
+        "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
+        "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
+        "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
+        "--csv writes per-step statistics; --ascii draws the scene in the terminal;\n"
+        "--strict exits with 3 when a check fails; --export-mlcp writes the islands of the\n"
+        "steps chosen by --at and --every (0-based, as in the CSV) as "
+        "DIR/SCENE-sSTEP-iISLAND.mlcp.\n");
 }
 
 static int parse_int(const char *s, int *out) {
@@ -132,7 +134,7 @@ typedef struct export_state {
     const char *solver;
     int at[EXPORT_MAX_AT]; /* steps given by --at */
     int at_count;
-    int every;            /* also every step that is a multiple of this (0: none) */
+    int every; /* also every step that is a multiple of this (0: none) */
     int written;
     int failed;
     char error[4400];
@@ -221,8 +223,10 @@ static void export_island(void *user, int step, int island, const heft_mlcp *pro
     }
     fprintf(f, "# exported by heft-run: scenario %s, step %d, island %d, %d rows, %d bodies\n",
             e->scenario, step, island, problem->n, problem->nbodies);
-    fprintf(f, "# solver %s answered with MLCP error max %.6e J after %d iterations (%s);\n"
-               "# lambda0 is the warm start it was given. Its answer is not written: it need not be exact.\n",
+    fprintf(f,
+            "# solver %s answered with MLCP error max %.6e J after %d iterations (%s);\n"
+            "# lambda0 is the warm start it was given. Its answer is not written: it need not be "
+            "exact.\n",
             e->solver, stats->error_max, stats->iterations,
             stats->converged ? "converged" : "not converged");
     int rc = heft_mlcp_write(f, problem, NULL, NULL);

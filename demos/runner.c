@@ -99,7 +99,8 @@ int run_scenario(const run_config *cfg, run_result *r) {
     heft_vec3 lo = r->desc->bounds_lo, hi = r->desc->bounds_hi;
     int bounded = lo.x < hi.x && lo.y < hi.y && lo.z < hi.z;
     for (int i = 0; i < r->joint_count; ++i) {
-        snprintf(r->joints[i].name, sizeof r->joints[i].name, "%s", heft_joint_name(r->world, ids[i]));
+        snprintf(r->joints[i].name, sizeof r->joints[i].name, "%s",
+                 heft_joint_name(r->world, ids[i]));
     }
     if (cfg->csv) {
         csv_header(cfg->csv);
@@ -133,9 +134,9 @@ int run_scenario(const run_config *cfg, run_result *r) {
             heft_quat q = heft_body_orientation(r->world, bodies[i]);
             int bad = !(isfinite(p.x) && isfinite(p.y) && isfinite(p.z) && isfinite(q.w) &&
                         isfinite(q.x) && isfinite(q.y) && isfinite(q.z));
-            int outside = bounded && !bad &&
-                          (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
-                           p.z > hi.z);
+            int outside =
+                bounded && !bad &&
+                (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z);
             if ((bad || outside) && !r->first_violation[0]) {
                 snprintf(r->first_violation, sizeof r->first_violation, "%s %s at step %d",
                          heft_body_name(r->world, bodies[i]), bad ? "not finite" : "out of bounds",
@@ -168,8 +169,9 @@ int run_scenario(const run_config *cfg, run_result *r) {
         r->nonfinite_rejected += st->nonfinite_rejected;
         if (cfg->csv) {
             fprintf(cfg->csv, "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e\n", step,
-                    heft_world_time(r->world), st->islands, st->rows, st->contacts, st->iterations_max,
-                    st->error_max, st->time_solve_ms, st->time_total_ms, st->fallbacks, gap_max);
+                    heft_world_time(r->world), st->islands, st->rows, st->contacts,
+                    st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
+                    st->fallbacks, gap_max);
         }
         if (cfg->frame) {
             cfg->frame(cfg->frame_user, r->world, step);
@@ -226,7 +228,8 @@ void run_write_json(FILE *f, const run_result *r) {
     json_string(f, r->desc->name);
     fputs(",\n  \"solver\": ", f);
     json_string(f, r->solver);
-    fprintf(f, ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
+    fprintf(f,
+            ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
             r->geometric_stiffness ? "true" : "false", r->post_stabilization, r->substeps);
     fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
     json_number(f, r->h);
@@ -285,8 +288,9 @@ void run_write_json(FILE *f, const run_result *r) {
     json_number(f, r->iterations_mean);
     fputs(", \"mlcp_error_max\": ", f);
     json_number(f, r->mlcp_error_max);
-    fprintf(f, ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
-               "\"nonfinite_rejected\": %d},\n  \"checks\": [",
+    fprintf(f,
+            ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
+            "\"nonfinite_rejected\": %d},\n  \"checks\": [",
             r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
     for (int i = 0; i < r->check_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
@@ -298,8 +302,9 @@ void run_write_json(FILE *f, const run_result *r) {
         fputc('}', f);
     }
     fputs(r->check_count ? "\n  ],\n" : "],\n", f);
-    fprintf(f, "  \"scene\": {\"bodies\": %d, \"rows_max\": %d, \"largest_island_rows\": %d, "
-               "\"islands_max\": %d, \"mass_ratio\": ",
+    fprintf(f,
+            "  \"scene\": {\"bodies\": %d, \"rows_max\": %d, \"largest_island_rows\": %d, "
+            "\"islands_max\": %d, \"mass_ratio\": ",
             r->bodies, r->rows_total_max, r->rows_max, r->islands_max);
     json_number(f, r->mass_ratio);
     fprintf(f, ", \"out_of_bounds_steps\": %d, \"nonfinite_steps\": %d, \"first_violation\": ",

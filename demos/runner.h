@@ -10,18 +10,18 @@
 
 typedef struct run_config {
     const char *scenario;
-    const char *solver;            /* NULL: "pgs" */
-    int steps;                     /* 0: the scene's default */
-    double h;                      /* 0: the scene's default */
+    const char *solver; /* NULL: "pgs" */
+    int steps;          /* 0: the scene's default */
+    double h;           /* 0: the scene's default */
     scenario_params params;
     heft_solver_options options;
-    int has_options;               /* options above are set; else solver defaults */
-    int geometric_stiffness;       /* the heavy-load remedies (heft_world_def) */
+    int has_options;         /* options above are set; else solver defaults */
+    int geometric_stiffness; /* the heavy-load remedies (heft_world_def) */
     int post_stabilization;
-    int substeps;                  /* 0: 1 */
-    double contact_compliance;     /* m/N (heft_world_def), when has_contact_compliance */
+    int substeps;              /* 0: 1 */
+    double contact_compliance; /* m/N (heft_world_def), when has_contact_compliance */
     int has_contact_compliance;
-    FILE *csv;                     /* per-step statistics, may be NULL */
+    FILE *csv; /* per-step statistics, may be NULL */
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);
     void *frame_user;
@@ -29,8 +29,8 @@ typedef struct run_config {
      * step number (0-based, as in the CSV): the island's MLCP (structured
      * form, warm start in lambda0) and the answer taken; the data lives until
      * the call returns (heft_world_set_island_callback). May be NULL. */
-    void (*island)(void *user, int step, int island, const heft_mlcp *problem,
-                   const double *lambda, const heft_solver_stats *stats);
+    void (*island)(void *user, int step, int island, const heft_mlcp *problem, const double *lambda,
+                   const heft_solver_stats *stats);
     void *island_user;
 } run_config;
 
@@ -41,7 +41,7 @@ typedef struct run_joint {
 
 typedef struct run_result {
     const scenario_desc *desc;
-    heft_world *world;             /* the world after the run, freed by run_result_free */
+    heft_world *world; /* the world after the run, freed by run_result_free */
     scenario *scene;
     char solver[32];
     int steps;
@@ -53,19 +53,19 @@ typedef struct run_result {
     double iterations_mean;
     double mlcp_error_max;
     int islands_max, rows_max;
-    int rows_total_max;            /* rows over all islands, largest over the steps */
-    int bodies;                    /* dynamic bodies */
-    double mass_ratio;             /* heaviest over lightest dynamic body */
+    int rows_total_max; /* rows over all islands, largest over the steps */
+    int bodies;         /* dynamic bodies */
+    double mass_ratio;  /* heaviest over lightest dynamic body */
     /* bounds and finiteness of every dynamic body after every step */
-    int out_of_bounds_steps;       /* steps with a body outside the scene's bounds */
-    int nonfinite_steps;           /* steps with a body whose pose is not finite */
-    char first_violation[96];      /* the first body out of bounds or not finite, and when */
+    int out_of_bounds_steps;  /* steps with a body outside the scene's bounds */
+    int nonfinite_steps;      /* steps with a body whose pose is not finite */
+    char first_violation[96]; /* the first body out of bounds or not finite, and when */
     int fallbacks, not_converged, nonfinite_rejected;
     run_joint *joints;
     int joint_count;
     scenario_check checks[SCENARIO_MAX_CHECKS];
     int check_count;
-    char error[256];               /* set when run_scenario fails */
+    char error[256]; /* set when run_scenario fails */
 } run_result;
 
 /* Returns 0 on success, -1 with result->error set. */

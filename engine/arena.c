@@ -13,9 +13,13 @@ struct arena_chunk {
 #define ARENA_ALIGN 16
 #define CHUNK_HEADER ((sizeof(arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
 
-static size_t align_up(size_t n) { return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+static size_t align_up(size_t n) {
+    return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+}
 
-void arena_init(arena *a) { memset(a, 0, sizeof(*a)); }
+void arena_init(arena *a) {
+    memset(a, 0, sizeof(*a));
+}
 
 static void free_overflow(arena *a) {
     while (a->overflow) {

@@ -13,7 +13,7 @@ typedef struct arena {
     char *data;
     size_t capacity;
     size_t used;
-    size_t peak;          /* largest total demand since the last reset */
+    size_t peak; /* largest total demand since the last reset */
     arena_chunk *overflow;
 } arena;
 

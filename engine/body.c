@@ -39,7 +39,8 @@ heft_mat3 heft_inertia_capsule(double mass, double radius, double half_length) {
     double axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
     /* hemisphere centroid at 3r/8 beyond the cylinder end */
     double d = half_length + 3.0 * r / 8.0;
-    double hemi = 83.0 / 320.0 * ms * r * r + ms * d * d; /* both halves about their centroids, shifted */
+    double hemi =
+        83.0 / 320.0 * ms * r * r + ms * d * d; /* both halves about their centroids, shifted */
     double transverse = mc * (3.0 * r * r + l * l) / 12.0 + hemi;
     return heft_mat3_diag(transverse, transverse, axial);
 }
@@ -114,7 +115,9 @@ void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat
     out->inv_inertia[5] = I->m[2][2];
 }
 
-int body_is_dynamic(const body *b) { return b->type == HEFT_BODY_DYNAMIC; }
+int body_is_dynamic(const body *b) {
+    return b->type == HEFT_BODY_DYNAMIC;
+}
 
 heft_vec3 body_point_velocity(const body *b, heft_vec3 p) {
     return heft_v3_add(b->linear_velocity,
@@ -236,7 +239,9 @@ heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
     return HEFT_OK;
 }
 
-int heft_body_is_valid(const heft_world *w, heft_body_id id) { return world_body(w, id) != NULL; }
+int heft_body_is_valid(const heft_world *w, heft_body_id id) {
+    return world_body(w, id) != NULL;
+}
 
 heft_result heft_body_get_state(const heft_world *w, heft_body_id id, heft_body_state *out) {
     const body *b = world_body(w, id);

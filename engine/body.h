@@ -15,7 +15,7 @@ typedef struct body {
     heft_vec3 linear_velocity;
     heft_vec3 angular_velocity;
     double mass, inv_mass;
-    heft_mat3 inertia;           /* body frame */
+    heft_mat3 inertia; /* body frame */
     heft_mat3 inv_inertia_body;
     heft_mat3 inv_inertia_world; /* refreshed from the orientation */
     heft_vec3 force, torque;     /* accumulated for the next step */
@@ -23,12 +23,12 @@ typedef struct body {
     char name[HEFT_NAME_MAX];
     void *user_data;
     /* per step */
-    double step_inv_mass;          /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
-    heft_mat3 step_inv_inertia;    /* (I_world + h^2 K~)^-1 with geometric stiffness */
-    heft_vec3 free_linear_velocity;  /* v + h M^-1 f: the velocity without constraints */
+    double step_inv_mass;       /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
+    heft_mat3 step_inv_inertia; /* (I_world + h^2 K~)^-1 with geometric stiffness */
+    heft_vec3 free_linear_velocity; /* v + h M^-1 f: the velocity without constraints */
     heft_vec3 free_angular_velocity;
-    int island;        /* island of the step, -1 for static and kinematic bodies */
-    int island_local;  /* index in its island's body list */
+    int island;       /* island of the step, -1 for static and kinematic bodies */
+    int island_local; /* index in its island's body list */
 } body;
 
 /* Checks a mass and body-frame inertia: finite, mass > 0, the tensor

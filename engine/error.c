@@ -5,7 +5,9 @@
 
 static _Thread_local char last_error[256];
 
-const char *heft_last_error(void) { return last_error; }
+const char *heft_last_error(void) {
+    return last_error;
+}
 
 void heft_set_error(const char *format, ...) {
     va_list args;

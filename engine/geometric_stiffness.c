@@ -52,7 +52,8 @@ static int same6(const double a[6], const double b[6]) {
     return 1;
 }
 
-void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k) {
+void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
+                                    double *k) {
     int any = 0;
     for (int i = 0; i < JOINT_SLOT_COUNT; ++i) {
         any |= j->stiffness_impulses[i] != 0.0;

@@ -12,6 +12,7 @@
  * translations, three rotations about the world axes) to k (6 per body
  * index: N s/m three times, then N m s/rad three times). bodies is modified
  * and restored (poses are perturbed to difference the joint's Jacobian). */
-void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx, double *k);
+void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
+                                    double *k);
 
 #endif

@@ -68,33 +68,33 @@ typedef enum heft_gyroscopic {
 #define HEFT_BAUMGARTE_AUTO (-1.0)
 
 typedef struct heft_world_def {
-    heft_vec3 gravity;              /* m/s^2, default (0, 0, -9.81) */
-    const char *solver;             /* registry name, default "pgs" */
+    heft_vec3 gravity;  /* m/s^2, default (0, 0, -9.81) */
+    const char *solver; /* registry name, default "pgs" */
     heft_solver_options solver_options;
-    double rigid_compliance;        /* epsilon of "rigid" rows, 1/kg; default 1e-10 */
-    double joint_baumgarte;         /* gamma of rigid joint rows in [0, 1], or HEFT_BAUMGARTE_AUTO
-                                       (default): 0.2 with iterative solvers, 0.5 with direct
-                                       ones (docs/foundation.md has the measurements) */
-    double contact_baumgarte;       /* gamma of penetrating contact rows, default 0.2 */
-    double contact_slop;            /* penetration left uncorrected, m; default 1e-4 */
-    double contact_margin;          /* contacts are made this far before touching, m; default 0.05 */
-    heft_gyroscopic gyroscopic;     /* default HEFT_GYROSCOPIC_IMPLICIT */
+    double rigid_compliance;    /* epsilon of "rigid" rows, 1/kg; default 1e-10 */
+    double joint_baumgarte;     /* gamma of rigid joint rows in [0, 1], or HEFT_BAUMGARTE_AUTO
+                                   (default): 0.2 with iterative solvers, 0.5 with direct
+                                   ones (docs/foundation.md has the measurements) */
+    double contact_baumgarte;   /* gamma of penetrating contact rows, default 0.2 */
+    double contact_slop;        /* penetration left uncorrected, m; default 1e-4 */
+    double contact_margin;      /* contacts are made this far before touching, m; default 0.05 */
+    heft_gyroscopic gyroscopic; /* default HEFT_GYROSCOPIC_IMPLICIT */
     /* Heavy loads on light links (docs/heavy-loads.md): */
-    int geometric_stiffness;        /* 1: each body's mass gets h^2 K~, the positive diagonal
-                                       approximation of the derivative of the last step's joint
-                                       forces (Andrews, Teichmann & Kry 2017); default 0 */
-    int post_stabilization;         /* iterations projecting the joints' positions back onto
-                                       their constraints after each step (Cline & Pai 2003);
-                                       default 0 (off) */
-    int substeps;                   /* heft_world_step(h) runs this many steps of h / substeps;
-                                       default 1 */
-    double contact_compliance;      /* compliance of contact rows, m/N: their epsilon is
-                                       rigid_compliance + contact_compliance / h^2, so a resting
-                                       contact carrying F newtons sinks about
-                                       contact_compliance F / contact_baumgarte; default 1e-8.
-                                       It keeps A well conditioned when a face rests on four
-                                       points (redundant rows), which the pivoting solvers need
-                                       (docs/collision.md) */
+    int geometric_stiffness;   /* 1: each body's mass gets h^2 K~, the positive diagonal
+                                  approximation of the derivative of the last step's joint
+                                  forces (Andrews, Teichmann & Kry 2017); default 0 */
+    int post_stabilization;    /* iterations projecting the joints' positions back onto
+                                  their constraints after each step (Cline & Pai 2003);
+                                  default 0 (off) */
+    int substeps;              /* heft_world_step(h) runs this many steps of h / substeps;
+                                  default 1 */
+    double contact_compliance; /* compliance of contact rows, m/N: their epsilon is
+                                  rigid_compliance + contact_compliance / h^2, so a resting
+                                  contact carrying F newtons sinks about
+                                  contact_compliance F / contact_baumgarte; default 1e-8.
+                                  It keeps A well conditioned when a face rests on four
+                                  points (redundant rows), which the pivoting solvers need
+                                  (docs/collision.md) */
 } heft_world_def;
 
 heft_world_def heft_default_world_def(void);
@@ -124,7 +124,7 @@ heft_result heft_world_set_substeps(heft_world *world, int substeps);
 heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id, int enabled);
 heft_vec3 heft_world_gravity(const heft_world *world);
 
-double heft_world_time(const heft_world *world);     /* s simulated */
+double heft_world_time(const heft_world *world); /* s simulated */
 int64_t heft_world_step_count(const heft_world *world);
 int heft_world_body_count(const heft_world *world);  /* live bodies */
 int heft_world_joint_count(const heft_world *world); /* live joints */
@@ -136,40 +136,40 @@ int heft_world_joints(const heft_world *world, heft_joint_id *out, int max);
 /* ---- statistics of the last step ---------------------------------------- */
 
 typedef struct heft_island_stats {
-    int bodies;                /* dynamic bodies */
-    int rows;                  /* constraint rows (the MLCP's n) */
-    int first_body;            /* index of the island's lowest body */
-    int pgs_fallback;          /* the solver's answer held NaN or Inf (or it failed), or it
-                                  did not converge and PGS, solving the island too, gave the
-                                  smaller MLCP error: PGS's answer was taken */
-    heft_solver_stats solver;  /* zeros for an island without rows; solver.fallback is the
-                                  solver's own (frozen friction boxes, refactoring) */
+    int bodies;               /* dynamic bodies */
+    int rows;                 /* constraint rows (the MLCP's n) */
+    int first_body;           /* index of the island's lowest body */
+    int pgs_fallback;         /* the solver's answer held NaN or Inf (or it failed), or it
+                                 did not converge and PGS, solving the island too, gave the
+                                 smaller MLCP error: PGS's answer was taken */
+    heft_solver_stats solver; /* zeros for an island without rows; solver.fallback is the
+                                 solver's own (frozen friction boxes, refactoring) */
 } heft_island_stats;
 
 typedef struct heft_step_stats {
-    int islands;               /* islands of dynamic bodies (a lone body is one) */
-    int islands_solved;        /* islands with at least one row */
-    int bodies;                /* dynamic bodies stepped */
-    int rows;                  /* rows over all islands */
-    int rows_max;              /* rows of the largest island */
-    int contacts;              /* contact points */
-    int iterations_max;        /* over islands */
+    int islands;        /* islands of dynamic bodies (a lone body is one) */
+    int islands_solved; /* islands with at least one row */
+    int bodies;         /* dynamic bodies stepped */
+    int rows;           /* rows over all islands */
+    int rows_max;       /* rows of the largest island */
+    int contacts;       /* contact points */
+    int iterations_max; /* over islands */
     int iterations_sum;
-    int fallbacks;             /* islands solved again by PGS because the solver failed */
-    int not_converged;         /* islands whose solver did not converge */
-    int nonfinite_rejected;    /* bodies whose new state was not finite and was kept at the old one */
-    double error_max;          /* J, largest MLCP error over islands */
-    double error_sum;          /* J */
-    double time_total_ms;      /* the whole step */
+    int fallbacks;          /* islands solved again by PGS because the solver failed */
+    int not_converged;      /* islands whose solver did not converge */
+    int nonfinite_rejected; /* bodies whose new state was not finite and was kept at the old one */
+    double error_max;       /* J, largest MLCP error over islands */
+    double error_sum;       /* J */
+    double time_total_ms;   /* the whole step */
     double time_collision_ms;
-    double time_rows_ms;       /* joints and contacts filling rows, islands, MLCP assembly */
-    double time_solve_ms;      /* inside the solvers */
+    double time_rows_ms;  /* joints and contacts filling rows, islands, MLCP assembly */
+    double time_solve_ms; /* inside the solvers */
     double time_integrate_ms;
     double time_geometric_stiffness_ms;
     double time_post_stabilization_ms;
-    double post_stabilization_gap;  /* m: largest joint gap left after post-stabilization */
-    int substeps;                   /* substeps taken (the other fields sum or take the
-                                       largest over them) */
+    double post_stabilization_gap; /* m: largest joint gap left after post-stabilization */
+    int substeps;                  /* substeps taken (the other fields sum or take the
+                                      largest over them) */
 } heft_step_stats;
 
 const heft_step_stats *heft_world_stats(const heft_world *world);
@@ -194,19 +194,19 @@ typedef enum heft_body_type {
 } heft_body_type;
 
 typedef struct heft_body_def {
-    heft_body_type type;           /* default dynamic */
-    heft_vec3 position;            /* of the centre of mass, world frame */
-    heft_quat orientation;         /* any non-zero quaternion; normalised */
-    heft_vec3 linear_velocity;     /* m/s, world frame */
-    heft_vec3 angular_velocity;    /* rad/s, world frame */
-    double mass;                   /* kg, > 0 for dynamic bodies; default 1 */
-    heft_mat3 inertia;             /* kg m^2 about the centre of mass, body frame, symmetric
-                                      positive definite; all zeros (default) means that of a
-                                      cube of side 1 m with this mass, mass/6 */
-    double linear_damping;         /* 1/s, default 0 */
-    double angular_damping;        /* 1/s, default 0 */
-    double gravity_scale;          /* default 1 */
-    const char *name;              /* copied (up to 47 bytes); may be NULL */
+    heft_body_type type;        /* default dynamic */
+    heft_vec3 position;         /* of the centre of mass, world frame */
+    heft_quat orientation;      /* any non-zero quaternion; normalised */
+    heft_vec3 linear_velocity;  /* m/s, world frame */
+    heft_vec3 angular_velocity; /* rad/s, world frame */
+    double mass;                /* kg, > 0 for dynamic bodies; default 1 */
+    heft_mat3 inertia;          /* kg m^2 about the centre of mass, body frame, symmetric
+                                   positive definite; all zeros (default) means that of a
+                                   cube of side 1 m with this mass, mass/6 */
+    double linear_damping;      /* 1/s, default 0 */
+    double angular_damping;     /* 1/s, default 0 */
+    double gravity_scale;       /* default 1 */
+    const char *name;           /* copied (up to 47 bytes); may be NULL */
     void *user_data;
 } heft_body_def;
 
@@ -232,8 +232,8 @@ typedef struct heft_body_state {
     heft_vec3 linear_velocity;
     heft_vec3 angular_velocity;
     double mass;
-    heft_mat3 inertia;             /* body frame */
-    heft_vec3 force, torque;       /* accumulated for the next step */
+    heft_mat3 inertia;       /* body frame */
+    heft_vec3 force, torque; /* accumulated for the next step */
 } heft_body_state;
 
 heft_result heft_body_get_state(const heft_world *world, heft_body_id id, heft_body_state *out);
@@ -278,7 +278,7 @@ typedef enum heft_shape_type {
  * points, at most 256 hull vertices). Fewer than 4 points, non-finite points
  * and coincident, collinear or coplanar sets are refused. */
 typedef struct heft_hull_def {
-    const heft_vec3 *points;    /* shape frame; copied */
+    const heft_vec3 *points; /* shape frame; copied */
     int count;
 } heft_hull_def;
 
@@ -287,9 +287,9 @@ typedef struct heft_hull_def {
  * from where bodies are. Out-of-range indices, non-finite vertices and
  * zero-area triangles are refused. */
 typedef struct heft_mesh_def {
-    const heft_vec3 *vertices;  /* shape frame; copied */
+    const heft_vec3 *vertices; /* shape frame; copied */
     int vertex_count;
-    const int32_t *indices;     /* 3 per triangle; copied */
+    const int32_t *indices; /* 3 per triangle; copied */
     int triangle_count;
 } heft_mesh_def;
 
@@ -298,31 +298,31 @@ typedef struct heft_mesh_def {
  * corner i = j = 0. Each cell is two triangles split along the diagonal from
  * (i, j) to (i + 1, j + 1). Solid below, collides from above (+z). */
 typedef struct heft_height_field_def {
-    const double *heights;      /* count_x * count_y, copied; all finite */
-    int count_x, count_y;       /* grid points along x and y, each >= 2 */
+    const double *heights;       /* count_x * count_y, copied; all finite */
+    int count_x, count_y;        /* grid points along x and y, each >= 2 */
     double spacing_x, spacing_y; /* m, > 0 */
 } heft_height_field_def;
 
 typedef struct heft_shape_def {
-    heft_shape_type type;       /* default sphere */
-    double radius;              /* sphere, capsule, cylinder; default 0.5 */
-    double half_length;         /* capsule: half the distance between the cap centres;
-                                   cylinder: half its height */
-    heft_vec3 half_extents;     /* box; default (0.5, 0.5, 0.5) */
-    heft_vec3 normal;           /* plane, shape frame; default (0, 0, 1) */
-    double offset;              /* plane: points x with normal . x = offset are on it */
-    heft_vec3 local_position;   /* shape frame in body frame */
+    heft_shape_type type;     /* default sphere */
+    double radius;            /* sphere, capsule, cylinder; default 0.5 */
+    double half_length;       /* capsule: half the distance between the cap centres;
+                                 cylinder: half its height */
+    heft_vec3 half_extents;   /* box; default (0.5, 0.5, 0.5) */
+    heft_vec3 normal;         /* plane, shape frame; default (0, 0, 1) */
+    double offset;            /* plane: points x with normal . x = offset are on it */
+    heft_vec3 local_position; /* shape frame in body frame */
     heft_quat local_orientation;
     /* Material. A contact uses mu = sqrt(mu_a mu_b) and e = max(e_a, e_b);
      * restitution acts only when the bodies approach faster than the world's
      * restitution threshold (heft_world_set_restitution_threshold). */
-    double friction;            /* Coulomb mu, default 1.0 (the papers' scenes) */
-    double restitution;         /* in [0, 1], default 0 */
-    double density;             /* kg/m^3 for heft_body_set_mass_from_shapes; default 1000 */
+    double friction;    /* Coulomb mu, default 1.0 (the papers' scenes) */
+    double restitution; /* in [0, 1], default 0 */
+    double density;     /* kg/m^3 for heft_body_set_mass_from_shapes; default 1000 */
     /* Filtering: shapes a and b collide only if (a.category_bits & b.mask_bits)
      * and (b.category_bits & a.mask_bits) are both non-zero. */
-    uint32_t category_bits;     /* default 1 */
-    uint32_t mask_bits;         /* default all ones */
+    uint32_t category_bits; /* default 1 */
+    uint32_t mask_bits;     /* default all ones */
     heft_hull_def hull;
     heft_mesh_def mesh;
     heft_height_field_def height_field;
@@ -347,7 +347,8 @@ heft_result heft_shape_set_material(heft_world *world, heft_shape_id id, double 
 heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id, uint32_t category_bits,
                                   uint32_t mask_bits);
 /* World-frame bounding box of the shape now (planes: infinite extents). */
-heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo, heft_vec3 *hi);
+heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo,
+                            heft_vec3 *hi);
 /* The surface as triangles in the shape frame, for drawing: box, hull, mesh
  * and height field (spheres, capsules, cylinders and planes have none).
  * Writes at most max triangles (3 points each) and returns how many there
@@ -380,8 +381,8 @@ typedef struct heft_contact_info {
     double normal_impulse;      /* N s */
     heft_vec3 friction_impulse; /* N s, world frame, on body b */
     heft_shape_id shape_a, shape_b;
-    uint64_t feature;           /* the features of a and b that made the point; the same
-                                   feature in the next step warm-starts its impulses */
+    uint64_t feature; /* the features of a and b that made the point; the same
+                         feature in the next step warm-starts its impulses */
 } heft_contact_info;
 
 int heft_world_contact_count(const heft_world *world);
@@ -397,9 +398,9 @@ double heft_world_restitution_threshold(const heft_world *world);
 typedef struct heft_ray_hit {
     heft_body_id body;
     heft_shape_id shape;
-    heft_vec3 point;            /* world frame */
-    heft_vec3 normal;           /* surface normal at the point, against the ray */
-    double distance;            /* m from the origin along the unit direction */
+    heft_vec3 point;  /* world frame */
+    heft_vec3 normal; /* surface normal at the point, against the ray */
+    double distance;  /* m from the origin along the unit direction */
 } heft_ray_hit;
 
 /* Closest hit of the ray origin + t direction, 0 <= t <= max_distance, with
@@ -455,13 +456,13 @@ typedef enum heft_joint_type {
 
 /* The joint coordinates, in the joint frame of body a (see above). */
 typedef enum heft_joint_dof {
-    HEFT_DOF_X = 0,     /* along the joint axis, m */
+    HEFT_DOF_X = 0, /* along the joint axis, m */
     HEFT_DOF_Y = 1,
     HEFT_DOF_Z = 2,
-    HEFT_DOF_RX = 3,    /* about the joint axis (hinge angle, twist), rad */
+    HEFT_DOF_RX = 3, /* about the joint axis (hinge angle, twist), rad */
     HEFT_DOF_RY = 4,
     HEFT_DOF_RZ = 5,
-    HEFT_DOF_SWING = 6  /* ball joint: the angle between the two axes, rad (limits only) */
+    HEFT_DOF_SWING = 6 /* ball joint: the angle between the two axes, rad (limits only) */
 } heft_joint_dof;
 #define HEFT_JOINT_DOF_COUNT 7
 
@@ -471,16 +472,16 @@ typedef enum heft_joint_dof {
  * zero is rigid. The ball joint's cone (HEFT_DOF_SWING) reads only upper, its
  * half-angle, 0 < upper <= pi. */
 typedef struct heft_joint_limit {
-    int enabled;                /* default 0 */
-    double lower, upper;        /* m or rad, lower <= upper */
-    double stiffness, damping;  /* default 0: rigid */
+    int enabled;               /* default 0 */
+    double lower, upper;       /* m or rad, lower <= upper */
+    double stiffness, damping; /* default 0: rigid */
 } heft_joint_limit;
 
 typedef enum heft_motor_mode {
     HEFT_MOTOR_OFF = 0,
-    HEFT_MOTOR_VELOCITY = 1,    /* drives the coordinate's rate to target_velocity */
-    HEFT_MOTOR_POSITION = 2     /* drives the coordinate to target_position like a spring-damper
-                                   servo (stiffness, damping), with target_velocity fed forward */
+    HEFT_MOTOR_VELOCITY = 1, /* drives the coordinate's rate to target_velocity */
+    HEFT_MOTOR_POSITION = 2  /* drives the coordinate to target_position like a spring-damper
+                                servo (stiffness, damping), with target_velocity fed forward */
 } heft_motor_mode;
 
 /* A motor is one boxed row on a coordinate: |lambda| <= h max_force. In
@@ -489,52 +490,52 @@ typedef enum heft_motor_mode {
  * gains (both zero: rigid, the joint Baumgarte factor pulls it in). A
  * velocity motor with target 0 and a small max_force is joint friction. */
 typedef struct heft_joint_motor {
-    heft_motor_mode mode;       /* default off */
-    double target_velocity;     /* m/s or rad/s */
-    double target_position;     /* m or rad (whole turns count) */
-    double max_force;           /* N or N m, >= 0; default INFINITY (no limit) */
-    double stiffness, damping;  /* N/m, N s/m (N m/rad, N m s/rad) */
+    heft_motor_mode mode;      /* default off */
+    double target_velocity;    /* m/s or rad/s */
+    double target_position;    /* m or rad (whole turns count) */
+    double max_force;          /* N or N m, >= 0; default INFINITY (no limit) */
+    double stiffness, damping; /* N/m, N s/m (N m/rad, N m s/rad) */
 } heft_joint_motor;
 
 /* How the six-DOF joint treats each coordinate. */
 typedef enum heft_dof_mode {
-    HEFT_DOF_LOCKED = 0,        /* a bilateral row holds the coordinate at 0 (the default) */
-    HEFT_DOF_FREE = 1,          /* no row (unless limit[dof].enabled or a motor) */
-    HEFT_DOF_LIMITED = 2        /* free within limit[dof].lower .. upper */
+    HEFT_DOF_LOCKED = 0, /* a bilateral row holds the coordinate at 0 (the default) */
+    HEFT_DOF_FREE = 1,   /* no row (unless limit[dof].enabled or a motor) */
+    HEFT_DOF_LIMITED = 2 /* free within limit[dof].lower .. upper */
 } heft_dof_mode;
 
 typedef struct heft_joint_def {
     heft_joint_type type;
-    heft_body_id body_a;        /* HEFT_WORLD_FRAME: the fixed world frame */
+    heft_body_id body_a; /* HEFT_WORLD_FRAME: the fixed world frame */
     heft_body_id body_b;
-    heft_vec3 local_anchor_a;   /* body a's frame (world frame when body_a is the world) */
+    heft_vec3 local_anchor_a; /* body a's frame (world frame when body_a is the world) */
     heft_vec3 local_anchor_b;
-    heft_vec3 local_axis_a;     /* joint axis in each body's frame, non-zero; default (0, 0, 1);
-                                   universal: the cross's arm in a, and the one in b (which
-                                   must be within 6 degrees of perpendicular at creation) */
+    heft_vec3 local_axis_a; /* joint axis in each body's frame, non-zero; default (0, 0, 1);
+                               universal: the cross's arm in a, and the one in b (which
+                               must be within 6 degrees of perpendicular at creation) */
     heft_vec3 local_axis_b;
     /* Softness in physical units (design "The MLCP of an island", 004 eq. 2.23):
      * both zero means rigid (the world's rigid compliance and joint Baumgarte
      * factor); otherwise epsilon = 1/(h c + h^2 k), gamma = h k / (c + h k). */
-    double stiffness;           /* k: N/m for linear rows, N m/rad for angular rows */
-    double damping;             /* c: N s/m, N m s/rad */
+    double stiffness; /* k: N/m for linear rows, N m/rad for angular rows */
+    double damping;   /* c: N s/m, N m s/rad */
     /* per coordinate: the softness of the row holding that coordinate (hinge
      * RY, RZ; prismatic Y, Z, RX, RY, RZ; cylindrical Y, Z, RY, RZ; six-DOF
      * locked coordinates); both zero: the joint's stiffness and damping */
     double dof_stiffness[6], dof_damping[6];
     heft_joint_limit limit[HEFT_JOINT_DOF_COUNT]; /* by heft_joint_dof; see each type */
-    heft_joint_motor motor[6];                   /* by heft_joint_dof; see each type */
-    heft_dof_mode dof_mode[6];  /* six-DOF joint only; default all locked */
-    double length;              /* distance, rope: m, >= 0; 0 (default) takes the anchors'
-                                   distance at creation, which must then be > 0 */
-    heft_joint_id joint_a;      /* gear, rack: the coupled joints (body_a, body_b are ignored) */
+    heft_joint_motor motor[6];                    /* by heft_joint_dof; see each type */
+    heft_dof_mode dof_mode[6];                    /* six-DOF joint only; default all locked */
+    double length;         /* distance, rope: m, >= 0; 0 (default) takes the anchors'
+                              distance at creation, which must then be > 0 */
+    heft_joint_id joint_a; /* gear, rack: the coupled joints (body_a, body_b are ignored) */
     heft_joint_id joint_b;
-    double ratio;               /* gear, rack: finite; default 1 */
-    int collide_connected;      /* 1: the two bodies may still collide; default 0 */
-    double break_force;         /* N: the joint breaks (writes no more rows) after a step whose
-                                   reaction force exceeds this; default INFINITY */
-    double break_torque;        /* N m, the same for the reaction torque; default INFINITY */
-    const char *name;           /* copied (up to 47 bytes); may be NULL */
+    double ratio;          /* gear, rack: finite; default 1 */
+    int collide_connected; /* 1: the two bodies may still collide; default 0 */
+    double break_force;    /* N: the joint breaks (writes no more rows) after a step whose
+                              reaction force exceeds this; default INFINITY */
+    double break_torque;   /* N m, the same for the reaction torque; default INFINITY */
+    const char *name;      /* copied (up to 47 bytes); may be NULL */
     void *user_data;
 } heft_joint_def;
 
@@ -595,7 +596,8 @@ heft_result heft_joint_set_length(heft_world *world, heft_joint_id id, double le
  * the anchors' distance. 0 for an invalid id or a coordinate the joint has
  * not got (gear, rack, fixed). */
 double heft_joint_coordinate(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
-double heft_joint_coordinate_velocity(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
+double heft_joint_coordinate_velocity(const heft_world *world, heft_joint_id id,
+                                      heft_joint_dof dof);
 
 /* The joint's positional error now, m: the distance between its anchors
  * (ball, hinge, fixed, universal), of b's anchor from a's axis line
@@ -618,13 +620,13 @@ typedef enum heft_joint_row_role {
 
 typedef struct heft_joint_row_info {
     heft_joint_row_role role;
-    int dof;                  /* heft_joint_dof the row acts on; -1 for rows that are not one
-                                 coordinate (anchor rows along world axes, hinge alignment) */
-    double impulse;           /* lambda, N s or N m s */
-    double force;             /* lambda / h: N or N m; for a coordinate row signed along the
-                                 coordinate (a lower limit pushes up: > 0; an upper one < 0) */
-    heft_vec3 force_b;        /* this row's force on body b, world frame, N */
-    heft_vec3 torque_b;       /* and its torque on b about b's anchor, N m */
+    int dof;            /* heft_joint_dof the row acts on; -1 for rows that are not one
+                           coordinate (anchor rows along world axes, hinge alignment) */
+    double impulse;     /* lambda, N s or N m s */
+    double force;       /* lambda / h: N or N m; for a coordinate row signed along the
+                           coordinate (a lower limit pushes up: > 0; an upper one < 0) */
+    heft_vec3 force_b;  /* this row's force on body b, world frame, N */
+    heft_vec3 torque_b; /* and its torque on b about b's anchor, N m */
 } heft_joint_row_info;
 
 heft_result heft_joint_get_row_info(const heft_world *world, heft_joint_id id, int row,

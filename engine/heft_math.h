@@ -38,7 +38,9 @@ static inline heft_vec3 heft_v3_sub(heft_vec3 a, heft_vec3 b) {
 static inline heft_vec3 heft_v3_scale(heft_vec3 a, double s) {
     return heft_v3(a.x * s, a.y * s, a.z * s);
 }
-static inline heft_vec3 heft_v3_neg(heft_vec3 a) { return heft_v3(-a.x, -a.y, -a.z); }
+static inline heft_vec3 heft_v3_neg(heft_vec3 a) {
+    return heft_v3(-a.x, -a.y, -a.z);
+}
 /* a + s * b */
 static inline heft_vec3 heft_v3_madd(heft_vec3 a, double s, heft_vec3 b) {
     return heft_v3(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z);
@@ -49,7 +51,9 @@ static inline double heft_v3_dot(heft_vec3 a, heft_vec3 b) {
 static inline heft_vec3 heft_v3_cross(heft_vec3 a, heft_vec3 b) {
     return heft_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-static inline double heft_v3_length(heft_vec3 a) { return sqrt(heft_v3_dot(a, a)); }
+static inline double heft_v3_length(heft_vec3 a) {
+    return sqrt(heft_v3_dot(a, a));
+}
 static inline heft_vec3 heft_v3_normalize(heft_vec3 a) {
     double l = heft_v3_length(a);
     return l > 0.0 ? heft_v3_scale(a, 1.0 / l) : heft_v3(0.0, 0.0, 0.0);
@@ -71,14 +75,18 @@ static inline heft_quat heft_q(double w, double x, double y, double z) {
     heft_quat r = {w, x, y, z};
     return r;
 }
-static inline heft_quat heft_quat_identity(void) { return heft_q(1.0, 0.0, 0.0, 0.0); }
+static inline heft_quat heft_quat_identity(void) {
+    return heft_q(1.0, 0.0, 0.0, 0.0);
+}
 static inline heft_quat heft_quat_mul(heft_quat a, heft_quat b) {
     return heft_q(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
                   a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
                   a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
                   a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
 }
-static inline heft_quat heft_quat_conj(heft_quat a) { return heft_q(a.w, -a.x, -a.y, -a.z); }
+static inline heft_quat heft_quat_conj(heft_quat a) {
+    return heft_q(a.w, -a.x, -a.y, -a.z);
+}
 static inline double heft_quat_norm(heft_quat a) {
     return sqrt(a.w * a.w + a.x * a.x + a.y * a.y + a.z * a.z);
 }
@@ -130,7 +138,9 @@ static inline heft_mat3 heft_mat3_diag(double a, double b, double c) {
     r.m[2][2] = c;
     return r;
 }
-static inline heft_mat3 heft_mat3_identity(void) { return heft_mat3_diag(1.0, 1.0, 1.0); }
+static inline heft_mat3 heft_mat3_identity(void) {
+    return heft_mat3_diag(1.0, 1.0, 1.0);
+}
 static inline heft_vec3 heft_mat3_mulv(heft_mat3 a, heft_vec3 v) {
     return heft_v3(a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
                    a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,

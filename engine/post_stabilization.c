@@ -37,8 +37,9 @@ static double dot6(const double *j, heft_vec3 v, heft_vec3 omega) {
  * contact in; later iterations (their gaps unknown) may not close it further. */
 static int gather_contact_rows(heft_world *w, double h, int first, row *all, int *island,
                                int *start, int m) {
-    contact_params cp = {h, w->def.rigid_compliance + w->def.contact_compliance / (h * h), 0.0,
-                         w->def.contact_slop, 0.0, INFINITY};
+    contact_params cp = {h,   w->def.rigid_compliance + w->def.contact_compliance / (h * h),
+                         0.0, w->def.contact_slop,
+                         0.0, INFINITY};
     for (int i = 0; i < w->contacts.count; ++i) {
         contact *c = &w->contacts.items[i];
         const body *a = &w->bodies[c->body_a], *b = &w->bodies[c->body_b];
@@ -136,8 +137,8 @@ static void apply_correction(heft_world *w, const row *rows, int n, const double
             body *b = &w->bodies[ends[e]];
             const double *j = jac[e];
             heft_vec3 dx = heft_v3_scale(heft_v3(j[0], j[1], j[2]), b->step_inv_mass * mu[i]);
-            heft_vec3 dtheta =
-                heft_v3_scale(heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])), mu[i]);
+            heft_vec3 dtheta = heft_v3_scale(
+                heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])), mu[i]);
             b->position = heft_v3_add(b->position, dx);
             b->orientation = heft_quat_integrate(b->orientation, dtheta, 1.0);
         }

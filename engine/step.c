@@ -37,11 +37,13 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
     for (int it = 0; it < 16 && scale > 0.0; ++it) {
         heft_vec3 wm = heft_v3_scale(heft_v3_add(w1, w2), 0.5);
         heft_vec3 Iwm = heft_mat3_mulv(I, wm);
-        heft_vec3 g = heft_v3_madd(heft_v3_sub(heft_mat3_mulv(I, w2), Iw1), h, heft_v3_cross(wm, Iwm));
+        heft_vec3 g =
+            heft_v3_madd(heft_v3_sub(heft_mat3_mulv(I, w2), Iw1), h, heft_v3_cross(wm, Iwm));
         /* dg/dw2 = I + h/2 (skew(wm) I - skew(I wm)) */
-        heft_mat3 dg = heft_mat3_add(
-            I, heft_mat3_scale(heft_mat3_add(heft_mat3_mul(skew(wm), I), heft_mat3_scale(skew(Iwm), -1.0)),
-                               0.5 * h));
+        heft_mat3 dg =
+            heft_mat3_add(I, heft_mat3_scale(heft_mat3_add(heft_mat3_mul(skew(wm), I),
+                                                           heft_mat3_scale(skew(Iwm), -1.0)),
+                                             0.5 * h));
         heft_vec3 step = heft_mat3_mulv(heft_mat3_inverse(dg), g);
         w2 = heft_v3_sub(w2, step);
         if (heft_v3_length(step) <= 1e-15 * scale) {
@@ -143,7 +145,8 @@ static void compute_free_velocities(heft_world *w, double h) {
         heft_vec3 omega = gyroscopic_update(b, b->angular_velocity, h, w->def.gyroscopic);
         heft_vec3 v;
         if (b->step_inv_mass == b->inv_mass) {
-            v = heft_v3_add(b->linear_velocity, heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
+            v = heft_v3_add(b->linear_velocity,
+                            heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
             omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
         } else {
             /* geometric stiffness: the added mass resists every velocity change */
@@ -187,8 +190,12 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
     /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (design.md,
      * epsilon = 1 / (h c + h^2 k) without damping), on top of the rigid one */
     double contact_epsilon = w->def.rigid_compliance + w->def.contact_compliance / (h * h);
-    contact_params cp = {h, contact_epsilon, w->def.contact_compliance / (h * h),
-                         w->def.contact_slop, w->def.contact_baumgarte, w->restitution_threshold};
+    contact_params cp = {h,
+                         contact_epsilon,
+                         w->def.contact_compliance / (h * h),
+                         w->def.contact_slop,
+                         w->def.contact_baumgarte,
+                         w->restitution_threshold};
     for (int i = 0; i < w->contacts.count; ++i) {
         contact_fill_rows(&w->contacts.items[i], w->bodies, &cp, block++, r, &rows[r]);
         r += 3;
@@ -378,10 +385,11 @@ static void apply_impulses(heft_world *w, const row *rows, int nrows) {
             }
             body *b = &w->bodies[ends[e]];
             const double *j = jac[e];
-            b->linear_velocity =
-                heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
-            b->angular_velocity = heft_v3_madd(
-                b->angular_velocity, lambda, heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
+            b->linear_velocity = heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda,
+                                              heft_v3(j[0], j[1], j[2]));
+            b->angular_velocity =
+                heft_v3_madd(b->angular_velocity, lambda,
+                             heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
         }
     }
 }
@@ -396,8 +404,8 @@ static int integrate_positions(heft_world *w, double h) {
         /* semi-implicit Euler, 004 eq. 2.7 */
         heft_vec3 p = heft_v3_madd(b->position, h, b->linear_velocity);
         heft_quat q = heft_quat_integrate(b->orientation, b->angular_velocity, h);
-        if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) || !heft_v3_isfinite(b->linear_velocity) ||
-            !heft_v3_isfinite(b->angular_velocity)) {
+        if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) ||
+            !heft_v3_isfinite(b->linear_velocity) || !heft_v3_isfinite(b->angular_velocity)) {
             /* no NaN or Inf ever enters the world state */
             b->linear_velocity = heft_v3(0.0, 0.0, 0.0);
             b->angular_velocity = heft_v3(0.0, 0.0, 0.0);
@@ -437,7 +445,8 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     row *rows = NULL;
     int nrows = build_rows(w, h, &rows);
     island_set is;
-    int *row_local = nrows >= 0 ? arena_alloc(&w->scratch, sizeof(int) * (size_t)(nrows + 1)) : NULL;
+    int *row_local =
+        nrows >= 0 ? arena_alloc(&w->scratch, sizeof(int) * (size_t)(nrows + 1)) : NULL;
     if (nrows < 0 || !row_local ||
         !islands_build(&w->scratch, w->bodies, w->body_high, rows, nrows, &is)) {
         heft_set_error("out of memory building rows");
@@ -487,7 +496,8 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->rows += ist->rows;
         st->rows_max = ist->rows > st->rows_max ? ist->rows : st->rows_max;
         st->iterations_sum += s->iterations;
-        st->iterations_max = s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
+        st->iterations_max =
+            s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
         st->fallbacks += ist->pgs_fallback;
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
@@ -510,7 +520,9 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     return HEFT_OK;
 }
 
-static int imax(int a, int b) { return a > b ? a : b; }
+static int imax(int a, int b) {
+    return a > b ? a : b;
+}
 
 /* Adds one substep's statistics to the step's: times and counts add up,
  * sizes and errors take the largest. */

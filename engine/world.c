@@ -176,7 +176,9 @@ heft_result heft_world_set_solver(heft_world *w, const char *name) {
     return HEFT_OK;
 }
 
-const char *heft_world_solver(const heft_world *w) { return w ? w->solver_name : ""; }
+const char *heft_world_solver(const heft_world *w) {
+    return w ? w->solver_name : "";
+}
 
 heft_result heft_world_set_solver_options(heft_world *w, const heft_solver_options *o) {
     if (!w || !o) {
@@ -240,18 +242,29 @@ heft_result heft_world_set_substeps(heft_world *w, int substeps) {
 heft_result heft_joint_set_geometric_stiffness(heft_world *w, heft_joint_id id, int enabled) {
     joint *j = world_joint(w, id);
     if (!j || (enabled != 0 && enabled != 1)) {
-        heft_set_error(j ? "geometric stiffness is enabled with 1 and disabled with 0" : "joint id is not valid");
+        heft_set_error(j ? "geometric stiffness is enabled with 1 and disabled with 0"
+                         : "joint id is not valid");
         return j ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
     }
     j->geometric_stiffness_off = !enabled;
     return HEFT_OK;
 }
 
-heft_vec3 heft_world_gravity(const heft_world *w) { return w ? w->def.gravity : heft_v3(0, 0, 0); }
-double heft_world_time(const heft_world *w) { return w ? w->time : 0.0; }
-int64_t heft_world_step_count(const heft_world *w) { return w ? w->steps : 0; }
-int heft_world_body_count(const heft_world *w) { return w ? w->body_live : 0; }
-int heft_world_joint_count(const heft_world *w) { return w ? w->joint_live : 0; }
+heft_vec3 heft_world_gravity(const heft_world *w) {
+    return w ? w->def.gravity : heft_v3(0, 0, 0);
+}
+double heft_world_time(const heft_world *w) {
+    return w ? w->time : 0.0;
+}
+int64_t heft_world_step_count(const heft_world *w) {
+    return w ? w->steps : 0;
+}
+int heft_world_body_count(const heft_world *w) {
+    return w ? w->body_live : 0;
+}
+int heft_world_joint_count(const heft_world *w) {
+    return w ? w->joint_live : 0;
+}
 
 int heft_world_bodies(const heft_world *w, heft_body_id *out, int max) {
     int n = 0;
@@ -288,7 +301,9 @@ void heft_world_set_island_callback(heft_world *w, heft_island_callback callback
     }
 }
 
-const heft_step_stats *heft_world_stats(const heft_world *w) { return w ? &w->stats : NULL; }
+const heft_step_stats *heft_world_stats(const heft_world *w) {
+    return w ? &w->stats : NULL;
+}
 
 heft_result heft_world_island_stats(const heft_world *w, int i, heft_island_stats *out) {
     if (!w || !out || i < 0 || i >= w->stats.islands) {

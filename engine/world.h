@@ -11,10 +11,10 @@
 /* Persistent solver state of one island, matched across steps by the
  * island's lowest body index and reset when its rows change. */
 typedef struct island_slot {
-    int32_t key;         /* lowest body index of the island */
-    uint64_t signature;  /* hash of the island's rows (bodies, kinds) */
+    int32_t key;        /* lowest body index of the island */
+    uint64_t signature; /* hash of the island's rows (bodies, kinds) */
     void *state;
-    int used;            /* seen in the current step */
+    int used; /* seen in the current step */
 } island_slot;
 
 /* The states of the current solver for every island, ascending by key. */
@@ -27,7 +27,7 @@ struct heft_world {
     heft_world_def def;
     char solver_name[32];
     const heft_solver_vtable *solver;
-    void *fallback_state;   /* a pgs state for islands whose answer is not finite */
+    void *fallback_state; /* a pgs state for islands whose answer is not finite */
 
     body *bodies;
     int body_capacity, body_high; /* body_high: one past the highest index ever used */
@@ -47,7 +47,7 @@ struct heft_world {
 
     heft_island_stats *island_stats;
     int island_stats_capacity;
-    int island_stats_count;       /* islands of the last (sub)step in island_stats */
+    int island_stats_count; /* islands of the last (sub)step in island_stats */
     heft_step_stats stats;
 
     heft_island_callback island_callback;
@@ -64,9 +64,9 @@ struct heft_world {
 
 /* island solver states (island_slots.c) */
 void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature);
-void island_slots_keep(island_slots *set, int32_t key);   /* an island without rows keeps its state */
+void island_slots_keep(island_slots *set, int32_t key); /* an island without rows keeps its state */
 void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not used this step */
-void island_slots_clear(heft_world *w, island_slots *set);  /* drops every state */
+void island_slots_clear(heft_world *w, island_slots *set); /* drops every state */
 
 /* post-stabilization (post_stabilization.c): projects the joints' positions
  * back onto their constraints; returns the largest remaining joint error */

@@ -66,8 +66,7 @@
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
-void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend)
-{
+void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend) {
     bpp_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -83,25 +82,21 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend)
     return s;
 }
 
-static void *bpp_create(const heft_solver_options *options)
-{
+static void *bpp_create(const heft_solver_options *options) {
     return heft_bpp_create(options, BPP_REFACTOR);
 }
 
-static void *bpp_downdate_create(const heft_solver_options *options)
-{
+static void *bpp_downdate_create(const heft_solver_options *options) {
     return heft_bpp_create(options, BPP_DOWNDATE);
 }
 
-static void *bpp_skyline_create(const heft_solver_options *options)
-{
+static void *bpp_skyline_create(const heft_solver_options *options) {
     return heft_bpp_create(options, BPP_SKYLINE);
 }
 
 /* Forgets the index sets and the ordering (the island's topology changed);
  * the workspaces are kept. */
-void heft_bpp_reset(void *state)
-{
+void heft_bpp_reset(void *state) {
     bpp_state *s = state;
     if (s == NULL)
         return;
@@ -110,24 +105,62 @@ void heft_bpp_reset(void *state)
     s->wood_n = 0;
 }
 
-void heft_bpp_destroy(void *state)
-{
+void heft_bpp_destroy(void *state) {
     bpp_state *s = state;
     if (s == NULL)
         return;
     heft_bpp_pcg_release(s);
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
-    void *arrays[] = {s->kept_set, s->kept_lambda, s->set, s->next_set, s->best_set,
-                      s->tight, s->lambda, s->best_lambda, s->w, s->rhs, s->x, s->diag,
-                      s->measure_work, s->A_own, s->factor, s->factor0, s->free_rows,
-                      s->sigma, s->start, s->A_sky, s->L0_sky, s->L_sky, s->tight_perm,
-                      s->px, s->py, s->response, s->body_start, s->body_entries,
-                      s->downdate_cost, s->block_end,
-                      s->factored_tight, s->coupled, s->normal_slot, s->normals,
-                      s->coupling, s->coupling_pivot, s->u, s->wood[0], s->wood[1],
-                      s->wood_rows[0], s->wood_rows[1], s->fz_lo, s->fz_hi, s->fz_x,
-                      s->fz_ax, s->fz_d, s->fz_t, s->fz_best, s->pgs_lambda};
+    void *arrays[] = {s->kept_set,
+                      s->kept_lambda,
+                      s->set,
+                      s->next_set,
+                      s->best_set,
+                      s->tight,
+                      s->lambda,
+                      s->best_lambda,
+                      s->w,
+                      s->rhs,
+                      s->x,
+                      s->diag,
+                      s->measure_work,
+                      s->A_own,
+                      s->factor,
+                      s->factor0,
+                      s->free_rows,
+                      s->sigma,
+                      s->start,
+                      s->A_sky,
+                      s->L0_sky,
+                      s->L_sky,
+                      s->tight_perm,
+                      s->px,
+                      s->py,
+                      s->response,
+                      s->body_start,
+                      s->body_entries,
+                      s->downdate_cost,
+                      s->block_end,
+                      s->factored_tight,
+                      s->coupled,
+                      s->normal_slot,
+                      s->normals,
+                      s->coupling,
+                      s->coupling_pivot,
+                      s->u,
+                      s->wood[0],
+                      s->wood[1],
+                      s->wood_rows[0],
+                      s->wood_rows[1],
+                      s->fz_lo,
+                      s->fz_hi,
+                      s->fz_x,
+                      s->fz_ax,
+                      s->fz_d,
+                      s->fz_t,
+                      s->fz_best,
+                      s->pgs_lambda};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
@@ -136,16 +169,14 @@ void heft_bpp_destroy(void *state)
 
 /* ---- the backend -------------------------------------------------------------------- */
 
-static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
-{
+static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     if (s->backend == BPP_PCG)
         return heft_bpp_pcg_prepare(s, p, stats);
     return s->backend == BPP_SKYLINE ? heft_bpp_skyline_prepare(s, p, stats)
                                      : heft_bpp_dense_prepare(s, p, stats);
 }
 
-static void backend_multiply(bpp_state *s, int n, const double *x, double *y)
-{
+static void backend_multiply(bpp_state *s, int n, const double *x, double *y) {
     if (s->backend == BPP_PCG)
         heft_bpp_pcg_multiply(s, n, x, y);
     else if (s->backend == BPP_SKYLINE)
@@ -156,8 +187,7 @@ static void backend_multiply(bpp_state *s, int n, const double *x, double *y)
 
 /* guess: the iterative backend's starting point (the direct ones ignore it) */
 static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                         const double *guess, heft_solver_stats *stats)
-{
+                         const double *guess, heft_solver_stats *stats) {
     switch (s->backend) {
     case BPP_PCG:
         return heft_bpp_pcg_solve(s, n, tight, x, guess, stats);
@@ -173,8 +203,7 @@ static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double
 
 /* ---- the pivoting loop ------------------------------------------------------------- */
 
-static int friction_row(const heft_mlcp *p, int i)
-{
+static int friction_row(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
 }
 
@@ -182,8 +211,7 @@ static int friction_row(const heft_mlcp *p, int i)
  * first, so a friction row reads its normal impulse as it is now. A variable
  * "tight" at an infinite bound (kept sets of a problem whose bounds changed)
  * is made free. Fills tight[] and returns the size of the tight set. */
-int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight)
-{
+int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight) {
     int count = 0;
     for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < p->n; ++i) {
@@ -204,8 +232,7 @@ int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsig
 }
 
 /* 0.5 (lambda - p)^2 d with p = clamp(lambda - w / d, lo, hi), as heft_mlcp_measure. */
-static double row_error(double lambda, double w, double d, double lo, double hi)
-{
+static double row_error(double lambda, double w, double d, double lo, double hi) {
     if (!(d > 0.0))
         return 0.0;
     const double step = w / d, target = lambda - step;
@@ -217,8 +244,7 @@ static double row_error(double lambda, double w, double d, double lo, double hi)
 /* Step 4: eq. 2.1 with the bounds of the new lambda; next[] gets every
  * variable's set after a block pivot. */
 bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const double *lambda,
-                              const double *w, const double *d, double tau, uint8_t *next)
-{
+                              const double *w, const double *d, double tau, uint8_t *next) {
     bpp_check c = {0, 0, 0, 0.0, 0.0};
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
@@ -231,7 +257,7 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
         }
         const double di = d[i] > 0.0 ? d[i] : 0.0;
         const double slack = di > 0.0 ? sqrt(2.0 * tau / di) : 0.0; /* on lambda */
-        const double wslack = sqrt(2.0 * tau * di);                /* on w */
+        const double wslack = sqrt(2.0 * tau * di);                 /* on w */
         const int closed = !(lo < hi);
         switch (set[i]) {
         case BPP_FREE: /* 004 eq. 2.41, 2.42 */
@@ -264,8 +290,7 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
 
 /* Clamps lambda into its boxes, normal rows before the friction rows whose
  * box they give. */
-void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
-{
+void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda) {
     for (int pass = 0; pass < 2; ++pass)
         for (int i = 0; i < p->n; ++i) {
             if (friction_row(p, i) != pass)
@@ -306,8 +331,7 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda)
  * doubles (8 MB a buffer) */
 #define BPP_WOODBURY_KEPT (1u << 20)
 
-int heft_bpp_lu_factor(double *a, int k, int *pivot)
-{
+int heft_bpp_lu_factor(double *a, int k, int *pivot) {
     double largest = 0.0;
     for (int e = 0; e < k * k; ++e)
         largest = fmax(largest, fabs(a[e]));
@@ -335,8 +359,7 @@ int heft_bpp_lu_factor(double *a, int k, int *pivot)
     return 1;
 }
 
-void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x)
-{
+void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x) {
     for (int c = 0; c < k; ++c) {
         const double t = x[c];
         x[c] = x[pivot[c]];
@@ -352,8 +375,7 @@ void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x)
     }
 }
 
-static void backend_add_column(bpp_state *s, int n, int j, double c, double *out)
-{
+static void backend_add_column(bpp_state *s, int n, int j, double c, double *out) {
     if (s->backend == BPP_PCG)
         heft_bpp_pcg_add_column(s, n, j, c, out);
     else if (s->backend == BPP_SKYLINE)
@@ -363,8 +385,7 @@ static void backend_add_column(bpp_state *s, int n, int j, double c, double *out
 }
 
 /* rhs = b - A_FT lambda_T over the tight rows, leaving out those with skip[i] */
-static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip)
-{
+static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip) {
     const int n = p->n;
     int any = 0;
     for (int i = 0; i < n; ++i) {
@@ -383,8 +404,7 @@ static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip)
 
 /* Puts the coupled friction rows at s_t mu_t lambda_f of the coupled system
  * (see above). Returns 0 when done or not needed, -1 when the factor failed. */
-static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *stats)
-{
+static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *stats) {
     const int n = p->n;
     int k = 0;
     for (int i = 0; i < n; ++i)
@@ -517,8 +537,7 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
 #define BPP_ACTIVE_EPS 1e-3
 
 /* f(x) = 1/2 x^T A x - b^T x; ax gets A x */
-static double frozen_objective(bpp_state *s, const heft_mlcp *p, const double *x, double *ax)
-{
+static double frozen_objective(bpp_state *s, const heft_mlcp *p, const double *x, double *ax) {
     backend_multiply(s, p->n, x, ax);
     double f = 0.0;
     for (int i = 0; i < p->n; ++i)
@@ -527,8 +546,7 @@ static double frozen_objective(bpp_state *s, const heft_mlcp *p, const double *x
 }
 
 /* The frozen boxes from the normal impulses of x; x is clamped into them. */
-static void freeze_boxes(const heft_mlcp *p, bpp_state *s, double *x)
-{
+static void freeze_boxes(const heft_mlcp *p, bpp_state *s, double *x) {
     for (int i = 0; i < p->n; ++i)
         heft_mlcp_bounds(p, x, i, &s->fz_lo[i], &s->fz_hi[i]);
     for (int i = 0; i < p->n; ++i)
@@ -537,8 +555,7 @@ static void freeze_boxes(const heft_mlcp *p, bpp_state *s, double *x)
 
 /* Largest row error of x against the frozen boxes; w = A x - b. */
 static double frozen_error(const heft_mlcp *p, const bpp_state *s, const double *x,
-                           const double *w)
-{
+                           const double *w) {
     double e = 0.0;
     for (int i = 0; i < p->n; ++i)
         e = fmax(e, row_error(x[i], w[i], s->diag[i], s->fz_lo[i], s->fz_hi[i]));
@@ -549,8 +566,7 @@ static double frozen_error(const heft_mlcp *p, const bpp_state *s, const double 
  * most *budget backend solves (counted down). Returns 1 when the frozen
  * error reached tau, 0 when the budget ran out, -1 when a solve failed. */
 static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budget,
-                         heft_solver_stats *stats)
-{
+                         heft_solver_stats *stats) {
     const int n = p->n;
     double *x = s->fz_x, *ax = s->fz_ax, *d = s->fz_d, *xt = s->fz_t;
     double f = frozen_objective(s, p, x, ax);
@@ -602,8 +618,8 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
         if (backend_solve(s, n, s->tight, s->rhs, x, stats) != 0)
             return -1;
         for (int i = 0; i < n; ++i) /* held ones: the scaled gradient, towards their bound */
-            d[i] = !s->tight[i] ? s->rhs[i] - x[i]
-                                : (s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0);
+            d[i] =
+                !s->tight[i] ? s->rhs[i] - x[i] : (s->diag[i] > 0.0 ? -s->w[i] / s->diag[i] : 0.0);
         /* projected search along the Newton step, then the Newton step cut
          * at the first bound it meets, then the projected search along the
          * scaled gradient (always a descent direction) */
@@ -637,7 +653,8 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
                     xt[block] = di > 0.0 ? s->fz_hi[block] : s->fz_lo[block];
                 }
                 for (int i = 0; i < n; ++i)
-                    xt[i] = xt[i] < s->fz_lo[i] ? s->fz_lo[i] : (xt[i] > s->fz_hi[i] ? s->fz_hi[i] : xt[i]);
+                    xt[i] = xt[i] < s->fz_lo[i] ? s->fz_lo[i]
+                                                : (xt[i] > s->fz_hi[i] ? s->fz_hi[i] : xt[i]);
                 double *axt = s->u;
                 const double ft = frozen_objective(s, p, xt, axt);
                 if (isfinite(ft) && ft < f) {
@@ -660,7 +677,7 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
                     decrease += s->w[i] * (x[i] - xt[i]);
                 }
                 if (!(decrease > 0.0))
-                    break; /* no descent along this direction */
+                    break;          /* no descent along this direction */
                 double *axt = s->u; /* A xt */
                 const double ft = frozen_objective(s, p, xt, axt);
                 if (isfinite(ft) && ft <= f - BPP_ARMIJO * decrease) {
@@ -683,8 +700,7 @@ static int frozen_newton(const heft_mlcp *p, bpp_state *s, double tau, int *budg
  * tau of the coupled problem, 0 when it is not, -1 when there is none
  * (s->lambda unchanged). Uses at most budget backend solves. */
 static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, double tau,
-                        int budget, heft_solver_stats *stats)
-{
+                        int budget, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     double best_error = INFINITY;
@@ -723,8 +739,7 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
     return best_error <= tau;
 }
 
-static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
-{
+static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
     const size_t un = (size_t)p->n;
     const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
     return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
@@ -757,8 +772,7 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p)
  * pyramid of 15 boxes under bpp-skyline: from all-free, every step ran out
  * of pivots (66 ms a step); from the warm sets, 4 steps of 300 did (2.6 ms).
  * The thesis (000 §2.3) starts all-free; 004 §5.3 starts from the last step's sets. */
-void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set)
-{
+void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set) {
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
         heft_mlcp_bounds(p, lambda, i, &lo, &hi);
@@ -774,8 +788,7 @@ void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set)
     }
 }
 
-static int any_nonzero(const double *x, int n)
-{
+static int any_nonzero(const double *x, int n) {
     for (int i = 0; i < n; ++i)
         if (x[i] != 0.0)
             return 1;
@@ -783,8 +796,7 @@ static int any_nonzero(const double *x, int n)
 }
 
 int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8_t *kept_set,
-                   const double *kept_lambda, double *lambda, uint8_t *set)
-{
+                   const double *kept_lambda, double *lambda, uint8_t *set) {
     const int n = p->n;
     const int warm = o->warm_start && p->lambda0 != NULL;
     int earlier = 0;
@@ -806,8 +818,7 @@ int heft_bpp_start(const heft_mlcp *p, const heft_solver_options *o, const uint8
 
 /* The kept sets are used when asked for and of this problem's size (their
  * arrays then did not grow, so they still hold them). */
-static int kept_sets_usable(const bpp_state *s, int n)
-{
+static int kept_sets_usable(const bpp_state *s, int n) {
     return s->options.keep_index_sets && s->kept_n == n && s->kept_set != NULL;
 }
 
@@ -824,8 +835,7 @@ typedef struct pivot_best {
  * better iterate than *best goes to s->best_lambda and s->best_set. Returns
  * 1 when converged. */
 static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_steps, int *steps,
-                      pivot_best *best, heft_solver_stats *stats)
-{
+                      pivot_best *best, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     int converged = 0;
@@ -926,8 +936,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
     return converged;
 }
 
-int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
-{
+int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats) {
     memset(stats, 0, sizeof *stats);
     stats->n = p->n;
     if (p->n < 0 || (p->A == NULL && p->rows == NULL && p->n > 0))
@@ -971,10 +980,8 @@ int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats)
  * sweeps on the last PGS answer, took the winch to 72 unconverged steps at
  * 9.9 against 7.7 ms a step, and its longest step from 28 to 65 ms. */
 
-int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer,
-                        uint8_t *set, double *measure_work, double *error,
-                        heft_solver_stats *stats)
-{
+int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer, uint8_t *set,
+                        double *measure_work, double *error, heft_solver_stats *stats) {
     heft_mlcp from = *p;
     from.lambda0 = start;
     heft_solver_stats ps;
@@ -992,9 +999,7 @@ int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *an
     return 1;
 }
 
-int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
-                   heft_solver_stats *stats)
-{
+int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
     const int n = p->n;
@@ -1017,8 +1022,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
 
     const double loop_start = heft_time_ms();
     const double factor_before = stats->time_factor_ms;
-    const double tau = s->options.tolerance > BPP_TOLERANCE_FLOOR ? s->options.tolerance
-                                                                   : BPP_TOLERANCE_FLOOR;
+    const double tau =
+        s->options.tolerance > BPP_TOLERANCE_FLOOR ? s->options.tolerance : BPP_TOLERANCE_FLOOR;
     const int max_steps = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
     const size_t vec = sizeof(double) * (size_t)n;
 
@@ -1046,8 +1051,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
         /* stalled (or a solve failed): restart from PGS's answer */
         double *from = warm ? p->lambda0 : (best.found ? s->best_lambda : NULL);
-        pgs_answered = heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set,
-                                           s->measure_work, &pgs_error, stats);
+        pgs_answered = heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set, s->measure_work,
+                                           &pgs_error, stats);
         if (pgs_answered) {
             memcpy(s->lambda, s->pgs_lambda, vec);
             converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
@@ -1127,8 +1132,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out,
  * start's (285 J against 82 J on the same tower): answer with the warm
  * start then. */
 void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set, double *scratch,
-                                double *measure_work)
-{
+                                double *measure_work) {
     const int n = p->n;
     heft_bpp_clamp_answer(p, lambda);
     const double kept_error = heft_mlcp_measure(p, lambda, measure_work).max;
@@ -1142,8 +1146,7 @@ void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set
 }
 
 int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,
-                    double *lambda_out, heft_solver_stats *stats)
-{
+                    double *lambda_out, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     heft_bpp_clamp_answer(p, a->lambda);

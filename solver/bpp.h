@@ -40,10 +40,10 @@ typedef struct bpp_state {
     heft_solver_options options;
 
     /* ---- kept between solves (reset() forgets them) ---- */
-    int kept_n;             /* size of the kept sets, -1: none */
-    uint8_t *kept_set;      /* the index sets of the last answer */
-    double *kept_lambda;    /* the last answer: friction bounds of kept tight rows */
-    int ordering_valid;     /* bpp-skyline: ordering below matches ordering.key */
+    int kept_n;          /* size of the kept sets, -1: none */
+    uint8_t *kept_set;   /* the index sets of the last answer */
+    double *kept_lambda; /* the last answer: friction bounds of kept tight rows */
+    int ordering_valid;  /* bpp-skyline: ordering below matches ordering.key */
     heft_ordering ordering;
 
     /* ---- pivoting workspace, problem order, n entries each ---- */
@@ -52,12 +52,12 @@ typedef struct bpp_state {
     double *lambda, *best_lambda, *w, *rhs, *x, *diag, *measure_work;
 
     /* friction rows tight on the box of a free normal row (bpp.c "coupling") */
-    uint8_t *coupled;       /* per row */
-    int *normal_slot;       /* per row: its place among the coupled normals, -1 */
-    int *normals;           /* the coupled normal rows, ascending */
-    double *coupling;       /* k x k: I + E^T A_FF^-1 U, then its LU */
-    int *coupling_pivot;    /* k */
-    double *u;              /* n */
+    uint8_t *coupled;    /* per row */
+    int *normal_slot;    /* per row: its place among the coupled normals, -1 */
+    int *normals;        /* the coupled normal rows, ascending */
+    double *coupling;    /* k x k: I + E^T A_FF^-1 U, then its LU */
+    int *coupling_pivot; /* k */
+    double *u;           /* n */
     /* bpp-pcg: the last coupling's Woodbury solves, PCG's starting points
      * for the next (bpp.c "the friction coupling"); two buffers, the
      * current one wood[wood_cur]: y, then one column of Z per normal row
@@ -76,24 +76,24 @@ typedef struct bpp_state {
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
 
     /* ---- the problem's A, as the backend holds it ---- */
-    const double *A;        /* dense backends: p->A or A_own */
-    double *A_own;          /* dense A assembled from the structured form */
+    const double *A; /* dense backends: p->A or A_own */
+    double *A_own;   /* dense A assembled from the structured form */
 
     /* dense backends */
-    double *factor;         /* bpp: L_FF (f x f); bpp-downdate: L, the downdated copy */
-    double *factor0;        /* bpp-downdate: L0 */
-    int *free_rows;         /* bpp: the free rows, ascending */
-    double *sigma;          /* downdate scratch, n */
+    double *factor;  /* bpp: L_FF (f x f); bpp-downdate: L, the downdated copy */
+    double *factor0; /* bpp-downdate: L0 */
+    int *free_rows;  /* bpp: the free rows, ascending */
+    double *sigma;   /* downdate scratch, n */
 
     /* bpp-skyline, all in the RCM order */
-    size_t *start;          /* skyline layout, n + 1 */
+    size_t *start;                  /* skyline layout, n + 1 */
     double *A_sky, *L0_sky, *L_sky; /* envelope-sized */
     unsigned char *tight_perm;
     double *px, *py;
-    double *response;       /* 12 per row: M^-1 J_i^T of each side, for the assembly */
+    double *response;               /* 12 per row: M^-1 J_i^T of each side, for the assembly */
     int *body_start, *body_entries; /* per body: 2 * row + side of the rows touching it */
-    double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
-    int *block_end;         /* last column of the diagonal block holding column k */
+    double *downdate_cost;          /* prefix sums of the estimated cost of a downdate's column k */
+    int *block_end;                 /* last column of the diagonal block holding column k */
 
     /* bpp-pcg */
     struct bpp_pcg_backend *pcg;
@@ -105,19 +105,18 @@ typedef struct bpp_state {
 
     /* factor reuse: the tight set the current factor was made for */
     unsigned char *factored_tight;
-    int factored_valid;     /* factor/L matches factored_tight */
-    int factor_is_L0;       /* bpp-downdate/skyline: no tight variable, L0 solves */
-    int L0_valid;           /* L0 factored for this solve */
-    int dirty_from;         /* first column of L that may differ from L0 */
+    int factored_valid; /* factor/L matches factored_tight */
+    int factor_is_L0;   /* bpp-downdate/skyline: no tight variable, L0 solves */
+    int L0_valid;       /* L0 factored for this solve */
+    int dirty_from;     /* first column of L that may differ from L0 */
 
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
-        L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap,
-        body_entries_cap, downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap,
-        normal_slot_cap, normals_cap,
-        coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2], fz_lo_cap,
-        fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap, body_entries_cap,
+        downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
+        normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
+        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */
@@ -131,8 +130,8 @@ void heft_bpp_destroy(void *state);
 
 /* What step 4 finds in one iterate. */
 typedef struct bpp_check {
-    int pivots;     /* variables breaking eq. 2.1: they change set */
-    int stale;      /* tight friction rows off the bound of the new normal impulse */
+    int pivots; /* variables breaking eq. 2.1: they change set */
+    int stale;  /* tight friction rows off the bound of the new normal impulse */
     int nonfinite;
     double error_max, error_sum; /* the MLCP error of the iterate (mlcp-format.md) */
 } bpp_check;
@@ -180,9 +179,8 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
  * answer, clamped into its boxes, its MLCP error into *error and the index
  * sets read off it into set; counts stats->restarts and pgs_sweeps. Returns
  * 1, or 0 when PGS gave no finite answer. measure_work: n + 6 nbodies. */
-int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer,
-                        uint8_t *set, double *measure_work, double *error,
-                        heft_solver_stats *stats);
+int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer, uint8_t *set,
+                        double *measure_work, double *error, heft_solver_stats *stats);
 
 /* After a solve that did not converge (bpp and pgcg), with p->lambda0 set:
  * lambda (clamped) is replaced by the warm start (clamped) when that has the
@@ -194,9 +192,9 @@ void heft_bpp_prefer_warm_start(const heft_mlcp *p, double *lambda, uint8_t *set
 /* The end of a pivoting solve (bpp and pgcg): the answer is clamped, handed
  * out, kept with its sets for the next solve and measured into stats. */
 typedef struct bpp_answer {
-    double *lambda;       /* the answer (clamped in place) */
-    const uint8_t *set;   /* its index sets */
-    double *kept_lambda;  /* where the solver keeps them, n each */
+    double *lambda;      /* the answer (clamped in place) */
+    const uint8_t *set;  /* its index sets */
+    double *kept_lambda; /* where the solver keeps them, n each */
     uint8_t *kept_set;
     int *kept_n;          /* set to n, or -1 when the answer is not finite */
     double *measure_work; /* n + 6 nbodies */
@@ -229,11 +227,11 @@ void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, dou
  * Counts factorizations and downdates and adds the time to time_factor_ms.
  * Returns 0, or -1 when a factorization met a non-positive pivot. */
 int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                       heft_solver_stats *stats);
+                            heft_solver_stats *stats);
 int heft_bpp_downdate_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                       heft_solver_stats *stats);
+                            heft_solver_stats *stats);
 int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                      heft_solver_stats *stats);
+                           heft_solver_stats *stats);
 
 /* bpp-pcg (bpp_pcg.c): the sparse A, y = A x, a column of A, and the solve of
  * A_FF x_F = x_F by PCG from guess (NULL: from 0); the preconditioner is

@@ -9,21 +9,18 @@
 #include "mlcp.h"
 #include "skyline.h"
 
-static uint64_t next_random(uint64_t *state)
-{
+static uint64_t next_random(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-static double uniform(uint64_t *state)
-{
+static double uniform(uint64_t *state) {
     return (double)(next_random(state) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
 }
 
-static void sort_times(double *t, int count)
-{
+static void sort_times(double *t, int count) {
     for (int i = 1; i < count; ++i)
         for (int j = i; j > 0 && t[j] < t[j - 1]; --j) {
             const double x = t[j];
@@ -32,8 +29,7 @@ static void sort_times(double *t, int count)
         }
 }
 
-static double median(double *t, int count)
-{
+static double median(double *t, int count) {
     sort_times(t, count);
     return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
 }
@@ -47,12 +43,11 @@ typedef struct bench_memory {
     void *block;
 } bench_memory;
 
-static int bench_alloc(bench_memory *b, int m, size_t stored, int reps)
-{
+static int bench_alloc(bench_memory *b, int m, size_t stored, int reps) {
     const size_t um = (size_t)m, ur = (size_t)reps;
     const size_t doubles = 4 * stored + um + 2 * ur;
-    const size_t bytes = doubles * sizeof(double) + (um + 1) * sizeof(size_t) +
-                         2 * um * sizeof(int) + um + 16;
+    const size_t bytes =
+        doubles * sizeof(double) + (um + 1) * sizeof(size_t) + 2 * um * sizeof(int) + um + 16;
     unsigned char *mem = heft_alloc(bytes);
     if (mem == NULL)
         return -1;
@@ -73,10 +68,8 @@ static int bench_alloc(bench_memory *b, int m, size_t stored, int reps)
 }
 
 int heft_bench_downdate_vs_refactor(int m, double tight_fraction, int half_bandwidth,
-                                    int repetitions, uint64_t seed, heft_downdate_timing *out)
-{
-    if (m < 2 || repetitions < 1 || !(tight_fraction >= 0.0 && tight_fraction < 1.0) ||
-        out == NULL)
+                                    int repetitions, uint64_t seed, heft_downdate_timing *out) {
+    if (m < 2 || repetitions < 1 || !(tight_fraction >= 0.0 && tight_fraction < 1.0) || out == NULL)
         return -1;
     const int dense = half_bandwidth < 0 || half_bandwidth >= m - 1;
     const int band = dense ? m - 1 : half_bandwidth;

@@ -21,8 +21,7 @@
 #include "dense_cholesky.h"
 #include "workspace.h"
 
-int heft_bpp_dense_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
-{
+int heft_bpp_dense_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const double start = heft_time_ms();
     const int n = p->n;
     const size_t un = (size_t)n;
@@ -53,8 +52,7 @@ int heft_bpp_dense_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *
     return 0;
 }
 
-void heft_bpp_dense_multiply(const bpp_state *s, int n, const double *x, double *y)
-{
+void heft_bpp_dense_multiply(const bpp_state *s, int n, const double *x, double *y) {
     const size_t un = (size_t)n;
     for (int i = 0; i < n; ++i) {
         const double *row = &s->A[(size_t)i * un];
@@ -65,28 +63,24 @@ void heft_bpp_dense_multiply(const bpp_state *s, int n, const double *x, double 
     }
 }
 
-void heft_bpp_dense_add_column(const bpp_state *s, int n, int j, double c, double *out)
-{
+void heft_bpp_dense_add_column(const bpp_state *s, int n, int j, double c, double *out) {
     const double *row = &s->A[(size_t)j * (size_t)n]; /* A is symmetric: row j is column j */
     for (int i = 0; i < n; ++i)
         out[i] += c * row[i];
 }
 
 /* The factor in hand was made for this tight set. */
-static int factor_matches(const bpp_state *s, int n, const unsigned char *tight)
-{
+static int factor_matches(const bpp_state *s, int n, const unsigned char *tight) {
     return s->factored_valid && memcmp(s->factored_tight, tight, (size_t)n) == 0;
 }
 
-static void remember_factor(bpp_state *s, int n, const unsigned char *tight)
-{
+static void remember_factor(bpp_state *s, int n, const unsigned char *tight) {
     memcpy(s->factored_tight, tight, (size_t)n);
     s->factored_valid = 1;
 }
 
 int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                       heft_solver_stats *stats)
-{
+                            heft_solver_stats *stats) {
     const size_t un = (size_t)n;
     int f = 0;
     for (int i = 0; i < n; ++i)
@@ -126,8 +120,7 @@ int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, dou
 }
 
 int heft_bpp_downdate_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                       heft_solver_stats *stats)
-{
+                            heft_solver_stats *stats) {
     const size_t un = (size_t)n;
     const double start = heft_time_ms();
     if (!s->L0_valid) { /* Alg. 2.2 line 2: L0 = chol(A), once per solve */

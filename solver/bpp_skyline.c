@@ -37,13 +37,11 @@
 #include "workspace.h"
 #include "row_math.h"
 
-static int32_t dynamic_body(const heft_mlcp *p, int32_t index)
-{
+static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
     return (index >= 0 && index < p->nbodies) ? index : -1;
 }
 
-static heft_skyline skyline_of(const bpp_state *s, double *values)
-{
+static heft_skyline skyline_of(const bpp_state *s, double *values) {
     heft_skyline k = {s->ordering.n, s->ordering.last, s->start, values};
     return k;
 }
@@ -53,8 +51,7 @@ static heft_skyline skyline_of(const bpp_state *s, double *values)
  * and each pair lands in column min(r1, r2) of the RCM order. A row with both
  * sides on one body contributes all four side pairs, as heft_mlcp_assemble_dense
  * does. */
-static int assemble_structured(bpp_state *s, const heft_mlcp *p)
-{
+static int assemble_structured(bpp_state *s, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies > 0 ? p->nbodies : 0;
     if (!HEFT_RESERVE(s->response, s->response_cap, 12 * (size_t)n) ||
         !HEFT_RESERVE(s->body_start, s->body_start_cap, (size_t)nb + 1) ||
@@ -116,8 +113,7 @@ static int assemble_structured(bpp_state *s, const heft_mlcp *p)
 
 /* The envelope of p->A in the RCM order; the ordering came from A's own
  * pattern, so no nonzero lies outside. The lower triangle is read. */
-static void gather_dense(bpp_state *s, const heft_mlcp *p)
-{
+static void gather_dense(bpp_state *s, const heft_mlcp *p) {
     const int n = p->n;
     const size_t un = (size_t)n;
     const int *perm = s->ordering.perm, *last = s->ordering.last;
@@ -135,8 +131,7 @@ static void gather_dense(bpp_state *s, const heft_mlcp *p)
  * downdate_cost[k] = sum over columns j < k of 4 (s_j - j) + 20, and
  * block_end[k] = the last column of the diagonal block of column k (the
  * first j >= k with s_j == j: a downdate stops there). */
-static void cost_tables(bpp_state *s, int n)
-{
+static void cost_tables(bpp_state *s, int n) {
     const int *last = s->ordering.last;
     s->downdate_cost[0] = 0.0;
     for (int k = 0; k < n; ++k)
@@ -150,11 +145,10 @@ static void cost_tables(bpp_state *s, int n)
 }
 
 /* Estimated flops of the two ways to L_FF for the tight set tp. */
-static int downdating_costs_more(const bpp_state *s, int n, const unsigned char *tp, int first)
-{
+static int downdating_costs_more(const bpp_state *s, int n, const unsigned char *tp, int first) {
     const int *last = s->ordering.last;
     double down = (double)(s->start[n] - s->start[first + 1]); /* L = L0 */
-    double refactor = (double)s->start[n]; /* the copy of A */
+    double refactor = (double)s->start[n];                     /* the copy of A */
     for (int r = 0; r < n; ++r) {
         const double w = (double)(last[r] - r);
         if (tp[r])
@@ -165,8 +159,7 @@ static int downdating_costs_more(const bpp_state *s, int n, const unsigned char 
     return down > refactor;
 }
 
-int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats)
-{
+int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t un = (size_t)n;
     /* The ordering is kept while the topology's fingerprint stays the same
@@ -216,8 +209,7 @@ int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats
     return 0;
 }
 
-void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y)
-{
+void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y) {
     const int *perm = s->ordering.perm;
     for (int r = 0; r < n; ++r)
         s->px[r] = x[perm[r]];
@@ -229,8 +221,7 @@ void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y)
 /* Column j of A from the envelope: rows from the first column whose skyline
  * reaches j (s is nondecreasing: a binary search) up to j are read along row
  * j, the rest down column j. */
-void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, double *out)
-{
+void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, double *out) {
     const int *perm = s->ordering.perm, *last = s->ordering.last;
     const int k = s->ordering.inverse[j];
     int lo = 0, hi = k; /* the first r with last[r] >= k */
@@ -251,8 +242,7 @@ void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, dou
 
 /* Alg. 2.2 line 2, when first needed (a solve whose every step is past the
  * refactoring threshold never factors A whole). */
-static int ensure_L0(bpp_state *s, heft_solver_stats *stats)
-{
+static int ensure_L0(bpp_state *s, heft_solver_stats *stats) {
     if (s->L0_valid)
         return 0;
     memcpy(s->L0_sky, s->A_sky, sizeof(double) * s->start[s->ordering.n]);
@@ -265,8 +255,8 @@ static int ensure_L0(bpp_state *s, heft_solver_stats *stats)
 }
 
 /* Builds the factor of A_FF for the tight set tp (RCM order). */
-static int factor_free_block(bpp_state *s, int n, const unsigned char *tp, heft_solver_stats *stats)
-{
+static int factor_free_block(bpp_state *s, int n, const unsigned char *tp,
+                             heft_solver_stats *stats) {
     int count = 0, first = n;
     for (int r = 0; r < n; ++r)
         if (tp[r]) {
@@ -307,8 +297,7 @@ static int factor_free_block(bpp_state *s, int n, const unsigned char *tp, heft_
 }
 
 int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
-                      heft_solver_stats *stats)
-{
+                           heft_solver_stats *stats) {
     const int *perm = s->ordering.perm;
     unsigned char *tp = s->tight_perm;
     for (int r = 0; r < n; ++r)

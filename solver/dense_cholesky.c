@@ -10,8 +10,7 @@
 /* Right-looking (outer product) Cholesky: column k is scaled by its pivot,
  * then subtracted from every later column. With columns contiguous every
  * inner loop is a stride-1 axpy. */
-int heft_dense_cholesky_factor(double *a, int m)
-{
+int heft_dense_cholesky_factor(double *a, int m) {
     const size_t um = (size_t)m;
     for (int k = 0; k < m; ++k) {
         double *ck = &a[(size_t)k * um];
@@ -35,8 +34,7 @@ int heft_dense_cholesky_factor(double *a, int m)
     return 0;
 }
 
-void heft_dense_cholesky_solve(const double *L, int m, double *x)
-{
+void heft_dense_cholesky_solve(const double *L, int m, double *x) {
     heft_dense_cholesky_solve_skipping(L, m, NULL, x);
 }
 
@@ -50,8 +48,7 @@ void heft_dense_cholesky_solve(const double *L, int m, double *x)
  * by sqrt(z) / y (the new diagonal over the old one). Without that scaling
  * the result is not a factor of A_FF (test_cholesky checks it against a
  * fresh factorization), so it is applied here. */
-int heft_dense_cholesky_remove(double *L, int m, int i, double *sigma)
-{
+int heft_dense_cholesky_remove(double *L, int m, int i, double *sigma) {
     const size_t um = (size_t)m;
     const double *ci = &L[(size_t)i * um];
     for (int r = i + 1; r < m; ++r) /* line 3: sigma = L(i+1..m, i) */
@@ -63,8 +60,8 @@ int heft_dense_cholesky_remove(double *L, int m, int i, double *sigma)
         if (x == 0.0)
             continue; /* column k and beta are unchanged, sigma too */
         double *ck = &L[(size_t)k * um];
-        const double y = ck[k];                   /* line 7 */
-        const double z = y * y + x * x / beta;    /* line 8 */
+        const double y = ck[k];                    /* line 7 */
+        const double z = y * y + x * x / beta;     /* line 8 */
         const double gamma = beta * y * y + x * x; /* line 9 */
         const double root = sqrt(z);
         ck[k] = root;              /* line 10 */
@@ -85,8 +82,7 @@ int heft_dense_cholesky_remove(double *L, int m, int i, double *sigma)
  * the backward pass, so a whole column can be used without testing each row
  * (a removed row contributes L(j, i) * 0). */
 void heft_dense_cholesky_solve_skipping(const double *L, int m, const unsigned char *removed,
-                                        double *x)
-{
+                                        double *x) {
     const size_t um = (size_t)m;
     for (int i = 0; i < m; ++i) {
         if (removed != NULL && removed[i])
@@ -114,8 +110,7 @@ void heft_dense_cholesky_solve_skipping(const double *L, int m, const unsigned c
     }
 }
 
-void heft_dense_cholesky_copy_columns(double *dst, const double *src, int m, int first)
-{
+void heft_dense_cholesky_copy_columns(double *dst, const double *src, int m, int first) {
     const size_t um = (size_t)m;
     for (int c = first < 0 ? 0 : first; c < m; ++c)
         memcpy(&dst[(size_t)c * um + c], &src[(size_t)c * um + c], sizeof(double) * (um - c));

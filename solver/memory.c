@@ -9,20 +9,17 @@
 #include <stdlib.h>
 #include <time.h>
 
-static void *default_alloc(size_t size, void *user)
-{
+static void *default_alloc(size_t size, void *user) {
     (void)user;
     return malloc(size);
 }
 
-static void *default_realloc(void *ptr, size_t size, void *user)
-{
+static void *default_realloc(void *ptr, size_t size, void *user) {
     (void)user;
     return realloc(ptr, size);
 }
 
-static void default_free(void *ptr, void *user)
-{
+static void default_free(void *ptr, void *user) {
     (void)user;
     free(ptr);
 }
@@ -32,8 +29,7 @@ static heft_allocator current = {default_alloc, default_realloc, default_free, N
 /* A hook set is all or nothing: mixing an application's alloc with the C
  * library's free would corrupt both heaps, so a NULL allocator or any NULL
  * function restores all three defaults. */
-void heft_set_allocator(const heft_allocator *allocator)
-{
+void heft_set_allocator(const heft_allocator *allocator) {
     if (allocator == NULL || allocator->alloc == NULL || allocator->realloc == NULL ||
         allocator->free == NULL) {
         current.alloc = default_alloc;
@@ -45,26 +41,22 @@ void heft_set_allocator(const heft_allocator *allocator)
     current = *allocator;
 }
 
-void *heft_alloc(size_t size)
-{
+void *heft_alloc(size_t size) {
     return current.alloc(size, current.user);
 }
 
-void *heft_realloc(void *ptr, size_t size)
-{
+void *heft_realloc(void *ptr, size_t size) {
     return current.realloc(ptr, size, current.user);
 }
 
 /* Freeing NULL is a no-op that does not reach the hook, so cleanup paths
  * may free unconditionally without showing up in an allocation count. */
-void heft_free(void *ptr)
-{
+void heft_free(void *ptr) {
     if (ptr != NULL)
         current.free(ptr, current.user);
 }
 
-double heft_time_ms(void)
-{
+double heft_time_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;

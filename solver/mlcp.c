@@ -17,8 +17,7 @@
 
 /* Adds count elements of size elem to a running block size, keeping every
  * array aligned for doubles. Returns 0 on size_t overflow. */
-static int block_add(size_t *total, size_t count, size_t elem, size_t *offset)
-{
+static int block_add(size_t *total, size_t count, size_t elem, size_t *offset) {
     const size_t align = alignof(double);
     size_t at = (*total + align - 1) / align * align;
     if (at < *total)
@@ -30,8 +29,7 @@ static int block_add(size_t *total, size_t count, size_t elem, size_t *offset)
     return 1;
 }
 
-heft_mlcp *heft_mlcp_create(int n, int nbodies, unsigned parts)
-{
+heft_mlcp *heft_mlcp_create(int n, int nbodies, unsigned parts) {
     const int dense = (parts & HEFT_MLCP_DENSE) != 0;
     const int structured = (parts & HEFT_MLCP_STRUCTURED) != 0;
     const int meta = (parts & HEFT_MLCP_META) != 0;
@@ -108,8 +106,7 @@ heft_mlcp *heft_mlcp_create(int n, int nbodies, unsigned parts)
 /* The struct lives at the start of its own block, so freeing the block frees
  * everything; a problem whose arrays belong to someone else (owned_ NULL) is
  * left alone. */
-void heft_mlcp_destroy(heft_mlcp *p)
-{
+void heft_mlcp_destroy(heft_mlcp *p) {
     if (p != NULL && p->owned_ != NULL)
         heft_free(p->owned_);
 }
@@ -118,8 +115,7 @@ void heft_mlcp_destroy(heft_mlcp *p)
 
 /* The body a row side acts on, or NULL for the static world (index -1; an
  * index outside the body list is treated the same way). */
-static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index)
-{
+static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index) {
     if (index < 0 || index >= p->nbodies)
         return NULL;
     return &p->bodies[index];
@@ -127,8 +123,7 @@ static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index)
 
 /* J_i M^-1 J_j^T: a sum over the pairs of sides of rows i and j that act on
  * the same dynamic body (a row may in principle name one body twice). */
-static double rows_coupling(const heft_mlcp *p, int i, int j)
-{
+static double rows_coupling(const heft_mlcp *p, int i, int j) {
     const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
     const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
     const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
@@ -148,13 +143,11 @@ static double rows_coupling(const heft_mlcp *p, int i, int j)
     return sum;
 }
 
-static double row_epsilon(const heft_mlcp *p, int i)
-{
+static double row_epsilon(const heft_mlcp *p, int i) {
     return p->epsilon != NULL ? p->epsilon[i] : 0.0;
 }
 
-void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out)
-{
+void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out) {
     const int n = p->n;
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j <= i; ++j) {
@@ -166,8 +159,7 @@ void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out)
     }
 }
 
-double heft_mlcp_diagonal(const heft_mlcp *p, int i)
-{
+double heft_mlcp_diagonal(const heft_mlcp *p, int i) {
     if (p->A != NULL)
         return p->A[(size_t)i * p->n + i];
     if (p->rows != NULL)
@@ -179,8 +171,7 @@ double heft_mlcp_diagonal(const heft_mlcp *p, int i)
 
 /* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
  * velocity change the impulses cause, so no entry of A is ever formed. */
-static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv)
-{
+static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv) {
     const int n = p->n, nb = p->nbodies;
     /* First the generalized impulse J^T lambda per body, then M^-1 once per body. */
     for (size_t k = 0; k < 6 * (size_t)nb; ++k)
@@ -210,8 +201,7 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     }
 }
 
-static void residual_dense(const heft_mlcp *p, const double *lambda, double *w)
-{
+static void residual_dense(const heft_mlcp *p, const double *lambda, double *w) {
     const int n = p->n;
     for (int i = 0; i < n; ++i) {
         const double *Ai = &p->A[(size_t)i * n];
@@ -222,8 +212,7 @@ static void residual_dense(const heft_mlcp *p, const double *lambda, double *w)
     }
 }
 
-void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, double *work)
-{
+void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, double *work) {
     if (p->rows != NULL && (work != NULL || p->nbodies == 0)) {
         residual_structured(p, lambda, w, work);
         return;
@@ -251,8 +240,7 @@ void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, dou
 /* A friction row's box is [-mu lambda_f, +mu lambda_f] with mu in hi_i
  * (ODE's findex convention). A normal impulse that is negative (an iterate
  * on its way, or NaN) gives a closed box rather than an inverted one. */
-void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi)
-{
+void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi) {
     const int32_t f = p->findex != NULL ? p->findex[i] : -1;
     if (f >= 0 && f < p->n) {
         const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
@@ -265,8 +253,7 @@ void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *l
     *hi = p->hi[i];
 }
 
-int heft_mlcp_structure_valid(const heft_mlcp *p)
-{
+int heft_mlcp_structure_valid(const heft_mlcp *p) {
     if (p->rows == NULL || p->nbodies < 0 || (p->nbodies > 0 && p->bodies == NULL))
         return 0;
     for (int i = 0; i < p->n; ++i) {

@@ -75,16 +75,16 @@ typedef struct heft_mlcp {
     double *b;
     double *lo;
     double *hi;
-    int32_t *findex;   /* -1: not a friction row */
-    uint8_t *kind;     /* heft_row_kind per row; may be NULL */
-    int32_t *block;    /* rows of one joint or contact share a number; may be NULL */
-    double *lambda0;   /* warm start; may be NULL (zeros) */
+    int32_t *findex; /* -1: not a friction row */
+    uint8_t *kind;   /* heft_row_kind per row; may be NULL */
+    int32_t *block;  /* rows of one joint or contact share a number; may be NULL */
+    double *lambda0; /* warm start; may be NULL (zeros) */
 
     /* structured form (may be absent: nbodies == 0 and rows == NULL) */
     int nbodies;
     heft_mlcp_body *bodies;
     heft_mlcp_row *rows;
-    double *epsilon;   /* compliance per row, added to the diagonal of A */
+    double *epsilon; /* compliance per row, added to the diagonal of A */
 
     /* assembled form (may be NULL) */
     double *A;
@@ -127,11 +127,11 @@ int heft_mlcp_structure_valid(const heft_mlcp *p);
 /* ---- the error measure (mlcp-format.md "The error measure") ------------- */
 
 typedef struct heft_mlcp_error {
-    double max;            /* J: largest row error 0.5 (lambda_i - p_i)^2 d_i */
-    double sum;            /* J: sum of the row errors */
-    int worst_row;         /* row of the largest error, -1 when n == 0 */
-    int bound_violations;  /* rows with lambda outside [lo, hi] beyond 1e-12 relative */
-    int nonfinite;         /* rows whose lambda or w is NaN or Inf */
+    double max;           /* J: largest row error 0.5 (lambda_i - p_i)^2 d_i */
+    double sum;           /* J: sum of the row errors */
+    int worst_row;        /* row of the largest error, -1 when n == 0 */
+    int bound_violations; /* rows with lambda outside [lo, hi] beyond 1e-12 relative */
+    int nonfinite;        /* rows whose lambda or w is NaN or Inf */
 } heft_mlcp_error;
 
 /* Measures lambda against the problem. work: n + 6 * nbodies doubles, or NULL
@@ -143,29 +143,34 @@ heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, doub
 /* Options every solver reads what it needs from; heft_solver_default_options()
  * gives the documented defaults. */
 typedef struct heft_solver_options {
-    int max_iterations;   /* PGS sweeps, CG iterations (default 50) */
-    double tolerance;     /* stop when an iteration changes no row by more than this energy, J (default 1e-12) */
-    double relaxation;    /* PGS over-relaxation factor in (0, 2) (default 1.0) */
-    int warm_start;       /* start from lambda0 when present (default 1) */
-    int max_pivots;       /* pivoting steps for the BPP family (default 35) */
-    int bpp_pgs_sweeps;   /* BPP family: a stalled pivoting restarts from the index sets of
-                             a PGS answer of at most this many sweeps (default 1000; 0: no
-                             restart, the papers' algorithm and the frozen boxes) */
-    int keep_index_sets;  /* BPP: start from the previous step's index sets when the size is
-                             the same (default 1); otherwise the sets are read off the warm
-                             start (variables at a bound tight), or all free without one */
-    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this (default 0.15) */
+    int max_iterations; /* PGS sweeps, CG iterations (default 50) */
+    double tolerance;  /* stop when an iteration changes no row by more than this energy, J (default
+                          1e-12) */
+    double relaxation; /* PGS over-relaxation factor in (0, 2) (default 1.0) */
+    int warm_start;    /* start from lambda0 when present (default 1) */
+    int max_pivots;    /* pivoting steps for the BPP family (default 35) */
+    int bpp_pgs_sweeps;  /* BPP family: a stalled pivoting restarts from the index sets of
+                            a PGS answer of at most this many sweeps (default 1000; 0: no
+                            restart, the papers' algorithm and the frozen boxes) */
+    int keep_index_sets; /* BPP: start from the previous step's index sets when the size is
+                            the same (default 1); otherwise the sets are read off the warm
+                            start (variables at a bound tight), or all free without one */
+    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this
+                                         (default 0.15) */
     /* the conjugate gradient family (docs/pcg.md) */
-    int preconditioner;       /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */
-    double pcg_tolerance;     /* PCG stops at ||r_F|| <= this * ||b_F|| (default 1e-6; 004 §6) */
-    int pcg_max_iterations;   /* PCG iterations per linear solve, pgcg inner iterations (default 1000) */
-    double ict_drop_tolerance; /* ICT's eps: tau_i = eps ||a_i|| (default 1e-3; 004 Alg. 5) */
-    int ict_fill;             /* ICT: off-diagonals kept per column (default 10) */
-    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows (default 0) */
+    int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */
+    double pcg_tolerance;   /* PCG stops at ||r_F|| <= this * ||b_F|| (default 1e-6; 004 §6) */
+    int pcg_max_iterations; /* PCG iterations per linear solve, pgcg inner iterations (default 1000)
+                             */
+    double ict_drop_tolerance;   /* ICT's eps: tau_i = eps ||a_i|| (default 1e-3; 004 Alg. 5) */
+    int ict_fill;                /* ICT: off-diagonals kept per column (default 10) */
+    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows (default 0)
+                                  */
     double regularization_shift; /* Alg. 9's diagonal shift epsilon (default 1e-3) */
-    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default 10) */
-    double cr_tolerance;      /* cr: relative residual of the KKT system (default 1e-10) */
-    int cr_max_iterations;    /* cr: conjugate residual iterations (default 5000) */
+    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default
+                                       10) */
+    double cr_tolerance;            /* cr: relative residual of the KKT system (default 1e-10) */
+    int cr_max_iterations;          /* cr: conjugate residual iterations (default 5000) */
     /* ldl-pgs's block LDL of the joints' rows (docs/ldl-pgs-baraff.md); its
      * iterations are max_iterations and tolerance above */
     int ldl_ordering;          /* heft_ldl_ordering of the elimination (default MIN_EDGE) */
@@ -186,10 +191,10 @@ typedef enum heft_ldl_ordering {
 
 /* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; paper 004 §4.1). */
 typedef enum heft_preconditioner {
-    HEFT_PRECOND_JACOBI = 0,        /* diag(A_FF) */
-    HEFT_PRECOND_IC0 = 1,           /* Alg. 4; a breakdown falls back to jacobi */
-    HEFT_PRECOND_IC0_SHIFT = 2,     /* IC(0) of A_FF + gamma diag(A_FF), gamma grown until it works */
-    HEFT_PRECOND_ICT = 3,           /* Alg. 5, drop tolerance and a cap per column */
+    HEFT_PRECOND_JACOBI = 0,    /* diag(A_FF) */
+    HEFT_PRECOND_IC0 = 1,       /* Alg. 4; a breakdown falls back to jacobi */
+    HEFT_PRECOND_IC0_SHIFT = 2, /* IC(0) of A_FF + gamma diag(A_FF), gamma grown until it works */
+    HEFT_PRECOND_ICT = 3,       /* Alg. 5, drop tolerance and a cap per column */
     HEFT_PRECOND_IC0_IMAGINARY = 4, /* Alg. 6/7, imaginary columns where a pivot is negative */
     HEFT_PRECOND_COUNT = 5
 } heft_preconditioner;
@@ -206,32 +211,32 @@ int heft_solver_options_check(const heft_solver_options *options, char *err, siz
 #define HEFT_MAX_PIVOT_TRACE 64
 
 typedef struct heft_solver_stats {
-    int n;                    /* rows */
-    int iterations;           /* PGS sweeps, pivoting steps, CG iterations */
-    int inner_iterations;     /* e.g. CG iterations inside pivoting steps */
+    int n;                /* rows */
+    int iterations;       /* PGS sweeps, pivoting steps, CG iterations */
+    int inner_iterations; /* e.g. CG iterations inside pivoting steps */
     int factorizations;
     int downdates;
-    int tight_trace_count;    /* entries used in tight_trace */
+    int tight_trace_count;                 /* entries used in tight_trace */
     int tight_trace[HEFT_MAX_PIVOT_TRACE]; /* size of the tight set at each pivoting step */
     double time_assembly_ms;
     double time_ordering_ms;
     double time_factor_ms;
     double time_solve_ms;
     double time_total_ms;
-    double error_max;         /* J, the MLCP error of the answer */
-    double error_sum;         /* J */
+    double error_max; /* J, the MLCP error of the answer */
+    double error_sum; /* J */
     int bound_violations;
     int converged;
-    int fallback;             /* a fallback was used (frozen friction boxes, refactoring, PGS after NaN) */
-    int imaginary_columns;    /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
-    int regularized_rows;     /* adaptive regularization: diagonal shifts applied (Alg. 9) */
-    int restarts;             /* BPP family: restarts of a stalled pivoting from the index
-                                 sets of a PGS answer (bpp.c "restart from PGS") */
-    int pgs_sweeps;           /* BPP family: the sweeps of that PGS solve */
-    int pcg_tightenings;      /* bpp-pcg, pgcg: times the index sets held but the solve was
-                                 too inexact, and PCG's relative tolerance was multiplied by
-                                 1e-4 for the rest of the solve (bpp-pcg: the step solved
-                                 again; bpp.c pivot_loop, pgcg.c outer_loop); 0 otherwise */
+    int fallback; /* a fallback was used (frozen friction boxes, refactoring, PGS after NaN) */
+    int imaginary_columns; /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
+    int regularized_rows;  /* adaptive regularization: diagonal shifts applied (Alg. 9) */
+    int restarts;          /* BPP family: restarts of a stalled pivoting from the index
+                              sets of a PGS answer (bpp.c "restart from PGS") */
+    int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve */
+    int pcg_tightenings;   /* bpp-pcg, pgcg: times the index sets held but the solve was
+                              too inexact, and PCG's relative tolerance was multiplied by
+                              1e-4 for the rest of the solve (bpp-pcg: the step solved
+                              again; bpp.c pivot_loop, pgcg.c outer_loop); 0 otherwise */
     /* bpp-pcg, pgcg: every preconditioner computed in the solve summed: its
      * imaginary columns (Alg. 6) and its size. Their ratio is the mean fraction
      * of columns that met a negative pivot, 004 Figure 6.4's abscissa. */

@@ -9,8 +9,7 @@
 #include <math.h>
 
 /* 1e-12 relative to max(1, |bound|); an infinite bound is never violated. */
-static int outside_bounds(double lambda, double lo, double hi)
-{
+static int outside_bounds(double lambda, double lo, double hi) {
     const double rel = 1e-12;
     if (lambda < lo && isfinite(lo) && lo - lambda > rel * fmax(1.0, fabs(lo)))
         return 1;
@@ -21,8 +20,7 @@ static int outside_bounds(double lambda, double lo, double hi)
 
 /* e_i of one row. A free row (no clamp) uses the closed form 0.5 w^2 / d
  * directly: lambda - (lambda - w/d) would lose the digits of a small w. */
-static double row_error(double lambda, double w, double d, double lo, double hi)
-{
+static double row_error(double lambda, double w, double d, double lo, double hi) {
     if (!isfinite(lambda) || !isfinite(w) || !isfinite(d))
         return INFINITY;
     if (d <= 0.0)
@@ -34,8 +32,7 @@ static double row_error(double lambda, double w, double d, double lo, double hi)
     return 0.5 * change * change * d;
 }
 
-heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work)
-{
+heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work) {
     heft_mlcp_error err = {0.0, 0.0, -1, 0, 0};
     const int n = p->n;
     if (n <= 0)

@@ -28,21 +28,19 @@ typedef struct reader {
     const char *tok;  /* the current token, NULL at the end of the text */
     size_t toklen;
     int tokline;
-    int last_line;    /* line of the last token read, for "the file ends here" */
+    int last_line;      /* line of the last token read, for "the file ends here" */
     size_t tokens_left; /* tokens after the current one */
     char *err;
     size_t errlen;
 } reader;
 
-static int is_space(char c)
-{
+static int is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
 /* Finds the token at or after *pos (skipping white space and comments);
  * returns its length (0 at the end) and sets *start and *line. */
-static size_t scan_token(const char *text, size_t *pos, int *line, size_t *start)
-{
+static size_t scan_token(const char *text, size_t *pos, int *line, size_t *start) {
     size_t i = *pos;
     for (;;) {
         while (is_space(text[i])) {
@@ -62,8 +60,7 @@ static size_t scan_token(const char *text, size_t *pos, int *line, size_t *start
     return i - *start;
 }
 
-static void advance(reader *r)
-{
+static void advance(reader *r) {
     size_t start;
     if (r->tok != NULL)
         r->last_line = r->tokline;
@@ -74,14 +71,12 @@ static void advance(reader *r)
         r->tokens_left--;
 }
 
-static int token_is(const reader *r, const char *word)
-{
+static int token_is(const reader *r, const char *word) {
     return r->tok != NULL && r->toklen == strlen(word) && memcmp(r->tok, word, r->toklen) == 0;
 }
 
 /* The current token for a message: printable ASCII only, at most 40 bytes. */
-static const char *token_text(const reader *r, char *buf, size_t cap)
-{
+static const char *token_text(const reader *r, char *buf, size_t cap) {
     if (r->tok == NULL)
         return "the end of the file";
     size_t k = 0;
@@ -101,8 +96,7 @@ static const char *token_text(const reader *r, char *buf, size_t cap)
 }
 
 /* Writes "line L: message" into the caller's buffer; returns -1. */
-static int fail_at(reader *r, int line, const char *fmt, ...)
-{
+static int fail_at(reader *r, int line, const char *fmt, ...) {
     if (r->errlen == 0)
         return -1;
     int used = snprintf(r->err, r->errlen, "line %d: ", line);
@@ -116,8 +110,7 @@ static int fail_at(reader *r, int line, const char *fmt, ...)
 }
 
 /* An error at the current token (or at the last line when the file ended). */
-static int fail(reader *r, const char *fmt, ...)
-{
+static int fail(reader *r, const char *fmt, ...) {
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
@@ -128,8 +121,7 @@ static int fail(reader *r, const char *fmt, ...)
     return fail_at(r, r->tokline, "%s", msg);
 }
 
-static int expect_word(reader *r, const char *word, const char *context)
-{
+static int expect_word(reader *r, const char *word, const char *context) {
     char buf[64];
     if (!token_is(r, word))
         return fail(r, "expected '%s'%s, found %s", word, context, token_text(r, buf, sizeof buf));
@@ -138,8 +130,7 @@ static int expect_word(reader *r, const char *word, const char *context)
 }
 
 /* An integer token: an optional '-' and decimal digits, within [min, max]. */
-static int read_integer(reader *r, const char *what, long long min, long long max, long long *out)
-{
+static int read_integer(reader *r, const char *what, long long min, long long max, long long *out) {
     char buf[64];
     if (r->tok == NULL)
         return fail(r, "expected %s", what);
@@ -167,8 +158,7 @@ static int read_integer(reader *r, const char *what, long long min, long long ma
     return 0;
 }
 
-static int read_int32(reader *r, const char *what, long long min, long long max, int32_t *out)
-{
+static int read_int32(reader *r, const char *what, long long min, long long max, int32_t *out) {
     long long v;
     if (read_integer(r, what, min, max, &v) != 0)
         return -1;
@@ -180,8 +170,7 @@ enum { NUMBER_FINITE = 0, NUMBER_MINUS_INF = 1, NUMBER_PLUS_INF = 2 };
 
 /* A number token by strtod, the whole token, never NaN; infinities only
  * where allowed says so. Underflow to a subnormal is kept, overflow is not. */
-static int read_number(reader *r, const char *what, int allowed, double *out)
-{
+static int read_number(reader *r, const char *what, int allowed, double *out) {
     char buf[64];
     if (r->tok == NULL)
         return fail(r, "expected %s", what);
@@ -193,8 +182,8 @@ static int read_number(reader *r, const char *what, int allowed, double *out)
     if (isnan(v))
         return fail(r, "%s: NaN is not allowed", what);
     if (isinf(v)) {
-        const int infinity_written = memchr(r->tok, 'n', r->toklen) != NULL ||
-                                     memchr(r->tok, 'N', r->toklen) != NULL;
+        const int infinity_written =
+            memchr(r->tok, 'n', r->toklen) != NULL || memchr(r->tok, 'N', r->toklen) != NULL;
         if (!infinity_written)
             return fail(r, "%s: %s is out of the range of a double", what,
                         token_text(r, buf, sizeof buf));
@@ -213,8 +202,7 @@ static int read_number(reader *r, const char *what, int allowed, double *out)
 /* A token that starts like a word rather than a number (inf and nan are
  * numbers to strtod, the reader judges them itself): the next section's
  * keyword when a section is short of numbers. */
-static int looks_like_keyword(const reader *r)
-{
+static int looks_like_keyword(const reader *r) {
     if (r->tok == NULL)
         return 1;
     const char c = r->tok[0];
@@ -226,20 +214,18 @@ static int looks_like_keyword(const reader *r)
 /* A section with fewer entries than it needs, told at the section's first
  * line (where the count is set) with the line of what came instead. */
 static int short_section(reader *r, int section_line, const char *section, long long needed,
-                         const char *unit, long long got)
-{
+                         const char *unit, long long got) {
     char buf[64];
     if (r->tok == NULL)
         return fail_at(r, section_line, "'%s' needs %lld %s, the file ends after %lld", section,
                        needed, unit, got);
-    return fail_at(r, section_line, "'%s' needs %lld %s, found %s on line %d after %lld",
-                   section, needed, unit, token_text(r, buf, sizeof buf), r->tokline, got);
+    return fail_at(r, section_line, "'%s' needs %lld %s, found %s on line %d after %lld", section,
+                   needed, unit, token_text(r, buf, sizeof buf), r->tokline, got);
 }
 
 /* n numbers of one section, e.g. "b <N numbers>"; the keyword was just read. */
 static int read_numbers(reader *r, const char *section, int n, int allowed, double *out,
-                        int *lines)
-{
+                        int *lines) {
     char what[64];
     const int section_line = r->last_line;
     for (int i = 0; i < n; ++i) {
@@ -256,8 +242,7 @@ static int read_numbers(reader *r, const char *section, int n, int allowed, doub
 
 /* A count declared in the file (what, its value) may ask for at most the
  * tokens that are left. */
-static int check_tokens(reader *r, int line, double needed, const char *what, long long value)
-{
+static int check_tokens(reader *r, int line, double needed, const char *what, long long value) {
     if (needed > (double)r->tokens_left + (r->tok != NULL ? 1.0 : 0.0))
         return fail_at(r, line, "%s %lld needs at least %.0f more tokens, the file has %zu", what,
                        value, needed, r->tokens_left + (r->tok != NULL ? 1 : 0));
@@ -268,8 +253,7 @@ static int check_tokens(reader *r, int line, double needed, const char *what, lo
 
 /* J_i M^-1 J_j^T (+ epsilon_i on the diagonal), computed here for the
  * consistency check of the file's A. */
-static double structured_entry(const heft_mlcp *p, int i, int j)
-{
+static double structured_entry(const heft_mlcp *p, int i, int j) {
     const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
     const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
     const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
@@ -292,8 +276,7 @@ static double structured_entry(const heft_mlcp *p, int i, int j)
 }
 
 /* A token the reader already accepted as a small non-negative integer. */
-static long small_integer(const char *t, size_t len)
-{
+static long small_integer(const char *t, size_t len) {
     long v = 0;
     for (size_t i = 0; i < len; ++i)
         v = v * 10 + (t[i] - '0');
@@ -304,8 +287,7 @@ static long small_integer(const char *t, size_t len)
  * section from its first entry (only on the error path). An entry a coo
  * file leaves out (a zero) is charged to the line of 'A'. */
 static int line_of_entry(const reader *r, size_t pos, int line, int a_line, int dense, int lower,
-                         long long nnz, int n, int i, int j)
-{
+                         long long nnz, int n, int i, int j) {
     size_t start;
     if (dense) {
         const size_t k = (size_t)i * (size_t)n + (size_t)j;
@@ -348,13 +330,12 @@ static const char *const section_names[] = {"", "lambda0", "solution", "kind", "
 typedef struct parse_state {
     heft_mlcp *p;
     double *solution;
-    int *lines;          /* 2 n: the line of each row's hi, then of its findex */
+    int *lines; /* 2 n: the line of each row's hi, then of its findex */
     int *hi_lines, *findex_lines;
     unsigned char *seen; /* coo entries already given, one bit each */
 } parse_state;
 
-static int read_dense_A(reader *r, heft_mlcp *p, int a_line)
-{
+static int read_dense_A(reader *r, heft_mlcp *p, int a_line) {
     const int n = p->n;
     char what[64];
     for (int i = 0; i < n; ++i)
@@ -369,8 +350,7 @@ static int read_dense_A(reader *r, heft_mlcp *p, int a_line)
     return 0;
 }
 
-static int read_coo_A(reader *r, parse_state *s, int lower, long long nnz, int a_line)
-{
+static int read_coo_A(reader *r, parse_state *s, int lower, long long nnz, int a_line) {
     heft_mlcp *p = s->p;
     const int n = p->n;
     const size_t cells = (size_t)n * (size_t)n;
@@ -404,8 +384,7 @@ static int read_coo_A(reader *r, parse_state *s, int lower, long long nnz, int a
 /* findex: -1 or another row, which must not itself be a friction row; the
  * bounds: lo <= hi for a row with constant bounds, 0 <= mu < inf (in hi) for
  * a friction row. */
-static int check_bounds(reader *r, const parse_state *s)
-{
+static int check_bounds(reader *r, const parse_state *s) {
     const heft_mlcp *p = s->p;
     for (int i = 0; i < p->n; ++i) {
         const int32_t f = p->findex[i];
@@ -426,8 +405,7 @@ static int check_bounds(reader *r, const parse_state *s)
     return 0;
 }
 
-static int read_kinds(reader *r, heft_mlcp *p)
-{
+static int read_kinds(reader *r, heft_mlcp *p) {
     char buf[64];
     for (int i = 0; i < p->n; ++i) {
         int k = -1;
@@ -435,8 +413,9 @@ static int read_kinds(reader *r, heft_mlcp *p)
             if (token_is(r, kind_words[w]))
                 k = w;
         if (k < 0)
-            return fail(r, "kind of row %d: %s is not one of bilateral normal friction limit "
-                           "motor",
+            return fail(r,
+                        "kind of row %d: %s is not one of bilateral normal friction limit "
+                        "motor",
                         i, token_text(r, buf, sizeof buf));
         p->kind[i] = (uint8_t)k;
         advance(r);
@@ -444,8 +423,7 @@ static int read_kinds(reader *r, heft_mlcp *p)
     return 0;
 }
 
-static int read_structured(reader *r, heft_mlcp *p, int declared_bodies)
-{
+static int read_structured(reader *r, heft_mlcp *p, int declared_bodies) {
     char what[64];
     const int line = r->tokline;
     long long nb;
@@ -500,8 +478,7 @@ static int read_structured(reader *r, heft_mlcp *p, int declared_bodies)
  * entry's natural scale sqrt(S_ii S_jj) (a bound on |S_ij| for a positive
  * semidefinite S) or |S_ij| when that is larger. */
 static int check_structured_A(reader *r, const heft_mlcp *p, size_t a_pos, int a_pos_line,
-                              int a_line, int dense, int lower, long long nnz)
-{
+                              int a_line, int dense, int lower, long long nnz) {
     const int n = p->n;
     double *diag = heft_alloc(sizeof(double) * (size_t)n);
     if (diag == NULL)
@@ -536,8 +513,7 @@ static int check_structured_A(reader *r, const heft_mlcp *p, size_t a_pos, int a
 /* First pass: the number of tokens, and the count after the first 'bodies'
  * token (a hint to allocate the structured form at once; the second pass
  * checks it). */
-static size_t count_tokens(const char *text, long long *bodies_hint, int *has_bodies)
-{
+static size_t count_tokens(const char *text, long long *bodies_hint, int *has_bodies) {
     size_t pos = 0, start, count = 0, len;
     int line = 1, after_bodies = 0;
     *has_bodies = 0;
@@ -560,8 +536,7 @@ static size_t count_tokens(const char *text, long long *bodies_hint, int *has_bo
     return count;
 }
 
-static int parse(reader *r, parse_state *s)
-{
+static int parse(reader *r, parse_state *s) {
     char buf[64];
     long long bodies_hint;
     int has_bodies;
@@ -575,8 +550,7 @@ static int parse(reader *r, parse_state *s)
     if (read_integer(r, "MLCP version", 0, INT32_MAX, &version) != 0)
         return -1;
     if (version != 1)
-        return fail_at(r, r->last_line, "MLCP version %lld: this reader knows version 1",
-                       version);
+        return fail_at(r, r->last_line, "MLCP version %lld: this reader knows version 1", version);
     if (expect_word(r, "dim", "") != 0)
         return -1;
     const int dim_line = r->tokline;
@@ -606,7 +580,8 @@ static int parse(reader *r, parse_state *s)
         if (read_integer(r, lower ? "nonzeros of 'A coo-lower'" : "nonzeros of 'A coo'", 0, most,
                          &nnz) != 0)
             return -1;
-        if (check_tokens(r, a_line, 3.0 * (double)nnz, lower ? "'A coo-lower'" : "'A coo'", nnz) != 0)
+        if (check_tokens(r, a_line, 3.0 * (double)nnz, lower ? "'A coo-lower'" : "'A coo'", nnz) !=
+            0)
             return -1;
     } else {
         return fail(r, "A storage %s: expected 'dense', 'coo NNZ' or 'coo-lower NNZ'",
@@ -616,12 +591,12 @@ static int parse(reader *r, parse_state *s)
     const size_t a_pos = r->tok != NULL ? (size_t)(r->tok - r->text) : r->pos;
     const int a_pos_line = r->tok != NULL ? r->tokline : r->line;
 
-    const int nbodies = has_bodies && bodies_hint <= (long long)r->tokens_left &&
-                                bodies_hint <= INT32_MAX
-                            ? (int)bodies_hint
-                            : 0;
-    const unsigned parts = HEFT_MLCP_DENSE | HEFT_MLCP_META |
-                           (has_bodies ? HEFT_MLCP_STRUCTURED : 0u);
+    const int nbodies =
+        has_bodies && bodies_hint <= (long long)r->tokens_left && bodies_hint <= INT32_MAX
+            ? (int)bodies_hint
+            : 0;
+    const unsigned parts =
+        HEFT_MLCP_DENSE | HEFT_MLCP_META | (has_bodies ? HEFT_MLCP_STRUCTURED : 0u);
     s->p = heft_mlcp_create(n, nbodies, parts);
     s->lines = heft_alloc(sizeof(int) * 2 * (size_t)n);
     if (s->p == NULL || s->lines == NULL)
@@ -665,8 +640,9 @@ static int parse(reader *r, parse_state *s)
             if (token_is(r, section_names[k]))
                 section = k;
         if (section == SECTION_NONE)
-            return fail(r, "unknown keyword %s (expected lambda0, solution, kind, block or "
-                           "bodies, or the end of the file)",
+            return fail(r,
+                        "unknown keyword %s (expected lambda0, solution, kind, block or "
+                        "bodies, or the end of the file)",
                         token_text(r, buf, sizeof buf));
         if (section == last)
             return fail(r, "section '%s' is given twice", section_names[section]);
@@ -730,8 +706,7 @@ static int parse(reader *r, parse_state *s)
     return 0;
 }
 
-static void free_parse_state(parse_state *s, int keep)
-{
+static void free_parse_state(parse_state *s, int keep) {
     heft_free(s->lines);
     heft_free(s->seen);
     if (!keep) {
@@ -743,8 +718,7 @@ static void free_parse_state(parse_state *s, int keep)
 }
 
 int heft_mlcp_read_string(const char *text, heft_mlcp **out, double **solution, char *err,
-                          size_t errlen)
-{
+                          size_t errlen) {
     if (out != NULL)
         *out = NULL;
     if (solution != NULL)
@@ -778,8 +752,7 @@ int heft_mlcp_read_string(const char *text, heft_mlcp **out, double **solution, 
 }
 
 int heft_mlcp_read_file(const char *path, heft_mlcp **out, double **solution, char *err,
-                        size_t errlen)
-{
+                        size_t errlen) {
     if (out != NULL)
         *out = NULL;
     if (solution != NULL)
@@ -845,8 +818,7 @@ int heft_mlcp_read_file(const char *path, heft_mlcp **out, double **solution, ch
 
 /* ---- the writer ---------------------------------------------------------- */
 
-static int all_finite(const double *x, size_t count)
-{
+static int all_finite(const double *x, size_t count) {
     for (size_t i = 0; i < count; ++i)
         if (!isfinite(x[i]))
             return 0;
@@ -855,13 +827,12 @@ static int all_finite(const double *x, size_t count)
 
 /* Everything the reader checks, so that what is written can be read. */
 static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
-                    const double *solution)
-{
+                    const double *solution) {
     const int n = p->n;
     if (n < 1 || n > HEFT_MLCP_FILE_MAX_DIM || p->b == NULL || p->lo == NULL || p->hi == NULL)
         return 0;
-    const int structured = p->rows != NULL && p->nbodies >= 0 &&
-                           (p->nbodies == 0 || p->bodies != NULL);
+    const int structured =
+        p->rows != NULL && p->nbodies >= 0 && (p->nbodies == 0 || p->bodies != NULL);
     if (A == NULL && !structured)
         return 0;
     if (A != NULL && !all_finite(A, (size_t)n * (size_t)n))
@@ -903,8 +874,7 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
     return 1;
 }
 
-static void put_number(FILE *f, double x)
-{
+static void put_number(FILE *f, double x) {
     if (x == INFINITY)
         fputs("inf", f);
     else if (x == -INFINITY)
@@ -913,8 +883,7 @@ static void put_number(FILE *f, double x)
         fprintf(f, "%.17g", x);
 }
 
-static void put_numbers(FILE *f, const char *keyword, const double *x, int n)
-{
+static void put_numbers(FILE *f, const char *keyword, const double *x, int n) {
     fputs(keyword, f);
     for (int i = 0; i < n; ++i) {
         fputc(' ', f);
@@ -926,8 +895,7 @@ static void put_numbers(FILE *f, const char *keyword, const double *x, int n)
 /* Dense unless A is symmetric and under a quarter of its lower triangle is
  * nonzero (the islands of a big scene), then coo-lower; a non-symmetric
  * sparse A is written as coo with both triangles. */
-static void put_matrix(FILE *f, const double *A, int n)
-{
+static void put_matrix(FILE *f, const double *A, int n) {
     size_t nz_lower = 0, nz = 0;
     int symmetric = 1;
     for (int i = 0; i < n; ++i)
@@ -965,8 +933,7 @@ static void put_matrix(FILE *f, const double *A, int n)
     }
 }
 
-int heft_mlcp_write(FILE *f, const heft_mlcp *p, const double *lambda0, const double *solution)
-{
+int heft_mlcp_write(FILE *f, const heft_mlcp *p, const double *lambda0, const double *solution) {
     if (f == NULL || p == NULL) {
         errno = EINVAL;
         return -1;
@@ -1064,8 +1031,7 @@ int heft_mlcp_write(FILE *f, const heft_mlcp *p, const double *lambda0, const do
 }
 
 int heft_mlcp_write_file(const char *path, const heft_mlcp *p, const double *lambda0,
-                         const double *solution)
-{
+                         const double *solution) {
     if (path == NULL) {
         errno = EINVAL;
         return -1;

@@ -8,8 +8,7 @@
 /* ---- fingerprints ------------------------------------------------------------ */
 
 /* FNV-1a over 32-bit words: cheap, and the same on every machine. */
-static uint64_t mix(uint64_t h, uint32_t word)
-{
+static uint64_t mix(uint64_t h, uint32_t word) {
     for (int k = 0; k < 4; ++k) {
         h ^= (word >> (8 * k)) & 0xffu;
         h *= 0x100000001b3ull;
@@ -21,13 +20,11 @@ static uint64_t mix(uint64_t h, uint32_t word)
 
 /* A row side's body, or -1 for the static world (and any index outside the
  * body list, which the rest of the library treats the same way). */
-static int32_t dynamic_body(const heft_mlcp *p, int32_t index)
-{
+static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
     return (index >= 0 && index < p->nbodies) ? index : -1;
 }
 
-uint64_t heft_ordering_structure_key(const heft_mlcp *p)
-{
+uint64_t heft_ordering_structure_key(const heft_mlcp *p) {
     uint64_t h = mix(mix(mix(KEY_SEED, 1u), (uint32_t)p->n), (uint32_t)p->nbodies);
     for (int i = 0; i < p->n; ++i) {
         h = mix(h, (uint32_t)dynamic_body(p, p->rows[i].a));
@@ -36,8 +33,7 @@ uint64_t heft_ordering_structure_key(const heft_mlcp *p)
     return h;
 }
 
-uint64_t heft_ordering_dense_key(int n, const double *A)
-{
+uint64_t heft_ordering_dense_key(int n, const double *A) {
     uint64_t h = mix(mix(KEY_SEED, 2u), (uint32_t)n);
     for (int i = 0; i < n; ++i) {
         const double *row = &A[(size_t)i * (size_t)n];
@@ -50,14 +46,12 @@ uint64_t heft_ordering_dense_key(int n, const double *A)
 
 /* ---- RCM ----------------------------------------------------------------------- */
 
-static int degree(const int *xadj, int v)
-{
+static int degree(const int *xadj, int v) {
     return xadj[v + 1] - xadj[v];
 }
 
 /* v comes before u in Cuthill-McKee order among siblings */
-static int before(const int *xadj, int v, int u)
-{
+static int before(const int *xadj, int v, int u) {
     const int dv = degree(xadj, v), du = degree(xadj, u);
     return dv < du || (dv == du && v < u);
 }
@@ -65,9 +59,8 @@ static int before(const int *xadj, int v, int u)
 /* Breadth-first level structure from root over nodes not yet placed
  * (placed[v] == 0), marking with stamp. Leaves the nodes in queue by level;
  * returns the eccentricity of root and sets [*first, *end) to the last level. */
-static int level_structure(int root, const int *xadj, const int *adj, const int *placed,
-                           int *seen, int stamp, int *queue, int *first, int *end)
-{
+static int level_structure(int root, const int *xadj, const int *adj, const int *placed, int *seen,
+                           int stamp, int *queue, int *first, int *end) {
     int head = 0, tail = 0, depth = 0;
     queue[tail++] = root;
     seen[root] = stamp;
@@ -97,8 +90,7 @@ static int level_structure(int root, const int *xadj, const int *adj, const int 
 /* George & Liu: move to a smallest-degree node of the last level while that
  * makes the level structure deeper. */
 static int pseudo_peripheral(int seed, const int *xadj, const int *adj, const int *placed,
-                             int *seen, int *stamp, int *queue)
-{
+                             int *seen, int *stamp, int *queue) {
     int root = seed, first, end;
     int depth = level_structure(root, xadj, adj, placed, seen, ++*stamp, queue, &first, &end);
     for (;;) {
@@ -115,8 +107,7 @@ static int pseudo_peripheral(int seed, const int *xadj, const int *adj, const in
     }
 }
 
-void heft_rcm(int n, const int *xadj, const int *adj, int *perm, int *work)
-{
+void heft_rcm(int n, const int *xadj, const int *adj, int *perm, int *work) {
     int *placed = work, *seen = work + n, *queue = work + 2 * (size_t)n;
     for (int v = 0; v < n; ++v)
         placed[v] = seen[v] = 0;
@@ -154,8 +145,7 @@ void heft_rcm(int n, const int *xadj, const int *adj, int *perm, int *work)
     }
 }
 
-size_t heft_envelope(int n, const int *xadj, const int *adj, const int *inverse, int *last)
-{
+size_t heft_envelope(int n, const int *xadj, const int *adj, const int *inverse, int *last) {
     for (int k = 0; k < n; ++k)
         last[k] = k;
     /* last[f_r] >= r for every row r; then a running maximum gives
@@ -180,17 +170,15 @@ size_t heft_envelope(int n, const int *xadj, const int *adj, const int *inverse,
 
 /* ---- building -------------------------------------------------------------------- */
 
-static int reserve_nodes(heft_ordering *o, int n)
-{
+static int reserve_nodes(heft_ordering *o, int n) {
     const size_t un = (size_t)n;
     return HEFT_RESERVE(o->perm, o->perm_cap, un) && HEFT_RESERVE(o->inverse, o->inverse_cap, un) &&
-           HEFT_RESERVE(o->last, o->last_cap, un) &&
-           HEFT_RESERVE(o->xadj, o->xadj_cap, un + 1) && HEFT_RESERVE(o->work, o->work_cap, 3 * un);
+           HEFT_RESERVE(o->last, o->last_cap, un) && HEFT_RESERVE(o->xadj, o->xadj_cap, un + 1) &&
+           HEFT_RESERVE(o->work, o->work_cap, 3 * un);
 }
 
 /* RCM on the graph in o, then the inverse and the skyline. */
-static void finish(heft_ordering *o, int n)
-{
+static void finish(heft_ordering *o, int n) {
     heft_rcm(n, o->xadj, o->adj, o->perm, o->work);
     for (int k = 0; k < n; ++k)
         o->inverse[o->perm[k]] = k;
@@ -198,8 +186,7 @@ static void finish(heft_ordering *o, int n)
     o->n = n;
 }
 
-int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p)
-{
+int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies > 0 ? p->nbodies : 0;
     if (!reserve_nodes(o, n) || !HEFT_RESERVE(o->body_start, o->body_start_cap, (size_t)nb + 1) ||
         !HEFT_RESERVE(o->body_rows, o->body_rows_cap, 2 * (size_t)n))
@@ -268,8 +255,7 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p)
     return 0;
 }
 
-int heft_ordering_from_dense(heft_ordering *o, int n, const double *A)
-{
+int heft_ordering_from_dense(heft_ordering *o, int n, const double *A) {
     if (!reserve_nodes(o, n))
         return -1;
     const size_t un = (size_t)n;
@@ -301,8 +287,7 @@ int heft_ordering_from_dense(heft_ordering *o, int n, const double *A)
     return 0;
 }
 
-void heft_ordering_release(heft_ordering *o)
-{
+void heft_ordering_release(heft_ordering *o) {
     heft_free(o->perm);
     heft_free(o->inverse);
     heft_free(o->last);

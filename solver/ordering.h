@@ -22,11 +22,11 @@
  * (heft_ordering_release frees them). */
 typedef struct heft_ordering {
     int n;
-    int *perm;      /* perm[new] = old row */
-    int *inverse;   /* inverse[old] = new position */
-    int *last;      /* the skyline s of A in the new order (skyline.h) */
+    int *perm;       /* perm[new] = old row */
+    int *inverse;    /* inverse[old] = new position */
+    int *last;       /* the skyline s of A in the new order (skyline.h) */
     size_t envelope; /* stored entries: sum_k (last[k] - k + 1) */
-    uint64_t key;   /* what the ordering was computed from (heft_ordering_*_key) */
+    uint64_t key;    /* what the ordering was computed from (heft_ordering_*_key) */
 
     /* the graph, compressed rows: neighbours of v are adj[xadj[v] .. xadj[v+1]) */
     int *xadj, *adj;

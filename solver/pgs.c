@@ -37,8 +37,7 @@ typedef struct pgs_state {
 } pgs_state;
 
 /* Makes *array hold at least need doubles; the contents are not kept. */
-static int workspace_reserve(double **array, size_t *cap, size_t need)
-{
+static int workspace_reserve(double **array, size_t *cap, size_t need) {
     if (need <= *cap)
         return 1;
     heft_free(*array);
@@ -47,8 +46,7 @@ static int workspace_reserve(double **array, size_t *cap, size_t need)
     return *array != NULL;
 }
 
-int heft_pgs_reserve(void *state, const heft_mlcp *p)
-{
+int heft_pgs_reserve(void *state, const heft_mlcp *p) {
     pgs_state *s = state;
     const size_t n = p->n > 0 ? (size_t)p->n : 0;
     const int structured = p->rows != NULL;
@@ -59,8 +57,7 @@ int heft_pgs_reserve(void *state, const heft_mlcp *p)
                             workspace_reserve(&s->dv, &s->dv_cap, 6 * nb)));
 }
 
-static void *pgs_create(const heft_solver_options *options)
-{
+static void *pgs_create(const heft_solver_options *options) {
     pgs_state *s = heft_alloc(sizeof *s);
     if (s == NULL)
         return NULL;
@@ -69,8 +66,7 @@ static void *pgs_create(const heft_solver_options *options)
     return s;
 }
 
-static void pgs_destroy(void *state)
-{
+static void pgs_destroy(void *state) {
     pgs_state *s = state;
     if (s == NULL)
         return;
@@ -83,21 +79,18 @@ static void pgs_destroy(void *state)
 
 /* PGS learns nothing between steps (the warm start arrives in lambda0); the
  * workspace is kept. */
-static void pgs_reset(void *state)
-{
+static void pgs_reset(void *state) {
     (void)state;
 }
 
 /* ---- the structured form: velocity deltas --------------------------------- */
 
-static int dynamic_body(const heft_mlcp *p, int32_t index)
-{
+static int dynamic_body(const heft_mlcp *p, int32_t index) {
     return index >= 0 && index < p->nbodies;
 }
 
 /* Per row: response = M^-1 J_i^T (12 numbers) and d_i = J_i M^-1 J_i^T + eps_i. */
-static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal)
-{
+static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal) {
     for (int i = 0; i < p->n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double *ra = &response[12 * (size_t)i], *rb = ra + 6;
@@ -124,8 +117,7 @@ static void precompute_rows(const heft_mlcp *p, double *response, double *diagon
 
 /* dv = M^-1 J^T lambda, summed row by row from the precomputed responses. */
 static void velocity_delta(const heft_mlcp *p, const double *response, const double *lambda,
-                           double *dv)
-{
+                           double *dv) {
     for (size_t k = 0; k < 6 * (size_t)p->nbodies; ++k)
         dv[k] = 0.0;
     for (int i = 0; i < p->n; ++i) {
@@ -146,8 +138,7 @@ static void velocity_delta(const heft_mlcp *p, const double *response, const dou
  * with d_i = 0 cannot be moved by its own impulse: it stays at 0 clamped into
  * its box, with no division. */
 static double project_row(const heft_mlcp *p, const double *lambda, int i, double w, double d,
-                          double relaxation)
-{
+                          double relaxation) {
     double lo, hi;
     heft_mlcp_bounds(p, lambda, i, &lo, &hi);
     const double target = d > 0.0 ? lambda[i] - relaxation * w / d : 0.0;
@@ -156,14 +147,12 @@ static double project_row(const heft_mlcp *p, const double *lambda, int i, doubl
 }
 
 /* max() that keeps a NaN, so a sweep that produced one cannot look converged. */
-static double larger_energy(double largest, double e)
-{
+static double larger_energy(double largest, double e) {
     return (e > largest || isnan(e)) ? e : largest;
 }
 
 /* One sweep on the structured form; returns the largest 0.5 delta^2 d_i. */
-static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *lambda)
-{
+static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *lambda) {
     const double relaxation = s->options.relaxation;
     double *dv = s->dv;
     double largest = 0.0;
@@ -194,8 +183,7 @@ static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *l
 }
 
 /* One sweep on the dense A; returns the largest 0.5 delta^2 d_i. */
-static double sweep_dense(const heft_mlcp *p, const pgs_state *s, double *lambda)
-{
+static double sweep_dense(const heft_mlcp *p, const pgs_state *s, double *lambda) {
     const double relaxation = s->options.relaxation;
     const int n = p->n;
     double largest = 0.0;
@@ -216,8 +204,7 @@ static double sweep_dense(const heft_mlcp *p, const pgs_state *s, double *lambda
 
 /* ---- solve ------------------------------------------------------------------ */
 
-static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats)
-{
+static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats) {
     pgs_state *s = state;
     const double start = heft_time_ms();
     const int n = p->n;
@@ -279,8 +266,7 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
-void *heft_pgs_create_for_restart(const heft_solver_options *options)
-{
+void *heft_pgs_create_for_restart(const heft_solver_options *options) {
     heft_solver_options o = *options;
     o.warm_start = 1;
     o.max_iterations = options->bpp_pgs_sweeps;
@@ -291,11 +277,8 @@ void *heft_pgs_create_for_restart(const heft_solver_options *options)
 /* Found by registry.c, which declares it the same way, and by bpp.c and
  * pgcg.c (pgs.h). */
 const heft_solver_vtable heft_pgs_solver = {
-    "pgs",
-    "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",
-    pgs_create,
-    pgs_solve,
-    pgs_reset,
-    pgs_destroy,
+    "pgs",      "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",
+    pgs_create, pgs_solve,
+    pgs_reset,  pgs_destroy,
     0,
 };

@@ -23,20 +23,13 @@ extern const heft_solver_vtable heft_cr_solver;
 #define HEFT_SOLVER_CAPACITY 32
 
 static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
-    &heft_pgs_solver,
-    &heft_bpp_solver,
-    &heft_bpp_downdate_solver,
-    &heft_bpp_skyline_solver,
-    &heft_ldl_pgs_solver,
-    &heft_baraff_solver,
-    &heft_bpp_pcg_solver,
-    &heft_pgcg_solver,
-    &heft_cr_solver,
+    &heft_pgs_solver,         &heft_bpp_solver,     &heft_bpp_downdate_solver,
+    &heft_bpp_skyline_solver, &heft_ldl_pgs_solver, &heft_baraff_solver,
+    &heft_bpp_pcg_solver,     &heft_pgcg_solver,    &heft_cr_solver,
 };
 static int solver_count = 9;
 
-const heft_solver_vtable *heft_solver_find(const char *name)
-{
+const heft_solver_vtable *heft_solver_find(const char *name) {
     if (name == NULL)
         return NULL;
     for (int i = 0; i < solver_count; ++i)
@@ -45,13 +38,11 @@ const heft_solver_vtable *heft_solver_find(const char *name)
     return NULL;
 }
 
-int heft_solver_count(void)
-{
+int heft_solver_count(void) {
     return solver_count;
 }
 
-const heft_solver_vtable *heft_solver_at(int index)
-{
+const heft_solver_vtable *heft_solver_at(int index) {
     if (index < 0 || index >= solver_count)
         return NULL;
     return solvers[index];
@@ -60,10 +51,9 @@ const heft_solver_vtable *heft_solver_at(int index)
 /* Returns the new solver's index, or -1 for a NULL table or name, a missing
  * create/solve/destroy, a name already taken, or a full table. The table is
  * kept by pointer: it must outlive its use. */
-int heft_solver_register(const heft_solver_vtable *vtable)
-{
-    if (vtable == NULL || vtable->name == NULL || vtable->create == NULL ||
-        vtable->solve == NULL || vtable->destroy == NULL)
+int heft_solver_register(const heft_solver_vtable *vtable) {
+    if (vtable == NULL || vtable->name == NULL || vtable->create == NULL || vtable->solve == NULL ||
+        vtable->destroy == NULL)
         return -1;
     if (heft_solver_find(vtable->name) != NULL || solver_count >= HEFT_SOLVER_CAPACITY)
         return -1;
@@ -71,8 +61,7 @@ int heft_solver_register(const heft_solver_vtable *vtable)
     return solver_count++;
 }
 
-heft_solver_options heft_solver_default_options(void)
-{
+heft_solver_options heft_solver_default_options(void) {
     heft_solver_options o;
     o.max_iterations = 50;
     o.tolerance = 1e-12;
@@ -99,8 +88,7 @@ heft_solver_options heft_solver_default_options(void)
     return o;
 }
 
-int heft_solver_options_check(const heft_solver_options *o, char *err, size_t errlen)
-{
+int heft_solver_options_check(const heft_solver_options *o, char *err, size_t errlen) {
     const char *bad = NULL;
     if (o == NULL)
         bad = "options must not be NULL";
@@ -132,8 +120,7 @@ int heft_solver_options_check(const heft_solver_options *o, char *err, size_t er
 }
 
 int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,
-               double *lambda, heft_solver_stats *stats)
-{
+               double *lambda, heft_solver_stats *stats) {
     const double start = heft_time_ms();
     heft_solver_stats local;
     if (stats == NULL)

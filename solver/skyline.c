@@ -6,8 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-size_t heft_skyline_layout(int m, const int *last, size_t *start)
-{
+size_t heft_skyline_layout(int m, const int *last, size_t *start) {
     size_t total = 0;
     int previous = 0;
     for (int k = 0; k < m; ++k) {
@@ -21,8 +20,7 @@ size_t heft_skyline_layout(int m, const int *last, size_t *start)
     return total;
 }
 
-static inline double *column(heft_skyline s, int k)
-{
+static inline double *column(heft_skyline s, int k) {
     return &s.values[s.start[k]];
 }
 
@@ -31,8 +29,7 @@ static inline double *column(heft_skyline s, int k)
  * every update lands inside column c's storage. A removed column does no
  * update and a removed target column is not updated: the kept entries are
  * then exactly the factor of A_FF (the removed variables take no part). */
-int heft_skyline_factor(heft_skyline s, const unsigned char *removed)
-{
+int heft_skyline_factor(heft_skyline s, const unsigned char *removed) {
     for (int k = 0; k < s.m; ++k) {
         if (removed != NULL && removed[k])
             continue;
@@ -67,8 +64,7 @@ int heft_skyline_factor(heft_skyline s, const unsigned char *removed)
  * column past the reach of sigma instead of running to m. The old column is
  * scaled by sqrt(z) / y as in heft_dense_cholesky_remove (see the note on
  * line 16 there). */
-int heft_skyline_remove(heft_skyline s, int i, double *sigma)
-{
+int heft_skyline_remove(heft_skyline s, int i, double *sigma) {
     const double *ci = column(s, i);
     int reach = s.last[i]; /* sigma is zero past this row */
     for (int r = i + 1; r <= reach; ++r)
@@ -103,8 +99,7 @@ int heft_skyline_remove(heft_skyline s, int i, double *sigma)
 /* Alg. 2.6: lines 3-10 (forward) and 11-18 (backward), the sets F* cut at
  * the skyline (x > i and x <= s_i). As in the dense solve, removed entries of
  * x are zeroed before the backward pass so a column can be used whole. */
-void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x)
-{
+void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x) {
     const int m = s.m;
     for (int i = 0; i < m; ++i) {
         if (removed != NULL && removed[i])
@@ -134,8 +129,7 @@ void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x)
     }
 }
 
-void heft_skyline_multiply(heft_skyline s, const double *x, double *y)
-{
+void heft_skyline_multiply(heft_skyline s, const double *x, double *y) {
     const int m = s.m;
     for (int k = 0; k < m; ++k)
         y[k] = 0.0;
@@ -152,8 +146,7 @@ void heft_skyline_multiply(heft_skyline s, const double *x, double *y)
     }
 }
 
-void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first)
-{
+void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first) {
     if (first < 0)
         first = 0;
     if (first >= src.m)

@@ -63,7 +63,6 @@ static int from_dense(heft_sparse_sym *a, const heft_mlcp *p) {
     return 0;
 }
 
-
 static int valid_body(const heft_mlcp *p, int b) {
     return b >= 0 && b < p->nbodies;
 }

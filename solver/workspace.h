@@ -16,8 +16,7 @@
  * it is large enough (*cap counts its elements), else a new one (old is
  * freed, its contents are not kept). Returns NULL, with *cap = 0, on overflow
  * or allocation failure. */
-static inline void *heft_workspace_grow(void *old, size_t *cap, size_t count, size_t elem)
-{
+static inline void *heft_workspace_grow(void *old, size_t *cap, size_t count, size_t elem) {
     if (count <= *cap && old != NULL)
         return old;
     heft_free(old);
@@ -33,7 +32,7 @@ static inline void *heft_workspace_grow(void *old, size_t *cap, size_t count, si
 }
 
 /* HEFT_RESERVE(array, cap, count): grows a typed array; true on success. */
-#define HEFT_RESERVE(array, cap, count)                                                          \
+#define HEFT_RESERVE(array, cap, count)                                                            \
     (((array) = heft_workspace_grow((array), &(cap), (size_t)(count), sizeof *(array))) != NULL)
 
 #endif

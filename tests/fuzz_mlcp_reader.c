@@ -10,8 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char *written(const heft_mlcp *p, const double *solution)
-{
+static char *written(const heft_mlcp *p, const double *solution) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -23,8 +22,7 @@ static char *written(const heft_mlcp *p, const double *solution)
     return buf;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size + 1);
     if (text == NULL)
         return 0;

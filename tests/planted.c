@@ -6,35 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t planted_next(planted_rng *rng)
-{
+uint64_t planted_next(planted_rng *rng) {
     uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
-double planted_uniform(planted_rng *rng, double lo, double hi)
-{
+double planted_uniform(planted_rng *rng, double lo, double hi) {
     const double u = (double)(planted_next(rng) >> 11) * 0x1.0p-53;
     return lo + (hi - lo) * u;
 }
 
-int planted_int(planted_rng *rng, int lo, int hi_exclusive)
-{
+int planted_int(planted_rng *rng, int lo, int hi_exclusive) {
     return lo + (int)(planted_next(rng) % (uint64_t)(hi_exclusive - lo));
 }
 
-double planted_max_diff(const double *x, const double *y, int n)
-{
+double planted_max_diff(const double *x, const double *y, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
         m = fmax(m, fabs(x[i] - y[i]));
     return m;
 }
 
-static void random_body(planted_rng *rng, heft_mlcp_body *body)
-{
+static void random_body(planted_rng *rng, heft_mlcp_body *body) {
     body->inv_mass = planted_uniform(rng, 0.2, 2.0);
     /* inverse inertia L L^T + 0.1 I: symmetric positive definite */
     double L[3][3] = {{0}};
@@ -53,8 +48,7 @@ static void random_body(planted_rng *rng, heft_mlcp_body *body)
 }
 
 heft_mlcp *planted_random_structured(int n, int nbodies, double dominance, int with_dense,
-                                     uint64_t seed)
-{
+                                     uint64_t seed) {
     planted_rng rng = {seed * 7919u + 17u};
     unsigned parts = HEFT_MLCP_STRUCTURED | HEFT_MLCP_META | (with_dense ? HEFT_MLCP_DENSE : 0);
     heft_mlcp *p = heft_mlcp_create(n, nbodies, parts);
@@ -89,8 +83,8 @@ heft_mlcp *planted_random_structured(int n, int nbodies, double dominance, int w
                 row->jb[k] = b >= 0 ? planted_uniform(&rng, -1.0, 1.0) : 0.0;
             }
             p->block[i] = block;
-            p->kind[i] = contact ? (r == 0 ? HEFT_ROW_NORMAL : HEFT_ROW_FRICTION)
-                                 : HEFT_ROW_BILATERAL;
+            p->kind[i] =
+                contact ? (r == 0 ? HEFT_ROW_NORMAL : HEFT_ROW_FRICTION) : HEFT_ROW_BILATERAL;
             if (contact && r > 0)
                 p->findex[i] = i - r;
             p->b[i] = planted_uniform(&rng, -1.0, 1.0);
@@ -115,8 +109,7 @@ heft_mlcp *planted_random_structured(int n, int nbodies, double dominance, int w
 
 /* Chooses lambda*, the index set and w* for every row, sets the bounds and
  * b = A lambda* - w*. A is dense (row-major), n x n. */
-static void plant(planted_problem *pp, const double *A, planted_rng *rng)
-{
+static void plant(planted_problem *pp, const double *A, planted_rng *rng) {
     heft_mlcp *p = pp->p;
     const int n = p->n;
     double *x = pp->solution, *w = pp->w;
@@ -196,8 +189,7 @@ static void plant(planted_problem *pp, const double *A, planted_rng *rng)
     }
 }
 
-static planted_problem planted_alloc(heft_mlcp *p)
-{
+static planted_problem planted_alloc(heft_mlcp *p) {
     planted_problem pp;
     memset(&pp, 0, sizeof pp);
     pp.p = p;
@@ -206,8 +198,7 @@ static planted_problem planted_alloc(heft_mlcp *p)
     return pp;
 }
 
-planted_problem planted_structured(int n, double dominance, int with_dense, uint64_t seed)
-{
+planted_problem planted_structured(int n, double dominance, int with_dense, uint64_t seed) {
     const int nbodies = n / 3 > 2 ? n / 3 : 2;
     heft_mlcp *p = planted_random_structured(n, nbodies, dominance, with_dense, seed);
     planted_problem pp = planted_alloc(p);
@@ -219,8 +210,7 @@ planted_problem planted_structured(int n, double dominance, int with_dense, uint
     return pp;
 }
 
-planted_problem planted_dense(int n, double dominance, uint64_t seed)
-{
+planted_problem planted_dense(int n, double dominance, uint64_t seed) {
     planted_rng rng = {seed * 15485863u + 5u};
     heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE | HEFT_MLCP_META);
     double *B = malloc(sizeof(double) * (size_t)n * (size_t)n);
@@ -254,16 +244,14 @@ planted_problem planted_dense(int n, double dominance, uint64_t seed)
     return pp;
 }
 
-void planted_free(planted_problem *pp)
-{
+void planted_free(planted_problem *pp) {
     heft_mlcp_destroy(pp->p);
     free(pp->solution);
     free(pp->w);
     memset(pp, 0, sizeof *pp);
 }
 
-int planted_hard_friction_failures(const char *solver, const heft_solver_options *o)
-{
+int planted_hard_friction_failures(const char *solver, const heft_solver_options *o) {
     static const int sizes[4] = {30, 60, 120, 240};
     static const double dominance[2] = {0.0, 0.02};
     double lambda[240];

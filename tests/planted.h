@@ -32,8 +32,8 @@ heft_mlcp *planted_random_structured(int n, int nbodies, double dominance, int w
 
 typedef struct planted_problem {
     heft_mlcp *p;
-    double *solution; /* lambda*, n entries */
-    double *w;        /* w* = A lambda* - b, n entries */
+    double *solution;                                          /* lambda*, n entries */
+    double *w;                                                 /* w* = A lambda* - b, n entries */
     int free_rows, at_lo, at_hi, sticking, sliding, separated; /* the index set, counted */
 } planted_problem;
 

@@ -8,10 +8,8 @@
 #include "heft.h"
 #include "runner.h"
 
-
-
-static void steps_without_allocation_with(const char *scene, const char *solver, int heavy, int warmup,
-                                         int measured) {
+static void steps_without_allocation_with(const char *scene, const char *solver, int heavy,
+                                          int warmup, int measured) {
     counting_allocator_install();
     run_config cfg = {0};
     cfg.scenario = scene;
@@ -34,7 +32,8 @@ static void steps_without_allocation_with(const char *scene, const char *solver,
     long during = counting_allocator_calls;
     run_result_free(&r);
     heft_set_allocator(NULL);
-    cr_assert_eq(during, 0, "%s: %ld allocations in %d steps after warm-up", scene, during, measured);
+    cr_assert_eq(during, 0, "%s: %ld allocations in %d steps after warm-up", scene, during,
+                 measured);
 }
 
 static void steps_without_allocation(const char *scene, int warmup, int measured) {

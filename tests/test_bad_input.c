@@ -25,7 +25,9 @@ static void setup(void) {
     world_snapshot_take(world, &before);
 }
 
-static void teardown(void) { heft_world_destroy(world); }
+static void teardown(void) {
+    heft_world_destroy(world);
+}
 
 static void assert_unchanged(void) {
     world_snapshot after;
@@ -66,7 +68,8 @@ Test(bad_input, nan_pose_is_refused) {
     heft_body_def bd = heft_default_body_def();
     bd.position = heft_v3(0.0, NAN, 0.0);
     cr_assert_lt(heft_create_body(world, &bd).index, 0);
-    cr_assert_neq(heft_body_set_transform(world, a, heft_v3(INFINITY, 0, 0), heft_quat_identity()), HEFT_OK);
+    cr_assert_neq(heft_body_set_transform(world, a, heft_v3(INFINITY, 0, 0), heft_quat_identity()),
+                  HEFT_OK);
     cr_assert_neq(heft_body_set_linear_velocity(world, a, heft_v3(NAN, 0, 0)), HEFT_OK);
     cr_assert_neq(heft_body_apply_force(world, a, heft_v3(NAN, 0, 0), heft_v3(0, 0, 0)), HEFT_OK);
     assert_unchanged();

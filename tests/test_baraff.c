@@ -184,7 +184,6 @@ Test(baraff, time_per_body_is_measured_on_chains) {
 
 /* ---- allocation and bad input ---------------------------------------------------------- */
 
-
 Test(baraff, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_chain(30, 4, 6, &nj);

@@ -24,8 +24,7 @@ static const char *const solvers[3] = {"bpp", "bpp-downdate", "bpp-skyline"};
 #define DOMINANCE 0.02
 
 static int solve_once(const char *name, const heft_solver_options *o, const heft_mlcp *p,
-                      double *lambda, heft_solver_stats *stats)
-{
+                      double *lambda, heft_solver_stats *stats) {
     const heft_solver_vtable *vt = heft_solver_find(name);
     cr_assert_not_null(vt, "%s is not registered", name);
     void *state = vt->create(o);
@@ -35,8 +34,7 @@ static int solve_once(const char *name, const heft_solver_options *o, const heft
     return rc;
 }
 
-static double max_abs(const double *x, int n)
-{
+static double max_abs(const double *x, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
         m = fmax(m, fabs(x[i]));
@@ -45,8 +43,7 @@ static double max_abs(const double *x, int n)
 
 /* The friction rows of a planted problem turned into plain boxes with the
  * bounds they have at the planted answer: the same answer, no coupling. */
-static void decouple_friction(planted_problem *pp)
-{
+static void decouple_friction(planted_problem *pp) {
     heft_mlcp *p = pp->p;
     for (int i = 0; i < p->n; ++i) {
         if (p->findex[i] < 0)
@@ -59,8 +56,7 @@ static void decouple_friction(planted_problem *pp)
     }
 }
 
-static int count_friction(const heft_mlcp *p)
-{
+static int count_friction(const heft_mlcp *p) {
     int c = 0;
     for (int i = 0; i < p->n; ++i)
         c += p->findex[i] >= 0;
@@ -69,8 +65,7 @@ static int count_friction(const heft_mlcp *p)
 
 /* Solves one planted problem with the three solvers and holds them to the
  * planted answer, to an MLCP error below 1e-10 J and to each other. */
-static void expect_three_agree(planted_problem *pp, const char *form, int seed)
-{
+static void expect_three_agree(planted_problem *pp, const char *form, int seed) {
     const heft_mlcp *p = pp->p;
     const int n = p->n;
     const heft_solver_options o = heft_solver_default_options();
@@ -87,9 +82,9 @@ static void expect_three_agree(planted_problem *pp, const char *form, int seed)
                     "downdates, error %.3g J, |lambda - lambda*| %.3g, %.3f ms (factor %.3f, "
                     "ordering %.3f, assembly %.3f)",
                     solvers[s], form, n, seed, rc, st[s].iterations, trace, st[s].factorizations,
-                    st[s].downdates, st[s].error_max,
-                    planted_max_diff(lambda[s], pp->solution, n), st[s].time_total_ms,
-                    st[s].time_factor_ms, st[s].time_ordering_ms, st[s].time_assembly_ms);
+                    st[s].downdates, st[s].error_max, planted_max_diff(lambda[s], pp->solution, n),
+                    st[s].time_total_ms, st[s].time_factor_ms, st[s].time_ordering_ms,
+                    st[s].time_assembly_ms);
         cr_assert_eq(rc, HEFT_SOLVE_OK, "%s %s n=%d seed=%d: rc %d after %d steps", solvers[s],
                      form, n, seed, rc, st[s].iterations);
         cr_assert_eq(st[s].converged, 1);
@@ -118,8 +113,7 @@ static void expect_three_agree(planted_problem *pp, const char *form, int seed)
         free(lambda[s]);
 }
 
-static void planted_case(int n, int friction, int seeds)
-{
+static void planted_case(int n, int friction, int seeds) {
     for (int seed = 1; seed <= seeds; ++seed) {
         planted_problem pp = planted_structured(n, DOMINANCE, 0, (uint64_t)seed);
         cr_assert_not_null(pp.p);
@@ -132,43 +126,34 @@ static void planted_case(int n, int friction, int seeds)
     }
 }
 
-Test(bpp, three_solvers_agree_on_planted_problem_10_rows_with_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_with_friction) {
     planted_case(10, 1, 4);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_50_rows_with_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_with_friction) {
     planted_case(50, 1, 3);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_200_rows_with_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_with_friction) {
     planted_case(200, 1, 2);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_with_friction, .timeout = 300)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_with_friction, .timeout = 300) {
     planted_case(1000, 1, 1);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_10_rows_without_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_10_rows_without_friction) {
     planted_case(10, 0, 4);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_50_rows_without_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_50_rows_without_friction) {
     planted_case(50, 0, 3);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_200_rows_without_friction)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_200_rows_without_friction) {
     planted_case(200, 0, 2);
 }
-Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_without_friction, .timeout = 300)
-{
+Test(bpp, three_solvers_agree_on_planted_problem_1000_rows_without_friction, .timeout = 300) {
     planted_case(1000, 0, 1);
 }
 
 /* The same planted problem given only as a dense A (no structure): the
  * skyline solver orders the nonzero pattern of A instead. */
-Test(bpp, three_solvers_agree_on_dense_only_planted_problems)
-{
+Test(bpp, three_solvers_agree_on_dense_only_planted_problems) {
     for (int seed = 1; seed <= 2; ++seed) {
         planted_problem pp = planted_structured(150, DOMINANCE, 1, (uint64_t)seed);
         pp.p->rows = NULL;
@@ -187,8 +172,7 @@ Test(bpp, three_solvers_agree_on_dense_only_planted_problems)
  * cycles: {} -> {0,1} -> {0,2} -> {} ... (found by a search over small
  * integer SPD matrices; det A = 16). Its answer is lambda = (0, 21/38, 4/19)
  * with row 0 tight. */
-static heft_mlcp *cycling_problem(void)
-{
+static heft_mlcp *cycling_problem(void) {
     static const double A[9] = {6, -7, 11, -7, 10, -12, 11, -12, 22};
     static const double b[3] = {-2, 3, -2};
     heft_mlcp *p = heft_mlcp_create(3, 0, HEFT_MLCP_DENSE);
@@ -204,8 +188,7 @@ static heft_mlcp *cycling_problem(void)
  * ("frozen friction boxes": here no friction, so fixed boxes) solves the
  * problem as a box-constrained QP by projected Newton, which cannot cycle.
  * With the restart see the_restart_from_pgs_converges_where_pivoting_stalled. */
-Test(bpp, cycling_problem_falls_back_to_projected_newton_and_solves_it)
-{
+Test(bpp, cycling_problem_falls_back_to_projected_newton_and_solves_it) {
     heft_mlcp *p = cycling_problem();
     heft_solver_options o = heft_solver_default_options();
     o.bpp_pgs_sweeps = 0;
@@ -238,8 +221,7 @@ Test(bpp, cycling_problem_falls_back_to_projected_newton_and_solves_it)
 /* The iterate of one index set of the cycling problem: lambda_T = 0, A_FF
  * lambda_F = b_F (Cramer-free: by the solver itself would be circular, so by
  * elimination here). */
-static void iterate_of(const heft_mlcp *p, const int *tight, double *lambda)
-{
+static void iterate_of(const heft_mlcp *p, const int *tight, double *lambda) {
     int F[3], f = 0;
     for (int i = 0; i < 3; ++i)
         if (!tight[i])
@@ -274,8 +256,7 @@ static void iterate_of(const heft_mlcp *p, const int *tight, double *lambda)
  * the best iterate (the one of smallest MLCP error among the three of the
  * cycle, each with two infeasible variables) and finishes within a budget
  * of its own. */
-Test(bpp, a_budget_spent_inside_a_cycle_is_finished_by_projected_newton)
-{
+Test(bpp, a_budget_spent_inside_a_cycle_is_finished_by_projected_newton) {
     heft_mlcp *p = cycling_problem();
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 3; /* one turn of the cycle */
@@ -313,8 +294,7 @@ Test(bpp, a_budget_spent_inside_a_cycle_is_finished_by_projected_newton)
  * rows) and held sideways by a bilateral row given twice (two identical rows
  * of J): J M^-1 J^T is singular, the compliance 1e-10 makes A positive
  * definite with a condition number near 1e10. */
-static heft_mlcp *redundant_problem(void)
-{
+static heft_mlcp *redundant_problem(void) {
     heft_mlcp *p = heft_mlcp_create(5, 1, HEFT_MLCP_STRUCTURED | HEFT_MLCP_META);
     p->bodies[0].inv_mass = 0.5;
     p->bodies[0].inv_inertia[0] = p->bodies[0].inv_inertia[3] = p->bodies[0].inv_inertia[5] = 6.0;
@@ -341,8 +321,7 @@ static heft_mlcp *redundant_problem(void)
     return p;
 }
 
-Test(bpp, redundant_rows_with_compliance_are_solved)
-{
+Test(bpp, redundant_rows_with_compliance_are_solved) {
     heft_mlcp *p = redundant_problem();
     const heft_solver_options o = heft_solver_default_options();
     double answers[3][5];
@@ -380,8 +359,7 @@ Test(bpp, redundant_rows_with_compliance_are_solved)
 
 /* Redundant rows across a whole planted island: every 7th row duplicated
  * (same bodies, same Jacobian), compliance 1e-10 everywhere. */
-Test(bpp, planted_island_with_duplicated_rows_is_solved)
-{
+Test(bpp, planted_island_with_duplicated_rows_is_solved) {
     planted_problem pp = planted_structured(90, DOMINANCE, 0, 8);
     heft_mlcp *p = pp.p;
     for (int i = 7; i < p->n; i += 7) {
@@ -413,8 +391,7 @@ Test(bpp, planted_island_with_duplicated_rows_is_solved)
 
 /* ---- warm start and state ------------------------------------------------------------ */
 
-Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve)
-{
+Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve) {
     for (int s = 0; s < 3; ++s) {
         planted_problem pp = planted_structured(300, DOMINANCE, 0, 5);
         heft_mlcp *p = pp.p;
@@ -463,8 +440,7 @@ Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve)
     }
 }
 
-Test(bpp, kept_sets_of_another_size_are_not_used)
-{
+Test(bpp, kept_sets_of_another_size_are_not_used) {
     planted_problem big = planted_structured(120, DOMINANCE, 0, 2);
     planted_problem small = planted_structured(60, DOMINANCE, 0, 2);
     for (int s = 0; s < 3; ++s) {
@@ -485,8 +461,7 @@ Test(bpp, kept_sets_of_another_size_are_not_used)
     planted_free(&small);
 }
 
-Test(bpp, skyline_ordering_is_kept_until_reset)
-{
+Test(bpp, skyline_ordering_is_kept_until_reset) {
     planted_problem pp = planted_structured(200, DOMINANCE, 0, 4);
     const heft_solver_vtable *vt = heft_solver_find("bpp-skyline");
     const heft_solver_options o = heft_solver_default_options();
@@ -511,8 +486,7 @@ Test(bpp, skyline_ordering_is_kept_until_reset)
 
 /* ---- the skyline's refactoring threshold ------------------------------------------- */
 
-Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer)
-{
+Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer) {
     planted_problem pp = planted_structured(250, DOMINANCE, 0, 6);
     heft_solver_options o = heft_solver_default_options();
     double down[250], re[250];
@@ -537,8 +511,7 @@ Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer)
 /* With the default options bpp-skyline downdates when few variables are
  * tight and refactors A_FF when downdating would cost more (many tight rows,
  * or a narrow band where each downdate runs down the whole band). */
-Test(bpp, skyline_downdates_few_tight_rows_and_refactors_many)
-{
+Test(bpp, skyline_downdates_few_tight_rows_and_refactors_many) {
     /* a dense A (full envelope), every row free but three pushed onto a bound */
     planted_problem pp = planted_dense(120, 0.1, 12);
     heft_mlcp *p = pp.p;
@@ -577,8 +550,7 @@ Test(bpp, skyline_downdates_few_tight_rows_and_refactors_many)
 
 /* ---- budget, failures -------------------------------------------------------------- */
 
-Test(bpp, one_pivoting_step_is_not_enough_and_says_so)
-{
+Test(bpp, one_pivoting_step_is_not_enough_and_says_so) {
     planted_problem pp = planted_structured(80, DOMINANCE, 0, 3);
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 1;
@@ -596,8 +568,7 @@ Test(bpp, one_pivoting_step_is_not_enough_and_says_so)
     planted_free(&pp);
 }
 
-Test(bpp, singular_matrix_fails_cleanly_without_nan)
-{
+Test(bpp, singular_matrix_fails_cleanly_without_nan) {
     /* A = [1 1; 1 1] with no compliance: the all-free factorization meets a
      * zero pivot at once, so there is no answer at all */
     heft_mlcp *p = heft_mlcp_create(2, 0, HEFT_MLCP_DENSE);
@@ -620,16 +591,15 @@ Test(bpp, singular_matrix_fails_cleanly_without_nan)
     for (int s = 0; s < 3; ++s) {
         double lambda[2] = {NAN, NAN};
         heft_solver_stats st;
-        cr_assert_eq(solve_once(solvers[s], &o, p, lambda, &st), HEFT_SOLVE_NOT_CONVERGED,
-                     "%s", solvers[s]);
+        cr_assert_eq(solve_once(solvers[s], &o, p, lambda, &st), HEFT_SOLVE_NOT_CONVERGED, "%s",
+                     solvers[s]);
         cr_assert(isfinite(lambda[0]) && isfinite(lambda[1]), "%s left NaN", solvers[s]);
         cr_assert_eq(st.restarts, 1);
     }
     heft_mlcp_destroy(p);
 }
 
-Test(bpp, nan_in_the_problem_is_reported_as_failed)
-{
+Test(bpp, nan_in_the_problem_is_reported_as_failed) {
     planted_problem pp = planted_structured(40, DOMINANCE, 0, 5);
     pp.p->b[7] = NAN;
     const heft_solver_options o = heft_solver_default_options();
@@ -644,8 +614,7 @@ Test(bpp, nan_in_the_problem_is_reported_as_failed)
     planted_free(&pp);
 }
 
-Test(bpp, empty_problem_converges_at_once)
-{
+Test(bpp, empty_problem_converges_at_once) {
     heft_mlcp *p = heft_mlcp_create(0, 0, HEFT_MLCP_STRUCTURED);
     const heft_solver_options o = heft_solver_default_options();
     for (int s = 0; s < 3; ++s) {
@@ -656,8 +625,7 @@ Test(bpp, empty_problem_converges_at_once)
     heft_mlcp_destroy(p);
 }
 
-Test(bpp, registered_under_their_design_names)
-{
+Test(bpp, registered_under_their_design_names) {
     for (int s = 0; s < 3; ++s) {
         const heft_solver_vtable *vt = heft_solver_find(solvers[s]);
         cr_assert_not_null(vt);
@@ -672,11 +640,10 @@ Test(bpp, registered_under_their_design_names)
 /* The Siconos LCP, MLCP and relay problems converted to .mlcp (tests/data/siconos,
  * README.md there): every one has a symmetric positive definite A and a
  * solution checked in exact arithmetic. */
-Test(bpp, siconos_problems_are_solved_to_their_known_solutions)
-{
-    static const char *const files[] = {
-        "PDSym_mlcp", "lcp_deudeu", "lcp_mmc",       "lcp_trivial", "legacy_trivial2", "relay1",
-        "relay_2x2",  "relay_4x4",  "relay_simple2", "step_1x1",    "step_2x2",        "step_4x4"};
+Test(bpp, siconos_problems_are_solved_to_their_known_solutions) {
+    static const char *const files[] = {"PDSym_mlcp",      "lcp_deudeu", "lcp_mmc",   "lcp_trivial",
+                                        "legacy_trivial2", "relay1",     "relay_2x2", "relay_4x4",
+                                        "relay_simple2",   "step_1x1",   "step_2x2",  "step_4x4"};
     const heft_solver_options o = heft_solver_default_options();
     for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
         char path[512], err[256];
@@ -698,8 +665,7 @@ Test(bpp, siconos_problems_are_solved_to_their_known_solutions)
             cr_assert_eq(rc, HEFT_SOLVE_OK, "%s on %s", solvers[s], files[f]);
             cr_assert(st.error_max < 1e-10, "%s on %s: error %g J", solvers[s], files[f],
                       st.error_max);
-            cr_assert(d <= 1e-9 * scale, "%s on %s: %g from the solution", solvers[s], files[f],
-                      d);
+            cr_assert(d <= 1e-9 * scale, "%s on %s: %g from the solution", solvers[s], files[f], d);
         }
         free(lambda);
         heft_free(solution);
@@ -709,9 +675,7 @@ Test(bpp, siconos_problems_are_solved_to_their_known_solutions)
 
 /* ---- allocation --------------------------------------------------------------------- */
 
-
-Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
-{
+Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation) {
     planted_problem pp = planted_structured(150, DOMINANCE, 0, 9);
     planted_problem dense = planted_structured(150, DOMINANCE, 1, 9);
     dense.p->rows = NULL;
@@ -729,15 +693,18 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
 
         counting_allocator_calls = 0;
         cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(counting_allocator_calls, 0, "%s structured: %d calls", solvers[s], counting_allocator_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s structured: %d calls", solvers[s],
+                     counting_allocator_calls);
         pp.p->b[3] += 0.01; /* the next step: other numbers, same island */
         cr_assert_eq(vt->solve(state, pp.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(counting_allocator_calls, 0, "%s next step: %d calls", solvers[s], counting_allocator_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s next step: %d calls", solvers[s],
+                     counting_allocator_calls);
 
         vt->solve(state, dense.p, lambda, &st); /* dense-only form: warm-up once */
         counting_allocator_calls = 0;
         cr_assert_eq(vt->solve(state, dense.p, lambda, &st), HEFT_SOLVE_OK);
-        cr_assert_eq(counting_allocator_calls, 0, "%s dense: %d calls", solvers[s], counting_allocator_calls);
+        cr_assert_eq(counting_allocator_calls, 0, "%s dense: %d calls", solvers[s],
+                     counting_allocator_calls);
 
         vt->destroy(state);
         heft_set_allocator(NULL);
@@ -747,8 +714,7 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation)
 }
 
 /* An island problem exported by heft-run, from tests/data. */
-static heft_mlcp *read_exported(const char *name)
-{
+static heft_mlcp *read_exported(const char *name) {
     char path[512], err[256];
     snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, name);
     heft_mlcp *p = NULL;
@@ -765,8 +731,7 @@ static heft_mlcp *read_exported(const char *name)
  * steps to converge); from all free it converges in 7. A stalled pivoting
  * restarts once from the sets of PGS's answer (it restarted from all free
  * before), which converges in 6 steps in all. */
-Test(bpp, a_stalled_warm_start_restarts_from_the_pgs_answer)
-{
+Test(bpp, a_stalled_warm_start_restarts_from_the_pgs_answer) {
     heft_mlcp *p = read_exported("winch-step70.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
     for (int s = 0; s < 3; ++s) {
@@ -800,8 +765,7 @@ Test(bpp, a_stalled_warm_start_restarts_from_the_pgs_answer)
  * 0.11 m/s to 7.9e-4 m/s (exact in the frozen solution; the answer's
  * friction impulses are then clamped into the boxes of its own normal
  * impulses, which moves them). */
-Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes)
-{
+Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes) {
     heft_mlcp *p = read_exported("winch-stall-step300.mlcp");
     const int n = p->n;
     double *lambda = malloc(sizeof(double) * n), *w = malloc(sizeof(double) * n);
@@ -846,8 +810,7 @@ Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes)
  * alone (f fell by 1e-3 of itself per step); with the Newton step cut at the
  * first bound it meets as the second try it takes 20, and the whole solve 67
  * steps instead of 124. With 60 pivots allowed it now converges; it did not. */
-Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps)
-{
+Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps) {
     heft_mlcp *p = read_exported("boxes-pgs-step149.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
     heft_solver_options o = heft_solver_default_options();
@@ -874,8 +837,7 @@ Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps)
  * variables) had an MLCP error of 3.9e3 J where the warm start they were
  * given has 82 J. An answer that did not converge is never worse than the
  * warm start. (With the restart they converge: below.) */
-Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
-{
+Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start) {
     heft_mlcp *p = read_exported("tower15-step30.mlcp");
     const int n = p->n;
     double *lambda = malloc(sizeof(double) * n);
@@ -907,8 +869,7 @@ Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start)
  * restart); the winch island whose coupled friction cycled from every
  * start (6.6e-6 J by the frozen boxes); the rocking stack of five boxes.
  * The restart happens once, and the steps stay within max_pivots. */
-Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120)
-{
+Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120) {
     const char *files[4] = {NULL, "tower15-step30.mlcp", "winch-stall-step300.mlcp",
                             "boxes-pgs-step149.mlcp"};
     const heft_solver_options o = heft_solver_default_options();
@@ -941,8 +902,7 @@ Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120)
  * 200: 240 rows, seeds 4, 19, 22, 25 at no dominance, 0.03-0.18 J; seed 4
  * at 0.02); with the restart every one is solved to 1e-8 J, by bpp and
  * bpp-skyline alike, with the default options. */
-Test(bpp, the_restart_from_pgs_solves_every_hard_planted_friction_problem, .timeout = 300)
-{
+Test(bpp, the_restart_from_pgs_solves_every_hard_planted_friction_problem, .timeout = 300) {
     heft_solver_options o = heft_solver_default_options();
     cr_expect_eq(planted_hard_friction_failures("bpp", &o), 0);
     cr_expect_eq(planted_hard_friction_failures("bpp-skyline", &o), 0);

@@ -24,8 +24,7 @@ typedef struct downdate_record {
 } downdate_record;
 
 /* The fresh factor of A_FF (F = rows with tight[i] == 0), f x f column-major. */
-static double *fresh_factor(const double *A, int n, const unsigned char *tight, int *F, int *f)
-{
+static double *fresh_factor(const double *A, int n, const unsigned char *tight, int *F, int *f) {
     const size_t un = (size_t)n;
     *f = 0;
     for (int i = 0; i < n; ++i)
@@ -40,8 +39,7 @@ static double *fresh_factor(const double *A, int n, const unsigned char *tight, 
 }
 
 /* Alg. 2.3: max |L(F, F) - chol(A_FF)| / max |chol(A_FF)| */
-static double dense_difference(const double *A, int n, const unsigned char *tight)
-{
+static double dense_difference(const double *A, int n, const unsigned char *tight) {
     const size_t un = (size_t)n;
     int *F = malloc(sizeof(int) * un), f;
     double *Lf = fresh_factor(A, n, tight, F, &f);
@@ -68,8 +66,7 @@ static double dense_difference(const double *A, int n, const unsigned char *tigh
 /* Alg. 2.5 in the RCM order of the island's structure, as bpp-skyline runs
  * it. That L_FF is the factor of A_FF with its rows permuted, so it is held
  * to the fresh factor of that same permuted A_FF. */
-static double skyline_difference(const heft_mlcp *p, const double *A, const unsigned char *tight)
-{
+static double skyline_difference(const heft_mlcp *p, const double *A, const unsigned char *tight) {
     const int n = p->n;
     const size_t un = (size_t)n;
     heft_ordering o = {0};
@@ -118,8 +115,7 @@ static double skyline_difference(const heft_mlcp *p, const double *A, const unsi
 }
 
 static void record_downdates(void *user, int step, int island, const heft_mlcp *p,
-                             const double *lambda, const heft_solver_stats *stats)
-{
+                             const double *lambda, const heft_solver_stats *stats) {
     (void)island;
     (void)lambda;
     (void)stats;
@@ -151,8 +147,7 @@ static void record_downdates(void *user, int step, int island, const heft_mlcp *
     free(tight);
 }
 
-Test(bpp_scenes, downdated_factor_equals_fresh_factor_on_scene_problems)
-{
+Test(bpp_scenes, downdated_factor_equals_fresh_factor_on_scene_problems) {
     const char *scenes[4] = {"hanging-chain", "box-on-ground", "pendulum", "crane"};
     for (int s = 0; s < 4; ++s) {
         downdate_record rec = {0, 0.0, 0.0};
@@ -187,8 +182,7 @@ typedef struct impulse_record {
 } impulse_record;
 
 static void record_impulses(void *user, int step, int island, const heft_mlcp *p,
-                            const double *lambda, const heft_solver_stats *stats)
-{
+                            const double *lambda, const heft_solver_stats *stats) {
     (void)island;
     impulse_record *rec = user;
     if (rec->count + p->n > rec->capacity) {
@@ -219,14 +213,12 @@ static void record_impulses(void *user, int step, int island, const heft_mlcp *p
     rec->pivoting_steps += stats->iterations;
 }
 
-static double pos_of(const heft_body_state *b, int c)
-{
+static double pos_of(const heft_body_state *b, int c) {
     return c == 0 ? b->position.x : (c == 1 ? b->position.y : b->position.z);
 }
 
 /* The largest relative difference of a to b over count numbers. */
-static double relative_difference(const double *a, const double *b, int count)
-{
+static double relative_difference(const double *a, const double *b, int count) {
     double scale = 0.0, diff = 0.0;
     for (int i = 0; i < count; ++i) {
         scale = fmax(scale, fabs(b[i]));
@@ -240,8 +232,7 @@ static double relative_difference(const double *a, const double *b, int count)
  * steps, of the impulses' effect on the bodies (J^T lambda) over all steps
  * in *bodies_out, and of the body positions at the end in *positions. */
 static double same_motion(const char *scene, const char *variant, double load, int steps,
-                          int compare, double *body_impulses, double *positions)
-{
+                          int compare, double *body_impulses, double *positions) {
     impulse_record rec[3];
     heft_body_state *final[3];
     int bodies = 0;
@@ -275,8 +266,7 @@ static double same_motion(const char *scene, const char *variant, double load, i
     *body_impulses = 0.0;
     *positions = 0.0;
     for (int k = 1; k < 3; ++k) {
-        cr_assert_eq(rec[k].count, rec[0].count, "%s: %s solved other islands", scene,
-                     solvers[k]);
+        cr_assert_eq(rec[k].count, rec[0].count, "%s: %s solved other islands", scene, solvers[k]);
         const int upto = rec[0].steps > 0 ? rec[0].step_end[compare - 1] : 0;
         const double rel = relative_difference(rec[k].values, rec[0].values, upto);
         cr_assert_eq(rec[k].body_count, rec[0].body_count);
@@ -309,8 +299,7 @@ static double same_motion(const char *scene, const char *variant, double load, i
  * them through the compliance alone (a redundancy like the twin rows of
  * test_bpp), so the split moves with round-off times A's condition number;
  * what the bodies feel, J^T lambda, does not. */
-Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second)
-{
+Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second) {
     const struct {
         const char *scene;
         double load;
@@ -348,18 +337,15 @@ Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second)
  * about every six steps, so the RCM order's round-off (1e-12 of the first
  * impulses) reaches 1e-9 after about 20 steps and percent after 50. The
  * solvers agree on the problems; the scene does not keep them together. */
-Test(bpp_scenes, three_bpp_solvers_agree_on_the_heavy_chain_until_its_motion_amplifies_round_off)
-{
+Test(bpp_scenes, three_bpp_solvers_agree_on_the_heavy_chain_until_its_motion_amplifies_round_off) {
     double on_bodies, positions;
-    const double first =
-        same_motion("hanging-chain", NULL, 2000.0, 12, 12, &on_bodies, &positions);
+    const double first = same_motion("hanging-chain", NULL, 2000.0, 12, 12, &on_bodies, &positions);
     cr_assert(first <= 1e-9, "heavy chain, first 12 steps: impulses %g", first);
 }
 
 /* ---- the hanging chain against PGS ------------------------------------------------------- */
 
-static double chain_gap(const char *solver, int iterations)
-{
+static double chain_gap(const char *solver, int iterations) {
     run_config cfg = {0};
     cfg.scenario = "hanging-chain";
     cfg.solver = solver;
@@ -379,8 +365,7 @@ static double chain_gap(const char *solver, int iterations)
     return gap;
 }
 
-Test(bpp_scenes, hanging_chain_10kg_keeps_smaller_gaps_with_bpp_skyline_than_pgs_20)
-{
+Test(bpp_scenes, hanging_chain_10kg_keeps_smaller_gaps_with_bpp_skyline_than_pgs_20) {
     const double pgs = chain_gap("pgs", 20);
     const double sky = chain_gap("bpp-skyline", 20);
     cr_log_info("10 kg hanging chain, 10 s at h = 1/60: max joint gap pgs (20 sweeps) %.3e m, "

@@ -15,8 +15,7 @@
 
 /* Random symmetric positive definite m x m (row-major): B B^T / m plus a
  * diagonal shift; shift small gives a condition number in the thousands. */
-static double *random_spd(int m, double shift, uint64_t seed)
-{
+static double *random_spd(int m, double shift, uint64_t seed) {
     planted_rng rng = {seed};
     const size_t um = (size_t)m;
     double *B = malloc(sizeof(double) * um * um);
@@ -35,8 +34,7 @@ static double *random_spd(int m, double shift, uint64_t seed)
 }
 
 /* The tight set of one case: every row with removed[r] != 0. */
-static void random_tight_set(unsigned char *removed, int m, double fraction, uint64_t seed)
-{
+static void random_tight_set(unsigned char *removed, int m, double fraction, uint64_t seed) {
     planted_rng rng = {seed};
     memset(removed, 0, (size_t)m);
     const int count = (int)lround(fraction * m);
@@ -51,8 +49,7 @@ static void random_tight_set(unsigned char *removed, int m, double fraction, uin
 
 /* max |L_downdated(F, F) - chol(A_FF)| / max |chol(A_FF)| */
 static double downdate_difference(const double *A, int m, const unsigned char *removed,
-                                  double *scratch_sigma)
-{
+                                  double *scratch_sigma) {
     const size_t um = (size_t)m;
     double *L = malloc(sizeof(double) * um * um);
     memcpy(L, A, sizeof(double) * um * um);
@@ -83,8 +80,7 @@ static double downdate_difference(const double *A, int m, const unsigned char *r
     return f > 0 ? diff / scale : 0.0;
 }
 
-Test(dense_cholesky, factor_solves_an_spd_system_to_round_off)
-{
+Test(dense_cholesky, factor_solves_an_spd_system_to_round_off) {
     const int m = 120;
     double *A = random_spd(m, 0.01, 5);
     double *L = malloc(sizeof(double) * m * m);
@@ -108,16 +104,14 @@ Test(dense_cholesky, factor_solves_an_spd_system_to_round_off)
     free(L);
 }
 
-Test(dense_cholesky, non_positive_pivot_is_reported_with_its_column)
-{
+Test(dense_cholesky, non_positive_pivot_is_reported_with_its_column) {
     double A[9] = {4, 2, 0, 2, 1, 0, 0, 0, 1}; /* rank deficient in column 1 */
     cr_assert_eq(heft_dense_cholesky_factor(A, 3), 2);
     double B[4] = {1, 0, 0, NAN};
     cr_assert_eq(heft_dense_cholesky_factor(B, 2), 2);
 }
 
-Test(dense_cholesky, downdated_factor_equals_fresh_factor_of_A_FF)
-{
+Test(dense_cholesky, downdated_factor_equals_fresh_factor_of_A_FF) {
     const int sizes[] = {12, 60, 200};
     const double fractions[] = {0.01, 0.05, 0.15, 0.3, 0.5};
     double worst = 0.0;
@@ -158,8 +152,7 @@ Test(dense_cholesky, downdated_factor_equals_fresh_factor_of_A_FF)
 }
 
 /* Alg. 2.4: the solve skipping the removed rows equals the solve of A_FF. */
-Test(dense_cholesky, solve_skipping_tight_rows_solves_A_FF)
-{
+Test(dense_cholesky, solve_skipping_tight_rows_solves_A_FF) {
     const int m = 90;
     double *A = random_spd(m, 0.05, 21);
     double *L = malloc(sizeof(double) * m * m);
@@ -195,8 +188,7 @@ Test(dense_cholesky, solve_skipping_tight_rows_solves_A_FF)
 
 /* Why dense_cholesky.c scales the old column in line 16 of Alg. 2.3: the
  * update exactly as printed leaves a matrix that is not a factor of A_FF. */
-Test(dense_cholesky, alg_2_3_line_16_as_printed_is_not_a_factor)
-{
+Test(dense_cholesky, alg_2_3_line_16_as_printed_is_not_a_factor) {
     const int m = 30, i = 4;
     double *A = random_spd(m, 0.5, 77);
     double *L = malloc(sizeof(double) * m * m);

@@ -693,7 +693,6 @@ Test(collision_world, the_same_scene_twice_gives_bit_identical_states) {
 
 /* ---- no allocation once warmed up ----------------------------------------------------------- */
 
-
 Test(collision_world, steps_of_a_mixed_scene_allocate_nothing_after_warmup) {
     counting_allocator_install();
     heft_world *w = heft_world_create(NULL);

@@ -8,10 +8,10 @@
 #include "scenario.h"
 
 typedef struct chain_run {
-    double max_gap;          /* m, over every joint and step */
-    double shadow_rise;      /* J: largest rise of the shadow energy above its start */
-    double energy0;          /* J */
-    double period;           /* s: the load's swing period (0 if fewer than 3 crossings) */
+    double max_gap;     /* m, over every joint and step */
+    double shadow_rise; /* J: largest rise of the shadow energy above its start */
+    double energy0;     /* J */
+    double period;      /* s: the load's swing period (0 if fewer than 3 crossings) */
     int nonfinite;
 } chain_run;
 
@@ -101,7 +101,9 @@ static void geometric_stiffness_holds_with(const char *solver, double load) {
     cr_assert_eq(r.nonfinite, 0);
 }
 
-static void geometric_stiffness_holds(double load) { geometric_stiffness_holds_with("bpp-skyline", load); }
+static void geometric_stiffness_holds(double load) {
+    geometric_stiffness_holds_with("bpp-skyline", load);
+}
 
 Test(heavy_loads, geometric_stiffness_keeps_2000kg_chain_under_1mm_without_energy_gain) {
     geometric_stiffness_holds(2000.0);
@@ -116,17 +118,25 @@ Test(heavy_loads, geometric_stiffness_keeps_10kg_chain_under_1mm_without_energy_
 static void post_stabilization_holds(double load) {
     chain_setup c = {load, "bpp-skyline", 1, 1, 1, 1.0 / 60.0, 20.0};
     chain_run r = run_chain(&c);
-    cr_log_info("%g kg, geometric stiffness + post-stabilization: max gap %.3e m, shadow energy rise %.3e J",
+    cr_log_info("%g kg, geometric stiffness + post-stabilization: max gap %.3e m, shadow energy "
+                "rise %.3e J",
                 load, r.max_gap, r.shadow_rise);
     cr_assert_lt(r.max_gap, 1e-6, "%g kg: max gap %g m", load, r.max_gap);
     /* the projection moves positions without velocities: it may lift the
      * chain by its last micrometre, a relative 1e-6 of the energy at most */
-    cr_assert_lt(r.shadow_rise, 1e-5 * r.energy0, "%g kg: energy rose by %g J", load, r.shadow_rise);
+    cr_assert_lt(r.shadow_rise, 1e-5 * r.energy0, "%g kg: energy rose by %g J", load,
+                 r.shadow_rise);
 }
 
-Test(heavy_loads, post_stabilization_keeps_2000kg_chain_under_1um) { post_stabilization_holds(2000.0); }
-Test(heavy_loads, post_stabilization_keeps_100kg_chain_under_1um) { post_stabilization_holds(100.0); }
-Test(heavy_loads, post_stabilization_keeps_10kg_chain_under_1um) { post_stabilization_holds(10.0); }
+Test(heavy_loads, post_stabilization_keeps_2000kg_chain_under_1um) {
+    post_stabilization_holds(2000.0);
+}
+Test(heavy_loads, post_stabilization_keeps_100kg_chain_under_1um) {
+    post_stabilization_holds(100.0);
+}
+Test(heavy_loads, post_stabilization_keeps_10kg_chain_under_1um) {
+    post_stabilization_holds(10.0);
+}
 
 Test(heavy_loads, without_a_remedy_the_2000kg_chain_stretches_by_metres) {
     /* the failure every engine measured shows: recorded, so that a remedy
@@ -148,8 +158,8 @@ Test(heavy_loads, geometric_stiffness_keeps_the_swing_period_within_two_percent)
     chain_setup fine = {2000.0, "bpp-skyline", 0, 0, 1, 1.0 / 6000.0, 16.0};
     chain_setup coarse = {2000.0, "bpp-skyline", 1, 0, 1, 1.0 / 60.0, 16.0};
     chain_run ref = run_chain(&fine), gs = run_chain(&coarse);
-    cr_log_info("swing period: %.4f s at h = 1/6000, %.4f s at 1/60 with geometric stiffness", ref.period,
-                gs.period);
+    cr_log_info("swing period: %.4f s at h = 1/6000, %.4f s at 1/60 with geometric stiffness",
+                ref.period, gs.period);
     cr_assert_gt(ref.period, 0.0);
     cr_assert_lt(fabs(gs.period - ref.period) / ref.period, 0.02, "period %g against %g", gs.period,
                  ref.period);
@@ -175,7 +185,8 @@ Test(heavy_loads, slack_chain_moves_the_same_with_or_without_geometric_stiffness
                 heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
                 jd.body_a = prev;
                 jd.body_b = b;
-                heft_joint_def_set_world_frame(w, &jd, heft_v3(0.5 * i - 0.25, 0.0, 10.0), heft_v3(0, 0, 1));
+                heft_joint_def_set_world_frame(w, &jd, heft_v3(0.5 * i - 0.25, 0.0, 10.0),
+                                               heft_v3(0, 0, 1));
                 heft_create_joint(w, &jd);
             }
             prev = b;

@@ -451,7 +451,6 @@ Test(ldl_pgs, bad_public_options_are_refused_with_a_message) {
     heft_world_destroy(w);
 }
 
-
 Test(ldl_pgs, repeated_solve_of_the_same_topology_makes_no_allocation) {
     int nj;
     mech_joint *j = mech_hub(24, 3, 5, 51, &nj); /* shattered by default (degree 24 > 20) */

@@ -11,8 +11,7 @@
 
 /* ---- creation ---------------------------------------------------------------- */
 
-Test(mlcp, create_fills_a_neutral_problem)
-{
+Test(mlcp, create_fills_a_neutral_problem) {
     heft_mlcp *p = heft_mlcp_create(4, 3, HEFT_MLCP_DENSE | HEFT_MLCP_STRUCTURED | HEFT_MLCP_META);
     cr_assert_not_null(p);
     cr_assert_eq(p->n, 4);
@@ -39,8 +38,7 @@ Test(mlcp, create_fills_a_neutral_problem)
     heft_mlcp_destroy(p);
 }
 
-Test(mlcp, create_rejects_bad_sizes_and_leaves_absent_parts_null)
-{
+Test(mlcp, create_rejects_bad_sizes_and_leaves_absent_parts_null) {
     cr_assert_null(heft_mlcp_create(-1, 0, HEFT_MLCP_DENSE));
     cr_assert_null(heft_mlcp_create(3, -2, HEFT_MLCP_STRUCTURED));
     cr_assert_null(heft_mlcp_create(3, 2, HEFT_MLCP_DENSE)); /* bodies without a structured form */
@@ -61,8 +59,7 @@ Test(mlcp, create_rejects_bad_sizes_and_leaves_absent_parts_null)
 /* ---- dense assembly ------------------------------------------------------------ */
 
 /* Two bodies, three rows; A worked out by hand (see the comment below). */
-static heft_mlcp *two_body_problem(void)
-{
+static heft_mlcp *two_body_problem(void) {
     heft_mlcp *p = heft_mlcp_create(3, 2, HEFT_MLCP_STRUCTURED);
     /* body 0: M^-1 = 2 I3, I^-1 = [[1, .5, 0], [.5, 2, 0], [0, 0, 3]] */
     p->bodies[0].inv_mass = 2.0;
@@ -95,8 +92,7 @@ static heft_mlcp *two_body_problem(void)
  *   A22 = 0.5*1 + (0,1,0) I1 (0,1,0) + 0.25 = 0.5 + 1 + 0.25 = 1.75 */
 static const double two_body_A[9] = {7.1, 2.5, 0.0, 2.5, 7.5, 0.25, 0.0, 0.25, 1.75};
 
-Test(mlcp, assemble_dense_matches_hand_computed_two_body_problem)
-{
+Test(mlcp, assemble_dense_matches_hand_computed_two_body_problem) {
     heft_mlcp *p = two_body_problem();
     double A[9];
     memset(A, 0xff, sizeof A); /* NaN everywhere: every entry must be written */
@@ -109,8 +105,7 @@ Test(mlcp, assemble_dense_matches_hand_computed_two_body_problem)
     heft_mlcp_destroy(p);
 }
 
-Test(mlcp, assemble_dense_counts_a_body_named_on_both_sides_once_per_pair)
-{
+Test(mlcp, assemble_dense_counts_a_body_named_on_both_sides_once_per_pair) {
     /* One body on both sides of a row: J = ja + jb on that body. */
     heft_mlcp *p = heft_mlcp_create(1, 1, HEFT_MLCP_STRUCTURED);
     p->bodies[0].inv_mass = 3.0;
@@ -124,8 +119,7 @@ Test(mlcp, assemble_dense_counts_a_body_named_on_both_sides_once_per_pair)
 
 /* ---- residual ------------------------------------------------------------------ */
 
-Test(mlcp, structured_residual_equals_dense_residual)
-{
+Test(mlcp, structured_residual_equals_dense_residual) {
     for (uint64_t seed = 1; seed <= 5; ++seed) {
         const int n = 90, nb = 25;
         heft_mlcp *p = planted_random_structured(n, nb, 0.3, 1, seed);
@@ -151,8 +145,7 @@ Test(mlcp, structured_residual_equals_dense_residual)
     }
 }
 
-Test(mlcp, residual_without_workspace_or_dense_form_still_uses_the_structure)
-{
+Test(mlcp, residual_without_workspace_or_dense_form_still_uses_the_structure) {
     heft_mlcp *p = two_body_problem();
     const double lambda[3] = {1.0, -2.0, 0.5};
     p->b[0] = 1.0;
@@ -171,8 +164,7 @@ Test(mlcp, residual_without_workspace_or_dense_form_still_uses_the_structure)
 
 /* ---- bounds --------------------------------------------------------------------- */
 
-Test(mlcp, friction_bounds_follow_the_normal_impulse)
-{
+Test(mlcp, friction_bounds_follow_the_normal_impulse) {
     heft_mlcp *p = heft_mlcp_create(3, 0, HEFT_MLCP_DENSE);
     p->lo[0] = 0.0;
     p->hi[0] = INFINITY;
@@ -200,16 +192,14 @@ Test(mlcp, friction_bounds_follow_the_normal_impulse)
 /* ---- the error measure ------------------------------------------------------------ */
 
 /* A = [[2, 1, 0], [1, 4, 1], [0, 1, 2]], dyadic numbers so that every product is exact. */
-static heft_mlcp *small_dense(void)
-{
+static heft_mlcp *small_dense(void) {
     heft_mlcp *p = heft_mlcp_create(3, 0, HEFT_MLCP_DENSE);
     const double A[9] = {2, 1, 0, 1, 4, 1, 0, 1, 2};
     memcpy(p->A, A, sizeof A);
     return p;
 }
 
-Test(error, is_zero_at_a_known_exact_solution)
-{
+Test(error, is_zero_at_a_known_exact_solution) {
     heft_mlcp *p = small_dense();
     /* lambda = (1, 0.5, -0.25): row 0 free, row 1 at lo with w = 0.75, row 2 at hi with w = -0.5 */
     const double lambda[3] = {1.0, 0.5, -0.25};
@@ -232,8 +222,7 @@ Test(error, is_zero_at_a_known_exact_solution)
     heft_mlcp_destroy(p);
 }
 
-Test(error, free_row_is_half_w_squared_over_d)
-{
+Test(error, free_row_is_half_w_squared_over_d) {
     heft_mlcp *p = small_dense();
     p->b[0] = 1.0; /* all rows unbounded */
     p->b[1] = -3.0;
@@ -259,13 +248,12 @@ Test(error, free_row_is_half_w_squared_over_d)
     heft_mlcp_destroy(p);
 }
 
-Test(error, free_row_keeps_digits_of_a_tiny_residual)
-{
+Test(error, free_row_keeps_digits_of_a_tiny_residual) {
     /* lambda large, w tiny: lambda - (lambda - w/d) would return 0 */
     heft_mlcp *p = heft_mlcp_create(1, 0, HEFT_MLCP_DENSE);
     p->A[0] = 1.0;
     const double lambda[1] = {1e6};
-    p->b[0] = 1e6 - 1e-9;            /* w about 1e-9, 9 ulps of 1e6 */
+    p->b[0] = 1e6 - 1e-9;           /* w about 1e-9, 9 ulps of 1e6 */
     const double w = 1e6 - p->b[0]; /* exact (Sterbenz) */
     cr_assert(w > 0.0);
     heft_mlcp_error e = heft_mlcp_measure(p, lambda, NULL);
@@ -274,10 +262,10 @@ Test(error, free_row_keeps_digits_of_a_tiny_residual)
     heft_mlcp_destroy(p);
 }
 
-Test(error, tight_row_uses_the_projection_onto_its_box)
-{
+Test(error, tight_row_uses_the_projection_onto_its_box) {
     heft_mlcp *p = small_dense();
-    p->lo[0] = 0.0; /* row 0: lambda 0.25, w large positive: the step would go to -inf, clamps at 0 */
+    p->lo[0] =
+        0.0; /* row 0: lambda 0.25, w large positive: the step would go to -inf, clamps at 0 */
     p->b[0] = -10.0;
     p->lo[2] = -1.0; /* row 2: lambda 0.5, the step lands inside: free formula */
     p->hi[2] = 1.0;
@@ -285,7 +273,7 @@ Test(error, tight_row_uses_the_projection_onto_its_box)
     double w[3];
     heft_mlcp_residual(p, lambda, w, NULL);
     cr_assert(w[0] > 0.0 && 0.25 - w[0] / 2.0 < 0.0); /* the projection is active */
-    const double e0 = 0.5 * 0.25 * 0.25 * 2.0;          /* 0.5 (lambda - 0)^2 d */
+    const double e0 = 0.5 * 0.25 * 0.25 * 2.0;        /* 0.5 (lambda - 0)^2 d */
     const double e1 = 0.5 * w[1] * w[1] / 4.0;
     const double e2 = 0.5 * w[2] * w[2] / 2.0;
     cr_assert(fabs(0.5 - w[2] / 2.0) < 1.0);
@@ -303,17 +291,16 @@ Test(error, tight_row_uses_the_projection_onto_its_box)
     heft_mlcp_destroy(p);
 }
 
-Test(error, counts_bound_violations_beyond_relative_tolerance)
-{
+Test(error, counts_bound_violations_beyond_relative_tolerance) {
     heft_mlcp *p = heft_mlcp_create(6, 0, HEFT_MLCP_DENSE);
     for (int i = 0; i < 6; ++i)
         p->A[7 * i] = 1.0;
-    p->lo[0] = 0.0;     /* row 0: lambda -1e-13, inside the 1e-12 tolerance */
-    p->lo[1] = 0.0;     /* row 1: lambda -1e-9, a violation */
-    p->hi[2] = 1e6;     /* row 2: 1e6 + 1e-7 is within 1e-12 relative of 1e6 */
-    p->hi[3] = 1e6;     /* row 3: 1e6 + 1e-5 is not */
-    p->lo[4] = 0.0;     /* row 4: normal, lambda 2 */
-    p->findex[5] = 4;   /* row 5: friction mu 0.5, lambda 1.5 > 0.5 * 2 */
+    p->lo[0] = 0.0;   /* row 0: lambda -1e-13, inside the 1e-12 tolerance */
+    p->lo[1] = 0.0;   /* row 1: lambda -1e-9, a violation */
+    p->hi[2] = 1e6;   /* row 2: 1e6 + 1e-7 is within 1e-12 relative of 1e6 */
+    p->hi[3] = 1e6;   /* row 3: 1e6 + 1e-5 is not */
+    p->lo[4] = 0.0;   /* row 4: normal, lambda 2 */
+    p->findex[5] = 4; /* row 5: friction mu 0.5, lambda 1.5 > 0.5 * 2 */
     p->hi[5] = 0.5;
     const double lambda[6] = {-1e-13, -1e-9, 1e6 + 1e-7, 1e6 + 1e-5, 2.0, 1.5};
     heft_mlcp_error e = heft_mlcp_measure(p, lambda, NULL);
@@ -332,8 +319,7 @@ Test(error, counts_bound_violations_beyond_relative_tolerance)
     heft_mlcp_destroy(p);
 }
 
-Test(error, handles_infinite_bounds)
-{
+Test(error, handles_infinite_bounds) {
     heft_mlcp *p = heft_mlcp_create(4, 0, HEFT_MLCP_DENSE);
     for (int i = 0; i < 4; ++i)
         p->A[5 * i] = 4.0;
@@ -355,8 +341,7 @@ Test(error, handles_infinite_bounds)
     heft_mlcp_destroy(p);
 }
 
-Test(error, counts_nonfinite_rows_and_reports_infinite_error)
-{
+Test(error, counts_nonfinite_rows_and_reports_infinite_error) {
     heft_mlcp *p = small_dense();
     const double lambda[3] = {NAN, 0.0, 0.0};
     heft_mlcp_error e = heft_mlcp_measure(p, lambda, NULL);
@@ -367,8 +352,7 @@ Test(error, counts_nonfinite_rows_and_reports_infinite_error)
     heft_mlcp_destroy(p);
 }
 
-Test(error, structured_and_dense_forms_and_given_workspace_agree)
-{
+Test(error, structured_and_dense_forms_and_given_workspace_agree) {
     heft_mlcp *p = planted_random_structured(40, 12, 0.2, 1, 9);
     planted_rng rng = {42};
     double lambda[40], work[40 + 6 * 12];
@@ -393,8 +377,7 @@ Test(error, structured_and_dense_forms_and_given_workspace_agree)
     heft_mlcp_destroy(p);
 }
 
-Test(error, empty_problem_has_no_error)
-{
+Test(error, empty_problem_has_no_error) {
     heft_mlcp *p = heft_mlcp_create(0, 0, HEFT_MLCP_DENSE);
     heft_mlcp_error e = heft_mlcp_measure(p, NULL, NULL);
     cr_assert_eq(e.max, 0.0);

@@ -23,17 +23,16 @@ static const struct {
     const char *file;
     int n;
 } siconos[] = {
-    {"PDSym_mlcp.mlcp", 7},     {"lcp_deudeu.mlcp", 2},      {"lcp_mmc.mlcp", 26},
-    {"lcp_trivial.mlcp", 9},    {"legacy_trivial2.mlcp", 8}, {"relay1.mlcp", 15},
-    {"relay_2x2.mlcp", 2},      {"relay_4x4.mlcp", 4},       {"relay_simple2.mlcp", 2},
-    {"step_1x1.mlcp", 1},       {"step_2x2.mlcp", 2},        {"step_4x4.mlcp", 4},
+    {"PDSym_mlcp.mlcp", 7},  {"lcp_deudeu.mlcp", 2},      {"lcp_mmc.mlcp", 26},
+    {"lcp_trivial.mlcp", 9}, {"legacy_trivial2.mlcp", 8}, {"relay1.mlcp", 15},
+    {"relay_2x2.mlcp", 2},   {"relay_4x4.mlcp", 4},       {"relay_simple2.mlcp", 2},
+    {"step_1x1.mlcp", 1},    {"step_2x2.mlcp", 2},        {"step_4x4.mlcp", 4},
 };
 #define SICONOS_COUNT ((int)(sizeof siconos / sizeof siconos[0]))
 
 /* Solvers that work on the structured form only (design "The MLCP of an
  * island"): the Siconos problems have just A, so these skip them. */
-static int needs_structured_form(const char *solver)
-{
+static int needs_structured_form(const char *solver) {
     static const char *const names[] = {"ldl-pgs", "baraff", "cr"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
         if (strcmp(names[k], solver) == 0)
@@ -41,8 +40,7 @@ static int needs_structured_form(const char *solver)
     return 0;
 }
 
-static char *slurp(const char *path)
-{
+static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "cannot open %s", path);
     fseek(f, 0, SEEK_END);
@@ -55,8 +53,7 @@ static char *slurp(const char *path)
     return text;
 }
 
-static heft_mlcp *read_siconos(const char *file, double **solution)
-{
+static heft_mlcp *read_siconos(const char *file, double **solution) {
     char path[512], err[512];
     snprintf(path, sizeof path, "%s%s", SICONOS_DIR, file);
     heft_mlcp *p = NULL;
@@ -67,8 +64,7 @@ static heft_mlcp *read_siconos(const char *file, double **solution)
 }
 
 /* The text heft_mlcp_write gives, in a malloc'd string. */
-static char *write_to_string(const heft_mlcp *p, const double *solution)
-{
+static char *write_to_string(const heft_mlcp *p, const double *solution) {
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
@@ -79,8 +75,7 @@ static char *write_to_string(const heft_mlcp *p, const double *solution)
     return buf;
 }
 
-static int same_doubles(const double *x, const double *y, size_t count)
-{
+static int same_doubles(const double *x, const double *y, size_t count) {
     if ((x == NULL) != (y == NULL))
         return 0;
     return x == NULL || memcmp(x, y, sizeof(double) * count) == 0;
@@ -88,8 +83,7 @@ static int same_doubles(const double *x, const double *y, size_t count)
 
 /* NULL when x and y are the same problem bit for bit, else what differs. A
  * friction row's lo is not part of the problem (it is written as -hi). */
-static const char *problem_difference(const heft_mlcp *x, const heft_mlcp *y)
-{
+static const char *problem_difference(const heft_mlcp *x, const heft_mlcp *y) {
     const int n = x->n;
     if (y->n != n)
         return "n";
@@ -135,8 +129,7 @@ static const char *problem_difference(const heft_mlcp *x, const heft_mlcp *y)
 
 /* Writes p, reads it back and holds the two to bit equality; the second
  * write must give the same text. Returns the text (malloc'd). */
-static char *round_trip(const heft_mlcp *p, const double *solution, const char *what)
-{
+static char *round_trip(const heft_mlcp *p, const double *solution, const char *what) {
     char *text = write_to_string(p, solution);
     heft_mlcp *q = NULL;
     double *sol = NULL;
@@ -156,8 +149,7 @@ static char *round_trip(const heft_mlcp *p, const double *solution, const char *
 
 /* ---- the Siconos problems ---------------------------------------------------- */
 
-Test(mlcp_io, reads_every_siconos_problem_with_its_solution)
-{
+Test(mlcp_io, reads_every_siconos_problem_with_its_solution) {
     for (int k = 0; k < SICONOS_COUNT; ++k) {
         double *solution = NULL;
         heft_mlcp *p = read_siconos(siconos[k].file, &solution);
@@ -175,8 +167,7 @@ Test(mlcp_io, reads_every_siconos_problem_with_its_solution)
         }
         /* the README: the error measure at the included solutions is at most 8e-28 J */
         const heft_mlcp_error e = heft_mlcp_measure(p, solution, NULL);
-        cr_log_info("%s: n=%d, error at the file's solution %.3g J", siconos[k].file, p->n,
-                    e.max);
+        cr_log_info("%s: n=%d, error at the file's solution %.3g J", siconos[k].file, p->n, e.max);
         cr_assert(e.max < 1e-20, "%s: %g J", siconos[k].file, e.max);
         cr_assert_eq(e.bound_violations, 0);
         heft_mlcp_destroy(p);
@@ -184,8 +175,7 @@ Test(mlcp_io, reads_every_siconos_problem_with_its_solution)
     }
 }
 
-Test(mlcp_io, ignores_the_solution_when_not_asked_for_it)
-{
+Test(mlcp_io, ignores_the_solution_when_not_asked_for_it) {
     char path[512], err[512];
     snprintf(path, sizeof path, "%s%s", SICONOS_DIR, "relay1.mlcp");
     heft_mlcp *p = NULL;
@@ -195,16 +185,14 @@ Test(mlcp_io, ignores_the_solution_when_not_asked_for_it)
 }
 
 /* The scale a solution is compared on: its largest entry. */
-static double solution_scale(const double *x, int n)
-{
+static double solution_scale(const double *x, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
         m = fmax(m, fabs(x[i]));
     return m > 0.0 ? m : 1.0;
 }
 
-static heft_solver_options exact_options(void)
-{
+static heft_solver_options exact_options(void) {
     heft_solver_options o = heft_solver_default_options();
     o.tolerance = 1e-30;
     o.max_iterations = 200000;
@@ -212,8 +200,7 @@ static heft_solver_options exact_options(void)
     return o;
 }
 
-Test(mlcp_io, pgs_solves_the_siconos_problems_to_their_known_solutions)
-{
+Test(mlcp_io, pgs_solves_the_siconos_problems_to_their_known_solutions) {
     const heft_solver_options o = exact_options();
     /* relay1 (cond2 ~ 2e5) is the slow one: the converter's PGS gave up after
      * 20000 sweeps (README "Solutions"); this one converges in about 63000. */
@@ -240,8 +227,7 @@ Test(mlcp_io, pgs_solves_the_siconos_problems_to_their_known_solutions)
 
 /* Every registered solver but pgs (which has its own test above), so a solver
  * registered later is held to the same answers without touching this file. */
-Test(mlcp_io, every_other_solver_solves_the_siconos_problems)
-{
+Test(mlcp_io, every_other_solver_solves_the_siconos_problems) {
     const heft_solver_options o = exact_options();
     int checked = 0;
     for (int s = 0; s < heft_solver_count(); ++s) {
@@ -275,8 +261,7 @@ Test(mlcp_io, every_other_solver_solves_the_siconos_problems)
 
 /* ---- round trips --------------------------------------------------------------- */
 
-Test(mlcp_io, siconos_problems_round_trip_bit_for_bit)
-{
+Test(mlcp_io, siconos_problems_round_trip_bit_for_bit) {
     for (int k = 0; k < SICONOS_COUNT; ++k) {
         double *solution = NULL;
         heft_mlcp *p = read_siconos(siconos[k].file, &solution);
@@ -288,8 +273,7 @@ Test(mlcp_io, siconos_problems_round_trip_bit_for_bit)
 
 /* A small island-like problem with friction, every optional section, and
  * numbers that test the printing: -0, subnormals, the extremes, infinities. */
-static heft_mlcp *awkward_problem(void)
-{
+static heft_mlcp *awkward_problem(void) {
     planted_problem pp = planted_structured(12, 0.5, 1, 5);
     heft_mlcp *p = pp.p;
     pp.p = NULL;
@@ -311,14 +295,14 @@ static heft_mlcp *awkward_problem(void)
     return p;
 }
 
-Test(mlcp_io, structured_problems_round_trip_bit_for_bit)
-{
+Test(mlcp_io, structured_problems_round_trip_bit_for_bit) {
     heft_mlcp *p = awkward_problem();
     double solution[12];
     for (int i = 0; i < 12; ++i)
         solution[i] = 1e-300 * i - 1e300 * (i % 2);
     char *text = round_trip(p, solution, "awkward structured problem");
-    cr_assert_not_null(strstr(text, "\nlambda0 -0 4.9406564584124654e-324 1.7976931348623157e+308"));
+    cr_assert_not_null(
+        strstr(text, "\nlambda0 -0 4.9406564584124654e-324 1.7976931348623157e+308"));
     cr_assert_not_null(strstr(text, "\nkind "));
     cr_assert_not_null(strstr(text, "\nblock "));
     cr_assert_not_null(strstr(text, "\nbodies "));
@@ -350,8 +334,7 @@ Test(mlcp_io, structured_problems_round_trip_bit_for_bit)
     }
 }
 
-Test(mlcp_io, big_sparse_islands_are_written_as_coo_lower_and_round_trip)
-{
+Test(mlcp_io, big_sparse_islands_are_written_as_coo_lower_and_round_trip) {
     planted_problem pp = planted_structured(240, 0.5, 1, 11);
     char *text = round_trip(pp.p, pp.solution, "240 rows");
     cr_assert_not_null(strstr(text, "\nA coo-lower "), "a sparse island is written as coo-lower");
@@ -368,8 +351,7 @@ Test(mlcp_io, big_sparse_islands_are_written_as_coo_lower_and_round_trip)
     planted_free(&pp);
 }
 
-Test(mlcp_io, writer_refuses_what_the_reader_would_refuse)
-{
+Test(mlcp_io, writer_refuses_what_the_reader_would_refuse) {
     heft_mlcp *p = heft_mlcp_create(2, 0, HEFT_MLCP_DENSE);
     p->A[0] = p->A[3] = 1.0;
     char path[] = "/tmp/heft_mlcp_io_XXXXXX";
@@ -402,15 +384,13 @@ Test(mlcp_io, writer_refuses_what_the_reader_would_refuse)
 
 /* A valid two-row problem, one section a line. */
 static const char *const base_lines[] = {
-    "MLCP 1",     "dim 2",        "A dense",      "2 1",           "1 2",
-    "b 1 -1",     "lo 0 -inf",    "hi inf 1",     "findex -1 -1",
+    "MLCP 1", "dim 2", "A dense", "2 1", "1 2", "b 1 -1", "lo 0 -inf", "hi inf 1", "findex -1 -1",
 };
 #define BASE_LINES ((int)(sizeof base_lines / sizeof base_lines[0]))
 
 /* The base text with line `at` (1-based) replaced by `with` (NULL: removed)
  * and `extra` appended. */
-static char *base_with(int at, const char *with, const char *extra)
-{
+static char *base_with(int at, const char *with, const char *extra) {
     char *text = malloc(4096);
     text[0] = '\0';
     for (int l = 1; l <= BASE_LINES; ++l) {
@@ -425,8 +405,7 @@ static char *base_with(int at, const char *with, const char *extra)
     return text;
 }
 
-static void expect_refused(const char *text, int line, const char *words, const char *what)
-{
+static void expect_refused(const char *text, int line, const char *words, const char *what) {
     heft_mlcp *p = (heft_mlcp *)(uintptr_t)1;
     double *solution = (double *)(uintptr_t)1;
     char err[512];
@@ -441,16 +420,14 @@ static void expect_refused(const char *text, int line, const char *words, const 
     cr_assert_not_null(strstr(err, words), "%s: \"%s\" lacks \"%s\"", what, err, words);
 }
 
-static void expect_read(const char *text, const char *what)
-{
+static void expect_read(const char *text, const char *what) {
     heft_mlcp *p = NULL;
     char err[512];
     cr_assert_eq(heft_mlcp_read_string(text, &p, NULL, err, sizeof err), 0, "%s: %s", what, err);
     heft_mlcp_destroy(p);
 }
 
-Test(mlcp_io, the_base_file_and_harmless_variants_are_read)
-{
+Test(mlcp_io, the_base_file_and_harmless_variants_are_read) {
     char *t = base_with(0, NULL, NULL);
     expect_read(t, "base");
     heft_mlcp *p = NULL;
@@ -479,8 +456,7 @@ Test(mlcp_io, the_base_file_and_harmless_variants_are_read)
                 "empty coo, hex float, subnormal");
 }
 
-Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
-{
+Test(mlcp_io, malformed_files_are_refused_at_the_right_line) {
     /* The line an error names is where the reader can tell: the token that
      * is wrong, or the first line of a section that runs short (a dense row
      * short of a number is only noticed when the next keyword comes). */
@@ -538,25 +514,31 @@ Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
         {0, NULL, "block 0 x\n", 10, "'block' needs 2 integers"},
         {0, NULL, "block 0 99999999999\n", 10, "out of range"},
         {0, NULL, "solution 1 nan\n", 10, "NaN"},
-        {0, NULL, "bodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
-                  "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
+        {0, NULL,
+         "bodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
+         "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
          10, "needs a 'block' section"},
         {0, NULL, "block 0 1\nbodies 999999999\n", 11, "needs"},
         {0, NULL, "block 0 1\nbodies -1\n", 11, "out of range"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0\n", 11, "bodies 1 needs at least 7 more tokens"},
+        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0\n", 11,
+         "bodies 1 needs at least 7 more tokens"},
         {0, NULL, "block 0 1\nbodies 1\n-1 1 0 0 1 0 1\nrows\n", 12, "negative inverse mass"},
         {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrowz\n", 13, "expected 'rows'"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
-                  "0 2 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
+        {0, NULL,
+         "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
+         "0 2 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
          15, "body b of row 1"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
-                  "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 -1\n",
+        {0, NULL,
+         "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
+         "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 -1\n",
          15, "negative compliance"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
-                  "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
+        {0, NULL,
+         "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
+         "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\n",
          4, "A[0][1] = 1, but the structured form gives 0"},
-        {0, NULL, "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
-                  "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\nbodies 1\n",
+        {0, NULL,
+         "block 0 1\nbodies 1\n1 1 0 0 1 0 1\nrows\n0 -1 1 0 0 0 0 0 0 0 0 0 0 0 1\n"
+         "0 -1 0 1 0 0 0 0 0 0 0 0 0 0 1\nbodies 1\n",
          16, "given twice"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
@@ -580,8 +562,8 @@ Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
     expect_refused("MLCP 1\ndim 2\nA coo 2\n0 0 2\n1 1\nb 1 -1\nlo 0 -inf\nhi inf 1\n"
                    "findex -1 -1\n",
                    6, "A entry value: 'b' is not a number", "coo entry short of its value");
-    expect_refused("MLCP 1\ndim 2\nA coo 2\n0 0 2\nb 1 -1\nlo 0 -inf\nhi inf 1\nfindex -1 -1\n",
-                   3, "'A coo' needs 2 entries, found 'b' on line 5 after 1", "coo short");
+    expect_refused("MLCP 1\ndim 2\nA coo 2\n0 0 2\nb 1 -1\nlo 0 -inf\nhi inf 1\nfindex -1 -1\n", 3,
+                   "'A coo' needs 2 entries, found 'b' on line 5 after 1", "coo short");
     expect_refused("MLCP 1\ndim 2\nA coo 1\n0 2 2\nb 1 -1\nlo 0 -inf\nhi inf 1\nfindex -1 -1\n", 4,
                    "out of range", "coo column out of range");
     expect_refused("MLCP 1\ndim 3\nA dense 1 0 0 0 1 0 0 0 1\nb 0 0 0\nlo 0 -inf 0\n"
@@ -591,8 +573,7 @@ Test(mlcp_io, malformed_files_are_refused_at_the_right_line)
                    "lo above hi on line 6");
 }
 
-Test(mlcp_io, a_file_with_a_nul_byte_or_no_file_is_refused_cleanly)
-{
+Test(mlcp_io, a_file_with_a_nul_byte_or_no_file_is_refused_cleanly) {
     char path[] = "/tmp/heft_mlcp_nul_XXXXXX";
     const int fd = mkstemp(path);
     cr_assert(fd >= 0);
@@ -616,8 +597,7 @@ Test(mlcp_io, a_file_with_a_nul_byte_or_no_file_is_refused_cleanly)
 /* ---- the structured form's consistency ----------------------------------------- */
 
 /* The line (1-based) of text on which the given substring starts. */
-static int line_of(const char *text, const char *at)
-{
+static int line_of(const char *text, const char *at) {
     int line = 1;
     for (const char *c = text; c < at; ++c)
         line += *c == '\n';
@@ -625,8 +605,7 @@ static int line_of(const char *text, const char *at)
 }
 
 /* Replaces the k-th whitespace-separated token of line `line` by `with`. */
-static char *replace_token(const char *text, int line, int k, const char *with)
-{
+static char *replace_token(const char *text, int line, int k, const char *with) {
     const char *c = text;
     for (int l = 1; l < line; ++l)
         c = strchr(c, '\n') + 1;
@@ -642,8 +621,7 @@ static char *replace_token(const char *text, int line, int k, const char *with)
     return out;
 }
 
-Test(mlcp_io, a_tampered_A_is_refused_when_the_structured_form_is_present)
-{
+Test(mlcp_io, a_tampered_A_is_refused_when_the_structured_form_is_present) {
     planted_problem pp = planted_structured(9, 0.5, 1, 3);
     char *text = write_to_string(pp.p, NULL);
     cr_assert_not_null(strstr(text, "A dense\n"));
@@ -683,8 +661,7 @@ Test(mlcp_io, a_tampered_A_is_refused_when_the_structured_form_is_present)
     planted_free(&pp);
 }
 
-Test(mlcp_io, a_tampered_coo_entry_is_refused_at_its_line)
-{
+Test(mlcp_io, a_tampered_coo_entry_is_refused_at_its_line) {
     planted_problem pp = planted_structured(150, 0.5, 0, 8);
     char *text = write_to_string(pp.p, NULL);
     const char *coo = strstr(text, "\nA coo-lower ");
@@ -716,23 +693,69 @@ Test(mlcp_io, a_tampered_coo_entry_is_refused_at_its_line)
 
 /* Words a mutation may put into a file: the format's keywords, counts that
  * are huge, negative or off by one, numbers the reader must refuse. */
-static const char *const fuzz_words[] = {
-    "MLCP", "dim", "A", "dense", "coo", "coo-lower", "b", "lo", "hi", "findex", "lambda0",
-    "solution", "kind", "block", "bodies", "rows", "normal", "friction", "bilateral", "limit",
-    "motor", "999999999999", "-999999999999", "99999999999999999999999", "2147483647",
-    "2147483648", "-2147483649", "16384", "16385", "-1", "-2", "0", "1", "2", "3", "7", "nan",
-    "-nan", "inf", "-inf", "infinity", "1e999", "-1e999", "1e-400", "0x1p-1074", "#", "\n",
-    "--1", "1..2", "\xff\xfe", "\t", "1e", "+", "-", "."};
+static const char *const fuzz_words[] = {"MLCP",
+                                         "dim",
+                                         "A",
+                                         "dense",
+                                         "coo",
+                                         "coo-lower",
+                                         "b",
+                                         "lo",
+                                         "hi",
+                                         "findex",
+                                         "lambda0",
+                                         "solution",
+                                         "kind",
+                                         "block",
+                                         "bodies",
+                                         "rows",
+                                         "normal",
+                                         "friction",
+                                         "bilateral",
+                                         "limit",
+                                         "motor",
+                                         "999999999999",
+                                         "-999999999999",
+                                         "99999999999999999999999",
+                                         "2147483647",
+                                         "2147483648",
+                                         "-2147483649",
+                                         "16384",
+                                         "16385",
+                                         "-1",
+                                         "-2",
+                                         "0",
+                                         "1",
+                                         "2",
+                                         "3",
+                                         "7",
+                                         "nan",
+                                         "-nan",
+                                         "inf",
+                                         "-inf",
+                                         "infinity",
+                                         "1e999",
+                                         "-1e999",
+                                         "1e-400",
+                                         "0x1p-1074",
+                                         "#",
+                                         "\n",
+                                         "--1",
+                                         "1..2",
+                                         "\xff\xfe",
+                                         "\t",
+                                         "1e",
+                                         "+",
+                                         "-",
+                                         "."};
 #define FUZZ_WORDS ((int)(sizeof fuzz_words / sizeof fuzz_words[0]))
 
-static int is_blank(char c)
-{
+static int is_blank(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 /* Start and length of the k-th token of s (whitespace-separated), or -1. */
-static int nth_token(const char *s, size_t len, int k, size_t *start, size_t *tlen)
-{
+static int nth_token(const char *s, size_t len, int k, size_t *start, size_t *tlen) {
     size_t i = 0;
     int t = 0;
     while (i < len) {
@@ -752,8 +775,7 @@ static int nth_token(const char *s, size_t len, int k, size_t *start, size_t *tl
     return -1;
 }
 
-static int count_tokens_in(const char *s, size_t len)
-{
+static int count_tokens_in(const char *s, size_t len) {
     int k = 0;
     for (size_t i = 0; i < len; ++i)
         k += !is_blank(s[i]) && (i == 0 || is_blank(s[i - 1]));
@@ -762,8 +784,7 @@ static int count_tokens_in(const char *s, size_t len)
 
 /* Replaces [at, at + cut) of buf (length *len, capacity cap) with ins. */
 static void splice(char *buf, size_t *len, size_t cap, size_t at, size_t cut, const char *ins,
-                   size_t inslen)
-{
+                   size_t inslen) {
     if (*len - cut + inslen + 1 > cap)
         return;
     memmove(buf + at + inslen, buf + at + cut, *len - at - cut);
@@ -772,8 +793,7 @@ static void splice(char *buf, size_t *len, size_t cap, size_t at, size_t cut, co
     buf[*len] = '\0';
 }
 
-static void mutate(char *buf, size_t *len, size_t cap, planted_rng *rng)
-{
+static void mutate(char *buf, size_t *len, size_t cap, planted_rng *rng) {
     const int kind = planted_int(rng, 0, 9);
     const int tokens = count_tokens_in(buf, *len);
     size_t a, b;
@@ -830,8 +850,7 @@ static void mutate(char *buf, size_t *len, size_t cap, planted_rng *rng)
 
 /* One damaged file: either a problem that writes and reads back the same, or
  * "line L: ..." with L on the file. */
-static int fuzz_one(const char *text, int lines, const char *what)
-{
+static int fuzz_one(const char *text, int lines, const char *what) {
     heft_mlcp *p = NULL;
     double *solution = NULL;
     char err[512];
@@ -853,8 +872,7 @@ static int fuzz_one(const char *text, int lines, const char *what)
     return 1;
 }
 
-Test(mlcp_io, randomly_damaged_files_give_a_problem_or_a_clean_error, .timeout = 600)
-{
+Test(mlcp_io, randomly_damaged_files_give_a_problem_or_a_clean_error, .timeout = 600) {
     /* the bases: every Siconos file, an island with every section (dense and
      * coo-lower), the small base above */
     char *bases[SICONOS_COUNT + 4];

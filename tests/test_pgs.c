@@ -14,8 +14,7 @@
 
 /* Options for "solve it exactly": the stopping energy is far below the
  * error the tests demand, and the sweep budget is never the reason to stop. */
-static heft_solver_options exact_options(void)
-{
+static heft_solver_options exact_options(void) {
     heft_solver_options o = heft_solver_default_options();
     o.tolerance = 1e-26;
     o.max_iterations = 100000;
@@ -23,8 +22,7 @@ static heft_solver_options exact_options(void)
 }
 
 static int solve_with_pgs(const heft_solver_options *o, const heft_mlcp *p, double *lambda,
-                          heft_solver_stats *stats)
-{
+                          heft_solver_stats *stats) {
     const heft_solver_vtable *pgs = heft_solver_find("pgs");
     cr_assert_not_null(pgs);
     void *state = pgs->create(o);
@@ -35,8 +33,7 @@ static int solve_with_pgs(const heft_solver_options *o, const heft_mlcp *p, doub
 }
 
 /* Solves a planted problem and holds PGS to the planted answer. */
-static void expect_planted_solution(planted_problem *pp, const char *form, int n, int seed)
-{
+static void expect_planted_solution(planted_problem *pp, const char *form, int n, int seed) {
     const heft_solver_options o = exact_options();
     double *lambda = malloc(sizeof(double) * (size_t)n);
     heft_solver_stats st;
@@ -72,8 +69,7 @@ static void expect_planted_solution(planted_problem *pp, const char *form, int n
 
 /* Over the seeds of one size the index sets must hold every kind of row, or
  * the tests would prove less than their names say. */
-static void expect_mixed_index_sets(const planted_problem *pp, int count, int n)
-{
+static void expect_mixed_index_sets(const planted_problem *pp, int count, int n) {
     int free_rows = 0, at_lo = 0, at_hi = 0, sticking = 0, sliding = 0, separated = 0;
     for (int k = 0; k < count; ++k) {
         free_rows += pp[k].free_rows;
@@ -89,8 +85,7 @@ static void expect_mixed_index_sets(const planted_problem *pp, int count, int n)
                   "n=%d: sticking %d, sliding %d, separated %d", n, sticking, sliding, separated);
 }
 
-static void planted_sizes(int n, int dense)
-{
+static void planted_sizes(int n, int dense) {
     planted_problem pp[SEEDS];
     for (int seed = 1; seed <= SEEDS; ++seed) {
         pp[seed - 1] = dense ? planted_dense(n, DENSE_DOMINANCE, (uint64_t)seed)
@@ -104,27 +99,36 @@ static void planted_sizes(int n, int dense)
     }
 }
 
-static void planted_structured_sizes(int n)
-{
+static void planted_structured_sizes(int n) {
     planted_sizes(n, 0);
 }
 
-static void planted_dense_sizes(int n)
-{
+static void planted_dense_sizes(int n) {
     planted_sizes(n, 1);
 }
 
-Test(pgs, solves_planted_structured_problem_10_rows) { planted_structured_sizes(10); }
-Test(pgs, solves_planted_structured_problem_50_rows) { planted_structured_sizes(50); }
-Test(pgs, solves_planted_structured_problem_200_rows) { planted_structured_sizes(200); }
-Test(pgs, solves_planted_dense_problem_10_rows) { planted_dense_sizes(10); }
-Test(pgs, solves_planted_dense_problem_50_rows) { planted_dense_sizes(50); }
-Test(pgs, solves_planted_dense_problem_200_rows) { planted_dense_sizes(200); }
+Test(pgs, solves_planted_structured_problem_10_rows) {
+    planted_structured_sizes(10);
+}
+Test(pgs, solves_planted_structured_problem_50_rows) {
+    planted_structured_sizes(50);
+}
+Test(pgs, solves_planted_structured_problem_200_rows) {
+    planted_structured_sizes(200);
+}
+Test(pgs, solves_planted_dense_problem_10_rows) {
+    planted_dense_sizes(10);
+}
+Test(pgs, solves_planted_dense_problem_50_rows) {
+    planted_dense_sizes(50);
+}
+Test(pgs, solves_planted_dense_problem_200_rows) {
+    planted_dense_sizes(200);
+}
 
 /* The same island given with its structure and as a dense A alone: the two
  * paths of the solver must agree on the answer and on the sweep count. */
-Test(pgs, structured_and_dense_only_forms_give_the_same_answer)
-{
+Test(pgs, structured_and_dense_only_forms_give_the_same_answer) {
     for (int seed = 1; seed <= 3; ++seed) {
         const int n = 120;
         planted_problem pp = planted_structured(n, STRUCTURED_DOMINANCE, 1, (uint64_t)seed);
@@ -136,8 +140,8 @@ Test(pgs, structured_and_dense_only_forms_give_the_same_answer)
         pp.p->rows = NULL;
         cr_assert_eq(solve_with_pgs(&o, pp.p, ld, &sd), HEFT_SOLVE_OK);
         pp.p->rows = rows;
-        cr_log_info("pgs same island n=%d seed=%d: structured %d sweeps, dense %d sweeps", n,
-                    seed, ss.iterations, sd.iterations);
+        cr_log_info("pgs same island n=%d seed=%d: structured %d sweeps, dense %d sweeps", n, seed,
+                    ss.iterations, sd.iterations);
         cr_assert(planted_max_diff(ls, ld, n) < 1e-9);
         cr_assert(planted_max_diff(ls, pp.solution, n) < 1e-6);
         cr_assert(abs(ss.iterations - sd.iterations) <= 2);
@@ -145,8 +149,7 @@ Test(pgs, structured_and_dense_only_forms_give_the_same_answer)
     }
 }
 
-Test(pgs, over_relaxation_reaches_the_same_answer)
-{
+Test(pgs, over_relaxation_reaches_the_same_answer) {
     planted_problem pp = planted_structured(100, STRUCTURED_DOMINANCE, 0, 7);
     heft_solver_options o = exact_options();
     o.relaxation = 1.3;
@@ -159,8 +162,7 @@ Test(pgs, over_relaxation_reaches_the_same_answer)
     planted_free(&pp);
 }
 
-Test(pgs, warm_start_from_the_exact_answer_converges_in_one_sweep)
-{
+Test(pgs, warm_start_from_the_exact_answer_converges_in_one_sweep) {
     for (int dense = 0; dense <= 1; ++dense) {
         planted_problem pp = dense ? planted_dense(80, DENSE_DOMINANCE, 4)
                                    : planted_structured(80, STRUCTURED_DOMINANCE, 0, 4);
@@ -182,8 +184,7 @@ Test(pgs, warm_start_from_the_exact_answer_converges_in_one_sweep)
     }
 }
 
-Test(pgs, sweep_budget_stops_iteration_and_reports_not_converged)
-{
+Test(pgs, sweep_budget_stops_iteration_and_reports_not_converged) {
     planted_problem pp = planted_structured(60, STRUCTURED_DOMINANCE, 0, 2);
     heft_solver_options o = exact_options();
     o.max_iterations = 3;
@@ -192,13 +193,12 @@ Test(pgs, sweep_budget_stops_iteration_and_reports_not_converged)
     cr_assert_eq(solve_with_pgs(&o, pp.p, lambda, &st), HEFT_SOLVE_NOT_CONVERGED);
     cr_assert_eq(st.iterations, 3);
     cr_assert_eq(st.converged, 0);
-    cr_assert(st.error_max > 1e-8); /* three sweeps are not enough, and the stats say so */
+    cr_assert(st.error_max > 1e-8);       /* three sweeps are not enough, and the stats say so */
     cr_assert_eq(st.bound_violations, 0); /* but the answer is always inside its boxes */
     planted_free(&pp);
 }
 
-Test(pgs, row_without_inverse_mass_stays_at_zero_clamped_into_its_box)
-{
+Test(pgs, row_without_inverse_mass_stays_at_zero_clamped_into_its_box) {
     /* row 0 touches only the world and has no compliance: d = 0 */
     heft_mlcp *p = heft_mlcp_create(2, 1, HEFT_MLCP_STRUCTURED);
     p->bodies[0].inv_mass = 1.0;
@@ -217,8 +217,7 @@ Test(pgs, row_without_inverse_mass_stays_at_zero_clamped_into_its_box)
     heft_mlcp_destroy(p);
 }
 
-Test(pgs, nan_in_the_problem_is_reported_as_failed)
-{
+Test(pgs, nan_in_the_problem_is_reported_as_failed) {
     planted_problem pp = planted_structured(30, STRUCTURED_DOMINANCE, 0, 5);
     pp.p->b[7] = NAN;
     double lambda[30];
@@ -231,8 +230,7 @@ Test(pgs, nan_in_the_problem_is_reported_as_failed)
     planted_free(&pp);
 }
 
-Test(pgs, empty_problem_converges_at_once)
-{
+Test(pgs, empty_problem_converges_at_once) {
     heft_mlcp *p = heft_mlcp_create(0, 0, HEFT_MLCP_STRUCTURED);
     heft_solver_stats st;
     const heft_solver_options o = heft_solver_default_options();
@@ -243,8 +241,7 @@ Test(pgs, empty_problem_converges_at_once)
 
 /* ---- registry and heft_solve ---------------------------------------------------- */
 
-Test(registry, finds_pgs_by_name)
-{
+Test(registry, finds_pgs_by_name) {
     const heft_solver_vtable *vt = heft_solver_find("pgs");
     cr_assert_not_null(vt);
     cr_assert_str_eq(vt->name, "pgs");
@@ -258,22 +255,19 @@ Test(registry, finds_pgs_by_name)
     cr_assert_null(heft_solver_at(heft_solver_count()));
 }
 
-Test(registry, unknown_name_is_null)
-{
+Test(registry, unknown_name_is_null) {
     cr_assert_null(heft_solver_find("nope"));
     cr_assert_null(heft_solver_find(""));
     cr_assert_null(heft_solver_find(NULL));
 }
 
-static void *dummy_create(const heft_solver_options *o)
-{
+static void *dummy_create(const heft_solver_options *o) {
     (void)o;
     static int token;
     return &token;
 }
 
-static int dummy_solve(void *s, const heft_mlcp *p, double *lambda, heft_solver_stats *st)
-{
+static int dummy_solve(void *s, const heft_mlcp *p, double *lambda, heft_solver_stats *st) {
     (void)s;
     (void)st;
     for (int i = 0; i < p->n; ++i)
@@ -281,19 +275,17 @@ static int dummy_solve(void *s, const heft_mlcp *p, double *lambda, heft_solver_
     return HEFT_SOLVE_NOT_CONVERGED;
 }
 
-static void dummy_destroy(void *s)
-{
+static void dummy_destroy(void *s) {
     (void)s;
 }
 
-Test(registry, duplicate_or_unnamed_registration_fails_and_a_new_name_is_added)
-{
-    const heft_solver_vtable dup = {"pgs", "an impostor", dummy_create, dummy_solve, NULL,
-                                    dummy_destroy, 0};
-    const heft_solver_vtable unnamed = {NULL, "no name", dummy_create, dummy_solve, NULL,
+Test(registry, duplicate_or_unnamed_registration_fails_and_a_new_name_is_added) {
+    const heft_solver_vtable dup = {
+        "pgs", "an impostor", dummy_create, dummy_solve, NULL, dummy_destroy, 0};
+    const heft_solver_vtable unnamed = {NULL,          "no name", dummy_create, dummy_solve, NULL,
                                         dummy_destroy, 0};
-    static const heft_solver_vtable mine = {"zero", "answers zero", dummy_create, dummy_solve,
-                                            NULL, dummy_destroy, 0};
+    static const heft_solver_vtable mine = {
+        "zero", "answers zero", dummy_create, dummy_solve, NULL, dummy_destroy, 0};
     const int before = heft_solver_count();
     cr_assert_eq(heft_solver_register(&dup), -1);
     cr_assert_eq(heft_solver_register(&unnamed), -1);
@@ -310,8 +302,7 @@ Test(registry, duplicate_or_unnamed_registration_fails_and_a_new_name_is_added)
     cr_assert_eq(heft_solver_register(&mine), -1);
 }
 
-Test(registry, default_options_are_the_documented_values)
-{
+Test(registry, default_options_are_the_documented_values) {
     const heft_solver_options o = heft_solver_default_options();
     cr_assert_eq(o.max_iterations, 50);
     cr_assert_eq(o.tolerance, 1e-12);
@@ -322,8 +313,7 @@ Test(registry, default_options_are_the_documented_values)
     cr_assert_eq(o.skyline_refactor_fraction, 0.15);
 }
 
-Test(registry, heft_solve_solves_and_measures)
-{
+Test(registry, heft_solve_solves_and_measures) {
     planted_problem pp = planted_structured(50, STRUCTURED_DOMINANCE, 0, 11);
     const heft_solver_options o = exact_options();
     double lambda[50];
@@ -351,9 +341,7 @@ Test(registry, heft_solve_solves_and_measures)
 
 /* ---- allocation --------------------------------------------------------------- */
 
-
-Test(allocation, second_solve_of_the_same_size_makes_no_allocation)
-{
+Test(allocation, second_solve_of_the_same_size_makes_no_allocation) {
     planted_problem pp = planted_structured(90, STRUCTURED_DOMINANCE, 1, 3);
     planted_problem small = planted_structured(40, STRUCTURED_DOMINANCE, 1, 3);
     counting_allocator_install();

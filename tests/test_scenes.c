@@ -23,9 +23,9 @@ typedef struct scene_case {
     const char *variant;
     int size;
     const char *solver;
-    int steps;          /* 0: the scene's own timeline */
-    int iterations;     /* 0: the solver's default */
-    int in_bounds;      /* 1: every body must stay inside the scene's bounds */
+    int steps;      /* 0: the scene's own timeline */
+    int iterations; /* 0: the solver's default */
+    int in_bounds;  /* 1: every body must stay inside the scene's bounds */
     expectation checks;
 } scene_case;
 
@@ -37,8 +37,8 @@ enum { SANITIZED_STEPS = 120 };
 #endif
 
 /* A run of one scene variant under one solver (steps 0: the scene's own). */
-static run_config scene_config(const char *scene, const char *variant, int size,
-                               const char *solver, int steps) {
+static run_config scene_config(const char *scene, const char *variant, int size, const char *solver,
+                               int steps) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.scenario = scene;
@@ -66,9 +66,9 @@ static void run_case(const scene_case *c) {
     char checks[512] = "";
     size_t used = 0;
     for (int i = 0; i < r.check_count && used < sizeof checks; ++i) {
-        used += (size_t)snprintf(checks + used, sizeof checks - used, " %s=%.4g(%s)",
-                                 r.checks[i].name, r.checks[i].value,
-                                 r.checks[i].pass ? "pass" : "FAIL");
+        used +=
+            (size_t)snprintf(checks + used, sizeof checks - used, " %s=%.4g(%s)", r.checks[i].name,
+                             r.checks[i].value, r.checks[i].pass ? "pass" : "FAIL");
     }
     cr_log_info("%s%s%s under %s, %d steps: %d bodies, rows %d, largest island %d, mass ratio %.0f,"
                 " step %.2f ms, fallbacks %d, out of bounds %d steps;%s",
@@ -489,10 +489,9 @@ Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
     static const struct {
         const char *scene, *variant;
         int size;
-    } scenes[] = {{"crane", NULL, 0},          {"winch", NULL, 0},
-                  {"forklift", NULL, 0},       {"chain", NULL, 0},
-                  {"stacking", "boxes", 0},    {"stacking", "pyramid", 4},
-                  {"stacking", "tower", 4},    {"stacking", "wall", 2}};
+    } scenes[] = {{"crane", NULL, 0},       {"winch", NULL, 0},       {"forklift", NULL, 0},
+                  {"chain", NULL, 0},       {"stacking", "boxes", 0}, {"stacking", "pyramid", 4},
+                  {"stacking", "tower", 4}, {"stacking", "wall", 2}};
 #ifdef HEFT_SANITIZED
     const int steps = 3;
 #else
@@ -501,8 +500,8 @@ Test(scenes, every_registered_solver_runs_every_scene, .timeout = 900) {
     for (int k = 0; k < heft_solver_count(); ++k) {
         const char *solver = heft_solver_at(k)->name;
         for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
-            run_config cfg = scene_config(scenes[i].scene, scenes[i].variant, scenes[i].size,
-                                          solver, steps);
+            run_config cfg =
+                scene_config(scenes[i].scene, scenes[i].variant, scenes[i].size, solver, steps);
             run_result r;
             cr_assert_eq(run_scenario(&cfg, &r), 0, "%s/%s: %s", scenes[i].scene, solver, r.error);
             cr_expect_eq(r.nonfinite_steps, 0, "%s/%s: non-finite pose: %s", scenes[i].scene,

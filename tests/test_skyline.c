@@ -15,8 +15,7 @@
 
 /* A random SPD matrix with a given envelope: row r has entries in columns
  * first[r]..r (some of them zero), diagonally dominant. Dense row-major. */
-static double *random_profile_spd(int m, const int *first, uint64_t seed)
-{
+static double *random_profile_spd(int m, const int *first, uint64_t seed) {
     planted_rng rng = {seed};
     double *A = calloc((size_t)m * (size_t)m, sizeof(double));
     for (int r = 0; r < m; ++r)
@@ -44,8 +43,7 @@ typedef struct sky_matrix {
     double *values;
 } sky_matrix;
 
-static sky_matrix sky_from_dense(const double *A, int m, const int *first)
-{
+static sky_matrix sky_from_dense(const double *A, int m, const int *first) {
     sky_matrix s = {m, malloc(sizeof(int) * m), malloc(sizeof(size_t) * (m + 1)), NULL};
     for (int k = 0; k < m; ++k)
         s.last[k] = k;
@@ -65,29 +63,25 @@ static sky_matrix sky_from_dense(const double *A, int m, const int *first)
     return s;
 }
 
-static heft_skyline view(sky_matrix s)
-{
+static heft_skyline view(sky_matrix s) {
     heft_skyline v = {s.m, s.last, s.start, s.values};
     return v;
 }
 
-static void sky_free(sky_matrix *s)
-{
+static void sky_free(sky_matrix *s) {
     free(s->last);
     free(s->start);
     free(s->values);
 }
 
-static int *banded_first(int m, int half_band)
-{
+static int *banded_first(int m, int half_band) {
     int *first = malloc(sizeof(int) * m);
     for (int r = 0; r < m; ++r)
         first[r] = r > half_band ? r - half_band : 0;
     return first;
 }
 
-static int *random_first(int m, int widest, uint64_t seed)
-{
+static int *random_first(int m, int widest, uint64_t seed) {
     planted_rng rng = {seed};
     int *first = malloc(sizeof(int) * m);
     for (int r = 0; r < m; ++r) {
@@ -98,16 +92,14 @@ static int *random_first(int m, int widest, uint64_t seed)
 }
 
 /* The entry (r, k) of a skyline factor, 0 outside the envelope. */
-static double sky_at(sky_matrix s, int r, int k)
-{
+static double sky_at(sky_matrix s, int r, int k) {
     return r <= s.last[k] ? s.values[s.start[k] + r - k] : 0.0;
 }
 
 /* max |L_sky(F, F) - chol(A_FF)| / max |chol(A_FF)|, with the skyline
  * factor downdated (Alg. 2.5) or refactored with the tight rows left out */
 static double skyline_difference(const double *A, int m, const int *first,
-                                 const unsigned char *removed, int refactor)
-{
+                                 const unsigned char *removed, int refactor) {
     sky_matrix s = sky_from_dense(A, m, first);
     double *sigma = malloc(sizeof(double) * m);
     if (refactor) {
@@ -141,8 +133,7 @@ static double skyline_difference(const double *A, int m, const int *first,
     return f > 0 ? diff / scale : 0.0;
 }
 
-static void random_removed(unsigned char *removed, int m, double fraction, uint64_t seed)
-{
+static void random_removed(unsigned char *removed, int m, double fraction, uint64_t seed) {
     planted_rng rng = {seed};
     memset(removed, 0, (size_t)m);
     for (int placed = 0; placed < (int)lround(fraction * m);) {
@@ -154,8 +145,7 @@ static void random_removed(unsigned char *removed, int m, double fraction, uint6
     }
 }
 
-Test(skyline, storage_of_a_banded_matrix_is_its_envelope)
-{
+Test(skyline, storage_of_a_banded_matrix_is_its_envelope) {
     const int cases[][2] = {{100, 4}, {1000, 12}, {50, 0}, {30, 29}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         const int m = cases[c][0], b = cases[c][1];
@@ -164,8 +154,8 @@ Test(skyline, storage_of_a_banded_matrix_is_its_envelope)
         sky_matrix s = sky_from_dense(A, m, first);
         /* m (b + 1) - b (b + 1) / 2 entries: the band and the diagonal, no more */
         const size_t expected = (size_t)m * (b + 1) - (size_t)b * (b + 1) / 2;
-        cr_log_info("skyline m=%d half-bandwidth %d: %zu stored entries (dense lower: %zu)", m,
-                    b, s.start[m], (size_t)m * (m + 1) / 2);
+        cr_log_info("skyline m=%d half-bandwidth %d: %zu stored entries (dense lower: %zu)", m, b,
+                    s.start[m], (size_t)m * (m + 1) / 2);
         cr_assert_eq(s.start[m], expected, "m=%d b=%d: %zu stored, %zu expected", m, b, s.start[m],
                      expected);
         for (int k = 0; k < m; ++k)
@@ -176,8 +166,7 @@ Test(skyline, storage_of_a_banded_matrix_is_its_envelope)
     }
 }
 
-Test(skyline, layout_refuses_a_skyline_that_is_not_monotone)
-{
+Test(skyline, layout_refuses_a_skyline_that_is_not_monotone) {
     const int last[4] = {2, 1, 3, 3};
     size_t start[5];
     cr_assert_eq(heft_skyline_layout(4, last, start), 0);
@@ -185,8 +174,7 @@ Test(skyline, layout_refuses_a_skyline_that_is_not_monotone)
     cr_assert_eq(heft_skyline_layout(3, beyond, start), 0);
 }
 
-Test(skyline, factor_equals_the_dense_factor_on_a_variable_profile)
-{
+Test(skyline, factor_equals_the_dense_factor_on_a_variable_profile) {
     const int m = 150;
     int *first = random_first(m, 9, 11);
     double *A = random_profile_spd(m, first, 12);
@@ -200,8 +188,8 @@ Test(skyline, factor_equals_the_dense_factor_on_a_variable_profile)
         for (int r = k; r < m; ++r) {
             diff = fmax(diff, fabs(sky_at(s, r, k) - L[(size_t)k * m + r]));
             if (r > s.last[k])
-                cr_assert_eq(L[(size_t)k * m + r], 0.0, "fill outside the skyline at (%d, %d)",
-                             r, k);
+                cr_assert_eq(L[(size_t)k * m + r], 0.0, "fill outside the skyline at (%d, %d)", r,
+                             k);
         }
     cr_log_info("skyline vs dense factor, m=%d, %zu stored: max difference %.3g", m, s.start[m],
                 diff);
@@ -212,8 +200,7 @@ Test(skyline, factor_equals_the_dense_factor_on_a_variable_profile)
     sky_free(&s);
 }
 
-Test(skyline, downdated_factor_equals_fresh_factor_of_A_FF)
-{
+Test(skyline, downdated_factor_equals_fresh_factor_of_A_FF) {
     const double fractions[] = {0.01, 0.05, 0.15, 0.3, 0.5};
     double worst = 0.0;
     for (int shape = 0; shape < 2; ++shape) {
@@ -243,8 +230,7 @@ Test(skyline, downdated_factor_equals_fresh_factor_of_A_FF)
     cr_log_info("skyline downdate vs fresh factor, worst relative difference: %.3g", worst);
 }
 
-Test(skyline, solve_and_multiply_agree_with_the_dense_matrix)
-{
+Test(skyline, solve_and_multiply_agree_with_the_dense_matrix) {
     const int m = 200;
     int *first = random_first(m, 12, 41);
     double *A = random_profile_spd(m, first, 42);
@@ -293,8 +279,7 @@ Test(skyline, solve_and_multiply_agree_with_the_dense_matrix)
 
 /* A chain of `links` bodies, body 0 hung from the world, each joint three rows
  * on (k - 1, k); the rows are then shuffled. */
-static heft_mlcp *shuffled_chain(int links, uint64_t seed, int shuffle)
-{
+static heft_mlcp *shuffled_chain(int links, uint64_t seed, int shuffle) {
     const int n = 3 * links;
     heft_mlcp *p = heft_mlcp_create(n, links, HEFT_MLCP_STRUCTURED);
     int *order = malloc(sizeof(int) * n);
@@ -325,8 +310,7 @@ static heft_mlcp *shuffled_chain(int links, uint64_t seed, int shuffle)
 }
 
 /* The envelope of the rows in their given order. */
-static size_t identity_envelope(const heft_ordering *o, int *bandwidth)
-{
+static size_t identity_envelope(const heft_ordering *o, int *bandwidth) {
     const int n = o->n;
     int *inverse = calloc((size_t)n, sizeof(int)), *last = calloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; ++i)
@@ -341,8 +325,7 @@ static size_t identity_envelope(const heft_ordering *o, int *bandwidth)
     return env;
 }
 
-static int bandwidth_of(const heft_ordering *o)
-{
+static int bandwidth_of(const heft_ordering *o) {
     int b = 0;
     for (int k = 0; k < o->n; ++k)
         if (o->last[k] - k > b)
@@ -350,8 +333,7 @@ static int bandwidth_of(const heft_ordering *o)
     return b;
 }
 
-Test(ordering, rcm_brings_a_shuffled_chain_back_to_its_band)
-{
+Test(ordering, rcm_brings_a_shuffled_chain_back_to_its_band) {
     const int links = 300;
     heft_mlcp *natural = shuffled_chain(links, 1, 0);
     heft_mlcp *shuffled = shuffled_chain(links, 1, 1);
@@ -384,8 +366,7 @@ Test(ordering, rcm_brings_a_shuffled_chain_back_to_its_band)
     heft_mlcp_destroy(shuffled);
 }
 
-Test(ordering, rcm_of_a_shuffled_dense_band_recovers_the_bandwidth)
-{
+Test(ordering, rcm_of_a_shuffled_dense_band_recovers_the_bandwidth) {
     const int m = 240, b = 3;
     int *first = banded_first(m, b);
     double *band = random_profile_spd(m, first, 61);
@@ -424,8 +405,7 @@ Test(ordering, rcm_of_a_shuffled_dense_band_recovers_the_bandwidth)
     heft_ordering_release(&o);
 }
 
-Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows)
-{
+Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows) {
     /* two chains and rows on the world only: three kinds of component */
     heft_mlcp *p = shuffled_chain(40, 5, 1);
     p->rows[7].a = -1;
@@ -448,8 +428,7 @@ Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows)
 
 #include "bpp_bench.h"
 
-Test(bench, downdate_against_refactor_measures_equal_factors)
-{
+Test(bench, downdate_against_refactor_measures_equal_factors) {
     const int bands[3] = {-1, 8, 40};
     for (int k = 0; k < 3; ++k) {
         heft_downdate_timing t;

@@ -27,8 +27,8 @@ static options_action parse(char *err, size_t size, viewer_options *o, int argc,
 Test(viewer_parts, command_line_is_read_and_bad_values_are_refused_with_a_reason) {
     char err[256];
     viewer_options o;
-    cr_assert_eq(parse(err, sizeof err, &o, 7, "--scenario", "pendulum", "--frames", "10",
-                       "--size", "640x480"),
+    cr_assert_eq(parse(err, sizeof err, &o, 7, "--scenario", "pendulum", "--frames", "10", "--size",
+                       "640x480"),
                  OPTIONS_RUN, "%s", err);
     cr_expect_str_eq(o.scenario, "pendulum");
     cr_expect_eq(o.frames, 10);
@@ -40,17 +40,22 @@ Test(viewer_parts, command_line_is_read_and_bad_values_are_refused_with_a_reason
     struct {
         const char *arg, *value, *says;
     } bad[] = {
-        {"--frames", "0", "--frames wants"}, {"--frames", "1e3", "--frames wants"},
-        {"--size", "640", "--size wants"},   {"--solver", "gauss", "unknown solver"},
-        {"--scenario", "moon", "unknown scenario"}, {"--samples", "99", "--samples wants"},
-        {"--iterations", "-1", "--iterations wants"}, {"--tolerance", "nan", "--tolerance wants"},
+        {"--frames", "0", "--frames wants"},
+        {"--frames", "1e3", "--frames wants"},
+        {"--size", "640", "--size wants"},
+        {"--solver", "gauss", "unknown solver"},
+        {"--scenario", "moon", "unknown scenario"},
+        {"--samples", "99", "--samples wants"},
+        {"--iterations", "-1", "--iterations wants"},
+        {"--tolerance", "nan", "--tolerance wants"},
         {"--bogus", NULL, "unknown option"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         err[0] = '\0';
         options_action a = bad[i].value ? parse(err, sizeof err, &o, 3, bad[i].arg, bad[i].value)
                                         : parse(err, sizeof err, &o, 2, bad[i].arg);
-        cr_expect_eq(a, OPTIONS_ERROR, "%s %s accepted", bad[i].arg, bad[i].value ? bad[i].value : "");
+        cr_expect_eq(a, OPTIONS_ERROR, "%s %s accepted", bad[i].arg,
+                     bad[i].value ? bad[i].value : "");
         cr_expect(strstr(err, bad[i].says) != NULL, "%s: \"%s\"", bad[i].arg, err);
     }
     cr_expect_eq(parse(err, sizeof err, &o, 2, "--frames"), OPTIONS_ERROR);
@@ -90,13 +95,13 @@ Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
 
 Test(viewer_parts, scripts_parse_and_malformed_ones_are_refused_with_a_reason) {
     char err[256] = "";
-    input_script *s = script_parse("1 2 shift+tab ctrl+q wait:3 click:10,20 drag:1,2,3,4,5 shot:x.png quit",
-                                   err, sizeof err);
+    input_script *s = script_parse(
+        "1 2 shift+tab ctrl+q wait:3 click:10,20 drag:1,2,3,4,5 shot:x.png quit", err, sizeof err);
     cr_assert_not_null(s, "%s", err);
     cr_expect(!script_done(s));
     script_free(s);
-    const char *bad[] = {"wait:", "wait:-1", "click:1", "drag:1,2,3,4,0", "shot:", "hyperspace",
-                         "shift+", "@/nonexistent/script"};
+    const char *bad[] = {"wait:", "wait:-1",    "click:1", "drag:1,2,3,4,0",
+                         "shot:", "hyperspace", "shift+",  "@/nonexistent/script"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         err[0] = '\0';
         s = script_parse(bad[i], err, sizeof err);

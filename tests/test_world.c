@@ -17,11 +17,15 @@ static int nan_solve(void *s, const heft_mlcp *p, double *lambda, heft_solver_st
     st->iterations = 1;
     return HEFT_SOLVE_OK; /* it lies: the engine must still catch the NaN */
 }
-static void nan_reset(void *s) { (void)s; }
-static void nan_destroy(void *s) { (void)s; }
+static void nan_reset(void *s) {
+    (void)s;
+}
+static void nan_destroy(void *s) {
+    (void)s;
+}
 
 static const heft_solver_vtable nan_solver = {"test-nan", "returns NaN", nan_create, nan_solve,
-                                              nan_reset, nan_destroy, 0};
+                                              nan_reset,  nan_destroy,   0};
 
 Test(world, solver_answer_with_nan_falls_back_to_pgs_and_world_stays_finite) {
     heft_solver_register(&nan_solver); /* may already be there from another test: fine */

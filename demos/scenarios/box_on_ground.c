@@ -42,7 +42,8 @@ static void box_observe(scenario *s, heft_world *w, int step, double h) {
     for (int i = 0; i < heft_world_contact_count(w); ++i) {
         heft_contact_info c;
         heft_world_contact(w, i, &c);
-        s->max_penetration = -c.separation > s->max_penetration ? -c.separation : s->max_penetration;
+        s->max_penetration =
+            -c.separation > s->max_penetration ? -c.separation : s->max_penetration;
     }
     heft_vec3 d = heft_v3_sub(heft_body_position(w, s->box), s->start);
     double drift = sqrt(d.x * d.x + d.y * d.y);
@@ -62,7 +63,9 @@ static int box_checks(scenario *s, heft_world *w, scenario_check *out, int max) 
     return n;
 }
 
-static void box_destroy(scenario *s) { free(s); }
+static void box_destroy(scenario *s) {
+    free(s);
+}
 
 const scenario_desc scenario_box_on_ground = {
     .name = "box-on-ground",

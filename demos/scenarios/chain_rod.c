@@ -95,9 +95,9 @@ static scenario *chain_rod_create(heft_world *w, const scenario_params *p) {
             heft_shape_def bs = heft_default_shape_def();
             bs.type = HEFT_SHAPE_BOX;
             bs.half_extents = half;
-            b = s->box = scenario_add_body(w, "box", heft_v3_madd(at, 0.25, along),
-                                           heft_quat_identity(), CHAIN_BOX_MASS,
-                                           heft_inertia_box(CHAIN_BOX_MASS, half), &bs);
+            b = s->box =
+                scenario_add_body(w, "box", heft_v3_madd(at, 0.25, along), heft_quat_identity(),
+                                  CHAIN_BOX_MASS, heft_inertia_box(CHAIN_BOX_MASS, half), &bs);
         } else {
             /* capsules lie along their body z: turn z onto the link's direction */
             heft_quat q = heft_quat_axis_angle(y, atan2(along.x, along.z));
@@ -200,11 +200,14 @@ static int chain_rod_checks(scenario *s, heft_world *w, scenario_check *out, int
     return n;
 }
 
-static void chain_rod_destroy(scenario *s) { free(s); }
+static void chain_rod_destroy(scenario *s) {
+    free(s);
+}
 
 const scenario_desc scenario_chain = {
     .name = "chain",
-    .description = "100 links of 0.25 kg on universal joints and a 500 kg box wrap around a fixed rod",
+    .description =
+        "100 links of 0.25 kg on universal joints and a 500 kg box wrap around a fixed rod",
     .h = 1.0 / 60.0,
     .steps = 1200,
     .create = chain_rod_create,

@@ -94,9 +94,9 @@ static int crane_build(scenario *s, heft_world *w) {
     /* turntable on the slew hinge */
     heft_vec3 tt_half = heft_v3(1.5, 1.2, 0.4);
     heft_shape_def tt = box_shape(tt_half, heft_v3(0, 0, 0), CAT_CRANE, ~CAT_CRANE);
-    s->turntable = scenario_add_body(w, "turntable", heft_v3(-2.0, 0.0, 2.402 + 0.4), id,
-                                     CRANE_TURNTABLE_MASS,
-                                     heft_inertia_box(CRANE_TURNTABLE_MASS, tt_half), &tt);
+    s->turntable =
+        scenario_add_body(w, "turntable", heft_v3(-2.0, 0.0, 2.402 + 0.4), id, CRANE_TURNTABLE_MASS,
+                          heft_inertia_box(CRANE_TURNTABLE_MASS, tt_half), &tt);
     heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_HINGE);
     jd.body_a = s->chassis;
     jd.body_b = s->turntable;
@@ -110,10 +110,10 @@ static int crane_build(scenario *s, heft_world *w) {
     heft_vec3 dir = heft_v3(cos(CRANE_BOOM_ANGLE), 0.0, sin(CRANE_BOOM_ANGLE));
     heft_vec3 boom_half = heft_v3(0.5 * CRANE_BOOM_LENGTH, 0.3, 0.3);
     heft_shape_def boom = box_shape(boom_half, heft_v3(0, 0, 0), CAT_CRANE, ~CAT_CRANE);
-    s->boom = scenario_add_body(
-        w, "boom", heft_v3_madd(pivot, 0.5 * CRANE_BOOM_LENGTH, dir),
-        heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), -CRANE_BOOM_ANGLE), CRANE_BOOM_MASS,
-        heft_inertia_box(CRANE_BOOM_MASS, boom_half), &boom);
+    s->boom =
+        scenario_add_body(w, "boom", heft_v3_madd(pivot, 0.5 * CRANE_BOOM_LENGTH, dir),
+                          heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), -CRANE_BOOM_ANGLE),
+                          CRANE_BOOM_MASS, heft_inertia_box(CRANE_BOOM_MASS, boom_half), &boom);
     jd = heft_default_joint_def(HEFT_JOINT_HINGE);
     jd.body_a = s->turntable;
     jd.body_b = s->boom;
@@ -149,9 +149,9 @@ static int crane_build(scenario *s, heft_world *w) {
                                         heft_inertia_box(CRANE_HOOK_MASS, hook_half), &hs);
         } else {
             snprintf(name, sizeof name, "cable%d", i);
-            s->links[i] = scenario_add_body(w, name, heft_v3(tip.x, 0.0, anchor.z - 0.5 * L), id,
-                                            link_mass,
-                                            heft_inertia_capsule(link_mass, r, 0.5 * L - r), &link);
+            s->links[i] =
+                scenario_add_body(w, name, heft_v3(tip.x, 0.0, anchor.z - 0.5 * L), id, link_mass,
+                                  heft_inertia_capsule(link_mass, r, 0.5 * L - r), &link);
         }
         heft_body_id b = is_hook ? s->hook : s->links[i];
         if (b.generation == 0) {
@@ -185,10 +185,10 @@ static int crane_build(scenario *s, heft_world *w) {
     ps.radius = 0.6;
     ps.half_length = 1.25;
     ps.category_bits = CAT_LOAD;
-    s->pipe = scenario_add_body(w, "pipe", heft_v3(tip.x, 0.0, 0.601),
-                                heft_quat_axis_angle(heft_v3(1.0, 0.0, 0.0), -0.5 * HEFT_PI),
-                                CRANE_PIPE_MASS,
-                                heft_inertia_cylinder(CRANE_PIPE_MASS, 0.6, 1.25), &ps);
+    s->pipe =
+        scenario_add_body(w, "pipe", heft_v3(tip.x, 0.0, 0.601),
+                          heft_quat_axis_angle(heft_v3(1.0, 0.0, 0.0), -0.5 * HEFT_PI),
+                          CRANE_PIPE_MASS, heft_inertia_cylinder(CRANE_PIPE_MASS, 0.6, 1.25), &ps);
     if (s->pipe.generation == 0) {
         return -1;
     }
@@ -220,11 +220,11 @@ static scenario *crane_create(heft_world *w, const scenario_params *p) {
         return NULL;
     }
     s->controls.count = 3;
-    s->controls.axis[0] = (scenario_axis){"slew", "rad/s", "turntable rate (counter-clockwise > 0)",
-                                          -0.3, 0.3, 0.0};
+    s->controls.axis[0] =
+        (scenario_axis){"slew", "rad/s", "turntable rate (counter-clockwise > 0)", -0.3, 0.3, 0.0};
     s->controls.axis[1] = (scenario_axis){"luff", "rad/s", "boom rate (up > 0)", -0.1, 0.1, 0.0};
-    s->controls.axis[2] = (scenario_axis){"hoist", "m/s", "cable rate (winds in, lifts > 0)",
-                                          -1.5, 1.5, 0.0};
+    s->controls.axis[2] =
+        (scenario_axis){"hoist", "m/s", "cable rate (winds in, lifts > 0)", -1.5, 1.5, 0.0};
     if (crane_build(s, w) != 0) {
         free(s);
         return NULL;
@@ -252,7 +252,8 @@ static void crane_apply(scenario *s, heft_world *w, double h) {
 static void crane_control(scenario *s, heft_world *w, int step, double h) {
     double t = step * h;
     double hoist = -1.13 / 1.25 * scenario_bump(t, 1.0, 3.5) +
-                   1.73 / 2.0 * scenario_bump(t, 3.5, 7.5) + 2.6 / 2.25 * scenario_bump(t, 7.5, 12.0);
+                   1.73 / 2.0 * scenario_bump(t, 3.5, 7.5) +
+                   2.6 / 2.25 * scenario_bump(t, 7.5, 12.0);
     scenario_set_axis(&s->controls, "hoist", hoist);
     scenario_set_axis(&s->controls, "slew", 0.25 * HEFT_PI / 4.0 * scenario_bump(t, 12.0, 20.0));
     scenario_set_axis(&s->controls, "luff", 0.0);
@@ -303,13 +304,18 @@ static int crane_checks(scenario *s, heft_world *w, scenario_check *out, int max
     return n;
 }
 
-static scenario_controls *crane_controls(scenario *s) { return &s->controls; }
+static scenario_controls *crane_controls(scenario *s) {
+    return &s->controls;
+}
 
-static void crane_destroy(scenario *s) { free(s); }
+static void crane_destroy(scenario *s) {
+    free(s);
+}
 
 const scenario_desc scenario_crane = {
     .name = "crane",
-    .description = "a 30,000 kg crane hoists a 2,000 kg pipe on a 70 kg cable of 16 links and slews 45 degrees",
+    .description = "a 30,000 kg crane hoists a 2,000 kg pipe on a 70 kg cable of 16 links and "
+                   "slews 45 degrees",
     .h = 1.0 / 60.0,
     .steps = 1200,
     .create = crane_create,

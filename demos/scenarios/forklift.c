@@ -100,7 +100,8 @@ static int forklift_build(scenario *s, heft_world *w) {
     for (int k = 0; k < 4; ++k) {
         int rear = k >= 2;
         double side = (k & 1) ? -FORK_TRACK : FORK_TRACK;
-        heft_vec3 at = heft_v3(rear ? -0.5 * FORK_WHEELBASE : 0.5 * FORK_WHEELBASE, side, R + 0.001);
+        heft_vec3 at =
+            heft_v3(rear ? -0.5 * FORK_WHEELBASE : 0.5 * FORK_WHEELBASE, side, R + 0.001);
         s->wheels[k] = scenario_add_body(w, wheel_names[k], at, z_to_y, FORK_WHEEL_MASS,
                                          heft_inertia_cylinder(FORK_WHEEL_MASS, R, 0.1), &ws);
         if (s->wheels[k].generation == 0) {
@@ -207,8 +208,8 @@ static scenario *forklift_create(heft_world *w, const scenario_params *p) {
     }
     s->controls.count = 4;
     s->controls.axis[0] = (scenario_axis){"drive", "m/s", "speed (forward > 0)", -3.0, 3.0, 0.0};
-    s->controls.axis[1] = (scenario_axis){"steer", "rad", "rear wheels' angle (left turn > 0)",
-                                          -0.8, 0.8, 0.0};
+    s->controls.axis[1] =
+        (scenario_axis){"steer", "rad", "rear wheels' angle (left turn > 0)", -0.8, 0.8, 0.0};
     s->controls.axis[2] = (scenario_axis){"lift", "m/s", "carriage rate (up > 0)", -0.8, 0.8, 0.0};
     s->controls.axis[3] = (scenario_axis){"tilt", "rad", "mast angle (back > 0)", -0.1, 0.15, 0.0};
     s->turn_start_time = -1.0;
@@ -318,13 +319,18 @@ static int forklift_checks(scenario *s, heft_world *w, scenario_check *out, int 
     return n;
 }
 
-static scenario_controls *forklift_controls(scenario *s) { return &s->controls; }
+static scenario_controls *forklift_controls(scenario *s) {
+    return &s->controls;
+}
 
-static void forklift_destroy(scenario *s) { free(s); }
+static void forklift_destroy(scenario *s) {
+    free(s);
+}
 
 const scenario_desc scenario_forklift = {
     .name = "forklift",
-    .description = "a 3,000 kg forklift lifts a 100 kg crate 1 m and turns 360 degrees around a cone",
+    .description =
+        "a 3,000 kg forklift lifts a 100 kg crate 1 m and turns 360 degrees around a cone",
     .h = 1.0 / 60.0,
     .steps = 1200,
     .create = forklift_create,

@@ -121,7 +121,8 @@ static void chain_destroy(scenario *s) {
 
 const scenario_desc scenario_hanging_chain = {
     .name = "hanging-chain",
-    .description = "20 links of 1 kg on ball joints carrying a 2,000 kg load, released 30 degrees from vertical",
+    .description = "20 links of 1 kg on ball joints carrying a 2,000 kg load, released 30 degrees "
+                   "from vertical",
     .h = 1.0 / 60.0,
     .steps = 600,
     .create = chain_create,

@@ -64,9 +64,8 @@ static void pendulum_observe(scenario *s, heft_world *w, int step, double h) {
 static int pendulum_checks(scenario *s, heft_world *w, scenario_check *out, int max) {
     double g = fabs(heft_world_gravity(w).z);
     double expected = 2.0 * HEFT_PI * sqrt(s->length / g);
-    double period = s->crossings >= 3
-                        ? 2.0 * (s->last_crossing - s->first_crossing) / (s->crossings - 1)
-                        : 0.0;
+    double period =
+        s->crossings >= 3 ? 2.0 * (s->last_crossing - s->first_crossing) / (s->crossings - 1) : 0.0;
     double err = period > 0.0 ? fabs(period - expected) / expected : 1.0;
     int n = 0;
     if (n < max) {
@@ -84,7 +83,9 @@ double pendulum_period(const scenario *s) {
                              : 0.0;
 }
 
-static void pendulum_destroy(scenario *s) { free(s); }
+static void pendulum_destroy(scenario *s) {
+    free(s);
+}
 
 const scenario_desc scenario_pendulum = {
     .name = "pendulum",

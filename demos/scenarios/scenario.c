@@ -5,17 +5,13 @@
 #include <string.h>
 
 static const scenario_desc *const all[] = {
-    &scenario_pendulum,
-    &scenario_hanging_chain,
-    &scenario_box_on_ground,
-    &scenario_crane,
-    &scenario_winch,
-    &scenario_forklift,
-    &scenario_chain,
-    &scenario_stacking,
+    &scenario_pendulum, &scenario_hanging_chain, &scenario_box_on_ground, &scenario_crane,
+    &scenario_winch,    &scenario_forklift,      &scenario_chain,         &scenario_stacking,
 };
 
-int scenario_count(void) { return (int)(sizeof all / sizeof all[0]); }
+int scenario_count(void) {
+    return (int)(sizeof all / sizeof all[0]);
+}
 
 const scenario_desc *scenario_at(int index) {
     return (index >= 0 && index < scenario_count()) ? all[index] : NULL;

@@ -9,14 +9,14 @@
 
 /* Parameters a scene may read; zero means the scene's default. */
 typedef struct scenario_params {
-    int links;          /* hanging-chain: number of links (default 20) */
-    double link_mass;   /* hanging-chain: kg per link (default 1) */
-    double load_mass;   /* hanging-chain: kg (default 2000) */
-    double angle_deg;   /* hanging-chain, pendulum: start angle from vertical */
-    double length;      /* pendulum: m (default 1); hanging-chain: link length (default 0.5) */
+    int links;           /* hanging-chain: number of links (default 20) */
+    double link_mass;    /* hanging-chain: kg per link (default 1) */
+    double load_mass;    /* hanging-chain: kg (default 2000) */
+    double angle_deg;    /* hanging-chain, pendulum: start angle from vertical */
+    double length;       /* pendulum: m (default 1); hanging-chain: link length (default 0.5) */
     const char *variant; /* stacking: "boxes" (default), "pyramid", "tower", "wall" */
-    int size;           /* stacking: boxes: stacks; pyramid: boxes at the base; tower: layers;
-                           wall: bricks per course (0: the variant's default) */
+    int size;            /* stacking: boxes: stacks; pyramid: boxes at the base; tower: layers;
+                            wall: bricks per course (0: the variant's default) */
 } scenario_params;
 
 typedef struct scenario_check {
@@ -60,8 +60,8 @@ typedef struct scenario scenario;
 typedef struct scenario_desc {
     const char *name;
     const char *description;
-    double h;      /* default step */
-    int steps;     /* default length of a headless run */
+    double h;  /* default step */
+    int steps; /* default length of a headless run */
     /* builds the scene into world; NULL with heft_last_error() set on failure */
     scenario *(*create)(heft_world *world, const scenario_params *params);
     /* operator inputs before step number `step` (0-based); may be NULL */

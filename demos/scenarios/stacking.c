@@ -35,7 +35,7 @@ struct scenario {
     int count;
     heft_body_id *bodies;
     heft_vec3 *starts;
-    heft_body_id top;        /* boxes: one stack's top; pyramid: the apex */
+    heft_body_id top; /* boxes: one stack's top; pyramid: the apex */
     heft_vec3 top_start;
     double max_ground_penetration;
     double time;
@@ -197,10 +197,18 @@ static scenario *stacking_create(heft_world *w, const scenario_params *p) {
     if (s->bodies && s->starts) {
         scenario_add_ground(w);
         switch (variant) {
-        case VARIANT_BOXES: rc = build_boxes(s, w, size); break;
-        case VARIANT_PYRAMID: rc = build_pyramid(s, w, size); break;
-        case VARIANT_TOWER: rc = build_tower(s, w, size); break;
-        case VARIANT_WALL: rc = build_wall(s, w, size); break;
+        case VARIANT_BOXES:
+            rc = build_boxes(s, w, size);
+            break;
+        case VARIANT_PYRAMID:
+            rc = build_pyramid(s, w, size);
+            break;
+        case VARIANT_TOWER:
+            rc = build_tower(s, w, size);
+            break;
+        case VARIANT_WALL:
+            rc = build_wall(s, w, size);
+            break;
         }
     }
     if (rc != 0) {

@@ -48,8 +48,8 @@ static scenario *winch_create(heft_world *w, const scenario_params *p) {
         return NULL;
     }
     s->controls.count = 1;
-    s->controls.axis[0] = (scenario_axis){"drum", "rad/s", "drum angular velocity (winds in > 0)",
-                                          -1.5, 1.5, 0.0};
+    s->controls.axis[0] =
+        (scenario_axis){"drum", "rad/s", "drum angular velocity (winds in > 0)", -1.5, 1.5, 0.0};
     scenario_add_ground(w);
     const double R = WINCH_DRUM_RADIUS, r = WINCH_LINK_RADIUS, L = WINCH_LINK_LENGTH;
     /* the drum's axis along world y, its lowest line one link above the
@@ -92,9 +92,9 @@ static scenario *winch_create(heft_world *w, const scenario_params *p) {
     for (int i = 0; i < WINCH_LINKS; ++i) {
         snprintf(name, sizeof name, "link%d", i);
         heft_vec3 c = i == 0 ? heft_v3(0.0, 0.0, zc + 0.5 * L) : heft_v3((i - 0.5) * L, 0.0, zc);
-        s->links[i] = scenario_add_body(
-            w, name, c, i == 0 ? heft_quat_identity() : z_to_x, WINCH_LINK_MASS,
-            heft_inertia_capsule(WINCH_LINK_MASS, r, 0.5 * L - r), &link_shape);
+        s->links[i] =
+            scenario_add_body(w, name, c, i == 0 ? heft_quat_identity() : z_to_x, WINCH_LINK_MASS,
+                              heft_inertia_capsule(WINCH_LINK_MASS, r, 0.5 * L - r), &link_shape);
         heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
         jd.body_a = prev;
         jd.body_b = s->links[i];
@@ -194,9 +194,13 @@ static int winch_checks(scenario *s, heft_world *w, scenario_check *out, int max
     return n;
 }
 
-static scenario_controls *winch_controls(scenario *s) { return &s->controls; }
+static scenario_controls *winch_controls(scenario *s) {
+    return &s->controls;
+}
 
-static void winch_destroy(scenario *s) { free(s); }
+static void winch_destroy(scenario *s) {
+    free(s);
+}
 
 static void winch_configure(heft_world_def *def) {
     scenario_configure_heavy(def);

@@ -193,16 +193,17 @@ static void check_bounds(viewer *v) {
             continue;
         }
         heft_vec3 p = st.position;
-        int out = !heft_v3_isfinite(p) ||
-                  (bounded && st.type == HEFT_BODY_DYNAMIC && /* the scenes' contract */
-                   (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y ||
-                    p.z > hi.z));
+        int out =
+            !heft_v3_isfinite(p) ||
+            (bounded && st.type == HEFT_BODY_DYNAMIC && /* the scenes' contract */
+             (p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z));
         if (out) {
             const char *name = heft_body_name(v->world, ids[i]);
             v->left_bounds = v->step_index;
             v->paused = 1;
-            viewer_set_status(v, "%s left the scene's bounds at step %d under %s (paused; space "
-                                 "runs on)",
+            viewer_set_status(v,
+                              "%s left the scene's bounds at step %d under %s (paused; space "
+                              "runs on)",
                               name && name[0] ? name : "a body", v->step_index, v->solver);
             return;
         }
@@ -266,7 +267,8 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     snprintf(v->solver, sizeof v->solver, "%s", solver);
     snprintf(v->default_solver, sizeof v->default_solver, "%s", solver);
     v->solver_chosen = v->opt.solver != NULL;
-    const scenario_desc *desc = v->opt.scenario ? scenario_find(v->opt.scenario) : viewer_default_scene();
+    const scenario_desc *desc =
+        v->opt.scenario ? scenario_find(v->opt.scenario) : viewer_default_scene();
     if (!desc) {
         snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",
                  v->opt.scenario);
@@ -499,9 +501,10 @@ void viewer_print_stats(const viewer *v, FILE *out) {
     /* the checks below are taken at the step reached; a scene's own
      * timeline (heft-run's default run) may be longer */
     fprintf(out, "  \"timeline_steps\": %d,\n", v->desc->steps);
-    fprintf(out, "  \"frame_ms_mean\": %.3f,\n  \"frame_ms_max\": %.3f,\n", v->frame_ms_sum / frames,
-            v->frame_ms_max);
-    fprintf(out, "  \"step_ms_mean\": %.4f,\n  \"step_ms_max\": %.4f,\n  \"solve_ms_mean\": %.4f,\n",
+    fprintf(out, "  \"frame_ms_mean\": %.3f,\n  \"frame_ms_max\": %.3f,\n",
+            v->frame_ms_sum / frames, v->frame_ms_max);
+    fprintf(out,
+            "  \"step_ms_mean\": %.4f,\n  \"step_ms_max\": %.4f,\n  \"solve_ms_mean\": %.4f,\n",
             v->step_ms_sum / steps, v->step_ms_max, v->solve_ms_sum / steps);
     fprintf(out, "  \"mlcp_error_max\": %.3e,\n", v->error_max);
     fprintf(out, "  \"gl_renderer\": \"");
@@ -510,11 +513,12 @@ void viewer_print_stats(const viewer *v, FILE *out) {
     }
     fprintf(out, "\",\n  \"samples\": %d,\n", v->samples);
     fprintf(out, "  \"bodies\": %d,\n  \"joints\": %d,\n  \"rows\": %d,\n  \"islands\": %d,\n",
-            heft_world_body_count(v->world), heft_world_joint_count(v->world), st->rows, st->islands);
+            heft_world_body_count(v->world), heft_world_joint_count(v->world), st->rows,
+            st->islands);
     fprintf(out, "  \"contacts\": %d,\n  \"geometric_stiffness\": %s,\n", st->contacts,
             v->geometric_stiffness ? "true" : "false");
-    const char *sel = heft_body_is_valid(v->world, v->selected) ? heft_body_name(v->world, v->selected)
-                                                                 : NULL;
+    const char *sel =
+        heft_body_is_valid(v->world, v->selected) ? heft_body_name(v->world, v->selected) : NULL;
     fprintf(out, "  \"selected\": %s%s%s,\n", sel ? "\"" : "", sel ? sel : "null", sel ? "\"" : "");
     fprintf(out, "  \"checks\": [");
     scenario_check checks[SCENARIO_MAX_CHECKS];

@@ -37,7 +37,9 @@ void debug_lines_free(debug_lines *d) {
     memset(d, 0, sizeof *d);
 }
 
-void debug_lines_clear(debug_lines *d) { d->count = 0; }
+void debug_lines_clear(debug_lines *d) {
+    d->count = 0;
+}
 
 static void put(debug_lines *d, heft_vec3 p, const float rgba[4]) {
     if (d->count == d->capacity) {
@@ -97,7 +99,8 @@ void debug_frame(debug_lines *d, heft_vec3 origin, heft_quat q, double size) {
         {0.95f, 0.2f, 0.2f, 1.0f}, {0.2f, 0.85f, 0.2f, 1.0f}, {0.25f, 0.45f, 1.0f, 1.0f}};
     const heft_vec3 e[3] = {heft_v3(1, 0, 0), heft_v3(0, 1, 0), heft_v3(0, 0, 1)};
     for (int k = 0; k < 3; ++k) {
-        debug_line(d, origin, heft_v3_madd(origin, size, heft_quat_rotate(q, e[k])), axis_colour[k]);
+        debug_line(d, origin, heft_v3_madd(origin, size, heft_quat_rotate(q, e[k])),
+                   axis_colour[k]);
     }
 }
 

@@ -13,7 +13,8 @@ static void change_option(viewer *v, int direction) {
     switch ((option_kind)v->selected_option) {
     case OPTION_PGS_ITERATIONS:
         o->max_iterations = direction > 0 ? o->max_iterations * 2 : o->max_iterations / 2;
-        o->max_iterations = o->max_iterations < 1 ? 1 : (o->max_iterations > 100000 ? 100000 : o->max_iterations);
+        o->max_iterations =
+            o->max_iterations < 1 ? 1 : (o->max_iterations > 100000 ? 100000 : o->max_iterations);
         break;
     case OPTION_BPP_MAX_STEPS:
         o->max_pivots += direction > 0 ? 5 : -5;
@@ -29,8 +30,10 @@ static void change_option(viewer *v, int direction) {
         break;
     case OPTION_DOWNDATE_THRESHOLD:
         o->skyline_refactor_fraction += direction > 0 ? 0.05 : -0.05;
-        o->skyline_refactor_fraction = o->skyline_refactor_fraction < 0.0 ? 0.0
-                                     : (o->skyline_refactor_fraction > 1.0 ? 1.0 : o->skyline_refactor_fraction);
+        o->skyline_refactor_fraction =
+            o->skyline_refactor_fraction < 0.0
+                ? 0.0
+                : (o->skyline_refactor_fraction > 1.0 ? 1.0 : o->skyline_refactor_fraction);
         o->skyline_refactor_fraction = round(o->skyline_refactor_fraction * 100.0) / 100.0;
         break;
     case OPTION_PCG_TOLERANCE:
@@ -117,8 +120,8 @@ void viewer_key(viewer *v, int key, int action, int mods) {
         viewer_set_status(v, "time scale %g", v->time_scale);
         break;
     case GLFW_KEY_O:
-        v->selected_option = (v->selected_option + ((mods & GLFW_MOD_SHIFT) ? OPTION_COUNT - 1 : 1)) %
-                             OPTION_COUNT;
+        v->selected_option =
+            (v->selected_option + ((mods & GLFW_MOD_SHIFT) ? OPTION_COUNT - 1 : 1)) % OPTION_COUNT;
         break;
     case GLFW_KEY_COMMA:
         change_option(v, -1);
@@ -134,17 +137,37 @@ void viewer_key(viewer *v, int key, int action, int mods) {
         heft_world_set_geometric_stiffness(v->world, v->geometric_stiffness);
         viewer_set_status(v, "geometric stiffness %s", v->geometric_stiffness ? "on" : "off");
         break;
-    case GLFW_KEY_W: toggle(v, &v->show.wireframe, "wireframe"); break;
-    case GLFW_KEY_C: toggle(v, &v->show.contacts, "contacts"); break;
-    case GLFW_KEY_J: toggle(v, &v->show.joints, "joint frames"); break;
-    case GLFW_KEY_B: toggle(v, &v->show.aabbs, "bounding boxes"); break;
-    case GLFW_KEY_I: toggle(v, &v->show.islands, "island colours"); break;
-    case GLFW_KEY_G: toggle(v, &v->show.grey_resting, "grey bodies at rest"); break;
-    case GLFW_KEY_L: toggle(v, &v->show.shadows, "shadows"); break;
-    case GLFW_KEY_T: toggle(v, &v->show.plot, "solve-time plot"); break;
+    case GLFW_KEY_W:
+        toggle(v, &v->show.wireframe, "wireframe");
+        break;
+    case GLFW_KEY_C:
+        toggle(v, &v->show.contacts, "contacts");
+        break;
+    case GLFW_KEY_J:
+        toggle(v, &v->show.joints, "joint frames");
+        break;
+    case GLFW_KEY_B:
+        toggle(v, &v->show.aabbs, "bounding boxes");
+        break;
+    case GLFW_KEY_I:
+        toggle(v, &v->show.islands, "island colours");
+        break;
+    case GLFW_KEY_G:
+        toggle(v, &v->show.grey_resting, "grey bodies at rest");
+        break;
+    case GLFW_KEY_L:
+        toggle(v, &v->show.shadows, "shadows");
+        break;
+    case GLFW_KEY_T:
+        toggle(v, &v->show.plot, "solve-time plot");
+        break;
     case GLFW_KEY_F1:
-    case GLFW_KEY_H: toggle(v, &v->show.help, "help"); break;
-    case GLFW_KEY_U: toggle(v, &v->show.overlay, "overlay"); break;
+    case GLFW_KEY_H:
+        toggle(v, &v->show.help, "help");
+        break;
+    case GLFW_KEY_U:
+        toggle(v, &v->show.overlay, "overlay");
+        break;
     case GLFW_KEY_X:
         solve_plot_clear(&v->plot);
         viewer_set_status(v, "plot cleared");
@@ -247,9 +270,13 @@ void viewer_mouse_move(viewer *v, double x, double y) {
     }
 }
 
-void viewer_scroll(viewer *v, double dy) { camera_zoom(&v->cam, (float)dy); }
+void viewer_scroll(viewer *v, double dy) {
+    camera_zoom(&v->cam, (float)dy);
+}
 
-static viewer *from_window(GLFWwindow *w) { return glfwGetWindowUserPointer(w); }
+static viewer *from_window(GLFWwindow *w) {
+    return glfwGetWindowUserPointer(w);
+}
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
     (void)scancode;
@@ -258,7 +285,9 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
 static void on_button(GLFWwindow *w, int button, int action, int mods) {
     viewer_mouse_button(from_window(w), button, action, mods);
 }
-static void on_move(GLFWwindow *w, double x, double y) { viewer_mouse_move(from_window(w), x, y); }
+static void on_move(GLFWwindow *w, double x, double y) {
+    viewer_mouse_move(from_window(w), x, y);
+}
 static void on_scroll(GLFWwindow *w, double dx, double dy) {
     (void)dx;
     viewer_scroll(from_window(w), dy);

@@ -7,9 +7,9 @@
 #include "heft.h"
 
 typedef struct island_map {
-    int *label;        /* by body index: island number (0, 1, ...) or -1 */
+    int *label; /* by body index: island number (0, 1, ...) or -1 */
     int capacity;
-    int count;         /* islands found */
+    int count; /* islands found */
 } island_map;
 
 int island_map_update(island_map *m, heft_world *world);

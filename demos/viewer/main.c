@@ -28,8 +28,9 @@ int main(int argc, char **argv) {
     viewer *v = viewer_create(&options, err, sizeof err);
     if (!v) {
         fprintf(stderr, "heft-viewer: %s\n", err);
-        return strncmp(err, VIEWER_NO_DISPLAY, strlen(VIEWER_NO_DISPLAY)) == 0 ? VIEWER_EXIT_NO_DISPLAY
-                                                                             : 1;
+        return strncmp(err, VIEWER_NO_DISPLAY, strlen(VIEWER_NO_DISPLAY)) == 0
+                   ? VIEWER_EXIT_NO_DISPLAY
+                   : 1;
     }
     int status = viewer_run(v);
     if (options.print_stats) {

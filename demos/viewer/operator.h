@@ -17,9 +17,9 @@
 typedef struct viewer viewer;
 
 typedef struct operator_state {
-    int manual;                          /* 1: the operator drives the axes */
-    int held[OPERATOR_MAX_AXES][2];      /* axis key held: [k][0] towards min, [k][1] towards max */
-    double latched[OPERATOR_MAX_AXES];   /* the value the panel's buttons set */
+    int manual;                        /* 1: the operator drives the axes */
+    int held[OPERATOR_MAX_AXES][2];    /* axis key held: [k][0] towards min, [k][1] towards max */
+    double latched[OPERATOR_MAX_AXES]; /* the value the panel's buttons set */
 } operator_state;
 
 /* the keys of one operator axis: towards its minimum, towards its maximum */

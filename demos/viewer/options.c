@@ -7,27 +7,26 @@
 #include <string.h>
 
 void viewer_usage(FILE *out) {
-    fprintf(out,
-            "usage: heft-viewer [--scenario NAME] [--solver NAME] [options]\n"
-            "  --scenario NAME     scene to open (default: crane, else hanging-chain)\n"
-            "  --variant NAME      stacking: boxes (default), pyramid, tower, wall\n"
-            "  --solver NAME       solver at start (default: bpp-skyline)\n"
-            "  --list              list the scenes and solvers\n"
-            "  --size WxH          window size (default 1280x720)\n"
-            "  --frames N          stop after N frames (one physics step per frame)\n"
-            "  --screenshot FILE   write a PNG after the last frame (needs --frames)\n"
-            "  --record FILE.mp4   record every frame through ffmpeg\n"
-            "  --script TEXT|@FILE scripted keys, clicks and waits (docs/viewer.md)\n"
-            "  --hidden            no visible window (screenshots, tests)\n"
-            "  --stats             print the run's statistics as JSON on exit\n"
-            "  --samples N         MSAA samples (default 4, 0 on a software renderer)\n"
-            "  --realtime          follow the wall clock even with --frames\n"
-            "  --no-geometric-stiffness   start without the heavy-load remedy\n"
-            "  --iterations N      PGS sweeps (solver max_iterations)\n"
-            "  --tolerance X       solver tolerance, J\n"
-            "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
-            "                      scene parameters, as heft-run takes them\n"
-            "  -h, --help          this text\n");
+    fprintf(out, "usage: heft-viewer [--scenario NAME] [--solver NAME] [options]\n"
+                 "  --scenario NAME     scene to open (default: crane, else hanging-chain)\n"
+                 "  --variant NAME      stacking: boxes (default), pyramid, tower, wall\n"
+                 "  --solver NAME       solver at start (default: bpp-skyline)\n"
+                 "  --list              list the scenes and solvers\n"
+                 "  --size WxH          window size (default 1280x720)\n"
+                 "  --frames N          stop after N frames (one physics step per frame)\n"
+                 "  --screenshot FILE   write a PNG after the last frame (needs --frames)\n"
+                 "  --record FILE.mp4   record every frame through ffmpeg\n"
+                 "  --script TEXT|@FILE scripted keys, clicks and waits (docs/viewer.md)\n"
+                 "  --hidden            no visible window (screenshots, tests)\n"
+                 "  --stats             print the run's statistics as JSON on exit\n"
+                 "  --samples N         MSAA samples (default 4, 0 on a software renderer)\n"
+                 "  --realtime          follow the wall clock even with --frames\n"
+                 "  --no-geometric-stiffness   start without the heavy-load remedy\n"
+                 "  --iterations N      PGS sweeps (solver max_iterations)\n"
+                 "  --tolerance X       solver tolerance, J\n"
+                 "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
+                 "                      scene parameters, as heft-run takes them\n"
+                 "  -h, --help          this text\n");
 }
 
 void viewer_list(FILE *out) {
@@ -75,13 +74,13 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *value = (i + 1 < argc) ? argv[i + 1] : NULL;
-#define NEEDS_VALUE()                                                              \
-    do {                                                                           \
-        if (!value) {                                                              \
-            snprintf(err, err_size, "%s needs a value (heft-viewer --help)", a);   \
-            return OPTIONS_ERROR;                                                  \
-        }                                                                          \
-        ++i;                                                                       \
+#define NEEDS_VALUE()                                                                              \
+    do {                                                                                           \
+        if (!value) {                                                                              \
+            snprintf(err, err_size, "%s needs a value (heft-viewer --help)", a);                   \
+            return OPTIONS_ERROR;                                                                  \
+        }                                                                                          \
+        ++i;                                                                                       \
     } while (0)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             return OPTIONS_HELP;
@@ -90,7 +89,8 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
         } else if (strcmp(a, "--scenario") == 0) {
             NEEDS_VALUE();
             if (!scenario_find(value)) {
-                snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)", value);
+                snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",
+                         value);
                 return OPTIONS_ERROR;
             }
             o->scenario = value;
@@ -100,7 +100,8 @@ options_action viewer_parse_options(int argc, char **argv, viewer_options *o, ch
         } else if (strcmp(a, "--solver") == 0) {
             NEEDS_VALUE();
             if (!heft_solver_find(value)) {
-                snprintf(err, err_size, "unknown solver \"%s\" (heft-viewer --list shows them)", value);
+                snprintf(err, err_size, "unknown solver \"%s\" (heft-viewer --list shows them)",
+                         value);
                 return OPTIONS_ERROR;
             }
             o->solver = value;

@@ -9,9 +9,9 @@
 
 typedef enum options_action {
     OPTIONS_RUN = 0,
-    OPTIONS_HELP,     /* printed usage; exit 0 */
-    OPTIONS_LIST,     /* print the scenes and solvers; exit 0 */
-    OPTIONS_ERROR     /* err says what was wrong; exit 2 */
+    OPTIONS_HELP, /* printed usage; exit 0 */
+    OPTIONS_LIST, /* print the scenes and solvers; exit 0 */
+    OPTIONS_ERROR /* err says what was wrong; exit 2 */
 } options_action;
 
 options_action viewer_parse_options(int argc, char **argv, viewer_options *out, char *err,

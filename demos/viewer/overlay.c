@@ -37,7 +37,8 @@ static int tight_rows(const viewer *v) {
     int tight = 0;
     for (int i = 0; i < st->islands; ++i) {
         heft_island_stats is;
-        if (heft_world_island_stats(v->world, i, &is) == HEFT_OK && is.solver.tight_trace_count > 0) {
+        if (heft_world_island_stats(v->world, i, &is) == HEFT_OK &&
+            is.solver.tight_trace_count > 0) {
             tight += is.solver.tight_trace[is.solver.tight_trace_count - 1];
         }
     }
@@ -132,8 +133,12 @@ static void controls_panel(viewer *v, float x, float y, float w) {
     for (int k = 0; k < OPTION_COUNT; ++k) {
         char label[64];
         switch ((option_kind)k) {
-        case OPTION_PGS_ITERATIONS: snprintf(label, sizeof label, "PGS iterations %d", o->max_iterations); break;
-        case OPTION_BPP_MAX_STEPS: snprintf(label, sizeof label, "BPP max steps %d", o->max_pivots); break;
+        case OPTION_PGS_ITERATIONS:
+            snprintf(label, sizeof label, "PGS iterations %d", o->max_iterations);
+            break;
+        case OPTION_BPP_MAX_STEPS:
+            snprintf(label, sizeof label, "BPP max steps %d", o->max_pivots);
+            break;
         case OPTION_BPP_PGS_RESTART:
             if (o->bpp_pgs_sweeps > 0) {
                 snprintf(label, sizeof label, "BPP restart: PGS %d", o->bpp_pgs_sweeps);
@@ -142,10 +147,15 @@ static void controls_panel(viewer *v, float x, float y, float w) {
             }
             break;
         case OPTION_DOWNDATE_THRESHOLD:
-            snprintf(label, sizeof label, "refactor above %.0f%% tight", 100.0 * o->skyline_refactor_fraction);
+            snprintf(label, sizeof label, "refactor above %.0f%% tight",
+                     100.0 * o->skyline_refactor_fraction);
             break;
-        case OPTION_PCG_TOLERANCE: snprintf(label, sizeof label, "tolerance %.0e", o->tolerance); break;
-        default: label[0] = '\0'; break;
+        case OPTION_PCG_TOLERANCE:
+            snprintf(label, sizeof label, "tolerance %.0e", o->tolerance);
+            break;
+        default:
+            label[0] = '\0';
+            break;
         }
         float small = bh + 4.0f;
         if (ui_button(ui, x + pad, cy, small, bh, "-", 0)) {
@@ -164,11 +174,11 @@ static void controls_panel(viewer *v, float x, float y, float w) {
         const char *label;
         int *flag;
     } toggles[] = {
-        {"wire (w)", &v->show.wireframe}, {"contacts (c)", &v->show.contacts},
-        {"joints (j)", &v->show.joints},  {"boxes (b)", &v->show.aabbs},
+        {"wire (w)", &v->show.wireframe},  {"contacts (c)", &v->show.contacts},
+        {"joints (j)", &v->show.joints},   {"boxes (b)", &v->show.aabbs},
         {"islands (i)", &v->show.islands}, {"rest grey (g)", &v->show.grey_resting},
         {"shadows (l)", &v->show.shadows}, {"plot (t)", &v->show.plot},
-        {"help (h)", &v->show.help},     {"pause (spc)", &v->paused},
+        {"help (h)", &v->show.help},       {"pause (spc)", &v->paused},
     };
     float half = 0.5f * (bw - 2.0f);
     for (size_t i = 0; i < sizeof toggles / sizeof toggles[0]; ++i) {
@@ -204,8 +214,8 @@ static void scene_keys_line(viewer *v, char *out, size_t size) {
     out[0] = '\0';
     for (int k = 0; c && k < n && used < size; ++k) {
         const char *keys = operator_axis_keys(v, k);
-        int wrote = snprintf(out + used, size - used, "%s%s %s", k ? ", " : "this scene: ",
-                             keys ? keys : "(panel)", c->axis[k].name);
+        int wrote = snprintf(out + used, size - used, "%s%s %s",
+                             k ? ", " : "this scene: ", keys ? keys : "(panel)", c->axis[k].name);
         used += wrote > 0 ? (size_t)wrote : 0;
     }
 }
@@ -252,7 +262,8 @@ void overlay_build(viewer *v) {
     if (v->show.help) {
         help_panel(v);
     } else {
-        ui_text(ui, fw * 0.5f - ui_text_width(ui, "h: help") * 0.5f, fh - lh - 4.0f, dim, "h: help");
+        ui_text(ui, fw * 0.5f - ui_text_width(ui, "h: help") * 0.5f, fh - lh - 4.0f, dim,
+                "h: help");
     }
     if (v->status[0] && glfwGetTime() < v->status_until) {
         float tw = ui_text_width(ui, v->status);

@@ -98,7 +98,9 @@ void viewer_drag_move(viewer *v, double x, double y) {
     v->drag.target = heft_v3(o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]);
 }
 
-void viewer_drag_end(viewer *v) { v->drag.active = 0; }
+void viewer_drag_end(viewer *v) {
+    v->drag.active = 0;
+}
 
 void viewer_drag_apply(viewer *v) {
     if (!v->drag.active) {
@@ -112,10 +114,12 @@ void viewer_drag_apply(viewer *v) {
     double omega = 2.0 * HEFT_PI * DRAG_FREQUENCY_HZ;
     heft_vec3 anchor = heft_body_world_point(v->world, v->drag.body, v->drag.local_anchor);
     heft_vec3 r = heft_v3_sub(anchor, heft_body_position(v->world, v->drag.body));
-    heft_vec3 vel = heft_v3_add(heft_body_linear_velocity(v->world, v->drag.body),
-                                heft_v3_cross(heft_body_angular_velocity(v->world, v->drag.body), r));
-    heft_vec3 force = heft_v3_sub(heft_v3_scale(heft_v3_sub(v->drag.target, anchor), mass * omega * omega),
-                                  heft_v3_scale(vel, 2.0 * DRAG_DAMPING_RATIO * omega * mass));
+    heft_vec3 vel =
+        heft_v3_add(heft_body_linear_velocity(v->world, v->drag.body),
+                    heft_v3_cross(heft_body_angular_velocity(v->world, v->drag.body), r));
+    heft_vec3 force =
+        heft_v3_sub(heft_v3_scale(heft_v3_sub(v->drag.target, anchor), mass * omega * omega),
+                    heft_v3_scale(vel, 2.0 * DRAG_DAMPING_RATIO * omega * mass));
     double limit = mass * 200.0; /* about 20 g: firm, but a runaway mouse cannot fling the scene */
     double f = heft_v3_length(force);
     if (f > limit) {

@@ -15,7 +15,7 @@
 /* A mesh made for particular geometry: capsules by their dimensions,
  * hulls, meshes and height fields by shape id. */
 typedef struct cached_mesh {
-    int kind;                 /* heft_shape_type */
+    int kind; /* heft_shape_type */
     double radius, half_length;
     heft_shape_id shape;
     gpu_mesh mesh;
@@ -50,9 +50,15 @@ static int make_mesh(gpu_mesh *g, int (*build)(mesh_data *)) {
     return 0;
 }
 
-static int build_sphere(mesh_data *m) { return mesh_sphere(m, 32, 20); }
-static int build_cylinder(mesh_data *m) { return mesh_cylinder(m, 32); }
-static int build_ground(mesh_data *m) { return mesh_quad(m, 500.0f); }
+static int build_sphere(mesh_data *m) {
+    return mesh_sphere(m, 32, 20);
+}
+static int build_cylinder(mesh_data *m) {
+    return mesh_cylinder(m, 32);
+}
+static int build_ground(mesh_data *m) {
+    return mesh_quad(m, 500.0f);
+}
 
 renderer *renderer_create(void) {
     renderer *r = calloc(1, sizeof *r);
@@ -102,16 +108,22 @@ void renderer_destroy(renderer *r) {
     shadow_map_free(&r->shadow);
     debug_lines_free(&r->lines);
     island_map_free(&r->islands);
-    if (r->mesh_program) glDeleteProgram(r->mesh_program);
-    if (r->depth_program) glDeleteProgram(r->depth_program);
-    if (r->sky_program) glDeleteProgram(r->sky_program);
-    if (r->sky_vao) glDeleteVertexArrays(1, &r->sky_vao);
+    if (r->mesh_program)
+        glDeleteProgram(r->mesh_program);
+    if (r->depth_program)
+        glDeleteProgram(r->depth_program);
+    if (r->sky_program)
+        glDeleteProgram(r->sky_program);
+    if (r->sky_vao)
+        glDeleteVertexArrays(1, &r->sky_vao);
     free(r->bodies);
     free(r->triangles);
     free(r);
 }
 
-int renderer_island_count(const renderer *r) { return r->islands.count; }
+int renderer_island_count(const renderer *r) {
+    return r->islands.count;
+}
 
 /* ---- colours ---------------------------------------------------------- */
 
@@ -181,10 +193,9 @@ static gpu_mesh *cached(renderer *r, heft_world *w, heft_shape_id sid, const hef
         if (c->kind != (int)def->type) {
             continue;
         }
-        if (def->type == HEFT_SHAPE_CAPSULE ? (c->radius == def->radius &&
-                                               c->half_length == def->half_length)
-                                            : (c->shape.index == sid.index &&
-                                               c->shape.generation == sid.generation)) {
+        if (def->type == HEFT_SHAPE_CAPSULE
+                ? (c->radius == def->radius && c->half_length == def->half_length)
+                : (c->shape.index == sid.index && c->shape.generation == sid.generation)) {
             return &c->mesh;
         }
     }
@@ -389,8 +400,8 @@ static void add_debug(renderer *r, viewer *v, const heft_body_id *ids, int n, do
             int count = heft_body_shapes(v->world, ids[i], shapes, 16);
             for (int s = 0; s < count && s < 16; ++s) {
                 heft_vec3 a, b;
-                if (heft_shape_aabb(v->world, shapes[s], &a, &b) == HEFT_OK && heft_v3_isfinite(a) &&
-                    heft_v3_isfinite(b)) {
+                if (heft_shape_aabb(v->world, shapes[s], &a, &b) == HEFT_OK &&
+                    heft_v3_isfinite(a) && heft_v3_isfinite(b)) {
                     debug_box(d, a, b, aabb_colour);
                 }
             }
@@ -513,7 +524,8 @@ void renderer_draw(renderer *r, viewer *v) {
 
     glUseProgram(r->mesh_program);
     glUniformMatrix4fv(r->loc_view_proj, 1, GL_FALSE, (const float *)view_proj);
-    glUniformMatrix4fv(r->loc_light_view_proj, 1, GL_FALSE, (const float *)r->shadow.light_view_proj);
+    glUniformMatrix4fv(r->loc_light_view_proj, 1, GL_FALSE,
+                       (const float *)r->shadow.light_view_proj);
     glUniform3fv(r->loc_light_dir, 1, r->shadow.light_dir);
     glUniform3fv(r->loc_eye, 1, eye);
     glUniform1i(r->loc_shadows, v->show.shadows);

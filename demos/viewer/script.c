@@ -7,7 +7,16 @@
 
 #include "viewer.h"
 
-typedef enum command_kind { CMD_KEY, CMD_KEY_DOWN, CMD_KEY_UP, CMD_WAIT, CMD_CLICK, CMD_DRAG, CMD_SHOT, CMD_QUIT } command_kind;
+typedef enum command_kind {
+    CMD_KEY,
+    CMD_KEY_DOWN,
+    CMD_KEY_UP,
+    CMD_WAIT,
+    CMD_CLICK,
+    CMD_DRAG,
+    CMD_SHOT,
+    CMD_QUIT
+} command_kind;
 
 typedef struct command {
     command_kind kind;
@@ -20,23 +29,32 @@ struct input_script {
     command *commands;
     int count;
     int next;
-    int wait;          /* frames left in the current wait */
-    int drag_frame;    /* frames done of the current drag, -1 if none */
+    int wait;       /* frames left in the current wait */
+    int drag_frame; /* frames done of the current drag, -1 if none */
 };
 
 static const struct {
     const char *name;
     int key;
 } named_keys[] = {
-    {"space", GLFW_KEY_SPACE},       {"tab", GLFW_KEY_TAB},
-    {"enter", GLFW_KEY_ENTER},       {"esc", GLFW_KEY_ESCAPE},
-    {"backspace", GLFW_KEY_BACKSPACE}, {"left", GLFW_KEY_LEFT},
-    {"right", GLFW_KEY_RIGHT},       {"up", GLFW_KEY_UP},
-    {"down", GLFW_KEY_DOWN},         {"pageup", GLFW_KEY_PAGE_UP},
-    {"pagedown", GLFW_KEY_PAGE_DOWN}, {"minus", GLFW_KEY_MINUS},
-    {"equal", GLFW_KEY_EQUAL},       {"comma", GLFW_KEY_COMMA},
-    {"period", GLFW_KEY_PERIOD},     {"lbracket", GLFW_KEY_LEFT_BRACKET},
-    {"rbracket", GLFW_KEY_RIGHT_BRACKET}, {"f1", GLFW_KEY_F1},
+    {"space", GLFW_KEY_SPACE},
+    {"tab", GLFW_KEY_TAB},
+    {"enter", GLFW_KEY_ENTER},
+    {"esc", GLFW_KEY_ESCAPE},
+    {"backspace", GLFW_KEY_BACKSPACE},
+    {"left", GLFW_KEY_LEFT},
+    {"right", GLFW_KEY_RIGHT},
+    {"up", GLFW_KEY_UP},
+    {"down", GLFW_KEY_DOWN},
+    {"pageup", GLFW_KEY_PAGE_UP},
+    {"pagedown", GLFW_KEY_PAGE_DOWN},
+    {"minus", GLFW_KEY_MINUS},
+    {"equal", GLFW_KEY_EQUAL},
+    {"comma", GLFW_KEY_COMMA},
+    {"period", GLFW_KEY_PERIOD},
+    {"lbracket", GLFW_KEY_LEFT_BRACKET},
+    {"rbracket", GLFW_KEY_RIGHT_BRACKET},
+    {"f1", GLFW_KEY_F1},
     {"f12", GLFW_KEY_F12},
 };
 
@@ -113,8 +131,8 @@ static int parse_token(const char *tok, command *c, char *err, size_t err_size) 
         if (sscanf(tok + 5, "%lf,%lf,%lf,%lf,%d%c", &c->x0, &c->y0, &c->x1, &c->y1, &c->frames,
                    &extra) != 5 ||
             c->frames < 1) {
-            snprintf(err, err_size, "script: \"%s\": drag:X0,Y0,X1,Y1,N needs four numbers and N >= 1",
-                     tok);
+            snprintf(err, err_size,
+                     "script: \"%s\": drag:X0,Y0,X1,Y1,N needs four numbers and N >= 1", tok);
             return -1;
         }
         return 0;
@@ -184,7 +202,8 @@ input_script *script_parse(const char *text, char *err, size_t err_size) {
     s->drag_frame = -1;
     int cap = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(copy, " \t\r\n;", &save); tok; tok = strtok_r(NULL, " \t\r\n;", &save)) {
+    for (char *tok = strtok_r(copy, " \t\r\n;", &save); tok;
+         tok = strtok_r(NULL, " \t\r\n;", &save)) {
         if (tok[0] == '#') {
             break;
         }
@@ -218,7 +237,9 @@ void script_free(input_script *s) {
     }
 }
 
-int script_done(const input_script *s) { return !s || (s->next >= s->count && s->wait == 0); }
+int script_done(const input_script *s) {
+    return !s || (s->next >= s->count && s->wait == 0);
+}
 
 void script_run(input_script *s, viewer *v) {
     if (!s) {

@@ -54,7 +54,8 @@ static const char *mesh_fs =
     "    float lit = 0.0;\n"
     "    for (int x = -1; x <= 1; ++x)\n"
     "        for (int y = -1; y <= 1; ++y)\n"
-    "            lit += (p.z - bias > texture(u_shadow, p.xy + vec2(x, y) * texel).r) ? 0.0 : 1.0;\n"
+    "            lit += (p.z - bias > texture(u_shadow, p.xy + vec2(x, y) * texel).r) ? 0.0 : "
+    "1.0;\n"
     "    return lit / 9.0;\n"
     "}\n"
     "void main() {\n"
@@ -79,7 +80,8 @@ static const char *mesh_fs =
     "    float sky = 0.5 + 0.5 * n.z;\n"
     "    vec3 view = normalize(u_eye - v_world);\n"
     "    vec3 half_dir = normalize(view + u_light_dir);\n"
-    "    float spec = v_colour.a < 0.0 ? 0.0 : pow(max(dot(n, half_dir), 0.0), 48.0) * 0.25 * diffuse;\n"
+    "    float spec = v_colour.a < 0.0 ? 0.0 : pow(max(dot(n, half_dir), 0.0), 48.0) * 0.25 * "
+    "diffuse;\n"
     "    vec3 colour = base * (0.38 + 0.20 * sky + 0.55 * diffuse) + vec3(spec);\n"
     "    frag = vec4(pow(colour, vec3(1.0 / 1.1)), 1.0);\n"
     "}\n";
@@ -97,9 +99,8 @@ static const char *depth_vs =
     "    gl_Position = u_light_view_proj * model * vec4(a_position, 1.0);\n"
     "}\n";
 
-static const char *depth_fs =
-    "#version 330 core\n"
-    "void main() {}\n";
+static const char *depth_fs = "#version 330 core\n"
+                              "void main() {}\n";
 
 /* A full-screen triangle; the colour from the view ray's elevation. */
 static const char *sky_vs =
@@ -114,35 +115,33 @@ static const char *sky_vs =
     "    gl_Position = vec4(p, 0.9999, 1.0);\n"
     "}\n";
 
-static const char *sky_fs =
-    "#version 330 core\n"
-    "in vec3 v_ray;\n"
-    "out vec4 frag;\n"
-    "void main() {\n"
-    "    float e = normalize(v_ray).z;\n"
-    "    vec3 horizon = vec3(0.70, 0.78, 0.86);\n"
-    "    vec3 zenith = vec3(0.25, 0.45, 0.75);\n"
-    "    vec3 below = vec3(0.40, 0.42, 0.45);\n"
-    "    vec3 c = e >= 0.0 ? mix(horizon, zenith, pow(e, 0.6)) : mix(horizon, below, min(-e * 4.0, 1.0));\n"
-    "    frag = vec4(c, 1.0);\n"
-    "}\n";
+static const char *sky_fs = "#version 330 core\n"
+                            "in vec3 v_ray;\n"
+                            "out vec4 frag;\n"
+                            "void main() {\n"
+                            "    float e = normalize(v_ray).z;\n"
+                            "    vec3 horizon = vec3(0.70, 0.78, 0.86);\n"
+                            "    vec3 zenith = vec3(0.25, 0.45, 0.75);\n"
+                            "    vec3 below = vec3(0.40, 0.42, 0.45);\n"
+                            "    vec3 c = e >= 0.0 ? mix(horizon, zenith, pow(e, 0.6)) : "
+                            "mix(horizon, below, min(-e * 4.0, 1.0));\n"
+                            "    frag = vec4(c, 1.0);\n"
+                            "}\n";
 
-static const char *lines_vs =
-    "#version 330 core\n"
-    "layout(location = 0) in vec3 a_position;\n"
-    "layout(location = 1) in vec4 a_colour;\n"
-    "uniform mat4 u_view_proj;\n"
-    "out vec4 v_colour;\n"
-    "void main() {\n"
-    "    v_colour = a_colour;\n"
-    "    gl_Position = u_view_proj * vec4(a_position, 1.0);\n"
-    "}\n";
+static const char *lines_vs = "#version 330 core\n"
+                              "layout(location = 0) in vec3 a_position;\n"
+                              "layout(location = 1) in vec4 a_colour;\n"
+                              "uniform mat4 u_view_proj;\n"
+                              "out vec4 v_colour;\n"
+                              "void main() {\n"
+                              "    v_colour = a_colour;\n"
+                              "    gl_Position = u_view_proj * vec4(a_position, 1.0);\n"
+                              "}\n";
 
-static const char *lines_fs =
-    "#version 330 core\n"
-    "in vec4 v_colour;\n"
-    "out vec4 frag;\n"
-    "void main() { frag = v_colour; }\n";
+static const char *lines_fs = "#version 330 core\n"
+                              "in vec4 v_colour;\n"
+                              "out vec4 frag;\n"
+                              "void main() { frag = v_colour; }\n";
 
 static const char *ui_vs =
     "#version 330 core\n"
@@ -156,11 +155,10 @@ static const char *ui_vs =
     "                       1.0 - 2.0 * a_position.y / u_screen.y, 0.0, 1.0);\n"
     "}\n";
 
-static const char *ui_fs =
-    "#version 330 core\n"
-    "in vec4 v_colour;\n"
-    "out vec4 frag;\n"
-    "void main() { frag = v_colour; }\n";
+static const char *ui_fs = "#version 330 core\n"
+                           "in vec4 v_colour;\n"
+                           "out vec4 frag;\n"
+                           "void main() { frag = v_colour; }\n";
 
 static unsigned compile(unsigned type, const char *source, const char *what) {
     unsigned s = glCreateShader(type);
@@ -182,18 +180,36 @@ unsigned shader_program(shader_id id) {
     static const char *names[SHADER_COUNT] = {"mesh", "depth", "sky", "lines", "ui"};
     const char *vs = NULL, *fs = NULL;
     switch (id) {
-    case SHADER_MESH: vs = mesh_vs; fs = mesh_fs; break;
-    case SHADER_DEPTH: vs = depth_vs; fs = depth_fs; break;
-    case SHADER_SKY: vs = sky_vs; fs = sky_fs; break;
-    case SHADER_LINES: vs = lines_vs; fs = lines_fs; break;
-    case SHADER_UI: vs = ui_vs; fs = ui_fs; break;
-    default: return 0;
+    case SHADER_MESH:
+        vs = mesh_vs;
+        fs = mesh_fs;
+        break;
+    case SHADER_DEPTH:
+        vs = depth_vs;
+        fs = depth_fs;
+        break;
+    case SHADER_SKY:
+        vs = sky_vs;
+        fs = sky_fs;
+        break;
+    case SHADER_LINES:
+        vs = lines_vs;
+        fs = lines_fs;
+        break;
+    case SHADER_UI:
+        vs = ui_vs;
+        fs = ui_fs;
+        break;
+    default:
+        return 0;
     }
     unsigned v = compile(GL_VERTEX_SHADER, vs, names[id]);
     unsigned f = compile(GL_FRAGMENT_SHADER, fs, names[id]);
     if (!v || !f) {
-        if (v) glDeleteShader(v);
-        if (f) glDeleteShader(f);
+        if (v)
+            glDeleteShader(v);
+        if (f)
+            glDeleteShader(f);
         return 0;
     }
     unsigned p = glCreateProgram();

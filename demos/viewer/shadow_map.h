@@ -8,7 +8,7 @@
 typedef struct shadow_map {
     unsigned fbo, texture;
     int size;
-    vec3 light_dir;          /* unit, towards the light */
+    vec3 light_dir; /* unit, towards the light */
     mat4 light_view_proj;
 } shadow_map;
 

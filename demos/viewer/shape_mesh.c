@@ -93,7 +93,8 @@ int mesh_capsule(mesh_data *m, double radius, double half_length, int slices, in
     for (int cap = 0; cap < 2; ++cap) {
         double zc = cap ? half_length : -half_length;
         for (int i = 0; i <= half; ++i) {
-            double theta = cap ? 0.5 * HEFT_PI * i / half : -0.5 * HEFT_PI + 0.5 * HEFT_PI * i / half;
+            double theta =
+                cap ? 0.5 * HEFT_PI * i / half : -0.5 * HEFT_PI + 0.5 * HEFT_PI * i / half;
             profile[k][0] = radius * cos(theta);
             profile[k][1] = zc + radius * sin(theta);
             profile[k][2] = cos(theta);
@@ -250,4 +251,6 @@ void gpu_mesh_draw(gpu_mesh *g) {
     glBindVertexArray(0);
 }
 
-void gpu_mesh_clear(gpu_mesh *g) { g->instance_count = 0; }
+void gpu_mesh_clear(gpu_mesh *g) {
+    g->instance_count = 0;
+}

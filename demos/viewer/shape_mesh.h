@@ -10,7 +10,7 @@
 #include "heft.h"
 
 typedef struct mesh_data {
-    float *vertices;     /* position xyz, normal xyz */
+    float *vertices; /* position xyz, normal xyz */
     uint32_t *indices;
     int vertex_count, index_count;
 } mesh_data;
@@ -28,12 +28,12 @@ typedef struct gpu_mesh {
     int instance_count, instance_capacity;
 } gpu_mesh;
 
-int mesh_sphere(mesh_data *m, int slices, int stacks);          /* radius 1 */
-int mesh_box(mesh_data *m);                                      /* half extents 1 */
-int mesh_cylinder(mesh_data *m, int slices);                     /* radius 1, z in [-1, 1] */
+int mesh_sphere(mesh_data *m, int slices, int stacks); /* radius 1 */
+int mesh_box(mesh_data *m);                            /* half extents 1 */
+int mesh_cylinder(mesh_data *m, int slices);           /* radius 1, z in [-1, 1] */
 int mesh_capsule(mesh_data *m, double radius, double half_length, int slices, int stacks);
 int mesh_triangles(mesh_data *m, const heft_vec3 *corners, int triangle_count); /* flat normals */
-int mesh_quad(mesh_data *m, float half_size);                    /* z = 0, normal +z */
+int mesh_quad(mesh_data *m, float half_size); /* z = 0, normal +z */
 void mesh_data_free(mesh_data *m);
 
 int gpu_mesh_create(gpu_mesh *g, const mesh_data *m);

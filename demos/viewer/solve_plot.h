@@ -9,7 +9,7 @@
 
 typedef struct plot_series {
     char solver[32];
-    double ms[PLOT_HISTORY];  /* by step number modulo PLOT_HISTORY */
+    double ms[PLOT_HISTORY];   /* by step number modulo PLOT_HISTORY */
     int first_step, last_step; /* steps recorded: [first_step, last_step], -1 if none */
 } plot_series;
 
@@ -23,7 +23,7 @@ void solve_plot_clear(solve_plot *p);
 void solve_plot_add(solve_plot *p, const char *solver, int step, double ms);
 
 struct ui_context;
-void solve_plot_draw(const solve_plot *p, struct ui_context *ui, float x, float y, float w,
-                     float h, const char *current);
+void solve_plot_draw(const solve_plot *p, struct ui_context *ui, float x, float y, float w, float h,
+                     const char *current);
 
 #endif

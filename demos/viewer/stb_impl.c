@@ -13,4 +13,6 @@ int stb_text_quads(float x, float y, const char *text, void *vertices, int verte
     return stb_easy_font_print(x, y, (char *)text, NULL, vertices, vertex_bytes);
 }
 
-int stb_text_width(const char *text) { return stb_easy_font_width((char *)text); }
+int stb_text_width(const char *text) {
+    return stb_easy_font_width((char *)text);
+}

@@ -113,7 +113,9 @@ float ui_text_width(const ui_context *ui, const char *text) {
     return (float)stb_text_width(text) * ui->text_scale;
 }
 
-float ui_line_height(const ui_context *ui) { return 12.0f * ui->text_scale; }
+float ui_line_height(const ui_context *ui) {
+    return 12.0f * ui->text_scale;
+}
 
 float ui_text(ui_context *ui, float x, float y, const uint8_t rgba[4], const char *text) {
     static char quads[64 * 1024];

@@ -19,15 +19,15 @@ typedef struct ui_rect {
 } ui_rect;
 
 typedef struct ui_context {
-    float width, height;      /* framebuffer pixels */
-    float scale;              /* pixels per UI unit (window to framebuffer, HiDPI) */
+    float width, height; /* framebuffer pixels */
+    float scale;         /* pixels per UI unit (window to framebuffer, HiDPI) */
     float text_scale;
     ui_vertex *vertices;
     int count, capacity;
     ui_rect rects[UI_MAX_RECTS], last_rects[UI_MAX_RECTS];
     int rect_count, last_rect_count;
-    int click_pending;        /* a click to deliver to a button this frame */
-    float click_x, click_y;   /* framebuffer pixels */
+    int click_pending;      /* a click to deliver to a button this frame */
+    float click_x, click_y; /* framebuffer pixels */
     float mouse_x, mouse_y;
     unsigned program, vao, vbo;
     int loc_screen;

@@ -19,30 +19,30 @@ typedef struct input_script input_script;
 typedef struct recorder recorder;
 
 typedef struct viewer_options {
-    const char *scenario;     /* NULL: "crane" if registered, else "hanging-chain" */
-    const char *solver;       /* NULL: "bpp-skyline" if registered, else the world default */
-    int width, height;        /* window size in screen coordinates (default 1280 x 720) */
-    int frames;               /* stop after this many frames; 0: until the window closes */
-    const char *screenshot;   /* PNG written after the last frame (needs frames) */
-    const char *record;       /* MP4 through an ffmpeg pipe */
-    const char *script;       /* scripted input (script.c), or @FILE */
-    int hidden;               /* no visible window (screenshots, tests) */
-    int print_stats;          /* print the run's statistics as JSON on exit */
-    int samples;              /* MSAA samples; -1 (default): 4 on a GPU, 0 on a software renderer */
-    int fixed_step;           /* one physics step per frame, whatever the clock (default with
-                                 frames, so runs are reproducible) */
-    int geometric_stiffness;  /* 1 (default) or 0 */
-    scenario_params params;   /* the scene's parameters (as heft-run's --links ...) */
-    int iterations;           /* solver max_iterations; 0: the default */
-    double tolerance;         /* solver tolerance; 0: the default */
+    const char *scenario;    /* NULL: "crane" if registered, else "hanging-chain" */
+    const char *solver;      /* NULL: "bpp-skyline" if registered, else the world default */
+    int width, height;       /* window size in screen coordinates (default 1280 x 720) */
+    int frames;              /* stop after this many frames; 0: until the window closes */
+    const char *screenshot;  /* PNG written after the last frame (needs frames) */
+    const char *record;      /* MP4 through an ffmpeg pipe */
+    const char *script;      /* scripted input (script.c), or @FILE */
+    int hidden;              /* no visible window (screenshots, tests) */
+    int print_stats;         /* print the run's statistics as JSON on exit */
+    int samples;             /* MSAA samples; -1 (default): 4 on a GPU, 0 on a software renderer */
+    int fixed_step;          /* one physics step per frame, whatever the clock (default with
+                                frames, so runs are reproducible) */
+    int geometric_stiffness; /* 1 (default) or 0 */
+    scenario_params params;  /* the scene's parameters (as heft-run's --links ...) */
+    int iterations;          /* solver max_iterations; 0: the default */
+    double tolerance;        /* solver tolerance; 0: the default */
 } viewer_options;
 
 typedef struct drag_spring {
     int active;
     heft_body_id body;
-    heft_vec3 local_anchor;   /* body frame */
-    heft_vec3 target;         /* world frame, moves with the mouse in a camera-facing plane */
-    double plane_distance;    /* along the camera's forward axis */
+    heft_vec3 local_anchor; /* body frame */
+    heft_vec3 target;       /* world frame, moves with the mouse in a camera-facing plane */
+    double plane_distance;  /* along the camera's forward axis */
 } drag_spring;
 
 /* Toggles of what is drawn (keys in input.c, buttons in overlay.c). */
@@ -64,35 +64,35 @@ typedef enum option_kind {
 typedef struct viewer {
     viewer_options opt;
     GLFWwindow *window;
-    int samples;              /* MSAA samples of the window */
-    char gl_renderer[128];    /* GL_RENDERER */
-    int win_w, win_h;         /* screen coordinates (mouse) */
-    int fb_w, fb_h;           /* pixels */
+    int samples;           /* MSAA samples of the window */
+    char gl_renderer[128]; /* GL_RENDERER */
+    int win_w, win_h;      /* screen coordinates (mouse) */
+    int fb_w, fb_h;        /* pixels */
 
     /* the scene */
     const scenario_desc *desc;
     heft_world *world;
     scenario *scene;
-    int step_index;           /* steps taken since the scene was (re)built */
-    int left_bounds;          /* the step a body left the scene's bounds (it paused); 0: none */
+    int step_index;  /* steps taken since the scene was (re)built */
+    int left_bounds; /* the step a body left the scene's bounds (it paused); 0: none */
     double h;
     heft_solver_options solver_options;
     char solver[32];
-    char default_solver[32];  /* the viewer's solver for scenes without their own */
-    int solver_chosen;        /* the user chose one (--solver, keys, menu): every scene keeps it */
+    char default_solver[32]; /* the viewer's solver for scenes without their own */
+    int solver_chosen;       /* the user chose one (--solver, keys, menu): every scene keeps it */
     int geometric_stiffness;
-    char status[160];         /* last message shown in the overlay (errors included) */
-    double status_until;      /* wall time (s) */
+    char status[160];    /* last message shown in the overlay (errors included) */
+    double status_until; /* wall time (s) */
 
     /* the clock */
     int paused, step_once;
     double time_scale;
-    double accumulator;       /* s of simulated time owed to the wall clock */
+    double accumulator; /* s of simulated time owed to the wall clock */
     double last_time;
     int frame_index;
     double frame_ms, frame_ms_sum, frame_ms_max;
     double fps;
-    double fps_since;         /* wall time the fps count started */
+    double fps_since; /* wall time the fps count started */
     int fps_frames;
     double step_ms_sum, step_ms_max; /* heft_world_step, wall clock */
     double solve_ms_sum, error_max;
@@ -100,16 +100,16 @@ typedef struct viewer {
 
     camera cam;
     view_toggles show;
-    int selected_option;      /* option_kind */
+    int selected_option; /* option_kind */
 
     /* mouse */
     double mouse_x, mouse_y;
     int mouse_left, mouse_right, mouse_middle;
-    int mouse_moved;          /* since the left button went down */
+    int mouse_moved; /* since the left button went down */
     int shift, ctrl;
     heft_body_id selected;
     drag_spring drag;
-    operator_state op;        /* the scene's operator axes (operator.c) */
+    operator_state op; /* the scene's operator axes (operator.c) */
 
     renderer *renderer;
     ui_context ui;
@@ -118,8 +118,8 @@ typedef struct viewer {
     recorder *recorder;
     int quit;
     int screenshot_count;
-    char overlay_solver[32];  /* the solver the overlay showed in the last frame */
-    char shot_request[256];   /* a PNG to write after this frame is drawn (key P, scripts) */
+    char overlay_solver[32]; /* the solver the overlay showed in the last frame */
+    char shot_request[256];  /* a PNG to write after this frame is drawn (key P, scripts) */
 } viewer;
 
 /* viewer_create's message when no window can be opened; heft-viewer then

@@ -6,8 +6,7 @@
 
 #include <stdio.h>
 
-int main(void)
-{
+int main(void) {
     heft_world_def def = heft_default_world_def();
     heft_world *w = heft_world_create(&def);
     if (!w) {
