@@ -210,6 +210,15 @@ int heft_solver_options_check(const heft_solver_options *options, char *err, siz
 
 #define HEFT_MAX_PIVOT_TRACE 64
 
+/* Which answer a solve returned (heft_solver_stats.answer). */
+typedef enum heft_answer_source {
+    HEFT_ANSWER_SOLVER = 0,     /* the method's own iterate: pivoting, sweeps, CG iterations */
+    HEFT_ANSWER_BACKSTOP = 1,   /* the pivoting family's exact backstop */
+    HEFT_ANSWER_PGS = 2,        /* the PGS answer of a restart */
+    HEFT_ANSWER_WARM_START = 3, /* the warm start, better than anything computed */
+    HEFT_ANSWER_ZERO = 4        /* lambda = 0, better than anything computed */
+} heft_answer_source;
+
 typedef struct heft_solver_stats {
     int n;                /* rows */
     int iterations;       /* PGS sweeps, pivoting steps, CG iterations */
@@ -233,6 +242,10 @@ typedef struct heft_solver_stats {
     int restarts;          /* BPP family: restarts of a stalled pivoting from the index
                               sets of a PGS answer (bpp.c "restart from PGS") */
     int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve */
+    int frozen_rounds;     /* BPP family, pgcg: rounds of the frozen friction boxes */
+    int backstops;         /* pivoting family: times the exact backstop ran */
+    int backstop_pivots;   /* pivoting family: pivots (or Newton steps) of the backstop */
+    int answer;            /* heft_answer_source: which answer the solver returned */
     int pcg_tightenings;   /* bpp-pcg, pgcg: times the index sets held but the solve was
                               too inexact, and PCG's relative tolerance was multiplied by
                               1e-4 for the rest of the solve (bpp-pcg: the step solved
