@@ -32,14 +32,13 @@ int run_scenario(const run_config *cfg, run_result *r) {
     }
     heft_world_def wd = heft_default_world_def();
     wd.solver = cfg->solver ? cfg->solver : "pgs";
-    if (cfg->has_options) {
-        wd.solver_options = cfg->options;
-    }
+    heft_solver_options options = cfg->has_options ? cfg->options : heft_solver_default_options();
     wd.geometric_stiffness = 0;
     wd.post_stabilization = 0;
     wd.substeps = 1;
     if (r->desc->configure) {
-        r->desc->configure(&wd); /* the scene's settings; the caller's flags add to them */
+        r->desc->configure(&wd,
+                           &options); /* the scene's settings; the caller's flags add to them */
     }
     wd.geometric_stiffness = wd.geometric_stiffness || cfg->geometric_stiffness;
     if (cfg->post_stabilization > wd.post_stabilization) {
@@ -54,6 +53,12 @@ int run_scenario(const run_config *cfg, run_result *r) {
     r->world = heft_world_create(&wd);
     if (!r->world) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        return -1;
+    }
+    if (heft_world_set_solver_options(r->world, &options) != HEFT_OK) {
+        snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        heft_world_destroy(r->world);
+        r->world = NULL;
         return -1;
     }
     snprintf(r->solver, sizeof r->solver, "%s", heft_world_solver(r->world));

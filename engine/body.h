@@ -3,6 +3,7 @@
 #define HEFT_BODY_H
 
 #include "heft.h"
+#include "mlcp.h"
 #include "slots.h"
 
 #define HEFT_NAME_MAX 48

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 
 #include "heft.h"
+#include "mlcp.h"
 #include "runner.h"
 
 static void *nan_create(const heft_solver_options *o) {
