@@ -112,6 +112,8 @@ row *joint_rows_add(joint_rows *out, int slot, heft_joint_row_role role, int dof
 
 /* At most this many rows the joint writes this step (limit rows are only
  * written near their bounds): the size of the buffer joint_fill_rows needs. */
+/* Records the joint coordinates (whole turns included) at the bodies' poses. */
+void joint_remember_coordinates(joint *j, const body *bodies);
 int joint_row_count(const joint *j);
 /* Fills the joint's rows for the bodies' current poses and returns how many
  * (<= joint_row_count(j)). The caller sets a, b, block, lambda0, lambda_out.
