@@ -13,6 +13,7 @@
 typedef struct shape {
     slot_header slot; /* first: generation, alive, free list */
     int32_t body;
+    int32_t body_next, body_prev; /* the body's shape list, -1 for none */
     heft_shape_type type;
     double radius, half_length, offset;
     heft_vec3 half_extents;

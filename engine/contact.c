@@ -78,26 +78,6 @@ static int is_static_type(heft_shape_type t) {
     return t == HEFT_SHAPE_PLANE || t == HEFT_SHAPE_MESH || t == HEFT_SHAPE_HEIGHT_FIELD;
 }
 
-/* Bodies that have a joint: only their pairs need the joint filter. */
-static uint8_t *jointed_bodies(heft_world *w) {
-    uint8_t *flag = arena_calloc(&w->scratch, (size_t)w->body_high + 1, 1);
-    if (!flag) {
-        return NULL;
-    }
-    for (int i = 0; i < w->joint_high; ++i) {
-        const joint *j = &w->joints[i];
-        if (j->slot.alive) {
-            if (j->body_a >= 0) {
-                flag[j->body_a] = 1;
-            }
-            if (j->body_b >= 0) {
-                flag[j->body_b] = 1;
-            }
-        }
-    }
-    return flag;
-}
-
 /* Do the margin-grown boxes meet (the moving one grown by its speculative
  * distance too when the other is static geometry)? */
 static int boxes_touch(const shape *a, const shape *b) {
@@ -140,11 +120,6 @@ int contact_set_update(heft_world *w, double h) {
     set->previous = set->items;
     set->items = swap;
     int previous_count = set->count;
-    uint8_t *jointed = jointed_bodies(w);
-    if (!jointed) {
-        set->count = 0;
-        return 0;
-    }
     int count = 0, old = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         uint64_t key = bp->pairs[p];
@@ -153,7 +128,8 @@ int contact_set_update(heft_world *w, double h) {
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
             continue;
         }
-        if (jointed[sa->body] && jointed[sb->body] &&
+        /* only bodies that have a joint need the joint filter */
+        if (w->bodies[sa->body].joint_edges >= 0 && w->bodies[sb->body].joint_edges >= 0 &&
             joint_bodies_connected(w, sa->body, sb->body)) {
             continue;
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "body_links.h"
 #include "world.h"
 
 heft_joint_def heft_default_joint_def(heft_joint_type type) {
@@ -428,6 +429,7 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
             j->coordinate_last[k] = c.value;
         }
     }
+    body_link_joint(w, index);
     w->joint_live++;
     heft_joint_id id = {index, j->slot.generation};
     return id;
@@ -439,6 +441,7 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
+    body_unlink_joint(w, id.index);
     slots_release(w->joints, sizeof(joint), id.index, &w->joint_free);
     w->joint_live--;
     /* a gear or rack cannot outlive a joint it couples */
@@ -596,9 +599,17 @@ heft_result heft_joint_set_length(heft_world *w, heft_joint_id id, double length
 }
 
 int joint_bodies_connected(const heft_world *w, int32_t body_a, int32_t body_b) {
-    for (int i = 0; i < w->joint_high; ++i) {
-        const joint *j = &w->joints[i];
-        if (j->slot.alive && !j->collide_connected && !j->broken &&
+    if (body_a < 0) {
+        int32_t t = body_a;
+        body_a = body_b;
+        body_b = t;
+    }
+    if (body_a < 0) {
+        return 0;
+    }
+    for (int32_t e = body_first_joint_edge(w, body_a); e >= 0; e = body_next_joint_edge(w, e)) {
+        const joint *j = &w->joints[e >> 1];
+        if (!j->collide_connected && !j->broken &&
             ((j->body_a == body_a && j->body_b == body_b) ||
              (j->body_a == body_b && j->body_b == body_a))) {
             return 1;

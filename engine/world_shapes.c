@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "body_links.h"
 #include "world.h"
 
 void collision_release(heft_world *w) {
@@ -50,6 +51,7 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
         heft_set_error("out of memory");
         return invalid;
     }
+    body_link_shape(w, index);
     w->shape_live++;
     heft_shape_id id = {index, s->slot.generation};
     return id;
@@ -64,6 +66,7 @@ heft_result heft_destroy_shape(heft_world *w, heft_shape_id id) {
     broad_phase_remove(w, id.index);
     contact_set_remove_shape(&w->contacts, id.index);
     shape_release(s);
+    body_unlink_shape(w, id.index);
     slots_release(w->shapes, sizeof(shape), id.index, &w->shape_free);
     w->shape_live--;
     return HEFT_OK;
@@ -129,15 +132,12 @@ int heft_body_shapes(const heft_world *w, heft_body_id body_id, heft_shape_id *o
         return 0;
     }
     int n = 0;
-    for (int i = 0; i < w->shape_high; ++i) {
-        const shape *s = &w->shapes[i];
-        if (s->slot.alive && s->body == body_id.index) {
-            if (out && n < max) {
-                out[n].index = i;
-                out[n].generation = s->slot.generation;
-            }
-            n++;
+    for (int32_t i = w->bodies[body_id.index].shapes; i >= 0; i = w->shapes[i].body_next) {
+        if (out && n < max) {
+            out[n].index = i;
+            out[n].generation = w->shapes[i].slot.generation;
         }
+        n++;
     }
     return n;
 }

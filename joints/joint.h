@@ -69,6 +69,9 @@ typedef struct joint {
     double ratio;
     double coordinate_last[HEFT_JOINT_DOF_COUNT]; /* the joint's coordinates at the last step */
     int collide_connected;
+    /* the bodies' joint lists (engine/body_links.c): the neighbouring edges
+     * (2 * joint + end) at end a and end b, -1 for none */
+    int32_t edge_next[2], edge_prev[2];
     double break_force, break_torque;
     int broken;
     char name[HEFT_NAME_MAX];
