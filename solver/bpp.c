@@ -473,8 +473,28 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
         memcpy(kept_y, s->rhs, sizeof(double) * (size_t)n);
     for (int q = 0; q < k; ++q)
         lambda_N[q] = s->rhs[s->normals[q]];
-    /* S = I + E^T A_FF^-1 U, column by column */
-    for (int q = 0; q < k; ++q) {
+        /* S = I + E^T A_FF^-1 U: bpp-sparse solves for every column of U at
+         * once (one pass over the factor for all k right-hand sides) */
+#ifdef HEFT_HAVE_CHOLMOD
+    if (s->backend == BPP_SPARSE) {
+        double *U = heft_bpp_sparse_columns(s, n, k);
+        if (U == NULL)
+            return -1;
+        for (int t = 0; t < n; ++t)
+            if (s->coupled[t]) {
+                const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
+                backend_add_column(s, n, t, sign * fabs(p->hi[t]),
+                                   U + (size_t)s->normal_slot[p->findex[t]] * (size_t)n);
+            }
+        if (heft_bpp_sparse_solve_columns(s, n, s->tight, k, stats) != 0)
+            return -1;
+        for (int q = 0; q < k; ++q)
+            for (int r = 0; r < k; ++r)
+                S[(size_t)r * uk + q] =
+                    (r == q ? 1.0 : 0.0) + U[(size_t)q * (size_t)n + (size_t)s->normals[r]];
+    }
+#endif
+    for (int q = 0; q < k && s->backend != BPP_SPARSE; ++q) {
         for (int i = 0; i < n; ++i)
             s->u[i] = 0.0;
         for (int t = 0; t < n; ++t)

@@ -261,6 +261,13 @@ void heft_bpp_sparse_add_column(bpp_state *s, int n, int j, double c, double *ou
 int heft_bpp_sparse_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                           heft_solver_stats *stats);
 void heft_bpp_sparse_release(bpp_state *s);
+/* k right-hand sides of n zeros, column after column, for
+ * heft_bpp_sparse_solve_columns, which solves them in place with the factor
+ * of the tight set (one pass over the factor for all). NULL / -1 on
+ * failure. */
+double *heft_bpp_sparse_columns(bpp_state *s, int n, int k);
+int heft_bpp_sparse_solve_columns(bpp_state *s, int n, const unsigned char *tight, int k,
+                                  heft_solver_stats *stats);
 
 /* Tightens bpp-pcg's relative PCG tolerance for the rest of this solve
  * (times 1e-4, down to a floor of 1e-13; bpp_pcg.c). Returns 0 when it is

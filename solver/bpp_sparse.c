@@ -53,6 +53,7 @@ struct bpp_sparse_backend {
     cholmod_factor *L;        /* the factor of the current A_F' */
     cholmod_sparse *R;        /* one column for a row addition, n x 1 */
     cholmod_dense *B, *X, *Y, *E;
+    cholmod_dense *BK, *XK;           /* k right-hand sides and their solutions */
     int *pattern_start, *pattern_row; /* A's pattern the analysis was made for */
     size_t pattern_start_cap, pattern_row_cap;
     int pattern_n;
@@ -61,7 +62,8 @@ struct bpp_sparse_backend {
     size_t inverse_perm_cap, factored_tight_cap;
     int L_valid;
     double *column; /* scratch, n, kept zero between uses */
-    size_t column_cap;
+    double *first;  /* the first right-hand side of a solve of k, n */
+    size_t column_cap, first_cap;
     /* A with both triangles, compressed columns: a column of A in
      * O(its entries), for the friction coupling and the row additions */
     int *full_start, *full_row, *full_fill;
@@ -80,6 +82,8 @@ static void release_cholmod(struct bpp_sparse_backend *b) {
     cholmod_free_dense(&b->X, &b->common);
     cholmod_free_dense(&b->Y, &b->common);
     cholmod_free_dense(&b->E, &b->common);
+    cholmod_free_dense(&b->BK, &b->common);
+    cholmod_free_dense(&b->XK, &b->common);
     cholmod_finish(&b->common);
     b->common_started = 0;
 }
@@ -95,6 +99,7 @@ void heft_bpp_sparse_release(bpp_state *s) {
     heft_free(b->inverse_perm);
     heft_free(b->factored_tight);
     heft_free(b->column);
+    heft_free(b->first);
     heft_free(b->full_start);
     heft_free(b->full_row);
     heft_free(b->full_fill);
@@ -219,7 +224,7 @@ int heft_bpp_sparse_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats 
     }
     if (heft_sparse_sym_from_mlcp(&b->A, p) != 0 ||
         !HEFT_RESERVE(b->factored_tight, b->factored_tight_cap, un) ||
-        !HEFT_RESERVE(b->column, b->column_cap, un) ||
+        !HEFT_RESERVE(b->column, b->column_cap, un) || !HEFT_RESERVE(b->first, b->first_cap, un) ||
         !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) || build_full(b) != 0)
         return -1;
     for (int j = 0; j < n; ++j) {
@@ -382,6 +387,47 @@ int heft_bpp_sparse_solve(bpp_state *s, int n, const unsigned char *tight, doubl
     for (int i = 0; i < n; ++i) {
         x[i] = tight[i] ? 0.0 : xx[i];
         if (!isfinite(x[i]))
+            return -1;
+    }
+    return 0;
+}
+
+double *heft_bpp_sparse_columns(bpp_state *s, int n, int k) {
+    struct bpp_sparse_backend *b = s->sparse;
+    cholmod_common *c = &b->common;
+    if (b->BK == NULL || b->BK->nrow != (size_t)n || b->BK->ncol != (size_t)k) {
+        cholmod_free_dense(&b->BK, c);
+        b->BK = cholmod_allocate_dense((size_t)n, (size_t)k, (size_t)n, CHOLMOD_REAL, c);
+        if (b->BK == NULL)
+            return NULL;
+    }
+    double *x = b->BK->x;
+    memset(x, 0, sizeof(double) * (size_t)n * (size_t)k);
+    return x;
+}
+
+int heft_bpp_sparse_solve_columns(bpp_state *s, int n, const unsigned char *tight, int k,
+                                  heft_solver_stats *stats) {
+    struct bpp_sparse_backend *b = s->sparse;
+    cholmod_common *c = &b->common;
+    /* brings the factor to this tight set (the solve of the first column
+     * does it; the columns' tight entries are zero as the solve wants) */
+    double *bk = b->BK->x;
+    double *first = b->first;
+    memcpy(first, bk, sizeof(double) * (size_t)n);
+    if (heft_bpp_sparse_solve(s, n, tight, first, stats) != 0)
+        return -1;
+    for (int q = 0; q < k; ++q)
+        for (int i = 0; i < n; ++i)
+            if (tight[i])
+                bk[(size_t)q * (size_t)n + (size_t)i] = 0.0;
+    if (!cholmod_solve2(CHOLMOD_A, b->L, b->BK, NULL, &b->XK, NULL, &b->Y, &b->E, c))
+        return -1;
+    const double *xk = b->XK->x;
+    for (size_t q = 0; q < (size_t)n * (size_t)k; ++q) {
+        const size_t i = q % (size_t)n;
+        bk[q] = tight[i] ? 0.0 : xk[q];
+        if (!isfinite(bk[q]))
             return -1;
     }
     return 0;
