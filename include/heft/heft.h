@@ -432,6 +432,84 @@ HEFT_API int heft_world_ray_cast(heft_world *world, heft_vec3 origin, heft_vec3 
 HEFT_API int heft_world_query_aabb(heft_world *world, heft_vec3 lo, heft_vec3 hi,
                                    uint32_t mask_bits, heft_shape_id *out, int max);
 
+/* Filters of the queries below (docs/queries.md). A shape is seen when its
+ * category_bits share a bit with the filter's mask_bits and its mask_bits
+ * share a bit with the filter's category_bits (the rule of shape pairs), and
+ * then when fn, if set, returns non-zero for it. fn is called during the
+ * query: it may read the world but not change it. A NULL filter is
+ * heft_default_query_filter(): every shape. */
+typedef int (*heft_query_filter_fn)(void *context, heft_shape_id shape, heft_body_id body);
+typedef struct heft_query_filter {
+    uint32_t category_bits;  /* default all ones */
+    uint32_t mask_bits;      /* default all ones */
+    heft_query_filter_fn fn; /* default NULL */
+    void *context;
+} heft_query_filter;
+
+HEFT_API heft_query_filter heft_default_query_filter(void);
+
+/* Every query below refuses (a negative heft_result, heft_last_error set,
+ * nothing written) a NULL world or output, non-finite positions, a zero or
+ * non-finite direction, a negative or non-finite max_distance, a negative max,
+ * and cast shapes heft_create_shape would refuse or that are not convex. */
+
+/* The closest ray hit among the shapes the filter passes; as
+ * heft_world_ray_cast otherwise. */
+HEFT_API int heft_world_ray_cast_closest(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                         double max_distance, const heft_query_filter *filter,
+                                         heft_ray_hit *hit);
+/* Every shape the ray hits (its first entry point), by ascending distance
+ * (equal distances by shape index). Writes at most max hits and returns how
+ * many there are. */
+HEFT_API int heft_world_ray_cast_all(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                     double max_distance, const heft_query_filter *filter,
+                                     heft_ray_hit *out, int max);
+/* Called for each hit of heft_world_ray_cast_callback, in no particular order.
+ * Returns what the ray does next: a negative value ignores this hit and goes
+ * on, 0 stops the cast, hit->distance clips the ray there (only closer hits
+ * follow: the closest hit is the last one reported), max_distance or more goes
+ * on unclipped. */
+typedef double (*heft_ray_result_fn)(void *context, const heft_ray_hit *hit);
+/* Returns the number of hits reported (negative on bad input). */
+HEFT_API int heft_world_ray_cast_callback(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                          double max_distance, const heft_query_filter *filter,
+                                          heft_ray_result_fn fn, void *context);
+
+/* Shape casts: a sphere, capsule, box, hull or cylinder (shape->type), whose
+ * frame is at position and orientation (shape->local_position and
+ * local_orientation placed within it, the rest of the def as for
+ * heft_create_shape; material and filter fields are ignored), swept without
+ * turning along direction (normalised) up to max_distance. A hit is the first
+ * touch: hit->distance the time of impact in m along the unit direction, the
+ * point on the surface of the shape hit, its normal there (towards the cast
+ * shape), the shape and its body. A cast starting in touch or overlap with a
+ * shape hits it at distance 0 (normal: the penetration's, or against the
+ * direction). Meshes and height fields are hit from their colliding side. The
+ * time of impact is exact to 1e-9 m (conservative advancement on GJK
+ * distances, docs/queries.md). Returns 1 on a hit, 0 on none. */
+HEFT_API int heft_world_cast_shape(heft_world *world, const heft_shape_def *shape,
+                                   heft_vec3 position, heft_quat orientation, heft_vec3 direction,
+                                   double max_distance, const heft_query_filter *filter,
+                                   heft_ray_hit *hit);
+/* Every shape the cast shape would hit (its first touch of each), by
+ * ascending distance; writes at most max and returns how many there are. */
+HEFT_API int heft_world_cast_shape_all(heft_world *world, const heft_shape_def *shape,
+                                       heft_vec3 position, heft_quat orientation,
+                                       heft_vec3 direction, double max_distance,
+                                       const heft_query_filter *filter, heft_ray_hit *out, int max);
+/* The same sweep for a shape of the world from its current pose (its own body
+ * is never hit): what a character controller asks before moving. */
+HEFT_API int heft_shape_cast(heft_world *world, heft_shape_id shape, heft_vec3 direction,
+                             double max_distance, const heft_query_filter *filter,
+                             heft_ray_hit *hit);
+/* The shapes the given shape, at rest at that pose, touches or overlaps
+ * (surfaces within 0 m; meshes and height fields: touching one of their
+ * triangles, either side), ascending by index; writes at most max ids and
+ * returns how many there are. */
+HEFT_API int heft_world_overlap_shape(heft_world *world, const heft_shape_def *shape,
+                                      heft_vec3 position, heft_quat orientation,
+                                      const heft_query_filter *filter, heft_shape_id *out, int max);
+
 /* ---- joints ------------------------------------------------------------- */
 
 /* Every joint has two frames, one fixed in each body, that coincide when the
