@@ -95,6 +95,7 @@ typedef struct heft_world_def {
                                   It keeps A well conditioned when a face rests on four
                                   points (redundant rows), which the pivoting solvers need
                                   (docs/collision.md) */
+    void *user_data;           /* the application's, never read by the engine; default NULL */
 } heft_world_def;
 
 HEFT_API heft_world_def heft_default_world_def(void);
@@ -125,6 +126,11 @@ HEFT_API heft_result heft_world_set_substeps(heft_world *world, int substeps);
 HEFT_API heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id,
                                                         int enabled);
 HEFT_API heft_vec3 heft_world_gravity(const heft_world *world);
+/* The application's pointer (heft_world_def.user_data); the engine never reads
+ * it. Setting it on a NULL world is HEFT_ERROR_INVALID_ARGUMENT; reading it
+ * gives NULL. */
+HEFT_API heft_result heft_world_set_user_data(heft_world *world, void *user_data);
+HEFT_API void *heft_world_user_data(const heft_world *world);
 
 HEFT_API double heft_world_time(const heft_world *world); /* s simulated */
 HEFT_API int64_t heft_world_step_count(const heft_world *world);
@@ -337,6 +343,7 @@ typedef struct heft_shape_def {
     heft_hull_def hull;
     heft_mesh_def mesh;
     heft_height_field_def height_field;
+    void *user_data; /* the application's, never read by the engine; default NULL */
 } heft_shape_def;
 
 HEFT_API heft_shape_def heft_default_shape_def(void);
@@ -360,6 +367,10 @@ HEFT_API heft_result heft_shape_set_material(heft_world *world, heft_shape_id id
                                              double restitution);
 HEFT_API heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id,
                                            uint32_t category_bits, uint32_t mask_bits);
+/* The application's pointer of a shape (heft_shape_def.user_data): NULL for an
+ * invalid id; setting it on an invalid id is HEFT_ERROR_INVALID_ID. */
+HEFT_API void *heft_shape_user_data(const heft_world *world, heft_shape_id id);
+HEFT_API heft_result heft_shape_set_user_data(heft_world *world, heft_shape_id id, void *user_data);
 /* World-frame bounding box of the shape now (planes: infinite extents). */
 HEFT_API heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo,
                                      heft_vec3 *hi);
