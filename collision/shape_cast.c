@@ -69,6 +69,24 @@ int cast_shape_make(cast_shape *c, const shape *s, const transform *local) {
     return 1;
 }
 
+void cast_shape_core(const cast_shape *c, cast_shape *core) {
+    heft_vec3 center = c->frame.p;
+    if (!c->cylinder) {
+        center = heft_v3(0.0, 0.0, 0.0);
+        for (int i = 0; i < c->count; ++i) {
+            center = heft_v3_add(center, c->points[i]);
+        }
+        center = heft_v3_scale(center, 1.0 / c->count);
+    }
+    memset(core, 0, sizeof *core);
+    core->frame = c->frame;
+    core->points[0] = center;
+    core->count = 1;
+    core->radius = 0.25 * c->extent;
+    core->extent = core->radius;
+    core->reach = heft_v3_length(center) + core->radius;
+}
+
 transform cast_motion_at(const cast_motion *m, double t) {
     heft_quat q = m->orientation;
     if (t != 0.0 && (m->angular.x != 0.0 || m->angular.y != 0.0 || m->angular.z != 0.0)) {
@@ -168,7 +186,7 @@ static void separate(const convex_proxy *pa, double ra, const cast_target *tg, s
 }
 
 static int cast_loop(const cast_shape *c, const cast_motion *m, double t_max, double gap,
-                     const cast_target *tg, cast_hit *hit) {
+                     double near, const cast_target *tg, cast_hit *hit) {
     heft_vec3 buffer[HULL_MAX_VERTICES];
     double turn = heft_v3_length(m->angular);
     double tol = CAST_TOLERANCE * fmax(1.0, c->reach);
@@ -179,8 +197,13 @@ static int cast_loop(const cast_shape *c, const cast_motion *m, double t_max, do
         place(c, &pose, buffer, &pa);
         separation s;
         separate(&pa, c->radius, tg, &s);
+        /* out of iterations (a fast turn makes small steps): t is still
+         * before the contact, the safe answer */
         int last = it == CAST_ITERATIONS - 1;
-        if (s.overlap || s.d <= gap + tol || (last && s.d <= gap + 1e3 * tol)) {
+        if (t == 0.0 && near >= 0.0 && (s.overlap || s.d <= near)) {
+            return 0; /* near already: left to the contacts */
+        }
+        if (s.overlap || s.d <= gap + tol || last) {
             hit->t = t;
             hit->initial = t == 0.0;
             hit->triangle = -1;
@@ -212,7 +235,9 @@ static int cast_loop(const cast_shape *c, const cast_motion *m, double t_max, do
             return 0;
         }
         if (next == t) {
-            break; /* no progress left in double precision */
+            /* no progress left in double precision: the next pass reports t */
+            it = CAST_ITERATIONS - 2;
+            continue;
         }
         t = next;
     }
@@ -280,14 +305,14 @@ static void target_convex(cast_target *tg, const shape *b, const transform *tb, 
     tg->radius = cv->radius;
 }
 
-int cast_against(const cast_shape *c, const cast_motion *m, double t_max, double gap,
+int cast_against(const cast_shape *c, const cast_motion *m, double t_max, double gap, double near,
                  const shape *b, const transform *tb, narrow_scratch *scratch, cast_hit *hit) {
     cast_target tg;
     if (b->type != HEFT_SHAPE_MESH && b->type != HEFT_SHAPE_HEIGHT_FIELD) {
         convex_view cv;
         convex_storage st;
         target_convex(&tg, b, tb, &cv, &st);
-        return cast_loop(c, m, t_max, gap, &tg, hit);
+        return cast_loop(c, m, t_max, gap, near, &tg, hit);
     }
     int n = query_triangles(b, tb, aabb_grow(cast_swept_box(c, m, t_max), gap), scratch);
     if (n < 0) {
@@ -306,7 +331,7 @@ int cast_against(const cast_shape *c, const cast_motion *m, double t_max, double
         tg.proxy.points = tri.v;
         tg.proxy.count = 3;
         cast_hit h;
-        if (cast_loop(c, m, found ? hit->t : t_max, gap, &tg, &h) &&
+        if (cast_loop(c, m, found ? hit->t : t_max, gap, near, &tg, &h) &&
             (!found || h.t < hit->t || (h.t == hit->t && tri.index < hit->triangle))) {
             h.triangle = tri.index;
             *hit = h;

@@ -24,6 +24,10 @@ typedef struct cast_shape {
  * not convex (planes, meshes, height fields). */
 int cast_shape_make(cast_shape *c, const shape *s, const transform *local);
 
+/* A sphere a quarter of c's extent around c's centre: what continuous
+ * collision sweeps once the shape itself is already in touch. */
+void cast_shape_core(const cast_shape *c, cast_shape *core);
+
 /* Rigid motion of the moving frame over t in [0, t_max]: the origin moves by
  * velocity t, the orientation turns by heft_quat_integrate(q, angular, t) (the
  * step's own integration, so t = h lands on the integrated pose). */
@@ -48,12 +52,17 @@ typedef struct cast_hit {
 
 /* Time of impact of c moving by m against shape b (world transform tb): the
  * first t in [0, t_max] at which their surfaces are target_gap apart (0:
- * touching), to 1e-9 m. Meshes and height fields are hit from their colliding
- * side only (the shape's position at t = 0 in front of the triangle). Returns
- * 1 on a hit (filled), 0 on none, -1 out of memory (scratch: triangles of
- * meshes and height fields). */
+ * touching), to 1e-9 m. With near >= 0, a target (a triangle of a mesh or
+ * height field) whose surface is within near at t = 0, or overlapping, is no
+ * hit (continuous collision leaves those to the contacts); with near < 0 (the
+ * queries) a target within target_gap at t = 0 is hit at t = 0 (initial).
+ * Meshes and height fields are hit from their colliding side only (the
+ * shape's centre at t = 0 in front of the triangle). Returns 1 on a hit
+ * (filled), 0 on none, -1 out of memory (scratch: triangles of meshes and
+ * height fields). */
 int cast_against(const cast_shape *c, const cast_motion *m, double t_max, double target_gap,
-                 const shape *b, const transform *tb, narrow_scratch *scratch, cast_hit *hit);
+                 double near, const shape *b, const transform *tb, narrow_scratch *scratch,
+                 cast_hit *hit);
 
 /* 1 when c at pose tc touches or overlaps shape b (cores within the radii);
  * for a mesh or a height field, when it touches one of its triangles. -1 out

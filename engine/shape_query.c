@@ -84,7 +84,7 @@ static void cast_one(cast_walk *k, int32_t index) {
     transform t = shape_transform(s, &k->w->bodies[s->body]);
     double t_max = (!k->all && k->found) ? k->best.distance : k->max_distance;
     cast_hit h;
-    int rc = cast_against(k->c, &k->motion, t_max, 0.0, s, &t, &k->w->broad.scratch, &h);
+    int rc = cast_against(k->c, &k->motion, t_max, 0.0, -1.0, s, &t, &k->w->broad.scratch, &h);
     if (rc < 0) {
         k->ok = 0;
         return;

@@ -462,7 +462,9 @@ Test(queries, queries_refuse_bad_input_and_change_nothing) {
     expect_refused(heft_world_overlap_shape(w, &ball, o, I, NULL, NULL, 4), "overlap NULL out");
     cr_assert(!memcmp(&hit, &untouched, sizeof hit), "a refused call wrote its hit");
     heft_body_get_state(w, b, &after);
-    cr_assert(!memcmp(&before, &after, sizeof before));
+    cr_assert(!memcmp(&before.position, &after.position, sizeof before.position));
+    cr_assert(!memcmp(&before.orientation, &after.orientation, sizeof before.orientation));
+    cr_assert(!memcmp(&before.linear_velocity, &after.linear_velocity, sizeof(heft_vec3)));
     cr_assert_eq(heft_world_step_count(w), 0);
     heft_world_destroy(w);
 }

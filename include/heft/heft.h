@@ -221,6 +221,10 @@ typedef struct heft_body_def {
     double gravity_scale;       /* default 1 */
     const char *name;           /* copied (up to 47 bytes); may be NULL */
     void *user_data;
+    int fast; /* 1: continuous collision (docs/queries.md): each step, the
+                 body's sweep is stopped at its first contact with static,
+                 kinematic and non-fast dynamic shapes, so that it cannot
+                 pass through them; default 0 */
 } heft_body_def;
 
 HEFT_API heft_body_def heft_default_body_def(void);
@@ -277,6 +281,11 @@ HEFT_API heft_result heft_body_set_mass(heft_world *world, heft_body_id id, doub
 HEFT_API heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 force,
                                            heft_vec3 world_point);
 HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
+/* Continuous collision on (1) or off (0) for a dynamic body (see
+ * heft_body_def.fast); static and kinematic bodies keep the flag without
+ * effect. */
+HEFT_API heft_result heft_body_set_fast(heft_world *world, heft_body_id id, int fast);
+HEFT_API int heft_body_is_fast(const heft_world *world, heft_body_id id);
 
 /* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
