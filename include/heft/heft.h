@@ -759,6 +759,68 @@ HEFT_API double heft_joint_limit_force(const heft_world *world, heft_joint_id id
 HEFT_API heft_result heft_joint_reaction(const heft_world *world, heft_joint_id id,
                                          heft_vec3 *force, heft_vec3 *torque);
 
+/* ---- debug draw (docs/queries.md) ---------------------------------------- */
+
+/* A colour as 0xRRGGBB. */
+typedef uint32_t heft_color;
+
+#define HEFT_COLOR_STATIC 0x8C8C8Cu    /* shapes of static bodies */
+#define HEFT_COLOR_KINEMATIC 0x6495EDu /* of kinematic bodies */
+#define HEFT_COLOR_DYNAMIC 0xE6C27Au   /* of dynamic bodies */
+#define HEFT_COLOR_AABB 0xFF00FFu
+#define HEFT_COLOR_CONTACT 0xFF4040u          /* contact points */
+#define HEFT_COLOR_CONTACT_NORMAL 0x40E040u   /* normals, and the normal forces */
+#define HEFT_COLOR_CONTACT_FRICTION 0xFFE040u /* friction forces */
+#define HEFT_COLOR_JOINT 0x40C0FFu
+#define HEFT_COLOR_JOINT_LIMIT 0xFF8C00u
+#define HEFT_COLOR_TEXT 0xFFFFFFu
+
+/* What heft_world_draw draws (or-ed together). */
+typedef enum heft_draw_flags {
+    HEFT_DRAW_SHAPES = 1 << 0,         /* every shape, coloured by its body's type */
+    HEFT_DRAW_AABBS = 1 << 1,          /* every bounded shape's world box (12 segments) */
+    HEFT_DRAW_CONTACTS = 1 << 2,       /* the last step's contact points and normals */
+    HEFT_DRAW_CONTACT_FORCES = 1 << 3, /* their normal and friction forces, force_scale m/N */
+    HEFT_DRAW_JOINTS = 1 << 4,         /* anchors, both joint frames, the body-anchor links */
+    HEFT_DRAW_JOINT_LIMITS = 1 << 5,   /* enabled limits: segments (linear), arcs (angular),
+                                          the ball joint's cone */
+    HEFT_DRAW_ISLANDS = 1 << 6,        /* the last step's islands as boxes around their shapes */
+    HEFT_DRAW_SLEEP = 1 << 7,          /* reserved for sleeping bodies: draws nothing yet */
+    HEFT_DRAW_MASS = 1 << 8,           /* each dynamic body's centre of mass and axes */
+    HEFT_DRAW_NAMES = 1 << 9           /* the names of named bodies, at their centres */
+} heft_draw_flags;
+
+/* Drawing callbacks the application supplies; any may be NULL (not drawn).
+ * Everything is in world frame, in metres. */
+typedef struct heft_debug_draw {
+    void (*segment)(void *context, heft_vec3 a, heft_vec3 b, heft_color color);
+    /* size: draw.point_size, in the application's units (pixels, say) */
+    void (*point)(void *context, heft_vec3 p, double size, heft_color color);
+    /* a frame: x, y, z axes of length draw.axis_length from origin */
+    void (*transform)(void *context, heft_vec3 origin, heft_quat orientation);
+    /* A shape at its world pose (shape frame), to draw in the application's
+     * own way (heft_shape_get_def gives its geometry). NULL: shapes are drawn
+     * as wireframes of segments (polytope edges; three great circles of a
+     * sphere; rings and lines of capsules and cylinders; a 20 m square of a
+     * plane; the triangles of meshes and height fields). */
+    void (*shape)(void *context, heft_shape_id shape, heft_shape_type type, heft_vec3 position,
+                  heft_quat orientation, heft_color color);
+    void (*text)(void *context, heft_vec3 p, const char *text, heft_color color);
+    void *context;
+    double axis_length; /* m: frames, contact normals, angular limit arcs; default 0.2 */
+    double force_scale; /* m per N of contact force; default 0.001 */
+    double point_size;  /* default 5 */
+} heft_debug_draw;
+
+HEFT_API heft_debug_draw heft_default_debug_draw(void);
+
+/* Calls draw's callbacks for what flags asks, from the world's current poses
+ * and the last step's contacts, joints' rows and islands. The callbacks may
+ * read the world but not change it. Refuses a NULL world or draw, and a
+ * non-finite or negative axis_length, force_scale or point_size. */
+HEFT_API heft_result heft_world_draw(const heft_world *world, const heft_debug_draw *draw,
+                                     uint32_t flags);
+
 #ifdef __cplusplus
 }
 #endif
