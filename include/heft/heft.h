@@ -490,7 +490,7 @@ HEFT_API int heft_world_ray_cast_all(heft_world *world, heft_vec3 origin, heft_v
  * follow: the closest hit is the last one reported), max_distance or more goes
  * on unclipped. */
 typedef double (*heft_ray_result_fn)(void *context, const heft_ray_hit *hit);
-/* Returns the number of hits reported (negative on bad input). */
+/* Returns the number of hits fn did not ignore (negative on bad input). */
 HEFT_API int heft_world_ray_cast_callback(heft_world *world, heft_vec3 origin, heft_vec3 direction,
                                           double max_distance, const heft_query_filter *filter,
                                           heft_ray_result_fn fn, void *context);
