@@ -21,6 +21,20 @@ heft_query_filter heft_default_query_filter(void) {
     return f;
 }
 
+int query_unit_direction(heft_vec3 d, heft_vec3 *unit) {
+    if (!heft_v3_isfinite(d)) {
+        return 0;
+    }
+    double big = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z)));
+    if (!(big > 0.0)) {
+        return 0;
+    }
+    /* largest component +-1 first: no overflow or underflow in the length */
+    heft_vec3 s = heft_v3(d.x / big, d.y / big, d.z / big);
+    *unit = heft_v3_scale(s, 1.0 / heft_v3_length(s));
+    return 1;
+}
+
 int query_accepts(const heft_world *w, const heft_query_filter *filter, int32_t index) {
     if (!filter) {
         return 1;
@@ -102,9 +116,9 @@ static double on_ray_leaf(void *context, int32_t leaf, int32_t user, double max_
 
 static int check_ray(const heft_world *w, heft_vec3 origin, heft_vec3 direction,
                      double max_distance, const char *what) {
-    double len = heft_v3_length(direction);
-    if (!w || !heft_v3_isfinite(origin) || !heft_v3_isfinite(direction) || !(len > 0.0) ||
-        !isfinite(len) || !(max_distance >= 0.0) || !isfinite(max_distance)) {
+    heft_vec3 unit;
+    if (!w || !heft_v3_isfinite(origin) || !query_unit_direction(direction, &unit) ||
+        !(max_distance >= 0.0) || !isfinite(max_distance)) {
         heft_set_error("%s: world must not be NULL, origin and direction finite, the direction "
                        "non-zero and the distance finite and non-negative",
                        what);
@@ -119,7 +133,7 @@ static int closest(heft_world *w, heft_vec3 origin, heft_vec3 direction, double 
     ray_context r;
     r.w = w;
     r.origin = origin;
-    r.dir = heft_v3_scale(direction, 1.0 / heft_v3_length(direction));
+    query_unit_direction(direction, &r.dir);
     r.mask = mask_bits;
     r.filter = filter;
     r.best_shape = -1;
@@ -229,7 +243,7 @@ static void walk_init(ray_walk *r, heft_world *w, heft_vec3 origin, heft_vec3 di
     memset(r, 0, sizeof *r);
     r->w = w;
     r->origin = origin;
-    r->dir = heft_v3_scale(direction, 1.0 / heft_v3_length(direction));
+    query_unit_direction(direction, &r->dir);
     r->filter = filter;
     r->max_distance = max_distance;
     r->ok = 1;

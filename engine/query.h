@@ -5,6 +5,9 @@
 
 #include "world.h"
 
+/* The unit vector along d, robust to tiny and huge components; 0 when d is
+ * zero or not finite. */
+int query_unit_direction(heft_vec3 d, heft_vec3 *unit);
 /* Does the filter (NULL: every shape) pass the shape? */
 int query_accepts(const heft_world *w, const heft_query_filter *filter, int32_t shape);
 /* A hit on shape index at distance t along the unit ray. */

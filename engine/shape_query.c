@@ -50,8 +50,8 @@ static int cast_shape_from_def(const heft_shape_def *def, heft_vec3 position, he
 }
 
 static int check_direction(heft_vec3 direction, double max_distance, const char *what) {
-    double len = heft_v3_length(direction);
-    if (!heft_v3_isfinite(direction) || !(len > 0.0) || !isfinite(len) || !(max_distance >= 0.0) ||
+    heft_vec3 unit;
+    if (!query_unit_direction(direction, &unit) || !(max_distance >= 0.0) ||
         !isfinite(max_distance)) {
         heft_set_error("%s: the direction must be finite and non-zero, the distance finite and "
                        "non-negative",
@@ -136,7 +136,7 @@ static void walk_init(cast_walk *k, heft_world *w, const cast_shape *c, const tr
     k->c = c;
     k->motion.position = pose->p;
     k->motion.orientation = orientation;
-    k->motion.velocity = heft_v3_scale(direction, 1.0 / heft_v3_length(direction));
+    query_unit_direction(direction, &k->motion.velocity);
     k->max_distance = max_distance;
     k->filter = filter;
     k->skip_body = -1;

@@ -461,6 +461,14 @@ Test(queries, queries_refuse_bad_input_and_change_nothing) {
     expect_refused(heft_world_overlap_shape(w, NULL, o, I, NULL, ids, 4), "overlap NULL def");
     expect_refused(heft_world_overlap_shape(w, &ball, o, I, NULL, NULL, 4), "overlap NULL out");
     cr_assert(!memcmp(&hit, &untouched, sizeof hit), "a refused call wrote its hit");
+    /* huge and subnormal directions are directions still */
+    heft_vec3 dirs[2] = {heft_v3(0, 0, -1e300), heft_v3(0, 0, -4e-320)};
+    for (int k = 0; k < 2; ++k) {
+        cr_assert_eq(heft_world_ray_cast_closest(w, o, dirs[k], 10, NULL, &hit), 1);
+        cr_assert_float_eq(hit.distance, 2.5, 1e-12);
+        cr_assert_eq(heft_world_cast_shape(w, &ball, o, I, dirs[k], 10, NULL, &hit), 1);
+        cr_assert_float_eq(hit.distance, 2.4, 1e-9);
+    }
     heft_body_get_state(w, b, &after);
     cr_assert(!memcmp(&before.position, &after.position, sizeof before.position));
     cr_assert(!memcmp(&before.orientation, &after.orientation, sizeof before.orientation));
