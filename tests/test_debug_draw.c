@@ -267,3 +267,76 @@ Test(debug_draw, no_flags_draw_nothing_and_bad_input_is_refused) {
     cr_assert_eq(heft_world_draw(s.w, &none, 0xFFFFFFFFu), HEFT_OK);
     heft_world_destroy(s.w);
 }
+
+/* Distance from p to the segment [a, b]. */
+static double to_segment(heft_vec3 p, heft_vec3 a, heft_vec3 b) {
+    heft_vec3 e = heft_v3_sub(b, a);
+    double t = heft_v3_dot(heft_v3_sub(p, a), e) / heft_v3_dot(e, e);
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    return dist(p, heft_v3_madd(a, t, e));
+}
+
+Test(debug_draw, wireframes_of_capsules_cylinders_meshes_and_height_fields) {
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    bd.type = HEFT_BODY_STATIC;
+    bd.position = heft_v3(1, 2, 3);
+    bd.orientation = heft_quat_axis_angle(heft_v3(1, 1, 0), 0.7);
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_shape_def cap = heft_default_shape_def();
+    cap.type = HEFT_SHAPE_CAPSULE;
+    cap.radius = 0.3;
+    cap.half_length = 0.6;
+    heft_create_shape(w, b, &cap);
+    heft_debug_draw d = recorder(0);
+    cr_assert_eq(heft_world_draw(w, &d, HEFT_DRAW_SHAPES), HEFT_OK);
+    /* two rings of 16, four lines, four half circles of 8 */
+    cr_assert_eq(rec.segments, 32 + 4 + 32, "%d", rec.segments);
+    heft_vec3 axis = heft_quat_rotate(bd.orientation, heft_v3(0, 0, 0.6));
+    heft_vec3 a = heft_v3_sub(bd.position, axis), c = heft_v3_add(bd.position, axis);
+    for (int k = 0; k < rec.segments; ++k) { /* every point on the capsule's surface */
+        cr_assert_float_eq(to_segment(rec.seg_a[k], a, c), 0.3, 1e-12);
+        cr_assert_float_eq(to_segment(rec.seg_b[k], a, c), 0.3, 1e-12);
+    }
+    heft_world_destroy(w);
+
+    w = heft_world_create(NULL);
+    b = heft_create_body(w, &bd);
+    heft_shape_def cyl = cap;
+    cyl.type = HEFT_SHAPE_CYLINDER;
+    heft_create_shape(w, b, &cyl);
+    d = recorder(0);
+    heft_world_draw(w, &d, HEFT_DRAW_SHAPES);
+    cr_assert_eq(rec.segments, 32 + 4);
+    heft_world_destroy(w);
+
+    w = heft_world_create(NULL);
+    bd.orientation = heft_quat_identity();
+    b = heft_create_body(w, &bd);
+    static const heft_vec3 quad[4] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}};
+    static const int32_t tris[6] = {0, 1, 2, 0, 2, 3};
+    heft_shape_def mesh = heft_default_shape_def();
+    mesh.type = HEFT_SHAPE_MESH;
+    mesh.mesh.vertices = quad;
+    mesh.mesh.vertex_count = 4;
+    mesh.mesh.indices = tris;
+    mesh.mesh.triangle_count = 2;
+    heft_create_shape(w, b, &mesh);
+    double heights[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+    heft_shape_def field = heft_default_shape_def();
+    field.type = HEFT_SHAPE_HEIGHT_FIELD;
+    field.height_field.heights = heights;
+    field.height_field.count_x = field.height_field.count_y = 3;
+    field.height_field.spacing_x = field.height_field.spacing_y = 1.0;
+    heft_create_shape(w, b, &field);
+    d = recorder(0);
+    heft_world_draw(w, &d, HEFT_DRAW_SHAPES);
+    cr_assert_eq(rec.segments, 2 * 3 + 8 * 3);
+    cr_assert_lt(dist(rec.seg_a[0], heft_v3(0, 1, 3)), 1e-12); /* the quad's first corner */
+    int peak = 0;
+    for (int k = 6; k < rec.segments; ++k) {
+        peak += dist(rec.seg_a[k], heft_v3(2, 3, 4)) < 1e-12;
+    }
+    cr_assert_gt(peak, 0, "no edge starts at the field's peak");
+    heft_world_destroy(w);
+}
