@@ -21,6 +21,7 @@ typedef struct body {
     heft_mat3 inv_inertia_world; /* refreshed from the orientation */
     heft_vec3 force, torque;     /* accumulated for the next step */
     double linear_damping, angular_damping, gravity_scale;
+    int fast; /* continuous collision against static and slow shapes (engine/continuous.c) */
     char name[HEFT_NAME_MAX];
     void *user_data;
     /* per step */

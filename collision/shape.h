@@ -35,6 +35,7 @@ typedef struct shape {
                            planes, meshes and height fields */
     heft_vec3 plane_n;  /* planes: the world plane n . x = plane_d the pairs were found for */
     double plane_d;
+    void *user_data; /* the application's */
 } shape;
 
 /* One contact point: the normal row and two friction rows share a block. */

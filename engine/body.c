@@ -209,6 +209,7 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
     b->angular_damping = def->angular_damping;
     b->gravity_scale = def->gravity_scale;
     b->user_data = def->user_data;
+    b->fast = def->fast != 0;
     b->island = -1;
     copy_name(b->name, def->name);
     body_set_mass_properties(b, def->mass, inertia);

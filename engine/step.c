@@ -2,6 +2,7 @@
  * MLCP per island solved by the current solver, velocities, positions. */
 #include <string.h>
 
+#include "continuous.h"
 #include "error.h"
 #include "geometric_stiffness.h"
 #include "island.h"
@@ -515,6 +516,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->post_stabilization_gap = post_stabilize(w, &is, h);
         st->time_post_stabilization_ms = heft_time_ms() - t3;
     }
+    continuous_collision(w, h); /* fast bodies: back to their time of impact */
     w->time += h;
     st->time_total_ms = heft_time_ms() - t_start;
     return HEFT_OK;

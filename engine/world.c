@@ -236,6 +236,17 @@ heft_result heft_joint_set_geometric_stiffness(heft_world *w, heft_joint_id id, 
 heft_vec3 heft_world_gravity(const heft_world *w) {
     return w ? w->def.gravity : heft_v3(0, 0, 0);
 }
+heft_result heft_world_set_user_data(heft_world *w, void *user_data) {
+    if (!w) {
+        heft_set_error("heft_world_set_user_data: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->def.user_data = user_data;
+    return HEFT_OK;
+}
+void *heft_world_user_data(const heft_world *w) {
+    return w ? w->def.user_data : NULL;
+}
 double heft_world_time(const heft_world *w) {
     return w ? w->time : 0.0;
 }

@@ -106,6 +106,7 @@ heft_result heft_shape_get_def(const heft_world *w, heft_shape_id id, heft_shape
     d.density = s->density;
     d.category_bits = s->category;
     d.mask_bits = s->mask;
+    d.user_data = s->user_data;
     if (s->type == HEFT_SHAPE_HULL) {
         d.hull.points = s->hull->vertices;
         d.hull.count = s->hull->vertex_count;
@@ -166,6 +167,21 @@ heft_result heft_shape_set_filter(heft_world *w, heft_shape_id id, uint32_t cate
     }
     s->category = category;
     s->mask = mask;
+    return HEFT_OK;
+}
+
+void *heft_shape_user_data(const heft_world *w, heft_shape_id id) {
+    const shape *s = world_shape(w, id);
+    return s ? s->user_data : NULL;
+}
+
+heft_result heft_shape_set_user_data(heft_world *w, heft_shape_id id, void *user_data) {
+    shape *s = world_shape(w, id);
+    if (!s) {
+        heft_set_error("shape id is not valid");
+        return HEFT_ERROR_INVALID_ID;
+    }
+    s->user_data = user_data;
     return HEFT_OK;
 }
 

@@ -95,6 +95,7 @@ typedef struct heft_world_def {
                                   It keeps A well conditioned when a face rests on four
                                   points (redundant rows), which the pivoting solvers need
                                   (docs/collision.md) */
+    void *user_data;           /* the application's, never read by the engine; default NULL */
 } heft_world_def;
 
 HEFT_API heft_world_def heft_default_world_def(void);
@@ -125,6 +126,11 @@ HEFT_API heft_result heft_world_set_substeps(heft_world *world, int substeps);
 HEFT_API heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id,
                                                         int enabled);
 HEFT_API heft_vec3 heft_world_gravity(const heft_world *world);
+/* The application's pointer (heft_world_def.user_data); the engine never reads
+ * it. Setting it on a NULL world is HEFT_ERROR_INVALID_ARGUMENT; reading it
+ * gives NULL. */
+HEFT_API heft_result heft_world_set_user_data(heft_world *world, void *user_data);
+HEFT_API void *heft_world_user_data(const heft_world *world);
 
 HEFT_API double heft_world_time(const heft_world *world); /* s simulated */
 HEFT_API int64_t heft_world_step_count(const heft_world *world);
@@ -215,6 +221,10 @@ typedef struct heft_body_def {
     double gravity_scale;       /* default 1 */
     const char *name;           /* copied (up to 47 bytes); may be NULL */
     void *user_data;
+    int fast; /* 1: continuous collision (docs/queries.md): each step, the
+                 body's sweep is stopped at its first contact with static,
+                 kinematic and non-fast dynamic shapes, so that it cannot
+                 pass through them; default 0 */
 } heft_body_def;
 
 HEFT_API heft_body_def heft_default_body_def(void);
@@ -271,6 +281,11 @@ HEFT_API heft_result heft_body_set_mass(heft_world *world, heft_body_id id, doub
 HEFT_API heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 force,
                                            heft_vec3 world_point);
 HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
+/* Continuous collision on (1) or off (0) for a dynamic body (see
+ * heft_body_def.fast); static and kinematic bodies keep the flag without
+ * effect. */
+HEFT_API heft_result heft_body_set_fast(heft_world *world, heft_body_id id, int fast);
+HEFT_API int heft_body_is_fast(const heft_world *world, heft_body_id id);
 
 /* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
@@ -337,6 +352,7 @@ typedef struct heft_shape_def {
     heft_hull_def hull;
     heft_mesh_def mesh;
     heft_height_field_def height_field;
+    void *user_data; /* the application's, never read by the engine; default NULL */
 } heft_shape_def;
 
 HEFT_API heft_shape_def heft_default_shape_def(void);
@@ -360,6 +376,10 @@ HEFT_API heft_result heft_shape_set_material(heft_world *world, heft_shape_id id
                                              double restitution);
 HEFT_API heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id,
                                            uint32_t category_bits, uint32_t mask_bits);
+/* The application's pointer of a shape (heft_shape_def.user_data): NULL for an
+ * invalid id; setting it on an invalid id is HEFT_ERROR_INVALID_ID. */
+HEFT_API void *heft_shape_user_data(const heft_world *world, heft_shape_id id);
+HEFT_API heft_result heft_shape_set_user_data(heft_world *world, heft_shape_id id, void *user_data);
 /* World-frame bounding box of the shape now (planes: infinite extents). */
 HEFT_API heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo,
                                      heft_vec3 *hi);
@@ -431,6 +451,84 @@ HEFT_API int heft_world_ray_cast(heft_world *world, heft_vec3 origin, heft_vec3 
  * max ids and returns how many there are (negative on bad input). */
 HEFT_API int heft_world_query_aabb(heft_world *world, heft_vec3 lo, heft_vec3 hi,
                                    uint32_t mask_bits, heft_shape_id *out, int max);
+
+/* Filters of the queries below (docs/queries.md). A shape is seen when its
+ * category_bits share a bit with the filter's mask_bits and its mask_bits
+ * share a bit with the filter's category_bits (the rule of shape pairs), and
+ * then when fn, if set, returns non-zero for it. fn is called during the
+ * query: it may read the world but not change it. A NULL filter is
+ * heft_default_query_filter(): every shape. */
+typedef int (*heft_query_filter_fn)(void *context, heft_shape_id shape, heft_body_id body);
+typedef struct heft_query_filter {
+    uint32_t category_bits;  /* default all ones */
+    uint32_t mask_bits;      /* default all ones */
+    heft_query_filter_fn fn; /* default NULL */
+    void *context;
+} heft_query_filter;
+
+HEFT_API heft_query_filter heft_default_query_filter(void);
+
+/* Every query below refuses (a negative heft_result, heft_last_error set,
+ * nothing written) a NULL world or output, non-finite positions, a zero or
+ * non-finite direction, a negative or non-finite max_distance, a negative max,
+ * and cast shapes heft_create_shape would refuse or that are not convex. */
+
+/* The closest ray hit among the shapes the filter passes; as
+ * heft_world_ray_cast otherwise. */
+HEFT_API int heft_world_ray_cast_closest(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                         double max_distance, const heft_query_filter *filter,
+                                         heft_ray_hit *hit);
+/* Every shape the ray hits (its first entry point), by ascending distance
+ * (equal distances by shape index). Writes at most max hits and returns how
+ * many there are. */
+HEFT_API int heft_world_ray_cast_all(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                     double max_distance, const heft_query_filter *filter,
+                                     heft_ray_hit *out, int max);
+/* Called for each hit of heft_world_ray_cast_callback, in no particular order.
+ * Returns what the ray does next: a negative value ignores this hit and goes
+ * on, 0 stops the cast, hit->distance clips the ray there (only closer hits
+ * follow: the closest hit is the last one reported), max_distance or more goes
+ * on unclipped. */
+typedef double (*heft_ray_result_fn)(void *context, const heft_ray_hit *hit);
+/* Returns the number of hits fn did not ignore (negative on bad input). */
+HEFT_API int heft_world_ray_cast_callback(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                          double max_distance, const heft_query_filter *filter,
+                                          heft_ray_result_fn fn, void *context);
+
+/* Shape casts: a sphere, capsule, box, hull or cylinder (shape->type), whose
+ * frame is at position and orientation (shape->local_position and
+ * local_orientation placed within it, the rest of the def as for
+ * heft_create_shape; material and filter fields are ignored), swept without
+ * turning along direction (normalised) up to max_distance. A hit is the first
+ * touch: hit->distance the time of impact in m along the unit direction, the
+ * point on the surface of the shape hit, its normal there (towards the cast
+ * shape), the shape and its body. A cast starting in touch or overlap with a
+ * shape hits it at distance 0 (normal: the penetration's, or against the
+ * direction). Meshes and height fields are hit from their colliding side. The
+ * time of impact is exact to 1e-9 m (conservative advancement on GJK
+ * distances, docs/queries.md). Returns 1 on a hit, 0 on none. */
+HEFT_API int heft_world_cast_shape(heft_world *world, const heft_shape_def *shape,
+                                   heft_vec3 position, heft_quat orientation, heft_vec3 direction,
+                                   double max_distance, const heft_query_filter *filter,
+                                   heft_ray_hit *hit);
+/* Every shape the cast shape would hit (its first touch of each), by
+ * ascending distance; writes at most max and returns how many there are. */
+HEFT_API int heft_world_cast_shape_all(heft_world *world, const heft_shape_def *shape,
+                                       heft_vec3 position, heft_quat orientation,
+                                       heft_vec3 direction, double max_distance,
+                                       const heft_query_filter *filter, heft_ray_hit *out, int max);
+/* The same sweep for a shape of the world from its current pose (its own body
+ * is never hit): what a character controller asks before moving. */
+HEFT_API int heft_shape_cast(heft_world *world, heft_shape_id shape, heft_vec3 direction,
+                             double max_distance, const heft_query_filter *filter,
+                             heft_ray_hit *hit);
+/* The shapes the given shape, at rest at that pose, touches or overlaps
+ * (surfaces within 0 m; meshes and height fields: touching one of their
+ * triangles, either side), ascending by index; writes at most max ids and
+ * returns how many there are. */
+HEFT_API int heft_world_overlap_shape(heft_world *world, const heft_shape_def *shape,
+                                      heft_vec3 position, heft_quat orientation,
+                                      const heft_query_filter *filter, heft_shape_id *out, int max);
 
 /* ---- joints ------------------------------------------------------------- */
 
@@ -660,6 +758,68 @@ HEFT_API double heft_joint_limit_force(const heft_world *world, heft_joint_id id
  * body b, and the carriers take the difference). */
 HEFT_API heft_result heft_joint_reaction(const heft_world *world, heft_joint_id id,
                                          heft_vec3 *force, heft_vec3 *torque);
+
+/* ---- debug draw (docs/queries.md) ---------------------------------------- */
+
+/* A colour as 0xRRGGBB. */
+typedef uint32_t heft_color;
+
+#define HEFT_COLOR_STATIC 0x8C8C8Cu    /* shapes of static bodies */
+#define HEFT_COLOR_KINEMATIC 0x6495EDu /* of kinematic bodies */
+#define HEFT_COLOR_DYNAMIC 0xE6C27Au   /* of dynamic bodies */
+#define HEFT_COLOR_AABB 0xFF00FFu
+#define HEFT_COLOR_CONTACT 0xFF4040u          /* contact points */
+#define HEFT_COLOR_CONTACT_NORMAL 0x40E040u   /* normals, and the normal forces */
+#define HEFT_COLOR_CONTACT_FRICTION 0xFFE040u /* friction forces */
+#define HEFT_COLOR_JOINT 0x40C0FFu
+#define HEFT_COLOR_JOINT_LIMIT 0xFF8C00u
+#define HEFT_COLOR_TEXT 0xFFFFFFu
+
+/* What heft_world_draw draws (or-ed together). */
+typedef enum heft_draw_flags {
+    HEFT_DRAW_SHAPES = 1 << 0,         /* every shape, coloured by its body's type */
+    HEFT_DRAW_AABBS = 1 << 1,          /* every bounded shape's world box (12 segments) */
+    HEFT_DRAW_CONTACTS = 1 << 2,       /* the last step's contact points and normals */
+    HEFT_DRAW_CONTACT_FORCES = 1 << 3, /* their normal and friction forces, force_scale m/N */
+    HEFT_DRAW_JOINTS = 1 << 4,         /* anchors, both joint frames, the body-anchor links */
+    HEFT_DRAW_JOINT_LIMITS = 1 << 5,   /* enabled limits: segments (linear), arcs (angular),
+                                          the ball joint's cone */
+    HEFT_DRAW_ISLANDS = 1 << 6,        /* the last step's islands as boxes around their shapes */
+    HEFT_DRAW_SLEEP = 1 << 7,          /* reserved for sleeping bodies: draws nothing yet */
+    HEFT_DRAW_MASS = 1 << 8,           /* each dynamic body's centre of mass and axes */
+    HEFT_DRAW_NAMES = 1 << 9           /* the names of named bodies, at their centres */
+} heft_draw_flags;
+
+/* Drawing callbacks the application supplies; any may be NULL (not drawn).
+ * Everything is in world frame, in metres. */
+typedef struct heft_debug_draw {
+    void (*segment)(void *context, heft_vec3 a, heft_vec3 b, heft_color color);
+    /* size: draw.point_size, in the application's units (pixels, say) */
+    void (*point)(void *context, heft_vec3 p, double size, heft_color color);
+    /* a frame: x, y, z axes of length draw.axis_length from origin */
+    void (*transform)(void *context, heft_vec3 origin, heft_quat orientation);
+    /* A shape at its world pose (shape frame), to draw in the application's
+     * own way (heft_shape_get_def gives its geometry). NULL: shapes are drawn
+     * as wireframes of segments (polytope edges; three great circles of a
+     * sphere; rings and lines of capsules and cylinders; a 20 m square of a
+     * plane; the triangles of meshes and height fields). */
+    void (*shape)(void *context, heft_shape_id shape, heft_shape_type type, heft_vec3 position,
+                  heft_quat orientation, heft_color color);
+    void (*text)(void *context, heft_vec3 p, const char *text, heft_color color);
+    void *context;
+    double axis_length; /* m: frames, contact normals, angular limit arcs; default 0.2 */
+    double force_scale; /* m per N of contact force; default 0.001 */
+    double point_size;  /* default 5 */
+} heft_debug_draw;
+
+HEFT_API heft_debug_draw heft_default_debug_draw(void);
+
+/* Calls draw's callbacks for what flags asks, from the world's current poses
+ * and the last step's contacts, joints' rows and islands. The callbacks may
+ * read the world but not change it. Refuses a NULL world or draw, and a
+ * non-finite or negative axis_length, force_scale or point_size. */
+HEFT_API heft_result heft_world_draw(const heft_world *world, const heft_debug_draw *draw,
+                                     uint32_t flags);
 
 #ifdef __cplusplus
 }
