@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assets.h"
 #include "capture.h"
 #include "renderer.h"
 #include "script.h"
@@ -236,6 +237,7 @@ void viewer_step(viewer *v) {
 }
 
 viewer *viewer_create(const viewer_options *options, char *err, size_t err_size) {
+    assets_set_dir(options->assets); /* where the shaders are read from */
     viewer *v = calloc(1, sizeof *v);
     if (!v) {
         snprintf(err, err_size, "out of memory");

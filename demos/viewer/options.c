@@ -4,7 +4,9 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "assets.h"
 #include "cli.h"
 
 void viewer_usage(FILE *out) {
@@ -27,6 +29,8 @@ void viewer_usage(FILE *out) {
                  "  --tolerance X       solver tolerance, J\n"
                  "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
                  "                      scene parameters, as heft-run takes them\n"
+                 "  --assets DIR        read the shaders from DIR/shaders (also HEFT_ASSETS);\n"
+                 "                      built-in: the copies built into the program\n"
                  "  -h, --help          this text\n");
 }
 
@@ -68,7 +72,8 @@ enum {
     OPT_LINK_MASS,
     OPT_LOAD_MASS,
     OPT_ANGLE,
-    OPT_LENGTH
+    OPT_LENGTH,
+    OPT_ASSETS
 };
 
 static const struct option long_options[] = {
@@ -94,6 +99,7 @@ static const struct option long_options[] = {
     {"load-mass", required_argument, NULL, OPT_LOAD_MASS},
     {"angle", required_argument, NULL, OPT_ANGLE},
     {"length", required_argument, NULL, OPT_LENGTH},
+    {"assets", required_argument, NULL, OPT_ASSETS},
     {NULL, 0, NULL, 0},
 };
 
@@ -182,6 +188,18 @@ static int take_option(int id, const char *value, viewer_options *o, char *err, 
     case OPT_LENGTH:
         return cli_double("--length", value, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &o->params.length,
                           err, err_size);
+    case OPT_ASSETS: {
+        struct stat st;
+        if (strcmp(value, ASSETS_BUILT_IN) != 0 &&
+            (stat(value, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            snprintf(err, err_size,
+                     "--assets wants a directory holding shaders/ (or built-in), not \"%s\"",
+                     value);
+            return -1;
+        }
+        o->assets = value;
+        return 0;
+    }
     case OPT_ANGLE:
         o->params.angle_set = 1;
         return cli_double("--angle", value, -180.0, 180.0, 0, "degrees in [-180, 180]",
