@@ -1165,7 +1165,7 @@ int main(int argc, char **argv) {
             break;
         case OPT_REPS:
             /* --ldl's calls are microseconds each; a scene's replays are not */
-            rc = cli_int("--reps", optarg, 1, 100000000, &reps, err, sizeof err);
+            rc = cli_int("--reps", optarg, 1, 10000000, &reps, err, sizeof err);
             break;
         case OPT_STEPS:
             rc = cli_int("--steps", optarg, 1, 1000000, &bc.steps, err, sizeof err);

@@ -2,7 +2,8 @@
 # Output that cannot be written is a failure: every program, writing to
 # /dev/full (a device whose every write fails with ENOSPC), exits non-zero
 # and says what it could not write.
-# usage: write_errors.sh heft-run|heft-mlcp|heft-bench|heft-viewer PROGRAM SCRATCH [XVFB_RUN] [MLCP_FILE]
+# usage: write_errors.sh heft-run|heft-mlcp|heft-bench|bench-collision|heft-viewer PROGRAM SCRATCH
+#        [XVFB_RUN] [MLCP_FILE]
 set -uo pipefail
 kind=$1 program=$2 scratch=$3 xvfb=${4:-} mlcp=${5:-}
 mkdir -p "$scratch"
@@ -55,6 +56,9 @@ heft-bench)
     ln -s /dev/full "$scratch/full/results.md"
     expect 1 'cannot write .*results.md' -- "$program" --out "$scratch/full" --scenes pendulum \
         --solvers pgs --steps 2 --reps 1
+    ;;
+bench-collision)
+    expect_stdout 1 'cannot write the standard output' -- "$program" 10
     ;;
 heft-viewer)
     expect_stdout 1 'cannot write the standard output' -- "$program" --list
