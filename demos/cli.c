@@ -32,13 +32,8 @@ int cli_int(const char *option, const char *text, long lo, long hi, int *out, ch
         return 0;
     }
     char buf[48];
-    if (hi == INT_MAX) {
-        snprintf(err, err_size, "%s wants a whole number >= %ld, not \"%s\"", option, lo,
-                 shown(text ? text : "", buf, sizeof buf));
-    } else {
-        snprintf(err, err_size, "%s wants a whole number from %ld to %ld, not \"%s\"", option, lo,
-                 hi, shown(text ? text : "", buf, sizeof buf));
-    }
+    snprintf(err, err_size, "%s wants a whole number from %ld to %ld, not \"%s\"", option, lo, hi,
+             shown(text ? text : "", buf, sizeof buf));
     return -1;
 }
 

@@ -437,11 +437,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (!scenario_find(cfg.scenario)) {
-        fprintf(stderr, "heft-run: unknown scenario \"%s\" (--list shows them)\n", cfg.scenario);
+        fprintf(stderr, "heft-run: unknown scenario \"%.64s\" (--list shows them)\n", cfg.scenario);
         return 2;
     }
     if (!heft_solver_find(cfg.solver)) {
-        fprintf(stderr, "heft-run: unknown solver \"%s\" (--list shows them)\n", cfg.solver);
+        fprintf(stderr, "heft-run: unknown solver \"%.64s\" (--list shows them)\n", cfg.solver);
         return 2;
     }
     if (scenario_check_params(scenario_find(cfg.scenario), &cfg.params, err, sizeof err) != 0) {
