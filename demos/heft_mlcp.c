@@ -245,7 +245,7 @@ static double max_abs_difference(const double *x, const double *y, int n) {
 
 typedef struct command_line {
     const char *command, *file, *solver, *lambda_file;
-    int json, has_options;
+    int json, has_options, has_exact;
     double exact;
     heft_solver_options options;
 } command_line;
@@ -629,6 +629,7 @@ static int parse_command_line(int count, char **args, command_line *c) {
             c->lambda_file = optarg;
             break;
         case OPT_EXACT:
+            c->has_exact = 1;
             rc = cli_double("--exact", optarg, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &c->exact, err,
                             sizeof err);
             break;
@@ -683,6 +684,18 @@ int main(int argc, char **argv) {
     }
     /* the command stands where getopt_long expects the program's name */
     if (parse_command_line(argc - 1, argv + 1, &c) != EXIT_OK) {
+        return EXIT_USAGE;
+    }
+    /* an option of another command would be silently ignored */
+    const int solve = !strcmp(c.command, "solve"), check = !strcmp(c.command, "check");
+    const char *stray = !solve && c.solver        ? "--solver"
+                        : !solve && c.has_options ? "a solver option"
+                        : !check && c.lambda_file ? "--lambda"
+                        : !check && c.has_exact   ? "--exact"
+                                                  : NULL;
+    if (stray) {
+        fprintf(stderr, "heft-mlcp: %s is not an option of %s (heft-mlcp --help)\n", stray,
+                c.command);
         return EXIT_USAGE;
     }
     char bad[160];

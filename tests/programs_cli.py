@@ -77,6 +77,9 @@ refused(heft_mlcp, ["solve", mlcp_file, "--solver", "pgs", "--iterations", "0"],
 refused(heft_mlcp, ["check", mlcp_file, "--exact", "inf"], "--exact", "positive")
 refused(heft_mlcp, ["info", mlcp_file, mlcp_file], "one FILE only")
 refused(heft_mlcp, ["info", "--bogus", mlcp_file], 'unknown option "--bogus"')
+refused(heft_mlcp, ["info", mlcp_file, "--solver", "pgs"], "--solver is not an option of info")
+refused(heft_mlcp, ["solve", mlcp_file, "--solver", "pgs", "--exact", "1"], "--exact is not an option of solve")
+refused(heft_mlcp, ["check", mlcp_file, "--lambda", mlcp_file, "--cold"], "solver option", "check")
 r = subprocess.run([heft_mlcp, "solve", "--solver", "pgs", "--iterations", "500", mlcp_file, "--json"],
                    capture_output=True, text=True, timeout=120)
 if r.returncode not in (0, 1) or json.loads(r.stdout)["solver"] != "pgs":
