@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "json_out.h"
-#include "ldl_cli.h"
 #include "mlcp.h"
+#include "solver_cli.h"
 
 /* The format's acceptance bound (mlcp-format.md "The error measure"). */
 #define EXACT_ERROR_J 1e-10
@@ -18,21 +19,16 @@
 enum { EXIT_OK = 0, EXIT_NOT_SOLVED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f) {
-    fprintf(
-        f,
-        "usage: heft-mlcp solve FILE --solver NAME [--json] [--iterations N] [--tolerance J]\n"
-        "                 [--relaxation W] [--max-pivots N] [--pgs-restart SWEEPS] [--cold]\n"
-        "                 [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
-        "                 [--pcg-tolerance R] [--adaptive-regularization SHIFT]\n"
-        "                 [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
-        "                 [--ldl-shard N] [--ldl-regularization EPS]\n"
-        "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
-        "       heft-mlcp info FILE [--json]\n"
-        "       heft-mlcp --list\n"
-        "solve: answers the problem with a solver of the registry (exit 1 if it did not\n"
-        "converge); check: measures a given answer (exit 1 if it is not exact);\n"
-        "info: sizes, bounds and structure of the problem. FILE may be - for stdin.\n"
-        "Exit 2: bad command line or a file that cannot be read (the message names the line).\n");
+    fprintf(f, "usage: heft-mlcp solve FILE --solver NAME [--json]\n");
+    solver_cli_usage(f, "                 ");
+    fprintf(f, "       heft-mlcp check FILE --lambda FILE [--json] [--exact J]\n"
+               "       heft-mlcp info FILE [--json]\n"
+               "       heft-mlcp --list\n"
+               "solve: answers the problem with a solver of the registry (exit 1 if it did not\n"
+               "converge); check: measures a given answer (exit 1 if it is not exact);\n"
+               "info: sizes, bounds and structure of the problem. FILE may be - for stdin.\n"
+               "Exit 2: bad command line, a file that cannot be read (the message names the line)\n"
+               "or output that cannot be written.\n");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -249,7 +245,7 @@ static double max_abs_difference(const double *x, const double *y, int n) {
 
 typedef struct command_line {
     const char *command, *file, *solver, *lambda_file;
-    int json, has_options;
+    int json, has_options, has_exact;
     double exact;
     heft_solver_options options;
 } command_line;
@@ -587,26 +583,78 @@ static int cmd_info(const command_line *c) {
 
 /* ---- the command line ---------------------------------------------------- */
 
-static int parse_int(const char *s, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 100000000) {
-        return 0;
+enum { OPT_JSON = 0x100, OPT_SOLVER, OPT_LAMBDA, OPT_EXACT };
+
+static const struct option long_options[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"solver", required_argument, NULL, OPT_SOLVER},
+    {"lambda", required_argument, NULL, OPT_LAMBDA},
+    {"exact", required_argument, NULL, OPT_EXACT},
+    SOLVER_CLI_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+/* The exit status once everything is printed: an answer that never reached
+ * its reader (a full disk, a closed pipe) is a failure, not a success. */
+static int finish(int status) {
+    char err[256];
+    if (cli_finish_output(stdout, "the standard output", err, sizeof err) != 0) {
+        fprintf(stderr, "heft-mlcp: %s\n", err);
+        return EXIT_USAGE;
     }
-    *out = (int)v;
-    return 1;
+    return status;
 }
 
-static int parse_double(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) {
-        return 0;
+/* Reads the options and the FILE after the command (args[0]); EXIT_OK or
+ * EXIT_USAGE with the message printed. */
+static int parse_command_line(int count, char **args, command_line *c) {
+    char err[512];
+    opterr = 0;
+    cli_getopt_reset();
+    for (int k; (k = getopt_long(count, args, ":", long_options, NULL)) != -1;) {
+        int rc = 0;
+        switch (k) {
+        case '?':
+        case ':':
+            cli_getopt_error(k, args, long_options, "heft-mlcp", err, sizeof err);
+            rc = -1;
+            break;
+        case OPT_JSON:
+            c->json = 1;
+            break;
+        case OPT_SOLVER:
+            c->solver = optarg;
+            break;
+        case OPT_LAMBDA:
+            c->lambda_file = optarg;
+            break;
+        case OPT_EXACT:
+            c->has_exact = 1;
+            rc = cli_double("--exact", optarg, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &c->exact, err,
+                            sizeof err);
+            break;
+        default: {
+            int taken = solver_cli_option(k, optarg, &c->options, err, sizeof err);
+            c->has_options = 1;
+            rc = taken > 0 ? 0 : -1;
+            if (taken == 0) {
+                snprintf(err, sizeof err, "option %d is not handled", k);
+            }
+        }
+        }
+        if (rc != 0) {
+            fprintf(stderr, "heft-mlcp: %s\n", err);
+            return EXIT_USAGE;
+        }
     }
-    *out = v;
-    return 1;
+    for (int i = optind; i < count; ++i) { /* getopt_long moved the operands last */
+        if (c->file) {
+            fprintf(stderr, "heft-mlcp: one FILE only (%s and %s)\n", c->file, args[i]);
+            return EXIT_USAGE;
+        }
+        c->file = args[i];
+    }
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv) {
@@ -620,13 +668,13 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
-        return EXIT_OK;
+        return finish(EXIT_OK);
     }
     if (!strcmp(argv[1], "--list")) {
         for (int k = 0; k < heft_solver_count(); ++k) {
             printf("%-16s %s\n", heft_solver_at(k)->name, heft_solver_at(k)->description);
         }
-        return EXIT_OK;
+        return finish(EXIT_OK);
     }
     c.command = argv[1];
     if (strcmp(c.command, "solve") && strcmp(c.command, "check") && strcmp(c.command, "info")) {
@@ -634,80 +682,21 @@ int main(int argc, char **argv) {
         usage(stderr);
         return EXIT_USAGE;
     }
-    for (int i = 2; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int ok = 1, takes_value = 1;
-        if (!strcmp(a, "--json")) {
-            c.json = 1;
-            takes_value = 0;
-        } else if (!strcmp(a, "--cold")) {
-            c.options.warm_start = 0;
-            c.has_options = 1;
-            takes_value = 0;
-        } else if (a[0] != '-' || !strcmp(a, "-")) {
-            if (c.file) {
-                fprintf(stderr, "heft-mlcp: one FILE only (%s and %s)\n", c.file, a);
-                return EXIT_USAGE;
-            }
-            c.file = a;
-            takes_value = 0;
-        } else if (!v) {
-            fprintf(stderr, "heft-mlcp: %s needs a value (or is unknown)\n", a);
-            usage(stderr);
-            return EXIT_USAGE;
-        } else if (!strcmp(a, "--solver")) {
-            c.solver = v;
-        } else if (!strcmp(a, "--lambda")) {
-            c.lambda_file = v;
-        } else if (!strcmp(a, "--iterations")) {
-            ok = parse_int(v, &c.options.max_iterations) && c.options.max_iterations > 0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--tolerance")) {
-            ok = parse_double(v, &c.options.tolerance) && c.options.tolerance >= 0.0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--relaxation")) {
-            ok = parse_double(v, &c.options.relaxation) && c.options.relaxation > 0.0 &&
-                 c.options.relaxation < 2.0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--max-pivots")) {
-            ok = parse_int(v, &c.options.max_pivots) && c.options.max_pivots > 0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--pgs-restart")) {
-            ok = parse_int(v, &c.options.bpp_pgs_sweeps) && c.options.bpp_pgs_sweeps >= 0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--preconditioner")) {
-            static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",
-                                                                  "ict", "ic0-imaginary"};
-            ok = 0;
-            for (int k = 0; k < HEFT_PRECOND_COUNT; ++k)
-                if (!strcmp(v, kinds[k])) {
-                    c.options.preconditioner = k;
-                    ok = 1;
-                }
-            c.has_options = 1;
-        } else if (!strcmp(a, "--pcg-tolerance")) {
-            ok = parse_double(v, &c.options.pcg_tolerance) && c.options.pcg_tolerance > 0.0;
-            c.has_options = 1;
-        } else if (!strcmp(a, "--adaptive-regularization")) {
-            ok = parse_double(v, &c.options.regularization_shift) &&
-                 c.options.regularization_shift > 0.0;
-            c.options.adaptive_regularization = 1;
-            c.has_options = 1;
-        } else if (ldl_cli_option(a, v, &c.options, &ok)) {
-            c.has_options = 1;
-        } else if (!strcmp(a, "--exact")) {
-            ok = parse_double(v, &c.exact) && c.exact > 0.0;
-        } else {
-            fprintf(stderr, "heft-mlcp: unknown option %s\n", a);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-        if (!ok) {
-            fprintf(stderr, "heft-mlcp: bad value for %s: %s\n", a, v);
-            return EXIT_USAGE;
-        }
-        i += takes_value;
+    /* the command stands where getopt_long expects the program's name */
+    if (parse_command_line(argc - 1, argv + 1, &c) != EXIT_OK) {
+        return EXIT_USAGE;
+    }
+    /* an option of another command would be silently ignored */
+    const int solve = !strcmp(c.command, "solve"), check = !strcmp(c.command, "check");
+    const char *stray = !solve && c.solver        ? "--solver"
+                        : !solve && c.has_options ? "a solver option"
+                        : !check && c.lambda_file ? "--lambda"
+                        : !check && c.has_exact   ? "--exact"
+                                                  : NULL;
+    if (stray) {
+        fprintf(stderr, "heft-mlcp: %s is not an option of %s (heft-mlcp --help)\n", stray,
+                c.command);
+        return EXIT_USAGE;
     }
     char bad[160];
     if (c.has_options && heft_solver_options_check(&c.options, bad, sizeof bad) != 0) {
@@ -720,10 +709,10 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (!strcmp(c.command, "solve")) {
-        return cmd_solve(&c);
+        return finish(cmd_solve(&c));
     }
     if (!strcmp(c.command, "check")) {
-        return cmd_check(&c);
+        return finish(cmd_check(&c));
     }
-    return cmd_info(&c);
+    return finish(cmd_info(&c));
 }

@@ -1,55 +1,34 @@
 /* heft-run: runs a scenario headless and prints what happened (design
  * "Programs"; the JSON is documented in docs/heft-run.md). */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ldl_cli.h"
+#include "cli.h"
 #include "runner.h"
+#include "solver_cli.h"
 
 static void usage(FILE *f) {
+    fprintf(f, "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
+               "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG]\n"
+               "                [--length M] [--variant NAME] [--size N]\n"
+               "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
+               "                [--contact-compliance M_PER_N]\n"
+               "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
+               "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n");
+    solver_cli_usage(f, "                ");
     fprintf(
         f,
-        "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
-        "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
-        "                [--variant NAME] [--size N]\n"
-        "                [--iterations N] [--tolerance J] [--relaxation W]\n"
-        "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
-        "                [--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]\n"
-        "                [--ldl-shard N] [--ldl-regularization EPS]\n"
-        "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
-        "                [--contact-compliance M_PER_N]\n"
-        "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
-        "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n"
         "Runs a scenario headless. --json prints one JSON object at the end (docs/heft-run.md);\n"
         "--csv writes per-step statistics; --ascii draws the scene in the terminal;\n"
         "--strict exits with 3 when a check fails; --export-mlcp writes the islands of the\n"
         "steps chosen by --at and --every (0-based, as in the CSV) as "
-        "DIR/SCENE-sSTEP-iISLAND.mlcp.\n");
-}
-
-static int parse_int(const char *s, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 100000000) {
-        return 0;
-    }
-    *out = (int)v;
-    return 1;
-}
-
-static int parse_double(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) {
-        return 0;
-    }
-    *out = v;
-    return 1;
+        "DIR/SCENE-sSTEP-iISLAND.mlcp.\n"
+        "The solver options are heft-mlcp solve's (docs/heft-mlcp.md).\n");
 }
 
 /* ---- the terminal picture: a side view (x right, z up) ------------------- */
@@ -140,23 +119,30 @@ typedef struct export_state {
     char error[4400];
 } export_state;
 
-static int export_add_steps(export_state *e, const char *list) {
-    const char *c = list;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long v = strtol(c, &end, 10);
-        if (errno || end == c || v < 0 || v > 100000000 || (*end && *end != ',')) {
-            return 0;
+/* Adds the steps of a comma-separated list; 0, or -1 with a message. */
+static int export_add_steps(export_state *e, const char *list, char *err, size_t err_size) {
+    for (const char *c = list;;) {
+        char token[32];
+        size_t len = strcspn(c, ",");
+        if (len >= sizeof token) {
+            snprintf(err, err_size, "--at wants steps separated by commas, not \"%.40s\"", c);
+            return -1;
+        }
+        memcpy(token, c, len);
+        token[len] = '\0';
+        int step = 0;
+        if (cli_int("--at", token, 0, INT_MAX, &step, err, err_size) != 0) {
+            return -1;
         }
         if (e->at_count == EXPORT_MAX_AT) {
+            snprintf(err, err_size, "--at: at most %d steps", EXPORT_MAX_AT);
+            return -1;
+        }
+        e->at[e->at_count++] = step;
+        if (c[len] == '\0') {
             return 0;
         }
-        e->at[e->at_count++] = (int)v;
-        if (!*end) {
-            return 1;
-        }
-        c = end + 1;
+        c += len + 1;
     }
 }
 
@@ -246,128 +232,220 @@ static void export_island(void *user, int step, int island, const heft_mlcp *pro
     e->written++;
 }
 
+/* Options without a short form: ids above every character. */
+enum {
+    OPT_SCENARIO = 0x100,
+    OPT_SOLVER,
+    OPT_STEPS,
+    OPT_H,
+    OPT_LINKS,
+    OPT_LINK_MASS,
+    OPT_LOAD_MASS,
+    OPT_ANGLE,
+    OPT_LENGTH,
+    OPT_VARIANT,
+    OPT_SIZE,
+    OPT_GEOMETRIC_STIFFNESS,
+    OPT_POST_STABILIZATION,
+    OPT_SUBSTEPS,
+    OPT_CONTACT_COMPLIANCE,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_ASCII,
+    OPT_STRICT,
+    OPT_LIST,
+    OPT_EXPORT_MLCP,
+    OPT_AT,
+    OPT_EVERY
+};
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"scenario", required_argument, NULL, OPT_SCENARIO},
+    {"solver", required_argument, NULL, OPT_SOLVER},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"h", required_argument, NULL, OPT_H},
+    {"links", required_argument, NULL, OPT_LINKS},
+    {"link-mass", required_argument, NULL, OPT_LINK_MASS},
+    {"load-mass", required_argument, NULL, OPT_LOAD_MASS},
+    {"angle", required_argument, NULL, OPT_ANGLE},
+    {"length", required_argument, NULL, OPT_LENGTH},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"geometric-stiffness", no_argument, NULL, OPT_GEOMETRIC_STIFFNESS},
+    {"post-stabilization", required_argument, NULL, OPT_POST_STABILIZATION},
+    {"substeps", required_argument, NULL, OPT_SUBSTEPS},
+    {"contact-compliance", required_argument, NULL, OPT_CONTACT_COMPLIANCE},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"ascii", no_argument, NULL, OPT_ASCII},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"export-mlcp", required_argument, NULL, OPT_EXPORT_MLCP},
+    {"at", required_argument, NULL, OPT_AT},
+    {"every", required_argument, NULL, OPT_EVERY},
+    SOLVER_CLI_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static void list_registry(FILE *f) {
+    fprintf(f, "scenarios:\n");
+    for (int k = 0; k < scenario_count(); ++k) {
+        const scenario_desc *d = scenario_at(k);
+        fprintf(f, "  %-16s %s\n", d->name, d->description);
+    }
+    fprintf(f, "solvers:\n");
+    for (int k = 0; k < heft_solver_count(); ++k) {
+        fprintf(f, "  %-16s %s\n", heft_solver_at(k)->name, heft_solver_at(k)->description);
+    }
+}
+
+/* Exit status once everything is printed: a lost standard output (a full
+ * disk, a closed pipe) is a failed run, not a silent success. */
+static int finish(int status) {
+    char err[256];
+    if (cli_finish_output(stdout, "the standard output", err, sizeof err) != 0) {
+        fprintf(stderr, "heft-run: %s\n", err);
+        return status == 0 || status == 3 ? 1 : status;
+    }
+    return status;
+}
+
+/* What the run prints, and where. */
+typedef struct run_output {
+    int json, ascii, strict;
+    const char *csv_path;
+} run_output;
+
+/* Reads one option into the run's settings; 0, or -1 with a message. */
+static int take_option(int id, const char *v, run_config *cfg, run_output *out,
+                       export_state *exporter, char *err, size_t err_size) {
+    scenario_params *p = &cfg->params;
+    switch (id) {
+    case OPT_SCENARIO:
+        cfg->scenario = v;
+        return 0;
+    case OPT_SOLVER:
+        cfg->solver = v;
+        return 0;
+    case OPT_STEPS:
+        return cli_int("--steps", v, 1, 100000000, &cfg->steps, err, err_size);
+    case OPT_H:
+        return cli_double("--h", v, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &cfg->h, err, err_size);
+    case OPT_LINKS:
+        return cli_int("--links", v, 1, SCENARIO_MAX_BODIES - 1, &p->links, err, err_size);
+    case OPT_LINK_MASS:
+        return cli_double("--link-mass", v, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &p->link_mass, err,
+                          err_size);
+    case OPT_LOAD_MASS:
+        return cli_double("--load-mass", v, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &p->load_mass, err,
+                          err_size);
+    case OPT_ANGLE:
+        p->angle_set = 1;
+        return cli_double("--angle", v, -180.0, 180.0, 0, "degrees in [-180, 180]", &p->angle_deg,
+                          err, err_size);
+    case OPT_LENGTH:
+        return cli_double("--length", v, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &p->length, err,
+                          err_size);
+    case OPT_VARIANT:
+        p->variant = v; /* checked against the scene once all options are read */
+        return 0;
+    case OPT_SIZE:
+        return cli_int("--size", v, 1, INT_MAX, &p->size, err, err_size);
+    case OPT_GEOMETRIC_STIFFNESS:
+        cfg->geometric_stiffness = 1;
+        return 0;
+    case OPT_POST_STABILIZATION:
+        return cli_int("--post-stabilization", v, 0, 100, &cfg->post_stabilization, err, err_size);
+    case OPT_SUBSTEPS:
+        return cli_int("--substeps", v, 1, 1000, &cfg->substeps, err, err_size);
+    case OPT_CONTACT_COMPLIANCE:
+        cfg->has_contact_compliance = 1;
+        return cli_double("--contact-compliance", v, 0.0, 1.0, 0, NULL, &cfg->contact_compliance,
+                          err, err_size);
+    case OPT_JSON:
+        out->json = 1;
+        return 0;
+    case OPT_ASCII:
+        out->ascii = 1;
+        return 0;
+    case OPT_STRICT:
+        out->strict = 1;
+        return 0;
+    case OPT_CSV:
+        out->csv_path = v;
+        return 0;
+    case OPT_EXPORT_MLCP:
+        if (*v == '\0') {
+            snprintf(err, err_size, "--export-mlcp wants a directory, not \"\"");
+            return -1;
+        }
+        exporter->dir = v;
+        return 0;
+    case OPT_AT:
+        return export_add_steps(exporter, v, err, err_size);
+    case OPT_EVERY:
+        return cli_int("--every", v, 1, INT_MAX, &exporter->every, err, err_size);
+    }
+    int taken = solver_cli_option(id, v, &cfg->options, err, err_size);
+    if (taken == 0) {
+        snprintf(err, err_size, "option %d is not handled", id);
+        return -1;
+    }
+    cfg->has_options = 1;
+    return taken > 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.scenario = "hanging-chain";
     cfg.solver = "pgs";
     cfg.options = heft_solver_default_options();
-    int json = 0, ascii = 0, strict = 0;
-    const char *csv_path = NULL;
+    run_output out = {0};
     export_state exporter;
     memset(&exporter, 0, sizeof exporter);
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int ok = 1, takes_value = 1;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    char err[512];
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1;) {
+        if (c == 'h') {
             usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--list")) {
-            printf("scenarios:\n");
-            for (int k = 0; k < scenario_count(); ++k) {
-                printf("  %-16s %s\n", scenario_at(k)->name, scenario_at(k)->description);
-            }
-            printf("solvers:\n");
-            for (int k = 0; k < heft_solver_count(); ++k) {
-                printf("  %-16s %s\n", heft_solver_at(k)->name, heft_solver_at(k)->description);
-            }
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-            takes_value = 0;
-        } else if (!strcmp(a, "--ascii")) {
-            ascii = 1;
-            takes_value = 0;
-        } else if (!strcmp(a, "--strict")) {
-            strict = 1;
-            takes_value = 0;
-        } else if (!strcmp(a, "--geometric-stiffness")) {
-            cfg.geometric_stiffness = 1;
-            takes_value = 0;
-        } else if (!v) {
-            fprintf(stderr, "heft-run: %s needs a value (or is unknown)\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!strcmp(a, "--scenario")) {
-            cfg.scenario = v;
-        } else if (!strcmp(a, "--solver")) {
-            cfg.solver = v;
-        } else if (!strcmp(a, "--csv")) {
-            csv_path = v;
-        } else if (!strcmp(a, "--steps")) {
-            ok = parse_int(v, &cfg.steps) && cfg.steps > 0;
-        } else if (!strcmp(a, "--h")) {
-            ok = parse_double(v, &cfg.h) && cfg.h > 0.0;
-        } else if (!strcmp(a, "--links")) {
-            ok = parse_int(v, &cfg.params.links) && cfg.params.links > 0;
-        } else if (!strcmp(a, "--variant")) {
-            cfg.params.variant = v;
-            ok = v != NULL;
-        } else if (!strcmp(a, "--size")) {
-            ok = parse_int(v, &cfg.params.size) && cfg.params.size > 0;
-        } else if (!strcmp(a, "--link-mass")) {
-            ok = parse_double(v, &cfg.params.link_mass) && cfg.params.link_mass > 0.0;
-        } else if (!strcmp(a, "--load-mass")) {
-            ok = parse_double(v, &cfg.params.load_mass) && cfg.params.load_mass > 0.0;
-        } else if (!strcmp(a, "--angle")) {
-            ok = parse_double(v, &cfg.params.angle_deg);
-        } else if (!strcmp(a, "--length")) {
-            ok = parse_double(v, &cfg.params.length) && cfg.params.length > 0.0;
-        } else if (!strcmp(a, "--iterations")) {
-            ok = parse_int(v, &cfg.options.max_iterations);
-            cfg.has_options = 1;
-        } else if (!strcmp(a, "--tolerance")) {
-            ok = parse_double(v, &cfg.options.tolerance) && cfg.options.tolerance >= 0.0;
-            cfg.has_options = 1;
-        } else if (!strcmp(a, "--relaxation")) {
-            ok = parse_double(v, &cfg.options.relaxation);
-            cfg.has_options = 1;
-        } else if (!strcmp(a, "--max-pivots")) {
-            ok = parse_int(v, &cfg.options.max_pivots) && cfg.options.max_pivots > 0;
-            cfg.has_options = 1;
-        } else if (!strcmp(a, "--pgs-restart")) {
-            ok = parse_int(v, &cfg.options.bpp_pgs_sweeps) && cfg.options.bpp_pgs_sweeps >= 0;
-            cfg.has_options = 1;
-        } else if (ldl_cli_option(a, v, &cfg.options, &ok)) {
-            cfg.has_options = 1;
-        } else if (!strcmp(a, "--post-stabilization")) {
-            ok = parse_int(v, &cfg.post_stabilization) && cfg.post_stabilization <= 100;
-        } else if (!strcmp(a, "--contact-compliance")) {
-            ok = parse_double(v, &cfg.contact_compliance) && cfg.contact_compliance >= 0.0 &&
-                 cfg.contact_compliance <= 1.0;
-            cfg.has_contact_compliance = 1;
-        } else if (!strcmp(a, "--substeps")) {
-            ok = parse_int(v, &cfg.substeps) && cfg.substeps >= 1 && cfg.substeps <= 1000;
-        } else if (!strcmp(a, "--export-mlcp")) {
-            exporter.dir = v;
-            ok = *v != '\0';
-        } else if (!strcmp(a, "--at")) {
-            ok = export_add_steps(&exporter, v);
-        } else if (!strcmp(a, "--every")) {
-            ok = parse_int(v, &exporter.every) && exporter.every > 0;
-        } else {
-            fprintf(stderr, "heft-run: unknown option %s\n", a);
-            usage(stderr);
+            return finish(0);
+        }
+        if (c == OPT_LIST) {
+            list_registry(stdout);
+            return finish(0);
+        }
+        if (c == '?' || c == ':') {
+            cli_getopt_error(c, argv, long_options, "heft-run", err, sizeof err);
+            fprintf(stderr, "heft-run: %s\n", err);
             return 2;
         }
-        if (!ok) {
-            fprintf(stderr, "heft-run: bad value for %s: %s\n", a, v);
+        if (take_option(c, optarg, &cfg, &out, &exporter, err, sizeof err) != 0) {
+            fprintf(stderr, "heft-run: %s\n", err);
             return 2;
         }
-        i += takes_value;
     }
+    if (optind < argc) {
+        fprintf(stderr, "heft-run: unexpected argument \"%s\" (heft-run --help)\n", argv[optind]);
+        return 2;
+    }
+    const char *csv_path = out.csv_path;
     char bad[160];
     if (cfg.has_options && heft_solver_options_check(&cfg.options, bad, sizeof bad) != 0) {
         fprintf(stderr, "heft-run: %s\n", bad);
         return 2;
     }
     if (!scenario_find(cfg.scenario)) {
-        fprintf(stderr, "heft-run: unknown scenario \"%s\" (--list shows them)\n", cfg.scenario);
+        fprintf(stderr, "heft-run: unknown scenario \"%.64s\" (--list shows them)\n", cfg.scenario);
         return 2;
     }
     if (!heft_solver_find(cfg.solver)) {
-        fprintf(stderr, "heft-run: unknown solver \"%s\" (--list shows them)\n", cfg.solver);
+        fprintf(stderr, "heft-run: unknown solver \"%.64s\" (--list shows them)\n", cfg.solver);
+        return 2;
+    }
+    if (scenario_check_params(scenario_find(cfg.scenario), &cfg.params, err, sizeof err) != 0) {
+        fprintf(stderr, "heft-run: %s\n", err);
         return 2;
     }
     if (exporter.dir || exporter.at_count || exporter.every) {
@@ -406,7 +484,7 @@ int main(int argc, char **argv) {
         cfg.csv = csv;
     }
     ascii_state art = {0};
-    if (ascii) {
+    if (out.ascii) {
         int steps = cfg.steps > 0 ? cfg.steps : scenario_find(cfg.scenario)->steps;
         art.every = steps / 6 > 0 ? steps / 6 : 1;
         cfg.frame = ascii_draw;
@@ -414,8 +492,14 @@ int main(int argc, char **argv) {
     }
     run_result r;
     int rc = run_scenario(&cfg, &r);
-    if (csv) {
-        fclose(csv);
+    if (csv && cli_finish_output(csv, csv_path, err, sizeof err) != 0) {
+        if (rc == 0) {
+            fprintf(stderr, "heft-run: %s\n", err);
+            run_result_free(&r);
+        } else { /* the run stopped on it and says at which step, and why */
+            fprintf(stderr, "heft-run: %s: %s\n", csv_path, r.error);
+        }
+        return 1;
     }
     if (rc != 0) {
         fprintf(stderr, "heft-run: %s\n", r.error);
@@ -432,7 +516,7 @@ int main(int argc, char **argv) {
                 exporter.written == 1 ? "" : "s", exporter.dir,
                 exporter.written ? "" : " (no island had rows at the chosen steps)");
     }
-    if (json) {
+    if (out.json) {
         run_write_json(stdout, &r);
     } else {
         printf("%s with %s: %d steps of %.6g s\n", r.desc->name, r.solver, r.steps, r.h);
@@ -445,5 +529,5 @@ int main(int argc, char **argv) {
     }
     int pass = run_all_checks_pass(&r);
     run_result_free(&r);
-    return (strict && !pass) ? 3 : 0;
+    return finish((out.strict && !pass) ? 3 : 0);
 }

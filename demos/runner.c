@@ -2,6 +2,7 @@
 
 #include "json_out.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,9 @@ int run_scenario(const run_config *cfg, run_result *r) {
     if (!r->desc) {
         snprintf(r->error, sizeof r->error, "unknown scenario \"%s\"",
                  cfg->scenario ? cfg->scenario : "(null)");
+        return -1;
+    }
+    if (scenario_check_params(r->desc, &cfg->params, r->error, sizeof r->error) != 0) {
         return -1;
     }
     heft_world_def wd = heft_default_world_def();
@@ -128,6 +132,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
             heft_world_set_island_callback(r->world, NULL, NULL);
             free(ids);
             free(bodies);
+            run_result_free(r);
             return -1;
         }
         if (r->desc->observe) {
@@ -177,6 +182,16 @@ int run_scenario(const run_config *cfg, run_result *r) {
                     heft_world_time(r->world), st->islands, st->rows, st->contacts,
                     st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
                     st->fallbacks, gap_max);
+        }
+        if (cfg->csv && ferror(cfg->csv)) {
+            /* a full disk or a closed pipe: stop now, not after a long run */
+            snprintf(r->error, sizeof r->error, "the CSV could not be written at step %d: %s", step,
+                     strerror(errno));
+            heft_world_set_island_callback(r->world, NULL, NULL);
+            free(ids);
+            free(bodies);
+            run_result_free(r);
+            return -1;
         }
         if (cfg->frame) {
             cfg->frame(cfg->frame_user, r->world, step);

@@ -520,4 +520,57 @@ Test(scenes, unknown_variant_is_refused) {
     run_result r;
     cr_expect_eq(run_scenario(&cfg, &r), -1);
     cr_expect(strstr(r.error, "stacking") != NULL, "%s", r.error);
+    cr_expect(strstr(r.error, "pyramid") != NULL, "the known variants are listed: %s", r.error);
+}
+
+/* The pyramid's body count is size * (size + 1) / 2: at a base of 65,536 it
+ * overflowed an int and the scene wrote past its array. The runner refuses
+ * such sizes with a reason, and the scene, called directly, builds nothing. */
+Test(scenes, sizes_beyond_the_scene_limit_are_refused_without_building) {
+    static const struct {
+        const char *variant;
+        int size;
+    } too_big[] = {{"pyramid", 65536}, {"pyramid", 447}, {"boxes", 20001},
+                   {"tower", 25000},   {"wall", 10000},  {"wall", 1}};
+    for (size_t k = 0; k < sizeof too_big / sizeof too_big[0]; ++k) {
+        run_config cfg = scene_config("stacking", too_big[k].variant, too_big[k].size, NULL, 1);
+        run_result r;
+        cr_expect_eq(run_scenario(&cfg, &r), -1, "%s %d", too_big[k].variant, too_big[k].size);
+        cr_expect(strstr(r.error, "--size") != NULL, "%s", r.error);
+        heft_world_def wd = heft_default_world_def();
+        heft_world *w = heft_world_create(&wd);
+        cr_assert_not_null(w);
+        scenario_params p = {0};
+        p.variant = too_big[k].variant;
+        p.size = too_big[k].size;
+        cr_expect_null(scenario_stacking.create(w, &p), "%s %d built", p.variant, p.size);
+        cr_expect_eq(heft_world_bodies(w, NULL, 0), 0, "%s %d: bodies were added", p.variant,
+                     p.size);
+        heft_world_destroy(w);
+    }
+    /* the largest pyramid within the limit is accepted by the check */
+    scenario_params p = {0};
+    p.variant = "pyramid";
+    p.size = 446;
+    char err[256] = "";
+    cr_expect_eq(scenario_check_params(&scenario_stacking, &p, err, sizeof err), 0, "%s", err);
+}
+
+/* --angle 0 is 0 degrees: the pendulum starts hanging straight down. */
+Test(scenes, a_start_angle_of_zero_is_taken) {
+    run_config cfg = scene_config("pendulum", NULL, 0, NULL, 1);
+    cfg.params.angle_set = 1;
+    cfg.params.angle_deg = 0.0;
+    run_result r;
+    cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    heft_body_id bodies[4];
+    int n = heft_world_bodies(r.world, bodies, 4), bobs = 0;
+    for (int i = 0; i < n && i < 4; ++i) {
+        if (strcmp(heft_body_name(r.world, bodies[i]), "bob") == 0) {
+            cr_expect_float_eq(heft_body_position(r.world, bodies[i]).x, 0.0, 1e-12);
+            bobs++;
+        }
+    }
+    cr_expect_eq(bobs, 1);
+    run_result_free(&r);
 }

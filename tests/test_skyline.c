@@ -426,7 +426,7 @@ Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows) {
 
 /* ---- the break-even measurement (bench.md item 5) ------------------------------------ */
 
-#include "bpp_bench.h"
+#include "downdate_break_even.h"
 
 Test(bench, downdate_against_refactor_measures_equal_factors) {
     const int bands[3] = {-1, 8, 40};

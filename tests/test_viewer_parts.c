@@ -5,8 +5,13 @@
 #include <criterion/criterion.h>
 #include <GLFW/glfw3.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "assets.h"
 #include "islands.h"
 #include "options.h"
 #include "script.h"
@@ -91,6 +96,59 @@ Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
         cr_expect(!viewer_scene_has_variant("stacking", "moon"));
     }
     cr_expect_null(viewer_scene_at(viewer_scene_count()));
+}
+
+/* The shaders are read from assets/ and built in from the same files: the
+ * built-in copy is byte for byte the file, a directory given explicitly is
+ * the only place looked at, and without one the source tree's file is read. */
+Test(viewer_parts, assets_are_read_from_files_and_built_in_from_the_same_bytes) {
+    unsetenv("HEFT_ASSETS");
+    assets_set_dir(NULL);
+    cr_assert_geq(embedded_asset_count, 10, "five programs of two shaders each");
+    for (int i = 0; i < embedded_asset_count; ++i) {
+        const embedded_asset *e = &embedded_assets[i];
+        char file[1024], origin[4400], err[512] = "";
+        snprintf(file, sizeof file, "%s/%s", HEFT_ASSETS_SOURCE_DIR, e->path);
+        FILE *f = fopen(file, "rb");
+        cr_assert_not_null(f, "%s", file);
+        char *bytes = malloc(e->size + 2);
+        size_t n = fread(bytes, 1, e->size + 1, f);
+        fclose(f);
+        cr_expect_eq(n, e->size, "%s: %zu bytes built in, %zu in the file", e->path, e->size, n);
+        cr_expect(n == e->size && memcmp(bytes, e->data, n) == 0, "%s differs", e->path);
+        cr_expect_eq(e->data[e->size], '\0');
+        free(bytes);
+        char *text = assets_read_text(e->path, origin, sizeof origin, err, sizeof err);
+        cr_assert_not_null(text, "%s", err);
+        cr_expect_str_eq(origin, file, "without --assets the source tree's file is read");
+        free(text);
+    }
+    cr_expect_not_null(assets_embedded("shaders/mesh.frag.glsl"));
+    cr_expect_null(assets_embedded("shaders/none.glsl"));
+
+    /* an explicit directory: its file, or an error naming it (no fall-back) */
+    char dir[] = "/tmp/heft-assets-XXXXXX", sub[64], file[128], origin[4400], err[512] = "";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/shaders", dir);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    snprintf(file, sizeof file, "%s/ui.frag.glsl", sub);
+    FILE *f = fopen(file, "w");
+    cr_assert_not_null(f);
+    fputs("#version 330 core\n// edited\n", f);
+    fclose(f);
+    assets_set_dir(dir);
+    char *text = assets_read_text("shaders/ui.frag.glsl", origin, sizeof origin, err, sizeof err);
+    cr_assert_not_null(text, "%s", err);
+    cr_expect(strstr(text, "// edited") != NULL, "%s", text);
+    cr_expect_str_eq(origin, file);
+    free(text);
+    cr_expect_null(
+        assets_read_text("shaders/ui.vert.glsl", origin, sizeof origin, err, sizeof err));
+    cr_expect(strstr(err, "ui.vert.glsl") && strstr(err, "--assets"), "%s", err);
+    assets_set_dir(NULL);
+    remove(file);
+    rmdir(sub);
+    rmdir(dir);
 }
 
 Test(viewer_parts, scripts_parse_and_malformed_ones_are_refused_with_a_reason) {

@@ -2,11 +2,14 @@
 # heft-viewer's command line: bad input gets a clear error and exit 2; the
 # headless run under Xvfb writes a real PNG (MSAA on, as users see it) and
 # prints its statistics; a scripted solver switch shows in them.
-# usage: viewer_cli.sh HEFT_VIEWER XVFB_RUN SCRATCH_DIR
+# The shaders come from assets/ and, drawn from the copies built in, give
+# the same picture; a broken one names its file.
+# usage: viewer_cli.sh HEFT_VIEWER XVFB_RUN SCRATCH_DIR [ASSETS_DIR]
 set -euo pipefail
 viewer=$1
 xvfb=$2
 scratch=$3
+assets=${4:-}
 mkdir -p "$scratch"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -31,6 +34,7 @@ expect_error '--load-mass wants a positive number' --load-mass -3
 expect_error '--angle wants degrees' --angle 400
 expect_error 'unknown variant "nope"' --variant nope
 expect_error 'unknown variant "pyramid" of crane' --scenario crane --variant pyramid
+expect_error '--assets wants a directory' --assets /nonexistent/assets
 "$viewer" --help | grep -q -- '--screenshot' || fail "--help does not list --screenshot"
 "$viewer" --list | grep -q 'hanging-chain' || fail "--list does not list hanging-chain"
 "$viewer" --list | grep -q 'stacking --variant pyramid' || fail "--list does not list the stacking variants"
@@ -62,6 +66,31 @@ if "$viewer" --list | grep -q '^  crane '; then
     grep -q '"scenario": "crane"' <<<"$json" || fail "the default scene is not the crane: $json"
 fi
 echo "ok: screenshot $(stat -c %s "$png") bytes, solver $solver after key 1"
+
+# the shaders read from files and the copies built in draw the same pixels
+# (the overlay, with its timings, off: key u)
+shot() { # PNG extra-options...
+    local out=$1
+    shift
+    rm -f "$out"
+    "$xvfb" -a -s "-screen 0 1280x720x24 -noreset" "$viewer" --hidden --frames 5 --samples 0 \
+        --size 320x240 --script u --screenshot "$out" "$@" >/dev/null
+}
+shot "$scratch/files.png"
+shot "$scratch/built-in.png" --assets built-in
+cmp -s "$scratch/files.png" "$scratch/built-in.png" || fail "the built-in shaders draw another picture"
+echo "ok: the built-in shaders draw the same $(stat -c %s "$scratch/built-in.png") bytes"
+if [ -n "$assets" ]; then
+    broken=$scratch/broken-assets
+    rm -rf "$broken"
+    cp -r "$assets" "$broken"
+    echo 'not glsl' >>"$broken/shaders/sky.frag.glsl"
+    status=0
+    out=$(shot "$scratch/broken.png" --assets "$broken" 2>&1) || status=$?
+    [ "$status" -eq 1 ] && grep -q 'sky.frag.glsl does not compile' <<<"$out" ||
+        fail "a broken shader: $status '$out'"
+    echo "ok: a broken shader -> $(head -n 1 <<<"$out")"
+fi
 
 # --record: through ffmpeg when it is installed, else a clear refusal
 mp4=$scratch/cli.mp4

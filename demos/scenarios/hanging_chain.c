@@ -22,9 +22,12 @@ static scenario *chain_create(heft_world *w, const scenario_params *p) {
     int links = p->links > 0 ? p->links : 20;
     double link_mass = p->link_mass > 0.0 ? p->link_mass : 1.0;
     double load_mass = p->load_mass > 0.0 ? p->load_mass : 2000.0;
-    double angle = (p->angle_deg != 0.0 ? p->angle_deg : 30.0) * HEFT_PI / 180.0;
+    double angle = (p->angle_set || p->angle_deg != 0.0 ? p->angle_deg : 30.0) * HEFT_PI / 180.0;
     double L = p->length > 0.0 ? p->length : 0.5;
     double radius = 0.05, load_radius = 0.25;
+    if (links > SCENARIO_MAX_BODIES - 1) {
+        return NULL; /* scenario_check_params says why */
+    }
     scenario *s = calloc(1, sizeof *s);
     if (!s || !(s->joints = calloc((size_t)links + 1, sizeof *s->joints))) {
         free(s);
@@ -129,4 +132,6 @@ const scenario_desc scenario_hanging_chain = {
     .observe = chain_observe,
     .checks = chain_checks,
     .destroy = chain_destroy,
+    .reads = SCENARIO_READS_LINKS | SCENARIO_READS_LINK_MASS | SCENARIO_READS_LOAD_MASS |
+             SCENARIO_READS_ANGLE | SCENARIO_READS_LENGTH,
 };

@@ -21,7 +21,7 @@ static scenario *pendulum_create(heft_world *w, const scenario_params *p) {
         return NULL;
     }
     s->length = p->length > 0.0 ? p->length : 1.0;
-    double angle = (p->angle_deg != 0.0 ? p->angle_deg : 5.0) * HEFT_PI / 180.0;
+    double angle = (p->angle_set || p->angle_deg != 0.0 ? p->angle_deg : 5.0) * HEFT_PI / 180.0;
     heft_vec3 pivot = heft_v3(0.0, 0.0, 2.0);
     heft_body_def bd = heft_default_body_def();
     bd.name = "bob";
@@ -96,4 +96,5 @@ const scenario_desc scenario_pendulum = {
     .observe = pendulum_observe,
     .checks = pendulum_checks,
     .destroy = pendulum_destroy,
+    .reads = SCENARIO_READS_ANGLE | SCENARIO_READS_LENGTH,
 };

@@ -26,6 +26,101 @@ const scenario_desc *scenario_find(const char *name) {
     return NULL;
 }
 
+/* The parameters as heft-run's options name them, in SCENARIO_READS_ order. */
+static const char *const param_options[] = {"--links",  "--link-mass", "--load-mass", "--angle",
+                                            "--length", "--variant",   "--size"};
+#define PARAM_COUNT ((int)(sizeof param_options / sizeof param_options[0]))
+
+static unsigned params_given(const scenario_params *p) {
+    return (p->links != 0 ? SCENARIO_READS_LINKS : 0u) |
+           (p->link_mass != 0.0 ? SCENARIO_READS_LINK_MASS : 0u) |
+           (p->load_mass != 0.0 ? SCENARIO_READS_LOAD_MASS : 0u) |
+           (p->angle_set || p->angle_deg != 0.0 ? SCENARIO_READS_ANGLE : 0u) |
+           (p->length != 0.0 ? SCENARIO_READS_LENGTH : 0u) |
+           (p->variant != NULL ? SCENARIO_READS_VARIANT : 0u) |
+           (p->size != 0 ? SCENARIO_READS_SIZE : 0u);
+}
+
+/* "a, b, c" of the names, or "none" */
+static void list_names(char *out, size_t size, const char *const *names, int count) {
+    int used = snprintf(out, size, "%s", count > 0 ? "" : "none");
+    for (int k = 0; k < count && used >= 0 && (size_t)used < size; ++k) {
+        used += snprintf(out + used, size - (size_t)used, "%s%s", k ? ", " : "", names[k]);
+    }
+}
+
+const char *scenario_variant(const scenario_desc *d, const scenario_params *p) {
+    if (!d || !d->variants) {
+        return NULL;
+    }
+    if (!p || !p->variant) {
+        return d->variants[0];
+    }
+    for (int k = 0; d->variants[k]; ++k) {
+        if (strcmp(d->variants[k], p->variant) == 0) {
+            return d->variants[k];
+        }
+    }
+    return NULL;
+}
+
+int scenario_check_params(const scenario_desc *d, const scenario_params *p, char *err,
+                          size_t err_size) {
+    unsigned extra = params_given(p) & ~d->reads;
+    char names[256];
+    if (extra) {
+        const char *taken[PARAM_COUNT];
+        int count = 0, first = -1;
+        for (int k = 0; k < PARAM_COUNT; ++k) {
+            if (d->reads & (1u << k)) {
+                taken[count++] = param_options[k];
+            }
+            if (first < 0 && (extra & (1u << k))) {
+                first = k;
+            }
+        }
+        list_names(names, sizeof names, taken, count);
+        snprintf(
+            err, err_size, "%s: the scene %s has %s (it takes %s)", param_options[first], d->name,
+            (1u << first) == SCENARIO_READS_VARIANT ? "no variants" : "no such parameter", names);
+        return -1;
+    }
+    if (p->variant && !scenario_variant(d, p)) {
+        int count = 0;
+        while (d->variants && d->variants[count]) {
+            ++count;
+        }
+        list_names(names, sizeof names, d->variants, count);
+        snprintf(err, err_size, "--variant: unknown variant \"%s\" of %s (one of %s)", p->variant,
+                 d->name, names);
+        return -1;
+    }
+    if (p->links < 0 || p->links > SCENARIO_MAX_BODIES - 1) {
+        snprintf(err, err_size,
+                 "--links: %d links, a scene takes 1 to %d (at most %d bodies with the load)",
+                 p->links, SCENARIO_MAX_BODIES - 1, SCENARIO_MAX_BODIES);
+        return -1;
+    }
+    const double given[] = {p->link_mass, p->load_mass, p->length};
+    static const char *const given_options[] = {"--link-mass", "--load-mass", "--length"};
+    for (int k = 0; k < 3; ++k) {
+        if (!(given[k] == 0.0 || (given[k] > 0.0 && isfinite(given[k])))) {
+            snprintf(err, err_size, "%s: %g, it must be a positive number", given_options[k],
+                     given[k]);
+            return -1;
+        }
+    }
+    if (!isfinite(p->angle_deg)) {
+        snprintf(err, err_size, "--angle: %g, it must be a finite number", p->angle_deg);
+        return -1;
+    }
+    if (p->size < 0) {
+        snprintf(err, err_size, "--size: %d, a size is at least 1", p->size);
+        return -1;
+    }
+    return d->check_params ? d->check_params(p, err, err_size) : 0;
+}
+
 void scenario_check_set(scenario_check *c, const char *name, double value, double limit, int pass) {
     snprintf(c->name, sizeof c->name, "%s", name);
     c->value = value;

@@ -5,6 +5,8 @@
 #ifndef HEFT_SCENARIO_H
 #define HEFT_SCENARIO_H
 
+#include <stddef.h>
+
 #include "heft.h"
 
 /* Parameters a scene may read; zero means the scene's default. */
@@ -12,12 +14,30 @@ typedef struct scenario_params {
     int links;           /* hanging-chain: number of links (default 20) */
     double link_mass;    /* hanging-chain: kg per link (default 1) */
     double load_mass;    /* hanging-chain: kg (default 2000) */
-    double angle_deg;    /* hanging-chain, pendulum: start angle from vertical */
+    double angle_deg;    /* hanging-chain, pendulum: start angle from vertical, used when it is
+                            not zero or angle_set is (so 0 degrees can be asked for) */
+    int angle_set;       /* angle_deg holds the caller's angle, even 0 */
     double length;       /* pendulum: m (default 1); hanging-chain: link length (default 0.5) */
     const char *variant; /* stacking: "boxes" (default), "pyramid", "tower", "wall" */
     int size;            /* stacking: boxes: stacks; pyramid: boxes at the base; tower: layers;
                             wall: bricks per course (0: the variant's default) */
 } scenario_params;
+
+/* The most bodies a scene builds from its parameters (--links, --size): a
+ * bound on memory and on the int arithmetic of sizes, far above what any
+ * solver steps at an interactive rate. */
+#define SCENARIO_MAX_BODIES 100000
+
+/* Which parameters a scene reads (scenario_desc.reads). */
+enum {
+    SCENARIO_READS_LINKS = 1 << 0,
+    SCENARIO_READS_LINK_MASS = 1 << 1,
+    SCENARIO_READS_LOAD_MASS = 1 << 2,
+    SCENARIO_READS_ANGLE = 1 << 3,
+    SCENARIO_READS_LENGTH = 1 << 4,
+    SCENARIO_READS_VARIANT = 1 << 5,
+    SCENARIO_READS_SIZE = 1 << 6
+};
 
 typedef struct scenario_check {
     char name[64];
@@ -82,9 +102,27 @@ typedef struct scenario_desc {
     /* every dynamic body must stay inside this box (world frame, m); a zero
      * box means no bounds */
     heft_vec3 bounds_lo, bounds_hi;
+    /* the parameters the scene reads (SCENARIO_READS_*); a program refuses
+     * the others instead of ignoring them */
+    unsigned reads;
+    /* the variants, NULL-terminated, the first the default; NULL for a
+     * scene without variants */
+    const char *const *variants;
+    /* the scene's own limits on its parameters (sizes, with the variant);
+     * 0, or -1 with a message in err; may be NULL */
+    int (*check_params)(const scenario_params *params, char *err, size_t err_size);
 } scenario_desc;
 
 const scenario_desc *scenario_find(const char *name);
+/* Checks params against what scene d reads and allows: a parameter it does
+ * not read, an unknown variant (the message lists the known ones), a size
+ * or link count beyond its limits. 0, or -1 with a message in err naming
+ * the parameter as heft-run's option (--variant, --size, ...). */
+int scenario_check_params(const scenario_desc *d, const scenario_params *params, char *err,
+                          size_t err_size);
+/* The variant params choose (its default when params->variant is NULL);
+ * NULL for a scene without variants or an unknown name. */
+const char *scenario_variant(const scenario_desc *d, const scenario_params *params);
 int scenario_count(void);
 const scenario_desc *scenario_at(int index);
 

@@ -32,7 +32,7 @@ typedef enum { VARIANT_BOXES, VARIANT_PYRAMID, VARIANT_TOWER, VARIANT_WALL } sta
 
 struct scenario {
     stacking_variant variant;
-    int count;
+    int count, capacity;
     heft_body_id *bodies;
     heft_vec3 *starts;
     heft_body_id top; /* boxes: one stack's top; pyramid: the apex */
@@ -41,8 +41,84 @@ struct scenario {
     double time;
 };
 
+/* The variants in stacking_variant's order, with their sizes: the default,
+ * the smallest that makes the scene (a running bond needs two bricks a
+ * course) and the bodies a size builds. */
+static const char *const variant_names[] = {"boxes", "pyramid", "tower", "wall", NULL};
+static const struct {
+    int default_size, min_size;
+    const char *size_means;
+} variant_sizes[] = {
+    [VARIANT_BOXES] = {16, 1, "stacks"},
+    [VARIANT_PYRAMID] = {20, 1, "boxes at the base"},
+    [VARIANT_TOWER] = {40, 1, "layers"},
+    [VARIANT_WALL] = {10, 2, "bricks per course"},
+};
+
+/* Bodies the variant builds at this size, in long long: a pyramid's
+ * size * (size + 1) / 2 overflows an int from a base of 65,536. */
+static long long variant_bodies(stacking_variant v, long long size) {
+    switch (v) {
+    case VARIANT_BOXES:
+        return 5 * size;
+    case VARIANT_PYRAMID:
+        return size * (size + 1) / 2;
+    case VARIANT_TOWER:
+        return 4 * size + 1; /* and the ball */
+    case VARIANT_WALL:
+        return 10 * size + 1; /* and the projectile */
+    }
+    return 0;
+}
+
+/* The largest size within SCENARIO_MAX_BODIES (the body count grows with it). */
+static int variant_max_size(stacking_variant v) {
+    int lo = variant_sizes[v].min_size, hi = SCENARIO_MAX_BODIES;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (variant_bodies(v, mid) <= SCENARIO_MAX_BODIES) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+static int variant_index(const char *name, stacking_variant *out) {
+    for (int k = 0; variant_names[k]; ++k) {
+        if (strcmp(variant_names[k], name ? name : variant_names[0]) == 0) {
+            *out = (stacking_variant)k;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int stacking_check_params(const scenario_params *p, char *err, size_t err_size) {
+    stacking_variant v;
+    if (variant_index(p->variant, &v) != 0) {
+        snprintf(err, err_size, "--variant: unknown variant \"%s\" of stacking", p->variant);
+        return -1;
+    }
+    if (p->size == 0) {
+        return 0;
+    }
+    int lo = variant_sizes[v].min_size, hi = variant_max_size(v);
+    if (p->size < lo || p->size > hi) {
+        snprintf(err, err_size,
+                 "--size %d: the %s takes %d to %d %s (at most %d bodies in a scene)", p->size,
+                 variant_names[v], lo, hi, variant_sizes[v].size_means, SCENARIO_MAX_BODIES);
+        return -1;
+    }
+    return 0;
+}
+
 static int stacking_add(scenario *s, heft_world *w, const char *name, heft_vec3 at, heft_quat q,
                         double mass, heft_mat3 inertia, const heft_shape_def *sd) {
+    if (s->count >= s->capacity) {
+        return -1; /* the builders and variant_bodies disagree: refuse, never overrun */
+    }
     heft_body_id b = scenario_add_body(w, name, at, q, mass, inertia, sd);
     if (b.generation == 0) {
         return -1;
@@ -164,33 +240,21 @@ static int build_wall(scenario *s, heft_world *w, int per_course) {
 }
 
 static scenario *stacking_create(heft_world *w, const scenario_params *p) {
-    const char *v = p->variant ? p->variant : "boxes";
     stacking_variant variant;
-    int size, capacity;
-    if (!strcmp(v, "boxes")) {
-        variant = VARIANT_BOXES;
-        size = p->size > 0 ? p->size : 16;
-        capacity = 5 * size;
-    } else if (!strcmp(v, "pyramid")) {
-        variant = VARIANT_PYRAMID;
-        size = p->size > 0 ? p->size : 20;
-        capacity = size * (size + 1) / 2;
-    } else if (!strcmp(v, "tower")) {
-        variant = VARIANT_TOWER;
-        size = p->size > 0 ? p->size : 40;
-        capacity = 4 * size + 1;
-    } else if (!strcmp(v, "wall")) {
-        variant = VARIANT_WALL;
-        size = p->size > 1 ? p->size : 10;
-        capacity = 10 * size + 1;
-    } else {
-        return NULL; /* unknown variant */
+    if (variant_index(p->variant, &variant) != 0) {
+        return NULL; /* unknown variant: stacking_check_params says which */
     }
+    int size = p->size > 0 ? p->size : variant_sizes[variant].default_size;
+    if (size < variant_sizes[variant].min_size || size > variant_max_size(variant)) {
+        return NULL; /* out of the variant's range: stacking_check_params says why */
+    }
+    int capacity = (int)variant_bodies(variant, size);
     scenario *s = calloc(1, sizeof *s);
     if (!s) {
         return NULL;
     }
     s->variant = variant;
+    s->capacity = capacity;
     s->bodies = calloc((size_t)capacity, sizeof *s->bodies);
     s->starts = calloc((size_t)capacity, sizeof *s->starts);
     int rc = -1;
@@ -297,4 +361,7 @@ const scenario_desc scenario_stacking = {
      * what bounds a body passing through the ground */
     .bounds_lo = {-150.0, -150.0, -1.0},
     .bounds_hi = {150.0, 150.0, 30.0},
+    .reads = SCENARIO_READS_VARIANT | SCENARIO_READS_SIZE,
+    .variants = variant_names,
+    .check_params = stacking_check_params,
 };

@@ -4,12 +4,14 @@
 #include <glad/gl.h>
 
 #include <GLFW/glfw3.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "assets.h"
 #include "capture.h"
 #include "renderer.h"
 #include "script.h"
@@ -241,6 +243,7 @@ void viewer_step(viewer *v) {
 }
 
 viewer *viewer_create(const viewer_options *options, char *err, size_t err_size) {
+    assets_set_dir(options->assets); /* where the shaders are read from */
     viewer *v = calloc(1, sizeof *v);
     if (!v) {
         snprintf(err, err_size, "out of memory");
@@ -395,7 +398,9 @@ int viewer_save_screenshot(viewer *v, const char *path) {
     int w, h;
     unsigned char *rgb = viewer_read_pixels(v, &w, &h);
     int r = rgb ? capture_write_png(path, rgb, w, h) : -1;
+    int why = rgb ? errno : ENOMEM;
     free(rgb);
+    errno = why; /* the caller names the reason */
     return r;
 }
 
@@ -456,7 +461,7 @@ int viewer_frame(viewer *v) {
             if (viewer_save_screenshot(v, v->shot_request) == 0) {
                 viewer_set_status(v, "wrote %s", v->shot_request);
             } else {
-                viewer_set_status(v, "could not write %s", v->shot_request);
+                viewer_set_status(v, "could not write %s: %s", v->shot_request, strerror(errno));
             }
             v->shot_request[0] = '\0';
         }
@@ -473,7 +478,8 @@ int viewer_frame(viewer *v) {
     int last = v->opt.frames > 0 && v->frame_index >= v->opt.frames;
     if (last && v->opt.screenshot) {
         if (viewer_save_screenshot(v, v->opt.screenshot) != 0) {
-            fprintf(stderr, "heft-viewer: could not write %s\n", v->opt.screenshot);
+            fprintf(stderr, "heft-viewer: could not write %s: %s\n", v->opt.screenshot,
+                    strerror(errno));
             v->quit = 2;
         }
     }

@@ -1,9 +1,11 @@
 #include "capture.h"
 
+#include <errno.h>
 #include <glad/gl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,8 +41,38 @@ unsigned char *capture_pixels(int width, int height) {
     return pixels;
 }
 
+static void png_bytes(void *context, void *data, int size) {
+    FILE *f = context;
+    if (size > 0 && !ferror(f)) {
+        fwrite(data, 1, (size_t)size, f);
+    }
+}
+
 int capture_write_png(const char *path, const unsigned char *rgb, int width, int height) {
-    return stbi_write_png(path, width, height, 3, rgb, width * 3) ? 0 : -1;
+    /* through our own FILE: stbi_write_png neither checks its writes nor its
+     * fclose, so a full disk would pass for a written picture */
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        return -1;
+    }
+    int encoded = stbi_write_png_to_func(png_bytes, f, width, height, 3, rgb, width * 3);
+    int saved = errno;
+    int lost = fflush(f) != 0 || ferror(f);
+    saved = lost && errno ? errno : saved;
+    struct stat st;
+    int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (fclose(f) != 0 && !lost) {
+        lost = 1;
+        saved = errno;
+    }
+    if (!encoded || lost) {
+        if (regular) {
+            remove(path); /* no truncated picture left behind; never a device or a pipe */
+        }
+        errno = encoded ? saved : ENOMEM;
+        return -1;
+    }
+    return 0;
 }
 
 int capture_have_ffmpeg(void) {

@@ -7,6 +7,7 @@ typedef struct recorder recorder;
 
 /* The pixels of the current framebuffer, RGB, top row first (malloc'd). */
 unsigned char *capture_pixels(int width, int height);
+/* Writes the pixels as a PNG file; 0, or -1 with errno set and no file left. */
 int capture_write_png(const char *path, const unsigned char *rgb, int width, int height);
 /* 1 if an ffmpeg executable is on PATH */
 int capture_have_ffmpeg(void);

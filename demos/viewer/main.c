@@ -3,8 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "options.h"
 #include "viewer.h"
+
+/* --help and --list: 0, or 1 when their text was lost (a full disk). */
+static int finish_listing(char *err, size_t err_size) {
+    if (cli_finish_output(stdout, "the standard output", err, err_size) != 0) {
+        fprintf(stderr, "heft-viewer: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
 
 int main(int argc, char **argv) {
     viewer_options options;
@@ -12,10 +22,10 @@ int main(int argc, char **argv) {
     switch (viewer_parse_options(argc, argv, &options, err, sizeof err)) {
     case OPTIONS_HELP:
         viewer_usage(stdout);
-        return 0;
+        return finish_listing(err, sizeof err);
     case OPTIONS_LIST:
         viewer_list(stdout);
-        return 0;
+        return finish_listing(err, sizeof err);
     case OPTIONS_ERROR:
         fprintf(stderr, "heft-viewer: %s\n", err);
         return 2;
@@ -37,5 +47,9 @@ int main(int argc, char **argv) {
         viewer_print_stats(v, stdout);
     }
     viewer_destroy(v);
+    if (cli_finish_output(stdout, "the standard output", err, sizeof err) != 0) {
+        fprintf(stderr, "heft-viewer: %s\n", err); /* the statistics were lost */
+        return status ? status : 1;
+    }
     return status;
 }

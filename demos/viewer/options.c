@@ -2,9 +2,12 @@
 
 #include "script.h"
 
-#include <errno.h>
-#include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "assets.h"
+#include "cli.h"
 
 void viewer_usage(FILE *out) {
     fprintf(out, "usage: heft-viewer [--scenario NAME] [--solver NAME] [options]\n"
@@ -26,6 +29,8 @@ void viewer_usage(FILE *out) {
                  "  --tolerance X       solver tolerance, J\n"
                  "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
                  "                      scene parameters, as heft-run takes them\n"
+                 "  --assets DIR        read the shaders from DIR/shaders (also HEFT_ASSETS);\n"
+                 "                      built-in: the copies built into the program\n"
                  "  -h, --help          this text\n");
 }
 
@@ -46,135 +51,187 @@ void viewer_list(FILE *out) {
     }
 }
 
-static int parse_double(const char *s, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-        return -1;
+enum {
+    OPT_SCENARIO = 0x100,
+    OPT_VARIANT,
+    OPT_SOLVER,
+    OPT_LIST,
+    OPT_SIZE,
+    OPT_FRAMES,
+    OPT_SCREENSHOT,
+    OPT_RECORD,
+    OPT_SCRIPT,
+    OPT_HIDDEN,
+    OPT_STATS,
+    OPT_SAMPLES,
+    OPT_REALTIME,
+    OPT_NO_GEOMETRIC_STIFFNESS,
+    OPT_ITERATIONS,
+    OPT_TOLERANCE,
+    OPT_LINKS,
+    OPT_LINK_MASS,
+    OPT_LOAD_MASS,
+    OPT_ANGLE,
+    OPT_LENGTH,
+    OPT_ASSETS
+};
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"scenario", required_argument, NULL, OPT_SCENARIO},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+    {"solver", required_argument, NULL, OPT_SOLVER},
+    {"list", no_argument, NULL, OPT_LIST},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"frames", required_argument, NULL, OPT_FRAMES},
+    {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
+    {"record", required_argument, NULL, OPT_RECORD},
+    {"script", required_argument, NULL, OPT_SCRIPT},
+    {"hidden", no_argument, NULL, OPT_HIDDEN},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
+    {"realtime", no_argument, NULL, OPT_REALTIME},
+    {"no-geometric-stiffness", no_argument, NULL, OPT_NO_GEOMETRIC_STIFFNESS},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"links", required_argument, NULL, OPT_LINKS},
+    {"link-mass", required_argument, NULL, OPT_LINK_MASS},
+    {"load-mass", required_argument, NULL, OPT_LOAD_MASS},
+    {"angle", required_argument, NULL, OPT_ANGLE},
+    {"length", required_argument, NULL, OPT_LENGTH},
+    {"assets", required_argument, NULL, OPT_ASSETS},
+    {NULL, 0, NULL, 0},
+};
+
+/* WxH, each side within [64, 8192] pixels */
+static int parse_window_size(const char *value, viewer_options *o, char *err, size_t err_size) {
+    size_t w_len = strcspn(value, "x");
+    char w_text[16];
+    int w = 0, h = 0;
+    char scratch[8];
+    if (value[w_len] == 'x' && w_len < sizeof w_text) {
+        memcpy(w_text, value, w_len);
+        w_text[w_len] = '\0';
+        if (cli_int("--size", w_text, 64, 8192, &w, scratch, sizeof scratch) == 0 &&
+            cli_int("--size", value + w_len + 1, 64, 8192, &h, scratch, sizeof scratch) == 0) {
+            o->width = w;
+            o->height = h;
+            return 0;
+        }
     }
-    *out = v;
-    return 0;
+    snprintf(err, err_size, "--size wants WxH between 64x64 and 8192x8192, not \"%.40s\"", value);
+    return -1;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        return -1;
+/* Reads one option; 0, or -1 with a message. */
+static int take_option(int id, const char *value, viewer_options *o, char *err, size_t err_size) {
+    switch (id) {
+    case OPT_SCENARIO:
+        if (!scenario_find(value)) {
+            snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",
+                     value);
+            return -1;
+        }
+        o->scenario = value;
+        return 0;
+    case OPT_VARIANT:
+        o->params.variant = value; /* checked once the scene is known */
+        return 0;
+    case OPT_SOLVER:
+        if (!heft_solver_find(value)) {
+            snprintf(err, err_size, "unknown solver \"%s\" (heft-viewer --list shows them)", value);
+            return -1;
+        }
+        o->solver = value;
+        return 0;
+    case OPT_SIZE:
+        return parse_window_size(value, o, err, err_size);
+    case OPT_FRAMES:
+        return cli_int("--frames", value, 1, 100000000, &o->frames, err, err_size);
+    case OPT_SAMPLES:
+        return cli_int("--samples", value, 0, 16, &o->samples, err, err_size);
+    case OPT_SCREENSHOT:
+        o->screenshot = value;
+        return 0;
+    case OPT_RECORD:
+        o->record = value;
+        return 0;
+    case OPT_SCRIPT:
+        o->script = value;
+        return 0;
+    case OPT_HIDDEN:
+        o->hidden = 1;
+        return 0;
+    case OPT_STATS:
+        o->print_stats = 1;
+        return 0;
+    case OPT_REALTIME:
+        o->fixed_step = 0;
+        return 0;
+    case OPT_NO_GEOMETRIC_STIFFNESS:
+        o->geometric_stiffness = 0;
+        return 0;
+    case OPT_ITERATIONS:
+        return cli_int("--iterations", value, 1, 1000000, &o->iterations, err, err_size);
+    case OPT_LINKS:
+        return cli_int("--links", value, 1, SCENARIO_MAX_BODIES - 1, &o->params.links, err,
+                       err_size);
+    case OPT_TOLERANCE:
+        return cli_double("--tolerance", value, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &o->tolerance,
+                          err, err_size);
+    case OPT_LINK_MASS:
+        return cli_double("--link-mass", value, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL,
+                          &o->params.link_mass, err, err_size);
+    case OPT_LOAD_MASS:
+        return cli_double("--load-mass", value, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL,
+                          &o->params.load_mass, err, err_size);
+    case OPT_LENGTH:
+        return cli_double("--length", value, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL, &o->params.length,
+                          err, err_size);
+    case OPT_ASSETS: {
+        struct stat st;
+        if (strcmp(value, ASSETS_BUILT_IN) != 0 &&
+            (stat(value, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            snprintf(err, err_size,
+                     "--assets wants a directory holding shaders/ (or built-in), not \"%s\"",
+                     value);
+            return -1;
+        }
+        o->assets = value;
+        return 0;
     }
-    *out = (int)v;
-    return 0;
+    case OPT_ANGLE:
+        o->params.angle_set = 1;
+        return cli_double("--angle", value, -180.0, 180.0, 0, "degrees in [-180, 180]",
+                          &o->params.angle_deg, err, err_size);
+    }
+    snprintf(err, err_size, "option %d is not handled", id);
+    return -1;
 }
 
 options_action viewer_parse_options(int argc, char **argv, viewer_options *o, char *err,
                                     size_t err_size) {
     *o = viewer_default_options();
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *value = (i + 1 < argc) ? argv[i + 1] : NULL;
-#define NEEDS_VALUE()                                                                              \
-    do {                                                                                           \
-        if (!value) {                                                                              \
-            snprintf(err, err_size, "%s needs a value (heft-viewer --help)", a);                   \
-            return OPTIONS_ERROR;                                                                  \
-        }                                                                                          \
-        ++i;                                                                                       \
-    } while (0)
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    opterr = 0;
+    cli_getopt_reset();
+    for (int c; (c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1;) {
+        if (c == 'h') {
             return OPTIONS_HELP;
-        } else if (strcmp(a, "--list") == 0) {
+        }
+        if (c == OPT_LIST) {
             return OPTIONS_LIST;
-        } else if (strcmp(a, "--scenario") == 0) {
-            NEEDS_VALUE();
-            if (!scenario_find(value)) {
-                snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",
-                         value);
-                return OPTIONS_ERROR;
-            }
-            o->scenario = value;
-        } else if (strcmp(a, "--variant") == 0) {
-            NEEDS_VALUE();
-            o->params.variant = value;
-        } else if (strcmp(a, "--solver") == 0) {
-            NEEDS_VALUE();
-            if (!heft_solver_find(value)) {
-                snprintf(err, err_size, "unknown solver \"%s\" (heft-viewer --list shows them)",
-                         value);
-                return OPTIONS_ERROR;
-            }
-            o->solver = value;
-        } else if (strcmp(a, "--size") == 0) {
-            NEEDS_VALUE();
-            int w = 0, h = 0;
-            char x = 0, extra;
-            if (sscanf(value, "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 64 ||
-                h < 64 || w > 8192 || h > 8192) {
-                snprintf(err, err_size, "--size wants WxH between 64x64 and 8192x8192, not \"%s\"",
-                         value);
-                return OPTIONS_ERROR;
-            }
-            o->width = w;
-            o->height = h;
-        } else if (strcmp(a, "--frames") == 0) {
-            NEEDS_VALUE();
-            if (parse_int(value, 1, 100000000, &o->frames) != 0) {
-                snprintf(err, err_size, "--frames wants a whole number >= 1, not \"%s\"", value);
-                return OPTIONS_ERROR;
-            }
-        } else if (strcmp(a, "--samples") == 0) {
-            NEEDS_VALUE();
-            if (parse_int(value, 0, 16, &o->samples) != 0) {
-                snprintf(err, err_size, "--samples wants 0..16, not \"%s\"", value);
-                return OPTIONS_ERROR;
-            }
-        } else if (strcmp(a, "--screenshot") == 0) {
-            NEEDS_VALUE();
-            o->screenshot = value;
-        } else if (strcmp(a, "--record") == 0) {
-            NEEDS_VALUE();
-            o->record = value;
-        } else if (strcmp(a, "--script") == 0) {
-            NEEDS_VALUE();
-            o->script = value;
-        } else if (strcmp(a, "--hidden") == 0) {
-            o->hidden = 1;
-        } else if (strcmp(a, "--stats") == 0) {
-            o->print_stats = 1;
-        } else if (strcmp(a, "--realtime") == 0) {
-            o->fixed_step = 0;
-        } else if (strcmp(a, "--iterations") == 0 || strcmp(a, "--links") == 0) {
-            NEEDS_VALUE();
-            int *target = strcmp(a, "--links") == 0 ? &o->params.links : &o->iterations;
-            if (parse_int(value, 1, 1000000, target) != 0) {
-                snprintf(err, err_size, "%s wants a whole number >= 1, not \"%s\"", a, value);
-                return OPTIONS_ERROR;
-            }
-        } else if (strcmp(a, "--tolerance") == 0 || strcmp(a, "--link-mass") == 0 ||
-                   strcmp(a, "--load-mass") == 0 || strcmp(a, "--length") == 0) {
-            NEEDS_VALUE();
-            double *target = strcmp(a, "--tolerance") == 0   ? &o->tolerance
-                             : strcmp(a, "--link-mass") == 0 ? &o->params.link_mass
-                             : strcmp(a, "--load-mass") == 0 ? &o->params.load_mass
-                                                             : &o->params.length;
-            if (parse_double(value, 1e-300, 1e12, target) != 0) {
-                snprintf(err, err_size, "%s wants a positive number, not \"%s\"", a, value);
-                return OPTIONS_ERROR;
-            }
-        } else if (strcmp(a, "--angle") == 0) {
-            NEEDS_VALUE();
-            if (parse_double(value, -180.0, 180.0, &o->params.angle_deg) != 0) {
-                snprintf(err, err_size, "--angle wants degrees in [-180, 180], not \"%s\"", value);
-                return OPTIONS_ERROR;
-            }
-        } else if (strcmp(a, "--no-geometric-stiffness") == 0) {
-            o->geometric_stiffness = 0;
-        } else {
-            snprintf(err, err_size, "unknown option \"%s\" (heft-viewer --help)", a);
+        }
+        if (c == '?' || c == ':') {
+            cli_getopt_error(c, argv, long_options, "heft-viewer", err, err_size);
             return OPTIONS_ERROR;
         }
-#undef NEEDS_VALUE
+        if (take_option(c, optarg, o, err, err_size) != 0) {
+            return OPTIONS_ERROR;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, err_size, "unexpected argument \"%s\" (heft-viewer --help)", argv[optind]);
+        return OPTIONS_ERROR;
     }
     if (o->script) { /* a malformed script is a bad command line, found before any window */
         input_script *parsed = script_parse(o->script, err, err_size);

@@ -6,13 +6,23 @@
 
 #include "viewer.h"
 
+/* The menu's label prefix of a scene with variants (scenario_desc.variants);
+ * a scene not listed here uses its name. */
 static const struct {
     const char *scene;
-    const char *short_name; /* the menu's label prefix */
-    const char *variants[6];
-} scene_variants[] = {
-    {"stacking", "stack", {"boxes", "pyramid", "tower", "wall", NULL}},
+    const char *short_name;
+} short_names[] = {
+    {"stacking", "stack"},
 };
+
+static const char *short_name(const scenario_desc *d) {
+    for (size_t k = 0; k < sizeof short_names / sizeof short_names[0]; ++k) {
+        if (strcmp(short_names[k].scene, d->name) == 0) {
+            return short_names[k].short_name;
+        }
+    }
+    return d->name;
+}
 
 /* The solver each scene opens with unless the user chose one (--solver, a
  * number key, the menu); the rest open with the viewer's default,
@@ -51,20 +61,14 @@ static void build_entries(void) {
     for (int i = 0; i < scenario_count() && entry_count < MAX_ENTRIES; ++i) {
         const scenario_desc *d = scenario_at(i);
         int variants = 0;
-        for (size_t k = 0; k < sizeof scene_variants / sizeof scene_variants[0]; ++k) {
-            if (strcmp(scene_variants[k].scene, d->name) != 0) {
-                continue;
-            }
-            for (int j = 0; scene_variants[k].variants[j] && entry_count < MAX_ENTRIES; ++j) {
-                viewer_scene *e = &entries[entry_count++];
-                e->desc = d;
-                e->variant = scene_variants[k].variants[j];
-                snprintf(e->label, sizeof e->label, "%s %s", scene_variants[k].short_name,
-                         e->variant);
-                snprintf(e->key, sizeof e->key, "%s/%s", d->name, e->variant);
-                e->solver = scene_solver(e->key);
-                variants++;
-            }
+        for (int j = 0; d->variants && d->variants[j] && entry_count < MAX_ENTRIES; ++j) {
+            viewer_scene *e = &entries[entry_count++];
+            e->desc = d;
+            e->variant = d->variants[j];
+            snprintf(e->label, sizeof e->label, "%s %s", short_name(d), e->variant);
+            snprintf(e->key, sizeof e->key, "%s/%s", d->name, e->variant);
+            e->solver = scene_solver(e->key);
+            variants++;
         }
         if (variants == 0) {
             viewer_scene *e = &entries[entry_count++];
@@ -105,17 +109,10 @@ int viewer_scene_index(const scenario_desc *desc, const char *variant) {
 }
 
 int viewer_scene_has_variant(const char *scene, const char *variant) {
-    for (size_t k = 0; k < sizeof scene_variants / sizeof scene_variants[0]; ++k) {
-        if (strcmp(scene_variants[k].scene, scene) != 0) {
-            continue;
-        }
-        for (int j = 0; scene_variants[k].variants[j]; ++j) {
-            if (strcmp(scene_variants[k].variants[j], variant) == 0) {
-                return 1;
-            }
-        }
-    }
-    return 0;
+    const scenario_desc *d = scenario_find(scene);
+    scenario_params p = {0};
+    p.variant = variant;
+    return d && d->variants && scenario_variant(d, &p) != NULL;
 }
 
 int viewer_load_entry(viewer *v, int index) {

@@ -1,4 +1,5 @@
-/* The viewer's GLSL 3.30 programs, embedded as strings (shaders.c). */
+/* The viewer's GLSL 3.30 programs: assets/shaders/NAME.vert.glsl and
+ * NAME.frag.glsl, found as assets.h says. */
 #ifndef HEFT_VIEWER_SHADERS_H
 #define HEFT_VIEWER_SHADERS_H
 
@@ -11,7 +12,8 @@ typedef enum shader_id {
     SHADER_COUNT
 } shader_id;
 
-/* Compiles and links one program; 0 (with the log on stderr) on failure. */
+/* Reads, compiles and links one program; 0 (with the reason on stderr) on
+ * failure. */
 unsigned shader_program(shader_id id);
 
 #endif

@@ -34,6 +34,7 @@ typedef struct viewer_options {
                                 frames, so runs are reproducible) */
     int geometric_stiffness; /* 1 (default) or 0 */
     scenario_params params;  /* the scene's parameters (as heft-run's --links ...) */
+    const char *assets;      /* the data files' directory (--assets, assets.h); NULL: search */
     int iterations;          /* solver max_iterations; 0: the default */
     double tolerance;        /* solver tolerance; 0: the default */
 } viewer_options;

@@ -2,8 +2,8 @@
  * and inertias, joints of d bilateral rows with random Jacobian blocks between
  * two bodies (or a body and the world, -1), and optional frictional contacts
  * against the world. Everything is in the structured form (and META parts). */
-#ifndef HEFT_TESTS_MECHANISMS_H
-#define HEFT_TESTS_MECHANISMS_H
+#ifndef HEFT_TESTKIT_MECHANISMS_H
+#define HEFT_TESTKIT_MECHANISMS_H
 
 #include <stdint.h>
 

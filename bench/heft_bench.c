@@ -7,6 +7,7 @@
  * median time per problem is kept. Times are therefore ratios measured side
  * by side in one process; absolute times are reported with the machine. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +15,38 @@
 #include <time.h>
 
 #include "block_ldl.h"
-#include "bpp_bench.h"
+#include "cli.h"
+#include "downdate_break_even.h"
 #include "mechanisms.h"
 #include "pcg.h"
 #include "precond.h"
-#include "sparse_sym.h"
 #include "runner.h"
+#include "solver_cli.h"
+#include "sparse_sym.h"
 
 #ifndef HEFT_BUILD_TYPE
 #define HEFT_BUILD_TYPE "unknown"
 #endif
 
 #define MAX_SOLVERS 16
+#define MAX_SCENES 16
+
+/* Set when an output file lost data; the run then exits with 1. Tables
+ * that silently miss rows would read as results. */
+static int output_failed;
+
+/* Closes an output file, saying on stderr when anything written to it was
+ * lost (a full disk); 0, or -1 then, and nothing may plot the file (gnuplot
+ * reading a CSV that is a link to /dev/full or a FIFO never returns). */
+static int close_output(FILE *f, const char *path) {
+    char err[1200];
+    if (cli_finish_output(f, path, err, sizeof err) != 0) {
+        fprintf(stderr, "heft-bench: %s\n", err);
+        output_failed = 1;
+        return -1;
+    }
+    return 0;
+}
 
 /* ---- recording: deep copies of the islands' problems --------------------- */
 
@@ -197,7 +218,7 @@ static void machine_line(FILE *f) {
                 break;
             }
         }
-        fclose(c);
+        fclose(c); /* read only */
     }
     time_t now = time(NULL);
     char date[64];
@@ -283,6 +304,8 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
     snprintf(path, sizeof path, "%s/%s-imaginary.csv", bc->out, scene);
     FILE *csv = fopen(path, "w");
     if (!csv) {
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+        output_failed = 1;
         return 0;
     }
     fprintf(csv, "step,rows");
@@ -305,7 +328,9 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
         fputc('\n', csv);
         i = j;
     }
-    fclose(csv);
+    if (close_output(csv, path) != 0) {
+        return 0;
+    }
     char plot[256] = "";
     for (int k = 0; k < np; ++k) {
         char one[64];
@@ -339,7 +364,9 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
     snprintf(path, sizeof path, "%s/%s-imaginary-pcg.csv", bc->out, scene);
     FILE *csv = fopen(path, "w");
     if (!csv) {
-        return -1;
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+        output_failed = 1;
+        return 0;
     }
     fprintf(csv, "step,rows,imaginary_columns,imaginary_percent,jacobi,ic0-imaginary,ic0-shift,"
                  "ic0_breaks_down\n");
@@ -402,7 +429,9 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
         free(x);
         heft_sparse_sym_release(&A);
     }
-    fclose(csv);
+    if (close_output(csv, path) != 0) {
+        return rc;
+    }
     if (rc != 0 || count[0] + count[1] + count[2] == 0) {
         return rc;
     }
@@ -437,6 +466,18 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
     }
     fputc('\n', md);
     return 0;
+}
+
+static void solver_results_free(solver_result *res, int ns) {
+    for (int si = 0; si < ns; ++si) {
+        free(res[si].time_ms);
+        free(res[si].error);
+        free(res[si].iterations);
+        free(res[si].tight);
+        free(res[si].converged);
+        free(res[si].inner);
+        free(res[si].imaginary);
+    }
 }
 
 static int bench_scene(const bench_config *bc, const char *scene_name, const char *scene,
@@ -494,6 +535,28 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     }
     double *samples = calloc((size_t)np * (size_t)bc->reps * MAX_SOLVERS + 1, sizeof(double));
     double *times = calloc((size_t)np + 1, sizeof(double));
+    /* per-step sums (a step may have several islands) */
+    double *step_time = calloc((size_t)(steps + 1) * MAX_SOLVERS, sizeof(double));
+    int *step_tight =
+        calloc((size_t)steps + 1, sizeof(int)); /* from the reference BPP if present */
+    int *step_rows = calloc((size_t)steps + 1, sizeof(int));
+    int allocated = samples && times && step_time && step_tight && step_rows;
+    for (int si = 0; si < ns; ++si) {
+        allocated = allocated && res[si].time_ms && res[si].error && res[si].iterations &&
+                    res[si].tight && res[si].converged && res[si].inner && res[si].imaginary;
+    }
+    if (!allocated) {
+        fprintf(stderr, "heft-bench: %s: out of memory for %d problems x %d repetitions\n", scene,
+                np, bc->reps);
+        solver_results_free(res, ns);
+        free(samples);
+        free(times);
+        free(step_time);
+        free(step_tight);
+        free(step_rows);
+        recording_free(&rec);
+        return -1;
+    }
     /* interleaved repetitions: solver order rotated each time */
     for (int rep = 0; rep < bc->reps; ++rep) {
         for (int j = 0; j < ns; ++j) {
@@ -512,11 +575,6 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         }
     }
 
-    /* per-step sums (a step may have several islands) */
-    double *step_time = calloc((size_t)(steps + 1) * MAX_SOLVERS, sizeof(double));
-    int *step_tight =
-        calloc((size_t)steps + 1, sizeof(int)); /* from the reference BPP if present */
-    int *step_rows = calloc((size_t)steps + 1, sizeof(int));
     int ref = -1;
     for (int si = 0; si < ns; ++si) {
         if (!strcmp(res[si].solver->name, "bpp")) {
@@ -541,6 +599,7 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     char path[1024];
     snprintf(path, sizeof path, "%s/%s-steps.csv", bc->out, scene);
     FILE *csv = fopen(path, "w");
+    int written = 0;
     if (csv) {
         fprintf(csv, "step,rows,tight_fraction");
         for (int si = 0; si < ns; ++si) {
@@ -558,7 +617,10 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
             }
             fputc('\n', csv);
         }
-        fclose(csv);
+        written = close_output(csv, path) == 0;
+    } else {
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+        output_failed = 1;
     }
     /* plot (bench item 4), when gnuplot is there */
     snprintf(path, sizeof path,
@@ -569,7 +631,7 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
              "logscale y; "
              "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
              bc->out, scene, 3 + ns, scene);
-    int plotted = system(path) == 0;
+    int plotted = written && system(path) == 0;
 
     /* Markdown tables (bench items 1, 2, 3) */
     int with_tight = 0, largest = 0;
@@ -673,15 +735,7 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     if (bc->imaginary && bench_imaginary_pcg(bc, scene, &rec, md) != 0) {
         fprintf(stderr, "heft-bench: %s: out of memory in the imaginary-column table\n", scene);
     }
-    for (int si = 0; si < ns; ++si) {
-        free(res[si].time_ms);
-        free(res[si].error);
-        free(res[si].iterations);
-        free(res[si].tight);
-        free(res[si].converged);
-        free(res[si].inner);
-        free(res[si].imaginary);
-    }
+    solver_results_free(res, ns);
     free(samples);
     free(times);
     free(step_time);
@@ -786,8 +840,13 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
         }
         fputc('\n', md);
     }
-    if (csv) {
-        fclose(csv);
+    if (!csv) {
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+        output_failed = 1;
+        return;
+    }
+    if (close_output(csv, path) != 0) {
+        return;
     }
     /* plot: ratio against tight fraction, one line per size, both storages */
     for (int b = 0; b < 2; ++b) {
@@ -923,13 +982,13 @@ static int bench_ldl(int reps) {
 
 static void usage(FILE *f) {
     fprintf(
-        f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...] [--record-solver "
-           "NAME]\n"
-           "                  [--reps N] [--steps N] [--from STEP] [--every K]\n"
-           "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary] "
-           "[--imaginary 1]\n"
+        f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...]\n"
+           "                  [--record-solver NAME] [--reps N] [--steps N] [--from STEP]\n"
+           "                  [--every K] [--imaginary 0|1]\n"
+           "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
            "       heft-bench --ldl [--reps N]\n"
            "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
+           "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
            "--imaginary 1: also PCG alone on each replayed step's largest island, per\n"
            "preconditioner, against IC(0)'s imaginary columns (004 Figure 6.4).\n"
@@ -937,92 +996,242 @@ static void usage(FILE *f) {
            "10000 calls) and prints the figures.\n");
 }
 
-static int split_list(char *s, const char **out, int max) {
-    int n = 0;
-    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) {
-        out[n++] = tok;
+/* A scene to benchmark: NAME[:VARIANT[:SIZE]], checked before anything runs. */
+typedef struct scene_spec {
+    char name[64], variant[64], label[160];
+    scenario_params params;
+} scene_spec;
+
+static int parse_scene(const char *text, scene_spec *spec, char *err, size_t err_size) {
+    memset(spec, 0, sizeof *spec);
+    size_t name_len = strcspn(text, ":");
+    const char *rest = text[name_len] == ':' ? text + name_len + 1 : NULL;
+    size_t variant_len = rest ? strcspn(rest, ":") : 0;
+    const char *size = rest && rest[variant_len] == ':' ? rest + variant_len + 1 : NULL;
+    if (name_len == 0 || name_len >= sizeof spec->name || variant_len >= sizeof spec->variant ||
+        (rest && variant_len == 0)) {
+        snprintf(err, err_size, "--scenes wants NAME[:VARIANT[:SIZE]], not \"%.60s\"", text);
+        return -1;
     }
-    return n;
+    memcpy(spec->name, text, name_len);
+    memcpy(spec->variant, rest ? rest : "", variant_len);
+    const scenario_desc *d = scenario_find(spec->name);
+    if (!d) {
+        snprintf(err, err_size, "--scenes: unknown scenario \"%.63s\" (heft-run --list shows them)",
+                 spec->name);
+        return -1;
+    }
+    spec->params.variant = spec->variant[0] ? spec->variant : NULL;
+    if (size && cli_int("--scenes SIZE", size, 1, INT_MAX, &spec->params.size, err, err_size)) {
+        return -1;
+    }
+    if (!strcmp(spec->name, "hanging-chain")) {
+        /* the solvers are compared here, not the heavy load (heavy-loads.md) */
+        spec->params.load_mass = 10.0;
+    }
+    char why[400];
+    if (scenario_check_params(d, &spec->params, why, sizeof why) != 0) {
+        snprintf(err, err_size, "--scenes %.60s: %s", text, why);
+        return -1;
+    }
+    snprintf(spec->label, sizeof spec->label, "%.63s%s%.63s", spec->name,
+             spec->variant[0] ? "-" : "", spec->variant);
+    if (spec->params.size > 0) {
+        snprintf(spec->label + strlen(spec->label), sizeof spec->label - strlen(spec->label), "-%d",
+                 spec->params.size);
+    }
+    return 0;
+}
+
+/* The solvers of a comma-separated list, each registered; 0 or -1. */
+static int parse_solvers(char *list, bench_config *bc, char *err, size_t err_size) {
+    const char *names[64];
+    int count = heft_solver_count() < 64 ? heft_solver_count() : 64;
+    for (int k = 0; k < count; ++k) {
+        names[k] = heft_solver_at(k)->name;
+    }
+    bc->solver_count = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int k = 0;
+        if (cli_choice("--solvers", tok, names, count, &k, err, err_size) != 0) {
+            return -1;
+        }
+        if (bc->solver_count == MAX_SOLVERS) {
+            snprintf(err, err_size, "--solvers: at most %d solvers", MAX_SOLVERS);
+            return -1;
+        }
+        bc->solvers[bc->solver_count++] = names[k];
+    }
+    if (bc->solver_count == 0) {
+        snprintf(err, err_size, "--solvers wants at least one solver");
+        return -1;
+    }
+    return 0;
+}
+
+enum {
+    OPT_OUT = 0x100,
+    OPT_SCENES,
+    OPT_SOLVERS,
+    OPT_RECORD_SOLVER,
+    OPT_REPS,
+    OPT_STEPS,
+    OPT_PRECONDITIONER,
+    OPT_IMAGINARY,
+    OPT_FROM,
+    OPT_EVERY,
+    OPT_LDL
+};
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"scenes", required_argument, NULL, OPT_SCENES},
+    {"solvers", required_argument, NULL, OPT_SOLVERS},
+    {"record-solver", required_argument, NULL, OPT_RECORD_SOLVER},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"preconditioner", required_argument, NULL, OPT_PRECONDITIONER},
+    {"imaginary", required_argument, NULL, OPT_IMAGINARY},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"every", required_argument, NULL, OPT_EVERY},
+    {"ldl", no_argument, NULL, OPT_LDL},
+    {NULL, 0, NULL, 0},
+};
+
+/* Exit status once stdout holds everything: 1 when part of it was lost. */
+static int finish(int status) {
+    char err[256];
+    if (cli_finish_output(stdout, "the standard output", err, sizeof err) != 0) {
+        fprintf(stderr, "heft-bench: %s\n", err);
+        return status ? status : 1;
+    }
+    return status;
 }
 
 int main(int argc, char **argv) {
     bench_config bc;
     memset(&bc, 0, sizeof bc);
     bc.out = "bench-results";
-    bc.reps = 5;
     bc.steps = 600;
     bc.preconditioner = -1;
     bc.record_solver = heft_solver_find("bpp") ? "bpp" : "pgs";
     /* NAME[:VARIANT[:SIZE]]; the default is what runs in a few minutes on
      * two cores (the chain round the rod has islands of 1,000 rows, which
      * the dense solvers take seconds a step on: add it with --scenes) */
-    const char *scenes[16] = {"hanging-chain", "crane",          "winch",
-                              "forklift",      "stacking:boxes", "stacking:pyramid:5"};
-    int scene_count = 6;
+    static const char *const default_scenes[] = {
+        "hanging-chain", "crane", "winch", "forklift", "stacking:boxes", "stacking:pyramid:5"};
     static const char *all_solvers[] = {"bpp",     "bpp-downdate", "bpp-skyline", "ldl-pgs", "pgs",
                                         "bpp-pcg", "pgcg",         "baraff",      "cr"};
     for (int i = 0; i < (int)(sizeof all_solvers / sizeof *all_solvers); ++i) {
-        bc.solvers[bc.solver_count++] = all_solvers[i];
-    }
-    if (argc > 1 && !strcmp(argv[1], "--ldl")) {
-        int reps = 10000; /* about 1 s a mechanism: the minimum needs a quiet moment */
-        if (argc == 4 && !strcmp(argv[2], "--reps")) {
-            reps = atoi(argv[3]);
-        } else if (argc != 2) {
-            usage(stderr);
-            return 2;
+        if (heft_solver_find(all_solvers[i])) {
+            bc.solvers[bc.solver_count++] = all_solvers[i];
         }
-        return reps >= 1 ? bench_ldl(reps) : 2;
     }
-    for (int i = 1; i < argc; i += 2) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    scene_spec scenes[MAX_SCENES];
+    int scene_count = 0, ldl = 0, reps = 0, others = 0;
+    const char *scene_list = NULL;
+    char err[512];
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1;) {
+        int rc = 0;
+        others += c != OPT_LDL && c != OPT_REPS;
+        switch (c) {
+        case 'h':
             usage(stdout);
-            return 0;
+            return finish(0);
+        case '?':
+        case ':':
+            cli_getopt_error(c, argv, long_options, "heft-bench", err, sizeof err);
+            rc = -1;
+            break;
+        case OPT_OUT:
+            bc.out = optarg;
+            break;
+        case OPT_SCENES:
+            scene_list = optarg;
+            break;
+        case OPT_SOLVERS:
+            rc = parse_solvers(optarg, &bc, err, sizeof err);
+            break;
+        case OPT_RECORD_SOLVER:
+            bc.record_solver = optarg;
+            if (!heft_solver_find(optarg)) {
+                snprintf(err, sizeof err,
+                         "--record-solver: unknown solver \"%s\" (heft-run --list shows them)",
+                         optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_REPS:
+            /* --ldl's calls are microseconds each; a scene's replays are not */
+            rc = cli_int("--reps", optarg, 1, 10000000, &reps, err, sizeof err);
+            break;
+        case OPT_STEPS:
+            rc = cli_int("--steps", optarg, 1, 1000000, &bc.steps, err, sizeof err);
+            break;
+        case OPT_PRECONDITIONER:
+            rc = cli_choice("--preconditioner", optarg, solver_cli_preconditioners,
+                            HEFT_PRECOND_COUNT, &bc.preconditioner, err, sizeof err);
+            break;
+        case OPT_IMAGINARY:
+            rc = cli_int("--imaginary", optarg, 0, 1, &bc.imaginary, err, sizeof err);
+            break;
+        case OPT_FROM:
+            rc = cli_int("--from", optarg, 1, INT_MAX, &bc.from, err, sizeof err);
+            break;
+        case OPT_EVERY:
+            rc = cli_int("--every", optarg, 1, INT_MAX, &bc.every, err, sizeof err);
+            break;
+        case OPT_LDL:
+            ldl = 1;
+            break;
         }
-        if (!v) {
-            usage(stderr);
+        if (rc != 0) {
+            fprintf(stderr, "heft-bench: %s\n", err);
             return 2;
         }
-        if (!strcmp(a, "--out")) {
-            bc.out = v;
-        } else if (!strcmp(a, "--scenes")) {
-            scene_count = split_list(argv[i + 1], scenes, 16);
-        } else if (!strcmp(a, "--solvers")) {
-            bc.solver_count = split_list(argv[i + 1], bc.solvers, MAX_SOLVERS);
-        } else if (!strcmp(a, "--record-solver")) {
-            bc.record_solver = v;
-        } else if (!strcmp(a, "--reps")) {
-            bc.reps = atoi(v);
-        } else if (!strcmp(a, "--steps")) {
-            bc.steps = atoi(v);
-        } else if (!strcmp(a, "--preconditioner")) {
-            static const char *const kinds[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",
-                                                                  "ict", "ic0-imaginary"};
-            bc.preconditioner = -2;
-            for (int k = 0; k < HEFT_PRECOND_COUNT; ++k) {
-                if (!strcmp(v, kinds[k])) {
-                    bc.preconditioner = k;
-                }
-            }
-            if (bc.preconditioner < 0) {
-                usage(stderr);
+    }
+    if (optind < argc) {
+        fprintf(stderr, "heft-bench: unexpected argument \"%s\" (heft-bench --help)\n",
+                argv[optind]);
+        return 2;
+    }
+    if (ldl) {
+        if (others) {
+            fprintf(stderr, "heft-bench: --ldl takes only --reps\n");
+            return 2;
+        }
+        /* about 1 s a mechanism: the minimum needs a quiet moment */
+        return finish(bench_ldl(reps ? reps : 10000));
+    }
+    bc.reps = reps ? reps : 5;
+    if (bc.reps > 1000) {
+        fprintf(stderr, "heft-bench: --reps %d: at most 1000 for the scenes (--ldl takes more)\n",
+                bc.reps);
+        return 2;
+    }
+    char list[1024];
+    const char *const *names = default_scenes;
+    int name_count = (int)(sizeof default_scenes / sizeof *default_scenes);
+    const char *split[MAX_SCENES + 1];
+    if (scene_list) {
+        snprintf(list, sizeof list, "%s", scene_list);
+        name_count = 0;
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            if (name_count == MAX_SCENES) {
+                fprintf(stderr, "heft-bench: --scenes: at most %d scenes\n", MAX_SCENES);
                 return 2;
             }
-        } else if (!strcmp(a, "--imaginary")) {
-            bc.imaginary = atoi(v) != 0;
-        } else if (!strcmp(a, "--from")) {
-            bc.from = atoi(v);
-        } else if (!strcmp(a, "--every")) {
-            bc.every = atoi(v);
-        } else {
-            usage(stderr);
+            split[name_count++] = tok;
+        }
+        names = split;
+    }
+    for (int i = 0; i < name_count; ++i) {
+        if (parse_scene(names[i], &scenes[scene_count++], err, sizeof err) != 0) {
+            fprintf(stderr, "heft-bench: %s\n", err);
             return 2;
         }
-    }
-    if (bc.reps < 1 || bc.steps < 1 || !heft_solver_find(bc.record_solver)) {
-        fprintf(stderr, "heft-bench: need --reps >= 1, --steps >= 1 and a known --record-solver\n");
-        return 2;
     }
     if (mkdir(bc.out, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "heft-bench: cannot create %s: %s\n", bc.out, strerror(errno));
@@ -1032,39 +1241,32 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/results.md", bc.out);
     FILE *md = fopen(path, "w");
     if (!md) {
-        fprintf(stderr, "heft-bench: cannot write %s\n", path);
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
         return 2;
     }
     fprintf(md, "# Heft solver benchmarks\n\n");
     machine_line(md);
     for (int i = 0; i < scene_count; ++i) {
-        scenario_params params;
-        memset(&params, 0, sizeof params);
-        char name[64], variant[64] = "", label[160];
-        int size = 0;
-        if (sscanf(scenes[i], "%63[^:]:%63[^:]:%d", name, variant, &size) < 1) {
-            fprintf(stderr, "heft-bench: bad scene %s (NAME[:VARIANT[:SIZE]])\n", scenes[i]);
+        /* a results file that cannot be written stops the run before the
+         * next scene's minutes of measurement */
+        errno = 0;
+        if (fflush(md) != 0 || ferror(md)) {
+            fprintf(stderr, "heft-bench: cannot write %s: %s\n", path,
+                    errno ? strerror(errno) : "a write failed");
             fclose(md);
-            return 2;
+            return 1;
         }
-        params.variant = variant[0] ? variant : NULL;
-        params.size = size;
-        if (!strcmp(name, "hanging-chain")) {
-            params.load_mass =
-                10.0; /* the heavy load is issue 6's; here the solvers are compared */
-        }
-        snprintf(label, sizeof label, "%s%s%s", name, variant[0] ? "-" : "", variant);
-        if (size > 0) {
-            snprintf(label + strlen(label), sizeof label - strlen(label), "-%d", size);
-        }
-        if (bench_scene(&bc, name, label, &params, md) != 0) {
-            fclose(md);
+        if (bench_scene(&bc, scenes[i].name, scenes[i].label, &scenes[i].params, md) != 0) {
+            close_output(md, path);
             return 1;
         }
     }
     bench_motion(&bc, md);
     bench_break_even(&bc, md);
-    fclose(md);
+    close_output(md, path);
+    if (output_failed) {
+        return 1;
+    }
     fprintf(stderr, "heft-bench: wrote %s\n", path);
     return 0;
 }

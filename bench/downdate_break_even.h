@@ -7,8 +7,8 @@
  * measures both ways on one random SPD matrix and one random tight set, in
  * the storage and with the kernels the solvers use, so the threshold can be
  * read off a sweep of sizes and fractions on the machine at hand. */
-#ifndef HEFT_BPP_BENCH_H
-#define HEFT_BPP_BENCH_H
+#ifndef HEFT_BENCH_DOWNDATE_BREAK_EVEN_H
+#define HEFT_BENCH_DOWNDATE_BREAK_EVEN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,14 @@
 /* bench-collision: broad phase and narrowphase time per step for 1,000 and
  * 10,000 bodies (or the counts given), mixed shapes dropped in a grid onto
  * the ground and a height field, so that they land in touching piles.
- * Built with -DHEFT_BENCH=ON; prints one table (docs/collision.md). Uses the
+ * Built with -DHEFT_BENCH=ON; prints one table (docs/collision.md); usage:
+ * bench-collision [BODIES...] (1 to 1,000,000 each, at most 16). Uses the
  * library's private contact set for the split of the two phases. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "cli.h"
 #include "world.h"
 
 static const heft_vec3 rock[8] = {{-.3, -.25, -.2}, {.3, -.2, -.25}, {-.25, .3, -.2},
@@ -108,6 +110,23 @@ static void run(int n, int steps, int measured) {
 
 int main(int argc, char **argv) {
     int steps = 180, measured = 60;
+    int counts[16] = {1000, 10000}, count = 2;
+    char err[256];
+    if (argc > 1) {
+        count = 0;
+        for (int i = 1; i < argc; ++i) {
+            /* the body counts, checked before any run (the world's arrays
+             * are sized from them) */
+            if (count == 16) {
+                fprintf(stderr, "bench-collision: at most 16 body counts\n");
+                return 2;
+            }
+            if (cli_int("bodies", argv[i], 1, 1000000, &counts[count++], err, sizeof err) != 0) {
+                fprintf(stderr, "bench-collision: %s\n", err);
+                return 2;
+            }
+        }
+    }
     printf(
         "bench-collision: mixed boxes, spheres, capsules, cylinders and hulls dropped onto a plane "
         "and a "
@@ -115,13 +134,12 @@ int main(int argc, char **argv) {
         steps - measured + 1, steps);
     printf("| bodies | pairs   | contacts | broad ms | narrow ms | step ms | us/pair |\n");
     printf("|-------:|--------:|---------:|---------:|----------:|--------:|--------:|\n");
-    if (argc > 1) {
-        for (int i = 1; i < argc; ++i) {
-            run(atoi(argv[i]), steps, measured);
-        }
-    } else {
-        run(1000, steps, measured);
-        run(10000, steps, measured);
+    for (int i = 0; i < count; ++i) {
+        run(counts[i], steps, measured);
+    }
+    if (cli_finish_output(stdout, "the standard output", err, sizeof err) != 0) {
+        fprintf(stderr, "bench-collision: %s\n", err);
+        return 1;
     }
     return 0;
 }

@@ -1,6 +1,6 @@
 /* Heft: downdating against refactoring, timed with the solvers' own kernels
- * (see bpp_bench.h; paper 000 §2.2.2, Figure 2.4). */
-#include "bpp_bench.h"
+ * (see downdate_break_even.h; paper 000 §2.2.2, Figure 2.4). */
+#include "downdate_break_even.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,8 +7,8 @@
  * 0 for free rows, > 0 at a lower bound, < 0 at an upper bound. Friction rows
  * are coupled to a normal row with mu (ODE's findex). Diagonal dominance is
  * added through the compliance epsilon so that PGS converges. */
-#ifndef HEFT_TESTS_PLANTED_H
-#define HEFT_TESTS_PLANTED_H
+#ifndef HEFT_TESTKIT_PLANTED_H
+#define HEFT_TESTKIT_PLANTED_H
 
 #include <stdint.h>
 
