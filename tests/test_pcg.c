@@ -380,9 +380,9 @@ Test(bpp_pcg, solves_the_planted_problems) {
  * the first pivoting step whatever PCG returns, so only the free rows'
  * residual tells an answer from PCG's first iterates. With PCG capped at
  * two iterations bpp-pcg reported convergence 0.05 to 0.55 J off (Jacobi:
- * worse than lambda = 0 on one of them); it must say it did not converge,
- * answer no worse than zero or its warm start, and still converge with
- * PCG's default cap. */
+ * worse than lambda = 0 on one of them); it must report convergence only
+ * for an answer within 1e-10 J, answer no worse than zero or its warm
+ * start, and still converge with PCG's default cap. */
 Test(bpp_pcg, converges_only_when_its_free_rows_are_solved) {
     for (int seed = 1; seed <= 5; ++seed)
         for (int jacobi = 0; jacobi < 2; ++jacobi) {
@@ -416,9 +416,10 @@ Test(bpp_pcg, converges_only_when_its_free_rows_are_solved) {
                             seed, jacobi ? "jacobi" : "ic0-imaginary",
                             from_warm ? "the warm start" : "zero", rc, st.answer, e, zero_error,
                             warm_error);
-                cr_assert_eq(rc, HEFT_SOLVE_NOT_CONVERGED, "seed %d: %.3g J called converged", seed,
-                             e);
-                cr_assert_eq(st.converged, 0);
+                /* converged means solved: the free rows too */
+                if (rc == HEFT_SOLVE_OK)
+                    cr_assert_lt(e, 1e-10, "seed %d: %.3g J called converged", seed, e);
+                cr_assert_eq(st.converged, rc == HEFT_SOLVE_OK);
                 cr_assert_leq(e, zero_error + 1e-10);
                 if (from_warm)
                     cr_assert_leq(e, warm_error + 1e-10);
