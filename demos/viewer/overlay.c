@@ -46,7 +46,7 @@ static int tight_rows(const viewer *v) {
 }
 
 /* Lines of the statistics panel (the panels below it start after them). */
-#define STATS_LINES 17
+#define STATS_LINES 18
 
 static void stats_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
@@ -77,9 +77,11 @@ static void stats_panel(viewer *v, float x, float y, float w) {
     line(&c, white, "factor   %d   downdates %d", st->factorizations, st->downdates);
     line(&c, white, "frozen   %d   backstop %d (%d pivots)", st->frozen_rounds, st->backstops,
          st->backstop_pivots);
-    line(&c, (st->answers_pgs || st->answers_warm_start || st->answers_zero) ? bad : white,
-         "answers  own %d  bkst %d  pgs %d  warm %d  zero %d", st->answers_solver,
-         st->answers_backstop, st->answers_pgs, st->answers_warm_start, st->answers_zero);
+    const int other = st->answers_pgs || st->answers_warm_start || st->answers_zero;
+    line(&c, other ? bad : white, "answers  own %d   backstop %d   pgs %d", st->answers_solver,
+         st->answers_backstop, st->answers_pgs);
+    line(&c, other ? bad : white, "         warm start %d   zero %d", st->answers_warm_start,
+         st->answers_zero);
     line(&c, white, "geom. stiffness %s", v->geometric_stiffness ? "on" : "off");
     line(&c, dim, "%.0f fps   frame %.1f ms", v->fps, v->frame_ms);
 }
