@@ -2,7 +2,7 @@
 #
 # Installs:
 #   lib/            libheft, libheft_solver (shared or static per BUILD_SHARED_LIBS)
-#   include/heft/   the public headers (HEFT_PUBLIC_HEADERS)
+#   include/heft/   the public headers (HEFT_PUBLIC_HEADERS), nothing else
 #   lib/cmake/heft/ heftConfig.cmake, heftConfigVersion.cmake, heftTargets*.cmake
 #   lib/pkgconfig/  heft.pc
 #
@@ -10,9 +10,8 @@
 #   find_package(heft REQUIRED)  target_link_libraries(app PRIVATE heft::heft)
 # or
 #   cc app.c $(pkg-config --cflags --libs heft)
-# and includes <heft/heft.h> (or <heft.h>: both include/ and include/heft/ are
-# on the include path, since the installed headers include each other with
-# quotes and without the heft/ prefix).
+# and includes <heft/heft.h> (the engine) or <heft/mlcp.h> (the solvers on
+# their own); the headers include each other with quotes, by name.
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -20,9 +19,11 @@ include(CMakePackageConfigHelpers)
 # Public headers, relative to the source root. Append to this list (before this
 # file is included, or here) to install more; they all land flat in include/heft/.
 list(APPEND HEFT_PUBLIC_HEADERS
-  engine/heft.h
-  engine/heft_math.h
-  solver/mlcp.h
+  include/heft/base.h
+  include/heft/heft.h
+  include/heft/heft_math.h
+  include/heft/mlcp.h
+  include/heft/solver_options.h
 )
 list(REMOVE_DUPLICATES HEFT_PUBLIC_HEADERS)
 
@@ -57,9 +58,7 @@ install(TARGETS heft heft_solver
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  # include/ for <heft/heft.h>; include/heft/ is already on the targets'
-  # INSTALL_INTERFACE for <heft.h> and the headers' quoted includes.
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${HEFT_INSTALL_INCLUDEDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
 )
 
 foreach(header IN LISTS HEFT_PUBLIC_HEADERS)

@@ -13,6 +13,7 @@
 typedef struct shape {
     slot_header slot; /* first: generation, alive, free list */
     int32_t body;
+    int32_t body_next, body_prev; /* the body's shape list, -1 for none */
     heft_shape_type type;
     double radius, half_length, offset;
     heft_vec3 half_extents;
@@ -87,6 +88,12 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
                        int first, row *out);
 
 int shape_check_def(const heft_shape_def *def, const body *owner);
+/* 1 when friction is finite and non-negative and restitution in [0, 1]; else
+ * 0 with heft_last_error set. */
+int shape_check_material(double friction, double restitution);
+/* Fills s from a checked def, building the geometry it owns; 0 (nothing
+ * allocated) on bad data. */
+int shape_build(shape *s, int32_t body_index, const heft_shape_def *d);
 /* World transform of the shape on its body. */
 transform shape_transform(const shape *s, const body *b);
 /* Tight world box of the shape (planes: everything). */

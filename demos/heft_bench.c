@@ -466,11 +466,11 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     /* the solver options the scene runs with (its configure hook), so the
      * replay starts each solve as the engine did */
     heft_world_def wd = heft_default_world_def();
+    heft_solver_options o = heft_solver_default_options();
     const scenario_desc *desc = scenario_find(scene_name);
     if (desc && desc->configure) {
-        desc->configure(&wd);
+        desc->configure(&wd, &o);
     }
-    heft_solver_options o = wd.solver_options;
     if (bc->preconditioner >= 0) {
         o.preconditioner = bc->preconditioner;
     }

@@ -12,9 +12,16 @@ static void csv_header(FILE *f) {
                "answers_solver,answers_backstop,answers_pgs,answers_warm_start,answers_zero\n");
 }
 
+/* The step's island solves, substeps included: every solve keeps one answer
+ * (islands_solved is the largest substep's count). */
+static int step_solves(const heft_step_stats *st) {
+    return st->answers_solver + st->answers_backstop + st->answers_pgs + st->answers_warm_start +
+           st->answers_zero;
+}
+
 /* Adds one step's solver counts to the run's. */
 static void add_counts(run_result *r, const heft_step_stats *st) {
-    r->solves += st->islands_solved;
+    r->solves += step_solves(st);
     r->pivot_steps += st->pivot_steps;
     r->restarts += st->restarts;
     r->pgs_sweeps += st->pgs_sweeps;
@@ -53,14 +60,13 @@ int run_scenario(const run_config *cfg, run_result *r) {
     }
     heft_world_def wd = heft_default_world_def();
     wd.solver = cfg->solver ? cfg->solver : "pgs";
-    if (cfg->has_options) {
-        wd.solver_options = cfg->options;
-    }
+    heft_solver_options options = cfg->has_options ? cfg->options : heft_solver_default_options();
     wd.geometric_stiffness = 0;
     wd.post_stabilization = 0;
     wd.substeps = 1;
     if (r->desc->configure) {
-        r->desc->configure(&wd); /* the scene's settings; the caller's flags add to them */
+        r->desc->configure(&wd,
+                           &options); /* the scene's settings; the caller's flags add to them */
     }
     wd.geometric_stiffness = wd.geometric_stiffness || cfg->geometric_stiffness;
     if (cfg->post_stabilization > wd.post_stabilization) {
@@ -75,6 +81,12 @@ int run_scenario(const run_config *cfg, run_result *r) {
     r->world = heft_world_create(&wd);
     if (!r->world) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        return -1;
+    }
+    if (heft_world_set_solver_options(r->world, &options) != HEFT_OK) {
+        snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        heft_world_destroy(r->world);
+        r->world = NULL;
         return -1;
     }
     snprintf(r->solver, sizeof r->solver, "%s", heft_world_solver(r->world));
@@ -196,7 +208,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
                 "%d,%d,%d,%d\n",
                 step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
                 st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
-                st->fallbacks, gap_max, st->islands_solved, st->not_converged, st->pivot_steps,
+                st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
                 st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
                 st->backstop_pivots, st->factorizations, st->downdates, st->answers_solver,
                 st->answers_backstop, st->answers_pgs, st->answers_warm_start, st->answers_zero);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "body_links.h"
 #include "world.h"
 
 heft_body_def heft_default_body_def(void) {
@@ -196,6 +197,7 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
         return invalid;
     }
     body *b = &w->bodies[index];
+    body_links_init(b);
     b->type = def->type;
     b->position = def->position;
     b->orientation = heft_quat_normalize(def->orientation);
@@ -220,19 +222,16 @@ heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
     if (!b) {
         return HEFT_ERROR_INVALID_ID;
     }
-    for (int i = 0; i < w->joint_high; ++i) {
-        joint *j = &w->joints[i];
-        if (j->slot.alive && (j->body_a == id.index || j->body_b == id.index)) {
-            heft_joint_id jid = {i, j->slot.generation};
-            heft_destroy_joint(w, jid);
-        }
+    /* each destruction unlinks what it destroys (and a gear coupling a
+     * destroyed joint goes with it), so the lists' heads advance */
+    while (b->joint_edges >= 0) {
+        int32_t ji = b->joint_edges >> 1;
+        heft_joint_id jid = {ji, w->joints[ji].slot.generation};
+        heft_destroy_joint(w, jid);
     }
-    for (int i = 0; i < w->shape_high; ++i) {
-        shape *s = &w->shapes[i];
-        if (s->slot.alive && s->body == id.index) {
-            heft_shape_id sid = {i, s->slot.generation};
-            heft_destroy_shape(w, sid);
-        }
+    while (b->shapes >= 0) {
+        heft_shape_id sid = {b->shapes, w->shapes[b->shapes].slot.generation};
+        heft_destroy_shape(w, sid);
     }
     slots_release(w->bodies, sizeof(body), id.index, &w->body_free);
     w->body_live--;

@@ -25,10 +25,10 @@ void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t
             hi = mid - 1;
         }
     }
-    if (!world_grow((void **)&set->items, &set->capacity, set->count + 1, sizeof(island_slot))) {
+    if (!array_grow((void **)&set->items, &set->capacity, set->count + 1, sizeof(island_slot))) {
         return NULL;
     }
-    void *state = w->solver->create(&w->def.solver_options);
+    void *state = w->solver->create(&w->solver_options);
     if (!state) {
         return NULL;
     }

@@ -411,7 +411,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         heft_set_error("out of memory building rows");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
-    if (!world_grow((void **)&w->island_stats, &w->island_stats_capacity, is.count + 1,
+    if (!array_grow((void **)&w->island_stats, &w->island_stats_capacity, is.count + 1,
                     sizeof(heft_island_stats))) {
         heft_set_error("out of memory");
         return HEFT_ERROR_OUT_OF_MEMORY;

@@ -10,7 +10,6 @@ heft_world_def heft_default_world_def(void) {
     memset(&d, 0, sizeof d);
     d.gravity = heft_v3(0.0, 0.0, -9.81);
     d.solver = "pgs";
-    d.solver_options = heft_solver_default_options();
     d.rigid_compliance = 1e-10;
     d.joint_baumgarte = HEFT_BAUMGARTE_AUTO;
     d.contact_baumgarte = 0.2;
@@ -31,23 +30,6 @@ double world_joint_baumgarte(const heft_world *w) {
     /* measured on the hanging chains: an unconverged iterative answer turns a
      * large gamma into jitter; an exact one turns it into smaller gaps */
     return w->solver->direct ? 0.5 : 0.2;
-}
-
-int world_grow(void **array, int *capacity, int need, size_t element_size) {
-    if (need <= *capacity) {
-        return 1;
-    }
-    int cap = *capacity ? *capacity : 16;
-    while (cap < need) {
-        cap *= 2;
-    }
-    void *p = heft_realloc(*array, (size_t)cap * element_size);
-    if (!p) {
-        return 0;
-    }
-    *array = p;
-    *capacity = cap;
-    return 1;
 }
 
 static int check_options(const heft_solver_options *o) {
@@ -99,7 +81,7 @@ static int check_world_def(const heft_world_def *d) {
         heft_set_error("substeps must lie in [1, 1000]");
         return 0;
     }
-    return check_options(&d->solver_options);
+    return 1;
 }
 
 heft_world *heft_world_create(const heft_world_def *def) {
@@ -120,10 +102,11 @@ heft_world *heft_world_create(const heft_world_def *def) {
     }
     memset(w, 0, sizeof *w);
     w->def = d;
+    w->solver_options = heft_solver_default_options();
     w->solver = solver;
     snprintf(w->solver_name, sizeof w->solver_name, "%s", solver->name);
     w->def.solver = w->solver_name;
-    w->fallback = heft_fallback_create(&w->def.solver_options);
+    w->fallback = heft_fallback_create(&w->solver_options);
     w->body_free = w->joint_free = w->shape_free = -1;
     arena_init(&w->scratch);
     broad_phase_init(&w->broad);
@@ -187,14 +170,14 @@ heft_result heft_world_set_solver_options(heft_world *w, const heft_solver_optio
     }
     /* solver states hold the options they were created with */
     drop_island_states(w);
-    w->def.solver_options = *o;
+    w->solver_options = *o;
     heft_fallback_destroy(w->fallback);
-    w->fallback = heft_fallback_create(&w->def.solver_options);
+    w->fallback = heft_fallback_create(&w->solver_options);
     return HEFT_OK;
 }
 
 heft_solver_options heft_world_solver_options(const heft_world *w) {
-    return w ? w->def.solver_options : heft_solver_default_options();
+    return w ? w->solver_options : heft_solver_default_options();
 }
 
 heft_result heft_world_set_gravity(heft_world *w, heft_vec3 g) {

@@ -3,6 +3,8 @@
 #define HEFT_WORLD_H
 
 #include "arena.h"
+#include "mlcp.h"
+#include "array.h"
 #include "body.h"
 #include "broad_phase.h"
 #include "joint.h"
@@ -25,6 +27,7 @@ typedef struct island_slots {
 
 struct heft_world {
     heft_world_def def;
+    heft_solver_options solver_options; /* heft_world_set_solver_options */
     char solver_name[32];
     const heft_solver_vtable *solver;
     heft_fallback *fallback; /* the rescue of failed or unconverged island solves */
@@ -79,8 +82,5 @@ double world_joint_baumgarte(const heft_world *w);
 /* id helpers (world.c) */
 body *world_body(const heft_world *w, heft_body_id id);
 joint *world_joint(const heft_world *w, heft_joint_id id);
-
-/* grows a persistent array to hold at least need elements */
-int world_grow(void **array, int *capacity, int need, size_t element_size);
 
 #endif

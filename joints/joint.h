@@ -69,6 +69,9 @@ typedef struct joint {
     double ratio;
     double coordinate_last[HEFT_JOINT_DOF_COUNT]; /* the joint's coordinates at the last step */
     int collide_connected;
+    /* the bodies' joint lists (engine/body_links.c): the neighbouring edges
+     * (2 * joint + end) at end a and end b, -1 for none */
+    int32_t edge_next[2], edge_prev[2];
     double break_force, break_torque;
     int broken;
     char name[HEFT_NAME_MAX];
@@ -112,6 +115,8 @@ row *joint_rows_add(joint_rows *out, int slot, heft_joint_row_role role, int dof
 
 /* At most this many rows the joint writes this step (limit rows are only
  * written near their bounds): the size of the buffer joint_fill_rows needs. */
+/* Records the joint coordinates (whole turns included) at the bodies' poses. */
+void joint_remember_coordinates(joint *j, const body *bodies);
 int joint_row_count(const joint *j);
 /* Fills the joint's rows for the bodies' current poses and returns how many
  * (<= joint_row_count(j)). The caller sets a, b, block, lambda0, lambda_out.

@@ -3,8 +3,8 @@
  * island's solver.
  *
  * A solve that failed, or whose answer holds NaN or Inf, is solved again by
- * PGS, which cannot diverge (design.md "The solver interface"). A pivoting
- * solver that ran out of pivots (it can cycle on friction, paper 004
+ * PGS, which cannot diverge (docs/architecture.md "The step"). A pivoting
+ * solver that ran out of pivots (it can cycle on friction, [Ho 2022]
  * §2.5.3) hands back its best index sets, whose impulses may be far from any
  * answer (1e15 J seen on a stack of boxes, and the stack thrown apart). PGS
  * then polishes that answer, started from it (the joints' impulses of a near

@@ -5,17 +5,17 @@
 set -euo pipefail
 src=$1 build=$2 scratch=$3
 shift 3
-mkdir -p "$scratch/include/heft"
-cp "$src/engine/heft.h" "$src/engine/heft_math.h" "$src/solver/mlcp.h" "$scratch/include/heft/"
+mkdir -p "$scratch"
 awk '/^```c$/ {inside = 1; next} /^```$/ && inside {exit} inside {print}' "$src/README.md" > "$scratch/example.c"
 if [ ! -s "$scratch/example.c" ]; then
     echo "no \`\`\`c block in README.md" >&2
     exit 1
 fi
-heft_lib=$(find "$build" -maxdepth 1 -name 'libheft.*' | head -n 1)
-solver_lib=$(find "$build/solver" -maxdepth 1 -name 'libheft_solver.*' | head -n 1)
-cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$@" -I"$scratch/include" "$scratch/example.c" \
-    "$heft_lib" "$solver_lib" -lm -Wl,-rpath,"$build:$build/solver" -o "$scratch/example"
+# the public headers only, and the libraries an application links
+heft_lib=$(find "$build" -maxdepth 1 -name 'libheft.so' -o -maxdepth 1 -name 'libheft.a' | head -n 1)
+solver_lib=$(find "$build" -maxdepth 1 -name 'libheft_solver.so' -o -maxdepth 1 -name 'libheft_solver.a' | head -n 1)
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$@" -I"$src/include" "$scratch/example.c" \
+    "$heft_lib" "$solver_lib" -lm -Wl,-rpath,"$build" -o "$scratch/example"
 out=$("$scratch/example")
 echo "$out"
 # the ball swings on its 1 m joint: the gap stays under a millimetre and the MLCP is solved

@@ -256,12 +256,14 @@ typedef struct rod_run {
 static rod_run run_chain_on_rod(int steps, int pgs_restart) {
     heft_world_def wd = heft_default_world_def();
     wd.solver = "bpp-skyline";
+    heft_solver_options o = heft_solver_default_options();
     if (!pgs_restart) {
-        wd.solver_options.bpp_pgs_sweeps = 0;
+        o.bpp_pgs_sweeps = 0;
     }
-    scenario_chain.configure(&wd);
+    scenario_chain.configure(&wd, &o);
     heft_world *w = heft_world_create(&wd);
     cr_assert_not_null(w, "%s", heft_last_error());
+    cr_assert_eq(heft_world_set_solver_options(w, &o), HEFT_OK, "%s", heft_last_error());
     scenario_params p;
     memset(&p, 0, sizeof p);
     scenario *s = scenario_chain.create(w, &p);

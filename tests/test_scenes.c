@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mlcp.h"
 #include "runner.h"
 
 typedef enum { EXPECT_PASS, EXPECT_FAIL, EXPECT_ANY } expectation;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "heft.h"
+#include "mlcp.h"
 #include "runner.h"
 
 static void *nan_create(const heft_solver_options *o) {

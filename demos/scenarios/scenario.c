@@ -64,18 +64,19 @@ heft_body_id scenario_add_body(heft_world *world, const char *name, heft_vec3 po
     return b;
 }
 
-void scenario_configure_contacts(heft_world_def *def) {
+void scenario_configure_contacts(heft_world_def *def, heft_solver_options *options) {
+    (void)def;
     /* The BPP solvers' start from the previous step's index sets matches
      * rows by position; contact points come and go and reorder, and from
      * such a start the pivoting cycled on a stack of seven boxes (1e12 J
      * answers, the stack thrown apart). Without them the BPP solvers read
      * the sets off the warm start, which the engine matches by contact
      * feature (solver/bpp.c, warm_start_sets). */
-    def->solver_options.keep_index_sets = 0;
+    options->keep_index_sets = 0;
 }
 
-void scenario_configure_heavy(heft_world_def *def) {
-    scenario_configure_contacts(def);
+void scenario_configure_heavy(heft_world_def *def, heft_solver_options *options) {
+    scenario_configure_contacts(def, options);
     def->geometric_stiffness = 1;
     if (def->post_stabilization < 1) {
         def->post_stabilization = 1;

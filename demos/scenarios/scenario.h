@@ -74,7 +74,7 @@ typedef struct scenario_desc {
     /* world settings the scene needs, applied to the runner's heft_world_def
      * before the world is made (the machines turn on geometric stiffness and
      * choose bpp-skyline's Baumgarte there); may be NULL */
-    void (*configure)(heft_world_def *def);
+    void (*configure)(heft_world_def *def, heft_solver_options *options);
     /* the operator's axes, NULL for scenes without operator inputs; a viewer
      * sets them and calls apply before each step instead of control */
     scenario_controls *(*controls)(scenario *s);
@@ -109,10 +109,10 @@ heft_body_id scenario_add_body(heft_world *world, const char *name, heft_vec3 po
                                const heft_shape_def *shape);
 /* the settings of scenes with many contacts: the BPP solvers start every
  * step from all-free index sets (docs/scenarios.md says why) */
-void scenario_configure_contacts(heft_world_def *def);
+void scenario_configure_contacts(heft_world_def *def, heft_solver_options *options);
 /* the settings of the heavy-load machines: the above, geometric stiffness
  * and one post-stabilization pass (docs/heavy-loads.md) */
-void scenario_configure_heavy(heft_world_def *def);
+void scenario_configure_heavy(heft_world_def *def, heft_solver_options *options);
 /* smooth ramp 0 -> 1 over [t0, t1] (zero slope at both ends) */
 double scenario_ramp(double t, double t0, double t1);
 /* a bump 0 -> 1 -> 0 over [t0, t1] whose integral over it is (t1 - t0) / 2 */

@@ -202,8 +202,8 @@ static void winch_destroy(scenario *s) {
     free(s);
 }
 
-static void winch_configure(heft_world_def *def) {
-    scenario_configure_heavy(def);
+static void winch_configure(heft_world_def *def, heft_solver_options *options) {
+    scenario_configure_heavy(def, options);
 }
 
 const scenario_desc scenario_winch = {

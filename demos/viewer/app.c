@@ -107,15 +107,21 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         solver = e && e->solver && heft_solver_find(e->solver) ? e->solver : v->default_solver;
     }
     wd.solver = solver;
-    wd.solver_options = v->solver_options;
-    wd.solver_options.keep_index_sets = heft_solver_default_options().keep_index_sets;
+    heft_solver_options options = v->solver_options;
+    options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
     if (desc->configure) {
-        desc->configure(&wd); /* the scene's settings (heavy machines: geometric stiffness ...) */
+        desc->configure(
+            &wd, &options); /* the scene's settings (heavy machines: geometric stiffness ...) */
     }
     heft_world *world = heft_world_create(&wd);
     if (!world) {
         viewer_set_status(v, "cannot create the world: %s", heft_last_error());
+        return -1;
+    }
+    if (heft_world_set_solver_options(world, &options) != HEFT_OK) {
+        viewer_set_status(v, "solver options refused: %s", heft_last_error());
+        heft_world_destroy(world);
         return -1;
     }
     scenario *scene = desc->create(world, &v->opt.params);

@@ -8,6 +8,7 @@
 
 #include "camera.h"
 #include "heft.h"
+#include "mlcp.h"
 #include "operator.h"
 #include "scenario.h"
 #include "solve_plot.h"

@@ -40,12 +40,42 @@ rm -rf -- "$prefix" "$consumer_build" "$pc_exe"
 echo "== cmake --install into $prefix"
 cmake --install "$build" --prefix "$prefix"
 
-for header in heft.h heft_math.h mlcp.h; do
+for header in base.h heft.h heft_math.h mlcp.h solver_options.h; do
     if [ ! -f "$prefix/include/heft/$header" ]; then
         echo "error: $prefix/include/heft/$header was not installed" >&2
         exit 1
     fi
 done
+# include/heft/ holds the public headers and nothing else
+extra=$(find "$prefix/include" -type f ! -path "$prefix/include/heft/*" -o -type f -path "$prefix/include/heft/*/*")
+installed=$(find "$prefix/include/heft" -maxdepth 1 -type f | wc -l)
+if [ -n "$extra" ] || [ "$installed" -ne 5 ]; then
+    echo "error: the installed include/ holds more than the five public headers:" >&2
+    find "$prefix/include" -type f >&2
+    exit 1
+fi
+
+echo "== the shared libraries export heft_ names only"
+shared=$(find "$prefix" -name 'libheft*.so' | sort)
+if [ -n "$shared" ]; then
+    for lib in $shared; do
+        names=$(nm -D --defined-only "$lib" | awk 'NF == 3 {print $3}')
+        count=$(echo "$names" | grep -c . || true)
+        foreign=$(echo "$names" | grep -v '^heft_' || true)
+        if [ -n "$foreign" ]; then
+            echo "error: $lib exports names without the heft_ prefix:" >&2
+            echo "$foreign" >&2
+            exit 1
+        fi
+        if [ "$count" -lt 10 ]; then
+            echo "error: $lib exports only $count names; the public API is missing" >&2
+            exit 1
+        fi
+        echo "$(basename "$lib"): $count names, all heft_"
+    done
+else
+    echo "(static libraries: nothing exported dynamically)"
+fi
 
 echo "== find_package(heft): configure and build the consumer"
 generator=()

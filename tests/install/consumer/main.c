@@ -7,6 +7,11 @@
 #include <stdio.h>
 
 int main(void) {
+    if (!heft_version_compatible(HEFT_VERSION) || heft_version() != HEFT_VERSION) {
+        fprintf(stderr, "header version %d, library %s\n", HEFT_VERSION, heft_version_string());
+        return 1;
+    }
+    printf("heft %s\n", heft_version_string());
     heft_world_def def = heft_default_world_def();
     heft_world *w = heft_world_create(&def);
     if (!w) {

@@ -1,10 +1,11 @@
-/* Joints: definitions and their checks, creation, the setters operators call
- * between steps, dispatch to the joint types' row fillers, and the writing of
- * the rows into the step's buffer with warm starts kept by slot. Readback is
- * in joint_readback.c. */
+/* The world's joints: definitions and their checks, creation and
+ * destruction, the setters operators call between steps. The rows are
+ * filled by joints/ (joint_rows.c and the joint types' files); readback is in
+ * joint_readback.c. */
 #include <string.h>
 
 #include "error.h"
+#include "body_links.h"
 #include "world.h"
 
 heft_joint_def heft_default_joint_def(heft_joint_type type) {
@@ -328,24 +329,6 @@ static void make_frames(joint *j, const body *ba, const body *bb) {
     j->frame_b = joint_quat_from_axes(xb, yb, heft_v3_cross(xb, yb));
 }
 
-static void remember_coordinates(joint *j, const body *bodies) {
-    if (j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK) {
-        coupling_coordinates(j, bodies, j->coupled_last);
-        return;
-    }
-    /* the angles that are free to turn (locked ones cannot wrap) */
-    int last = j->type == HEFT_JOINT_SIX_DOF ? HEFT_DOF_RZ : HEFT_DOF_RX;
-    if (j->type == HEFT_JOINT_HINGE || j->type == HEFT_JOINT_CYLINDRICAL ||
-        j->type == HEFT_JOINT_BALL || j->type == HEFT_JOINT_SIX_DOF) {
-        joint_ends e = joint_get_ends(j);
-        for (int dof = HEFT_DOF_RX; dof <= last; ++dof) {
-            joint_coordinate c;
-            joint_coordinate_measure(bodies, &e, dof, &c);
-            j->coordinate_last[dof] = joint_coordinate_value(j, &c, dof);
-        }
-    }
-}
-
 heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
     heft_joint_id invalid = {-1, 0};
     if (!w || !def) {
@@ -446,6 +429,7 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
             j->coordinate_last[k] = c.value;
         }
     }
+    body_link_joint(w, index);
     w->joint_live++;
     heft_joint_id id = {index, j->slot.generation};
     return id;
@@ -457,6 +441,7 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
+    body_unlink_joint(w, id.index);
     slots_release(w->joints, sizeof(joint), id.index, &w->joint_free);
     w->joint_live--;
     /* a gear or rack cannot outlive a joint it couples */
@@ -613,164 +598,18 @@ heft_result heft_joint_set_length(heft_world *w, heft_joint_id id, double length
     return HEFT_OK;
 }
 
-/* ---- rows -------------------------------------------------------------------- */
-
-void joint_frame_compute(const joint *j, const body *bodies, joint_frame *f) {
-    f->a = joint_end_body(bodies, j->body_a);
-    f->b = &bodies[j->body_b];
-    f->ra = heft_quat_rotate(f->a->orientation, j->local_anchor_a);
-    f->rb = heft_quat_rotate(f->b->orientation, j->local_anchor_b);
-    f->anchor_a = heft_v3_add(f->a->position, f->ra);
-    f->anchor_b = heft_v3_add(f->b->position, f->rb);
-    f->qa = heft_quat_mul(f->a->orientation, j->frame_a);
-    f->qb = heft_quat_mul(f->b->orientation, j->frame_b);
-}
-
-int joint_row_count(const joint *j) {
-    if (j->broken) {
-        return 0;
-    }
-    switch (j->type) {
-    case HEFT_JOINT_BALL:
-        return ball_joint_row_count(j);
-    case HEFT_JOINT_HINGE:
-        return hinge_joint_row_count(j);
-    case HEFT_JOINT_FIXED:
-        return fixed_joint_row_count(j);
-    case HEFT_JOINT_PRISMATIC:
-        return prismatic_joint_row_count(j);
-    case HEFT_JOINT_CYLINDRICAL:
-        return cylindrical_joint_row_count(j);
-    case HEFT_JOINT_UNIVERSAL:
-        return universal_joint_row_count(j);
-    case HEFT_JOINT_DISTANCE:
-        return distance_joint_row_count(j);
-    case HEFT_JOINT_ROPE:
-        return rope_joint_row_count(j);
-    case HEFT_JOINT_SIX_DOF:
-        return six_dof_joint_row_count(j);
-    case HEFT_JOINT_GEAR:
-    case HEFT_JOINT_RACK:
-        return coupling_row_count(j);
-    }
-    return 0;
-}
-
-int joint_fill_tagged_rows(const joint *j, const body *bodies, const row_context *ctx, row *out,
-                           joint_row_tag *tags) {
-    joint_rows rows = {out, tags, 0};
-    if (j->broken) {
-        return 0;
-    }
-    if (j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK) {
-        coupling_fill_rows(j, bodies, ctx, &rows);
-        return rows.count;
-    }
-    joint_frame f;
-    joint_frame_compute(j, bodies, &f);
-    switch (j->type) {
-    case HEFT_JOINT_BALL:
-        ball_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_HINGE:
-        hinge_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_FIXED:
-        fixed_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_PRISMATIC:
-        prismatic_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_CYLINDRICAL:
-        cylindrical_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_UNIVERSAL:
-        universal_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_DISTANCE:
-        distance_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_ROPE:
-        rope_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    case HEFT_JOINT_SIX_DOF:
-        six_dof_joint_fill_rows(j, &f, bodies, ctx, &rows);
-        break;
-    default:
-        break;
-    }
-    return rows.count;
-}
-
-int joint_fill_rows(const joint *j, const body *bodies, const row_context *ctx, row *out) {
-    return joint_fill_tagged_rows(j, bodies, ctx, out, NULL);
-}
-
-/* J_b^T lambda / h over the last step's rows: the force on body b and the
- * torque about its anchor */
-void joint_reaction_of_rows(const joint *j, const body *bodies, int first, int count,
-                            heft_vec3 *force, heft_vec3 *torque) {
-    heft_vec3 f = heft_v3(0.0, 0.0, 0.0), t = heft_v3(0.0, 0.0, 0.0);
-    for (int i = first; i < first + count && i < j->row_count; ++i) {
-        const double *jb = j->rows_last[i].jb;
-        f = heft_v3_madd(f, j->lambda[i], heft_v3(jb[0], jb[1], jb[2]));
-        t = heft_v3_madd(t, j->lambda[i], heft_v3(jb[3], jb[4], jb[5]));
-    }
-    double inv_h = j->h_last > 0.0 ? 1.0 / j->h_last : 0.0;
-    f = heft_v3_scale(f, inv_h);
-    t = heft_v3_scale(t, inv_h);
-    const body *b = &bodies[j->body_b];
-    heft_vec3 rb = heft_quat_rotate(b->orientation, j->local_anchor_b);
-    *force = f;
-    *torque = heft_v3_sub(t, heft_v3_cross(rb, f)); /* about the anchor, not the centre of mass */
-}
-
-void joint_last_impulses_by_slot(const joint *j, double by_slot[JOINT_SLOT_COUNT]) {
-    memset(by_slot, 0, sizeof(double) * JOINT_SLOT_COUNT);
-    for (int k = 0; k < j->row_count; ++k) {
-        by_slot[j->tags_last[k].slot] = j->lambda[k];
-    }
-}
-
-int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int first, int block,
-                     row *out) {
-    if (!j->broken && j->row_count > 0 && (isfinite(j->break_force) || isfinite(j->break_torque))) {
-        heft_vec3 f, t;
-        joint_reaction_of_rows(j, bodies, 0, j->row_count, &f, &t);
-        if (heft_v3_length(f) > j->break_force || heft_v3_length(t) > j->break_torque) {
-            j->broken = 1;
-        }
-    }
-    /* warm starts by slot: a row that was there last step starts from its impulse */
-    double by_slot[JOINT_SLOT_COUNT];
-    joint_last_impulses_by_slot(j, by_slot);
-    joint_row_tag tags[HEFT_JOINT_MAX_ROWS];
-    int m = joint_fill_tagged_rows(j, bodies, ctx, out, tags);
-    for (int k = 0; k < m; ++k) {
-        row *x = &out[k];
-        x->a = j->body_a;
-        x->b = j->body_b;
-        x->block = block;
-        x->findex = x->kind == HEFT_ROW_FRICTION ? x->findex + first : -1;
-        x->lambda0 = by_slot[tags[k].slot];
-        j->lambda[k] = x->lambda0;
-        x->lambda_out = &j->lambda[k];
-    }
-    for (int k = m; k < HEFT_JOINT_MAX_ROWS; ++k) {
-        j->lambda[k] = 0.0;
-    }
-    j->row_count = m;
-    memcpy(j->rows_last, out, sizeof(row) * (size_t)m);
-    memcpy(j->tags_last, tags, sizeof(joint_row_tag) * (size_t)m);
-    j->h_last = ctx->h;
-    remember_coordinates(j, bodies);
-    return m;
-}
-
 int joint_bodies_connected(const heft_world *w, int32_t body_a, int32_t body_b) {
-    for (int i = 0; i < w->joint_high; ++i) {
-        const joint *j = &w->joints[i];
-        if (j->slot.alive && !j->collide_connected && !j->broken &&
+    if (body_a < 0) {
+        int32_t t = body_a;
+        body_a = body_b;
+        body_b = t;
+    }
+    if (body_a < 0) {
+        return 0;
+    }
+    for (int32_t e = body_first_joint_edge(w, body_a); e >= 0; e = body_next_joint_edge(w, e)) {
+        const joint *j = &w->joints[e >> 1];
+        if (!j->collide_connected && !j->broken &&
             ((j->body_a == body_a && j->body_b == body_b) ||
              (j->body_a == body_b && j->body_b == body_a))) {
             return 1;

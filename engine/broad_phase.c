@@ -24,7 +24,7 @@ void broad_phase_release(broad_phase *bp) {
 }
 
 static int grow(void **array, int *capacity, int need, size_t size) {
-    return world_grow(array, capacity, need, size);
+    return array_grow(array, capacity, need, size);
 }
 
 /* How far a leaf's box reaches beyond its shape: moving less than this

@@ -1,13 +1,12 @@
-/* Heft: the allocation hooks and the monotonic clock of the solver library.
+/* Heft: the allocation hooks.
  *
  * Every allocation of the engine and of the solvers goes through heft_alloc,
  * heft_realloc and heft_free, so an application can route memory to its own
  * allocator and a test can count calls (the "no allocation after warm-up"
  * rule of design.md is checked that way). */
-#include "mlcp.h"
+#include "base.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 static void *default_alloc(size_t size, void *user) {
     (void)user;
@@ -54,10 +53,4 @@ void *heft_realloc(void *ptr, size_t size) {
 void heft_free(void *ptr) {
     if (ptr != NULL)
         current.free(ptr, current.user);
-}
-
-double heft_time_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }

@@ -1,6 +1,8 @@
 /* Heft: a real-time rigid-body physics engine for stiff machines with large
- * mass ratios. This is the whole public API of the engine (plus mlcp.h for
- * solver users and heft_math.h for the math types).
+ * mass ratios. This is the whole public API of the engine; it includes
+ * heft_math.h (the math types), solver_options.h (the solvers' options and
+ * statistics) and base.h (version, allocator). mlcp.h is the solver library
+ * on its own: the problem type, the solver table and the .mlcp files.
  *
  * Conventions (design.md): SI units, z up, right-handed, double precision.
  * Objects are referred to by ids (index + generation) made from definition
@@ -12,16 +14,13 @@
 
 #include <stdint.h>
 
+#include "base.h"
 #include "heft_math.h"
-#include "mlcp.h"
+#include "solver_options.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define HEFT_VERSION_MAJOR 0
-#define HEFT_VERSION_MINOR 1
-#define HEFT_VERSION_PATCH 0
 
 typedef struct heft_world heft_world;
 
@@ -54,7 +53,7 @@ typedef enum heft_result {
 } heft_result;
 
 /* Why the last failing call of this thread failed ("" if none has). */
-const char *heft_last_error(void);
+HEFT_API const char *heft_last_error(void);
 
 /* ---- world -------------------------------------------------------------- */
 
@@ -68,9 +67,10 @@ typedef enum heft_gyroscopic {
 #define HEFT_BAUMGARTE_AUTO (-1.0)
 
 typedef struct heft_world_def {
-    heft_vec3 gravity;  /* m/s^2, default (0, 0, -9.81) */
-    const char *solver; /* registry name, default "pgs" */
-    heft_solver_options solver_options;
+    heft_vec3 gravity;          /* m/s^2, default (0, 0, -9.81) */
+    const char *solver;         /* registry name, default "pgs"; its options start at
+                                   heft_solver_default_options() and are set with
+                                   heft_world_set_solver_options */
     double rigid_compliance;    /* epsilon of "rigid" rows, 1/kg; default 1e-10 */
     double joint_baumgarte;     /* gamma of rigid joint rows in [0, 1], or HEFT_BAUMGARTE_AUTO
                                    (default): 0.2 with iterative solvers, 0.5 with direct
@@ -97,41 +97,43 @@ typedef struct heft_world_def {
                                   (docs/collision.md) */
 } heft_world_def;
 
-heft_world_def heft_default_world_def(void);
+HEFT_API heft_world_def heft_default_world_def(void);
 
 /* def may be NULL for the defaults. Returns NULL on bad input or no memory. */
-heft_world *heft_world_create(const heft_world_def *def);
-void heft_world_destroy(heft_world *world);
+HEFT_API heft_world *heft_world_create(const heft_world_def *def);
+HEFT_API void heft_world_destroy(heft_world *world);
 
 /* Advances the world by h seconds (default in every paper: 1/60). */
-heft_result heft_world_step(heft_world *world, double h);
+HEFT_API heft_result heft_world_step(heft_world *world, double h);
 
 /* Switches the solver between two steps. An unknown name is an error that
  * changes nothing. Per-island solver state is dropped on a switch. */
-heft_result heft_world_set_solver(heft_world *world, const char *name);
-const char *heft_world_solver(const heft_world *world);
+HEFT_API heft_result heft_world_set_solver(heft_world *world, const char *name);
+HEFT_API const char *heft_world_solver(const heft_world *world);
 /* Options outside their documented ranges (heft_solver_options_check) are
  * refused with HEFT_ERROR_INVALID_ARGUMENT, the message in heft_last_error(),
  * and change nothing. */
-heft_result heft_world_set_solver_options(heft_world *world, const heft_solver_options *options);
-heft_solver_options heft_world_solver_options(const heft_world *world);
-heft_result heft_world_set_gravity(heft_world *world, heft_vec3 gravity);
+HEFT_API heft_result heft_world_set_solver_options(heft_world *world,
+                                                   const heft_solver_options *options);
+HEFT_API heft_solver_options heft_world_solver_options(const heft_world *world);
+HEFT_API heft_result heft_world_set_gravity(heft_world *world, heft_vec3 gravity);
 /* The heavy-load remedies, switchable between steps (see heft_world_def). */
-heft_result heft_world_set_geometric_stiffness(heft_world *world, int enabled);
-heft_result heft_world_set_post_stabilization(heft_world *world, int iterations);
-heft_result heft_world_set_substeps(heft_world *world, int substeps);
+HEFT_API heft_result heft_world_set_geometric_stiffness(heft_world *world, int enabled);
+HEFT_API heft_result heft_world_set_post_stabilization(heft_world *world, int iterations);
+HEFT_API heft_result heft_world_set_substeps(heft_world *world, int substeps);
 /* Per joint: 0 leaves this joint out of the geometric stiffness (default 1). */
-heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id, int enabled);
-heft_vec3 heft_world_gravity(const heft_world *world);
+HEFT_API heft_result heft_joint_set_geometric_stiffness(heft_world *world, heft_joint_id id,
+                                                        int enabled);
+HEFT_API heft_vec3 heft_world_gravity(const heft_world *world);
 
-double heft_world_time(const heft_world *world); /* s simulated */
-int64_t heft_world_step_count(const heft_world *world);
-int heft_world_body_count(const heft_world *world);  /* live bodies */
-int heft_world_joint_count(const heft_world *world); /* live joints */
+HEFT_API double heft_world_time(const heft_world *world); /* s simulated */
+HEFT_API int64_t heft_world_step_count(const heft_world *world);
+HEFT_API int heft_world_body_count(const heft_world *world);  /* live bodies */
+HEFT_API int heft_world_joint_count(const heft_world *world); /* live joints */
 /* The ids of the live bodies (joints), ascending by index, at most max of
  * them; returns how many there are. */
-int heft_world_bodies(const heft_world *world, heft_body_id *out, int max);
-int heft_world_joints(const heft_world *world, heft_joint_id *out, int max);
+HEFT_API int heft_world_bodies(const heft_world *world, heft_body_id *out, int max);
+HEFT_API int heft_world_joints(const heft_world *world, heft_joint_id *out, int max);
 
 /* ---- statistics of the last step ---------------------------------------- */
 
@@ -197,18 +199,23 @@ typedef struct heft_step_stats {
     int answers_zero;
 } heft_step_stats;
 
-const heft_step_stats *heft_world_stats(const heft_world *world);
+HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
 
 /* Called for every island solved in a step, after its solver answered: the
  * island's MLCP (structured form, warm start in lambda0) and the impulses
  * taken. The data lives until the callback returns. This is how heft-run
  * exports MLCPs and how tools compare solvers on the engine's problems.
  * NULL removes it. */
+/* The problem type of the solver library (mlcp.h); include that header to
+ * read it. */
+typedef struct heft_mlcp heft_mlcp;
 typedef void (*heft_island_callback)(void *user, int island, const heft_mlcp *problem,
                                      const double *lambda, const heft_solver_stats *stats);
-void heft_world_set_island_callback(heft_world *world, heft_island_callback callback, void *user);
+HEFT_API void heft_world_set_island_callback(heft_world *world, heft_island_callback callback,
+                                             void *user);
 /* Island i of the last step, 0 <= i < stats->islands; HEFT_ERROR_INVALID_ARGUMENT otherwise. */
-heft_result heft_world_island_stats(const heft_world *world, int i, heft_island_stats *out);
+HEFT_API heft_result heft_world_island_stats(const heft_world *world, int i,
+                                             heft_island_stats *out);
 
 /* ---- bodies ------------------------------------------------------------- */
 
@@ -235,19 +242,19 @@ typedef struct heft_body_def {
     void *user_data;
 } heft_body_def;
 
-heft_body_def heft_default_body_def(void);
+HEFT_API heft_body_def heft_default_body_def(void);
 
 /* Inertia tensors of common solids (body frame, centre of mass). Capsules
  * and cylinders lie along the body's z axis. */
-heft_mat3 heft_inertia_box(double mass, heft_vec3 half_extents);
-heft_mat3 heft_inertia_sphere(double mass, double radius);
-heft_mat3 heft_inertia_capsule(double mass, double radius, double half_length);
-heft_mat3 heft_inertia_cylinder(double mass, double radius, double half_length);
+HEFT_API heft_mat3 heft_inertia_box(double mass, heft_vec3 half_extents);
+HEFT_API heft_mat3 heft_inertia_sphere(double mass, double radius);
+HEFT_API heft_mat3 heft_inertia_capsule(double mass, double radius, double half_length);
+HEFT_API heft_mat3 heft_inertia_cylinder(double mass, double radius, double half_length);
 
-heft_body_id heft_create_body(heft_world *world, const heft_body_def *def);
+HEFT_API heft_body_id heft_create_body(heft_world *world, const heft_body_def *def);
 /* Destroys the body with its shapes and every joint attached to it. */
-heft_result heft_destroy_body(heft_world *world, heft_body_id id);
-int heft_body_is_valid(const heft_world *world, heft_body_id id);
+HEFT_API heft_result heft_destroy_body(heft_world *world, heft_body_id id);
+HEFT_API int heft_body_is_valid(const heft_world *world, heft_body_id id);
 
 /* The whole state of a body, for readback and snapshots. */
 typedef struct heft_body_state {
@@ -261,30 +268,34 @@ typedef struct heft_body_state {
     heft_vec3 force, torque; /* accumulated for the next step */
 } heft_body_state;
 
-heft_result heft_body_get_state(const heft_world *world, heft_body_id id, heft_body_state *out);
+HEFT_API heft_result heft_body_get_state(const heft_world *world, heft_body_id id,
+                                         heft_body_state *out);
 /* Getters return zeros (identity for the orientation) for an invalid id. */
-heft_vec3 heft_body_position(const heft_world *world, heft_body_id id);
-heft_quat heft_body_orientation(const heft_world *world, heft_body_id id);
-heft_vec3 heft_body_linear_velocity(const heft_world *world, heft_body_id id);
-heft_vec3 heft_body_angular_velocity(const heft_world *world, heft_body_id id);
-double heft_body_mass(const heft_world *world, heft_body_id id);
-const char *heft_body_name(const heft_world *world, heft_body_id id);
-void *heft_body_user_data(const heft_world *world, heft_body_id id);
+HEFT_API heft_vec3 heft_body_position(const heft_world *world, heft_body_id id);
+HEFT_API heft_quat heft_body_orientation(const heft_world *world, heft_body_id id);
+HEFT_API heft_vec3 heft_body_linear_velocity(const heft_world *world, heft_body_id id);
+HEFT_API heft_vec3 heft_body_angular_velocity(const heft_world *world, heft_body_id id);
+HEFT_API double heft_body_mass(const heft_world *world, heft_body_id id);
+HEFT_API const char *heft_body_name(const heft_world *world, heft_body_id id);
+HEFT_API void *heft_body_user_data(const heft_world *world, heft_body_id id);
 /* A point given in body frame, in world frame, and back. */
-heft_vec3 heft_body_world_point(const heft_world *world, heft_body_id id, heft_vec3 local);
-heft_vec3 heft_body_local_point(const heft_world *world, heft_body_id id, heft_vec3 world_point);
+HEFT_API heft_vec3 heft_body_world_point(const heft_world *world, heft_body_id id, heft_vec3 local);
+HEFT_API heft_vec3 heft_body_local_point(const heft_world *world, heft_body_id id,
+                                         heft_vec3 world_point);
 /* Angular momentum about the centre of mass, world frame. */
-heft_vec3 heft_body_angular_momentum(const heft_world *world, heft_body_id id);
+HEFT_API heft_vec3 heft_body_angular_momentum(const heft_world *world, heft_body_id id);
 
-heft_result heft_body_set_transform(heft_world *world, heft_body_id id, heft_vec3 position,
-                                    heft_quat orientation);
-heft_result heft_body_set_linear_velocity(heft_world *world, heft_body_id id, heft_vec3 v);
-heft_result heft_body_set_angular_velocity(heft_world *world, heft_body_id id, heft_vec3 w);
-heft_result heft_body_set_mass(heft_world *world, heft_body_id id, double mass, heft_mat3 inertia);
+HEFT_API heft_result heft_body_set_transform(heft_world *world, heft_body_id id, heft_vec3 position,
+                                             heft_quat orientation);
+HEFT_API heft_result heft_body_set_linear_velocity(heft_world *world, heft_body_id id, heft_vec3 v);
+HEFT_API heft_result heft_body_set_angular_velocity(heft_world *world, heft_body_id id,
+                                                    heft_vec3 w);
+HEFT_API heft_result heft_body_set_mass(heft_world *world, heft_body_id id, double mass,
+                                        heft_mat3 inertia);
 /* Forces for the next step only (cleared after it), world frame. */
-heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 force,
-                                  heft_vec3 world_point);
-heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
+HEFT_API heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 force,
+                                           heft_vec3 world_point);
+HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
 
 /* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
@@ -353,47 +364,51 @@ typedef struct heft_shape_def {
     heft_height_field_def height_field;
 } heft_shape_def;
 
-heft_shape_def heft_default_shape_def(void);
+HEFT_API heft_shape_def heft_default_shape_def(void);
 /* Creates a shape on a body. Hull, mesh and height-field data are copied, so
  * the arrays in def may be freed when the call returns. */
-heft_shape_id heft_create_shape(heft_world *world, heft_body_id body, const heft_shape_def *def);
-heft_result heft_destroy_shape(heft_world *world, heft_shape_id id);
-int heft_shape_is_valid(const heft_world *world, heft_shape_id id);
-heft_body_id heft_shape_body(const heft_world *world, heft_shape_id id);
+HEFT_API heft_shape_id heft_create_shape(heft_world *world, heft_body_id body,
+                                         const heft_shape_def *def);
+HEFT_API heft_result heft_destroy_shape(heft_world *world, heft_shape_id id);
+HEFT_API int heft_shape_is_valid(const heft_world *world, heft_shape_id id);
+HEFT_API heft_body_id heft_shape_body(const heft_world *world, heft_shape_id id);
 /* The shape's definition. Its hull points are the built hull's vertices,
  * and its hull, mesh and height-field pointers point into the shape's own
  * copies: valid until the shape is destroyed. */
-heft_result heft_shape_get_def(const heft_world *world, heft_shape_id id, heft_shape_def *out);
+HEFT_API heft_result heft_shape_get_def(const heft_world *world, heft_shape_id id,
+                                        heft_shape_def *out);
 /* The shapes of a body, by ascending index, at most max; returns how many. */
-int heft_body_shapes(const heft_world *world, heft_body_id body, heft_shape_id *out, int max);
+HEFT_API int heft_body_shapes(const heft_world *world, heft_body_id body, heft_shape_id *out,
+                              int max);
 /* Material and filter changes take effect at the next step. */
-heft_result heft_shape_set_material(heft_world *world, heft_shape_id id, double friction,
-                                    double restitution);
-heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id, uint32_t category_bits,
-                                  uint32_t mask_bits);
+HEFT_API heft_result heft_shape_set_material(heft_world *world, heft_shape_id id, double friction,
+                                             double restitution);
+HEFT_API heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id,
+                                           uint32_t category_bits, uint32_t mask_bits);
 /* World-frame bounding box of the shape now (planes: infinite extents). */
-heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo,
-                            heft_vec3 *hi);
+HEFT_API heft_result heft_shape_aabb(const heft_world *world, heft_shape_id id, heft_vec3 *lo,
+                                     heft_vec3 *hi);
 /* The surface as triangles in the shape frame, for drawing: box, hull, mesh
  * and height field (spheres, capsules, cylinders and planes have none).
  * Writes at most max triangles (3 points each) and returns how many there
  * are. */
-int heft_shape_triangles(const heft_world *world, heft_shape_id id, heft_vec3 *out, int max);
+HEFT_API int heft_shape_triangles(const heft_world *world, heft_shape_id id, heft_vec3 *out,
+                                  int max);
 
 /* ---- mass properties ------------------------------------------------------ */
 
 /* Mass, centre of mass (body frame) and inertia about that centre (body
  * axes) of the solid a def describes at its density, with its local pose.
  * Planes, meshes and height fields have none (HEFT_ERROR_INVALID_ARGUMENT). */
-heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_vec3 *center,
-                                heft_mat3 *inertia);
+HEFT_API heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_vec3 *center,
+                                         heft_mat3 *inertia);
 /* Sets a dynamic body's mass and inertia from its shapes and their densities
  * (parallel-axis theorem for compound bodies). The body's position is its
  * centre of mass, so the body frame moves to the new centre: the shapes' local
  * positions and the anchors of the joints on the body shift with it and
  * nothing moves in the world. Shapes of density 0 add nothing; a body whose
  * shapes add no mass is refused. */
-heft_result heft_body_set_mass_from_shapes(heft_world *world, heft_body_id body);
+HEFT_API heft_result heft_body_set_mass_from_shapes(heft_world *world, heft_body_id body);
 
 /* ---- contacts ------------------------------------------------------------- */
 
@@ -410,13 +425,13 @@ typedef struct heft_contact_info {
                          feature in the next step warm-starts its impulses */
 } heft_contact_info;
 
-int heft_world_contact_count(const heft_world *world);
-heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info *out);
+HEFT_API int heft_world_contact_count(const heft_world *world);
+HEFT_API heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info *out);
 
 /* Restitution acts only on contacts approaching faster than this, m/s
  * (default 1): slow contacts come to rest instead of jittering. */
-heft_result heft_world_set_restitution_threshold(heft_world *world, double speed);
-double heft_world_restitution_threshold(const heft_world *world);
+HEFT_API heft_result heft_world_set_restitution_threshold(heft_world *world, double speed);
+HEFT_API double heft_world_restitution_threshold(const heft_world *world);
 
 /* ---- queries -------------------------------------------------------------- */
 
@@ -434,13 +449,13 @@ typedef struct heft_ray_hit {
  * a negative heft_result on bad input. A ray that starts inside a solid shape
  * does not hit that shape; meshes and height fields are hit from their
  * colliding side only. */
-int heft_world_ray_cast(heft_world *world, heft_vec3 origin, heft_vec3 direction,
-                        double max_distance, uint32_t mask_bits, heft_ray_hit *hit);
+HEFT_API int heft_world_ray_cast(heft_world *world, heft_vec3 origin, heft_vec3 direction,
+                                 double max_distance, uint32_t mask_bits, heft_ray_hit *hit);
 /* The shapes whose world bounding boxes overlap the box [lo, hi] and whose
  * category_bits share a bit with mask_bits, ascending by index; writes at most
  * max ids and returns how many there are (negative on bad input). */
-int heft_world_query_aabb(heft_world *world, heft_vec3 lo, heft_vec3 hi, uint32_t mask_bits,
-                          heft_shape_id *out, int max);
+HEFT_API int heft_world_query_aabb(heft_world *world, heft_vec3 lo, heft_vec3 hi,
+                                   uint32_t mask_bits, heft_shape_id *out, int max);
 
 /* ---- joints ------------------------------------------------------------- */
 
@@ -564,15 +579,16 @@ typedef struct heft_joint_def {
     void *user_data;
 } heft_joint_def;
 
-heft_joint_def heft_default_joint_def(heft_joint_type type);
+HEFT_API heft_joint_def heft_default_joint_def(heft_joint_type type);
 /* Fills the local anchors and axes of def from a world-frame anchor point and
  * axis at the bodies' current poses. For a universal joint the axis is arm a
  * and arm b gets heft_v3_basis's first perpendicular of it. */
-heft_result heft_joint_def_set_world_frame(const heft_world *world, heft_joint_def *def,
-                                           heft_vec3 anchor, heft_vec3 axis);
+HEFT_API heft_result heft_joint_def_set_world_frame(const heft_world *world, heft_joint_def *def,
+                                                    heft_vec3 anchor, heft_vec3 axis);
 /* The same with a different world axis for each body (universal joints). */
-heft_result heft_joint_def_set_world_axes(const heft_world *world, heft_joint_def *def,
-                                          heft_vec3 anchor, heft_vec3 axis_a, heft_vec3 axis_b);
+HEFT_API heft_result heft_joint_def_set_world_axes(const heft_world *world, heft_joint_def *def,
+                                                   heft_vec3 anchor, heft_vec3 axis_a,
+                                                   heft_vec3 axis_b);
 
 /* Refuses (error, nothing changed) unknown types, missing or stale bodies, a
  * body joined to itself, two non-dynamic bodies, non-finite anchors, zero or
@@ -580,15 +596,15 @@ heft_result heft_joint_def_set_world_axes(const heft_world *world, heft_joint_de
  * or on coordinates the type does not have, bad motors, a gear that does not
  * couple two hinges of different bodies, a rack that does not couple a hinge
  * with a prismatic or cylindrical joint. */
-heft_joint_id heft_create_joint(heft_world *world, const heft_joint_def *def);
+HEFT_API heft_joint_id heft_create_joint(heft_world *world, const heft_joint_def *def);
 /* Also destroys the gears and racks coupling this joint. */
-heft_result heft_destroy_joint(heft_world *world, heft_joint_id id);
-int heft_joint_is_valid(const heft_world *world, heft_joint_id id);
-const char *heft_joint_name(const heft_world *world, heft_joint_id id);
-void *heft_joint_user_data(const heft_world *world, heft_joint_id id);
-heft_joint_type heft_joint_get_type(const heft_world *world, heft_joint_id id);
+HEFT_API heft_result heft_destroy_joint(heft_world *world, heft_joint_id id);
+HEFT_API int heft_joint_is_valid(const heft_world *world, heft_joint_id id);
+HEFT_API const char *heft_joint_name(const heft_world *world, heft_joint_id id);
+HEFT_API void *heft_joint_user_data(const heft_world *world, heft_joint_id id);
+HEFT_API heft_joint_type heft_joint_get_type(const heft_world *world, heft_joint_id id);
 /* 1 once the joint broke (break_force, break_torque): it writes no rows. */
-int heft_joint_is_broken(const heft_world *world, heft_joint_id id);
+HEFT_API int heft_joint_is_broken(const heft_world *world, heft_joint_id id);
 
 /* Where a joint is now, for drawing and inspection: its two bodies (body_a
  * HEFT_WORLD_FRAME for the world frame), its anchor on each (world frame) and
@@ -600,41 +616,42 @@ typedef struct heft_joint_frames {
     heft_quat frame_a, frame_b;
 } heft_joint_frames;
 
-heft_result heft_joint_get_frames(const heft_world *world, heft_joint_id id,
-                                  heft_joint_frames *out);
+HEFT_API heft_result heft_joint_get_frames(const heft_world *world, heft_joint_id id,
+                                           heft_joint_frames *out);
 
 /* Operators drive machines: these may be called before every step. The dof
  * must be one the type has a motor (limit) on; the same checks as creation. */
-heft_result heft_joint_set_motor(heft_world *world, heft_joint_id id, heft_joint_dof dof,
-                                 const heft_joint_motor *motor);
-heft_result heft_joint_set_motor_velocity(heft_world *world, heft_joint_id id, heft_joint_dof dof,
-                                          double target_velocity);
-heft_result heft_joint_set_motor_position(heft_world *world, heft_joint_id id, heft_joint_dof dof,
-                                          double target_position);
-heft_result heft_joint_set_limit(heft_world *world, heft_joint_id id, heft_joint_dof dof,
-                                 const heft_joint_limit *limit);
+HEFT_API heft_result heft_joint_set_motor(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                          const heft_joint_motor *motor);
+HEFT_API heft_result heft_joint_set_motor_velocity(heft_world *world, heft_joint_id id,
+                                                   heft_joint_dof dof, double target_velocity);
+HEFT_API heft_result heft_joint_set_motor_position(heft_world *world, heft_joint_id id,
+                                                   heft_joint_dof dof, double target_position);
+HEFT_API heft_result heft_joint_set_limit(heft_world *world, heft_joint_id id, heft_joint_dof dof,
+                                          const heft_joint_limit *limit);
 /* Distance and rope joints: the new length (m, > 0), e.g. a winch paying out. */
-heft_result heft_joint_set_length(heft_world *world, heft_joint_id id, double length);
+HEFT_API heft_result heft_joint_set_length(heft_world *world, heft_joint_id id, double length);
 
 /* The coordinate now (m or rad, angles counting whole turns) and its rate
  * (m/s, rad/s) from the bodies' velocities; distance and rope joints: X is
  * the anchors' distance. 0 for an invalid id or a coordinate the joint has
  * not got (gear, rack, fixed). */
-double heft_joint_coordinate(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
-double heft_joint_coordinate_velocity(const heft_world *world, heft_joint_id id,
+HEFT_API double heft_joint_coordinate(const heft_world *world, heft_joint_id id,
                                       heft_joint_dof dof);
+HEFT_API double heft_joint_coordinate_velocity(const heft_world *world, heft_joint_id id,
+                                               heft_joint_dof dof);
 
 /* The joint's positional error now, m: the distance between its anchors
  * (ball, hinge, fixed, universal), of b's anchor from a's axis line
  * (prismatic, cylindrical), of the locked linear coordinates (six-DOF), the
  * length error (distance; rope when longer); rack: the rack's error in m;
  * gear: 0 (its error is an angle). */
-double heft_joint_gap(const heft_world *world, heft_joint_id id);
+HEFT_API double heft_joint_gap(const heft_world *world, heft_joint_id id);
 
 /* Readback of the last step. Rows are the ones written in that step (limits
  * come and go); row_impulse is lambda (N s or N m s). */
-int heft_joint_row_count(const heft_world *world, heft_joint_id id);
-double heft_joint_row_impulse(const heft_world *world, heft_joint_id id, int row);
+HEFT_API int heft_joint_row_count(const heft_world *world, heft_joint_id id);
+HEFT_API double heft_joint_row_impulse(const heft_world *world, heft_joint_id id, int row);
 
 typedef enum heft_joint_row_role {
     HEFT_JOINT_ROW_CONSTRAINT = 0, /* holds the joint together (or a locked coordinate) */
@@ -654,18 +671,20 @@ typedef struct heft_joint_row_info {
     heft_vec3 torque_b; /* and its torque on b about b's anchor, N m */
 } heft_joint_row_info;
 
-heft_result heft_joint_get_row_info(const heft_world *world, heft_joint_id id, int row,
-                                    heft_joint_row_info *out);
+HEFT_API heft_result heft_joint_get_row_info(const heft_world *world, heft_joint_id id, int row,
+                                             heft_joint_row_info *out);
 /* Sums over the last step's rows of a role on a coordinate, signed along it
  * (N or N m): what the motor applied, what the limits applied. */
-double heft_joint_motor_force(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
-double heft_joint_limit_force(const heft_world *world, heft_joint_id id, heft_joint_dof dof);
+HEFT_API double heft_joint_motor_force(const heft_world *world, heft_joint_id id,
+                                       heft_joint_dof dof);
+HEFT_API double heft_joint_limit_force(const heft_world *world, heft_joint_id id,
+                                       heft_joint_dof dof);
 /* Reaction of the last step: the constraint force and torque (lambda / h) the
  * joint applied to body b, world frame, torque about body b's anchor. Body a
  * received the opposite force (gear and rack: body a is the first joint's
  * body b, and the carriers take the difference). */
-heft_result heft_joint_reaction(const heft_world *world, heft_joint_id id, heft_vec3 *force,
-                                heft_vec3 *torque);
+HEFT_API heft_result heft_joint_reaction(const heft_world *world, heft_joint_id id,
+                                         heft_vec3 *force, heft_vec3 *torque);
 
 #ifdef __cplusplus
 }

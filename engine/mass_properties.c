@@ -123,11 +123,10 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
     /* first pass: total mass and centre; second: inertia about the centre */
     double total = 0.0;
     heft_vec3 moment = heft_v3(0.0, 0.0, 0.0);
-    for (int i = 0; i < w->shape_high; ++i) {
+    for (int32_t i = b->shapes; i >= 0; i = w->shapes[i].body_next) {
         const shape *s = &w->shapes[i];
         mass_props p;
-        if (!s->slot.alive || s->body != id.index ||
-            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
+        if (!solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
                         &p)) {
             continue;
         }
@@ -141,11 +140,10 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
     }
     heft_vec3 c = heft_v3_scale(moment, 1.0 / total);
     heft_mat3 inertia = heft_mat3_zero();
-    for (int i = 0; i < w->shape_high; ++i) {
+    for (int32_t i = b->shapes; i >= 0; i = w->shapes[i].body_next) {
         const shape *s = &w->shapes[i];
         mass_props p;
-        if (!s->slot.alive || s->body != id.index ||
-            !solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
+        if (!solid_mass(s->type, s->density, s->radius, s->half_length, s->half_extents, s->hull,
                         &p)) {
             continue;
         }
@@ -165,11 +163,8 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
     }
     /* the body frame moves to the centre of mass; nothing moves in the world */
     b->position = heft_v3_add(b->position, heft_quat_rotate(b->orientation, c));
-    for (int i = 0; i < w->shape_high; ++i) {
-        shape *s = &w->shapes[i];
-        if (s->slot.alive && s->body == id.index) {
-            s->local_position = heft_v3_sub(s->local_position, c);
-        }
+    for (int32_t i = b->shapes; i >= 0; i = w->shapes[i].body_next) {
+        w->shapes[i].local_position = heft_v3_sub(w->shapes[i].local_position, c);
     }
     for (int i = 0; i < w->joint_high; ++i) {
         joint *j = &w->joints[i];

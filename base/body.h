@@ -3,6 +3,7 @@
 #define HEFT_BODY_H
 
 #include "heft.h"
+#include "mlcp.h"
 #include "slots.h"
 
 #define HEFT_NAME_MAX 48
@@ -29,6 +30,10 @@ typedef struct body {
     heft_vec3 free_angular_velocity;
     int island;       /* island of the step, -1 for static and kinematic bodies */
     int island_local; /* index in its island's body list */
+    /* what is attached (engine/body_links.c): the first joint edge
+     * (2 * joint + end) and the first shape, -1 for none */
+    int32_t joint_edges;
+    int32_t shapes;
 } body;
 
 /* Checks a mass and body-frame inertia: finite, mass > 0, the tensor

@@ -67,36 +67,15 @@ static void warm_start(contact *fresh, int n, const contact *old, int old_count)
     }
 }
 
-/* CPU time of this thread, ms: the phase timings stay meaningful on a busy
- * machine (the step's public timings are wall clock) */
+/* CPU time of the process, ms (standard C's clock()): the phase timings
+ * stay meaningful on a busy machine (the step's public timings are wall
+ * clock) */
 static double cpu_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+    return 1e3 * (double)clock() / (double)CLOCKS_PER_SEC;
 }
 
 static int is_static_type(heft_shape_type t) {
     return t == HEFT_SHAPE_PLANE || t == HEFT_SHAPE_MESH || t == HEFT_SHAPE_HEIGHT_FIELD;
-}
-
-/* Bodies that have a joint: only their pairs need the joint filter. */
-static uint8_t *jointed_bodies(heft_world *w) {
-    uint8_t *flag = arena_calloc(&w->scratch, (size_t)w->body_high + 1, 1);
-    if (!flag) {
-        return NULL;
-    }
-    for (int i = 0; i < w->joint_high; ++i) {
-        const joint *j = &w->joints[i];
-        if (j->slot.alive) {
-            if (j->body_a >= 0) {
-                flag[j->body_a] = 1;
-            }
-            if (j->body_b >= 0) {
-                flag[j->body_b] = 1;
-            }
-        }
-    }
-    return flag;
 }
 
 /* Do the margin-grown boxes meet (the moving one grown by its speculative
@@ -141,11 +120,6 @@ int contact_set_update(heft_world *w, double h) {
     set->previous = set->items;
     set->items = swap;
     int previous_count = set->count;
-    uint8_t *jointed = jointed_bodies(w);
-    if (!jointed) {
-        set->count = 0;
-        return 0;
-    }
     int count = 0, old = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         uint64_t key = bp->pairs[p];
@@ -154,7 +128,8 @@ int contact_set_update(heft_world *w, double h) {
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
             continue;
         }
-        if (jointed[sa->body] && jointed[sb->body] &&
+        /* only bodies that have a joint need the joint filter */
+        if (w->bodies[sa->body].joint_edges >= 0 && w->bodies[sb->body].joint_edges >= 0 &&
             joint_bodies_connected(w, sa->body, sb->body)) {
             continue;
         }

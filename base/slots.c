@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "world.h"
+#include "array.h"
 
 static slot_header *at(void *items, size_t size, int index) {
     return (slot_header *)((char *)items + (size_t)index * size);
@@ -13,7 +13,7 @@ int slots_acquire(void **items, int *capacity, int *high, int *free_head, size_t
     if (*free_head >= 0) {
         index = *free_head;
     } else {
-        if (!world_grow(items, capacity, *high + 1, size)) {
+        if (!array_grow(items, capacity, *high + 1, size)) {
             return -1;
         }
         index = *high;

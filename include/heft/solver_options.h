@@ -1,0 +1,140 @@
+/* Heft: the options every solver reads and the statistics every solver
+ * fills. The engine (heft.h) and the solver library (mlcp.h) share them; the
+ * problem itself, the solver table and the .mlcp files are in mlcp.h. */
+#ifndef HEFT_SOLVER_OPTIONS_H
+#define HEFT_SOLVER_OPTIONS_H
+
+#include <stddef.h>
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options every solver reads what it needs from; heft_solver_default_options()
+ * gives the documented defaults. */
+typedef struct heft_solver_options {
+    int max_iterations; /* PGS sweeps, CG iterations (default 50) */
+    double tolerance;  /* stop when an iteration changes no row by more than this energy, J (default
+                          1e-12) */
+    double relaxation; /* PGS over-relaxation factor in (0, 2) (default 1.0) */
+    int warm_start;    /* start from lambda0 when present (default 1) */
+    int max_pivots;    /* pivoting steps for the BPP family (default 35) */
+    int bpp_pgs_sweeps;  /* BPP family: a stalled pivoting restarts from the index sets of
+                            a PGS answer of at most this many sweeps (default 1000; 0: no
+                            restart, the papers' algorithm and the frozen boxes) */
+    int keep_index_sets; /* BPP: start from the previous step's index sets when the size is
+                            the same (default 1); otherwise the sets are read off the warm
+                            start (variables at a bound tight), or all free without one */
+    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this
+                                         (default 0.15) */
+    /* the conjugate gradient family (docs/pcg.md) */
+    int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */
+    double pcg_tolerance;   /* PCG stops at ||r_F|| <= this * ||b_F|| (default 1e-6; 004 §6) */
+    int pcg_max_iterations; /* PCG iterations per linear solve, pgcg inner iterations (default 1000)
+                             */
+    double ict_drop_tolerance;   /* ICT's eps: tau_i = eps ||a_i|| (default 1e-3; 004 Alg. 5) */
+    int ict_fill;                /* ICT: off-diagonals kept per column (default 10) */
+    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows (default 0)
+                                  */
+    double regularization_shift; /* Alg. 9's diagonal shift epsilon (default 1e-3) */
+    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default
+                                       10) */
+    double cr_tolerance;            /* cr: relative residual of the KKT system (default 1e-10) */
+    int cr_max_iterations;          /* cr: conjugate residual iterations (default 5000) */
+    /* ldl-pgs's block LDL of the joints' rows (docs/ldl-pgs-baraff.md); its
+     * iterations are max_iterations and tolerance above */
+    int ldl_ordering;          /* heft_ldl_ordering of the elimination (default MIN_EDGE) */
+    int ldl_shatter_degree;    /* shatter a body touched by more joints than this, >= 0;
+                                  0: never (default 20) */
+    int ldl_shard_constraints; /* joints per shard of a shattered body, >= 1 (default 2) */
+    double ldl_regularization; /* eps of H~_ii = (1 + eps) H_ii, in [0, 1) (default 1e-12) */
+} heft_solver_options;
+
+/* The elimination orders of ldl-pgs (heft_solver_options.ldl_ordering; paper
+ * 003, slide "MECA"). */
+typedef enum heft_ldl_ordering {
+    HEFT_LDL_ORDER_MIN_EDGE = 0,   /* minimum edge creation */
+    HEFT_LDL_ORDER_MIN_DEGREE = 1, /* minimum degree */
+    HEFT_LDL_ORDER_NATURAL = 2,    /* the problem's order of joints */
+    HEFT_LDL_ORDER_COUNT = 3
+} heft_ldl_ordering;
+
+/* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; paper 004 §4.1). */
+typedef enum heft_preconditioner {
+    HEFT_PRECOND_JACOBI = 0,    /* diag(A_FF) */
+    HEFT_PRECOND_IC0 = 1,       /* Alg. 4; a breakdown falls back to jacobi */
+    HEFT_PRECOND_IC0_SHIFT = 2, /* IC(0) of A_FF + gamma diag(A_FF), gamma grown until it works */
+    HEFT_PRECOND_ICT = 3,       /* Alg. 5, drop tolerance and a cap per column */
+    HEFT_PRECOND_IC0_IMAGINARY = 4, /* Alg. 6/7, imaginary columns where a pivot is negative */
+    HEFT_PRECOND_COUNT = 5
+} heft_preconditioner;
+
+HEFT_API heft_solver_options heft_solver_default_options(void);
+
+/* Checks every option against its documented range. Returns 0 when all are
+ * valid, else -1 with a message naming the first bad field and its range in
+ * err (errlen bytes, may be 0). heft_world_create and
+ * heft_world_set_solver_options refuse options it refuses (and change
+ * nothing); a solver's create() may return NULL for them. */
+HEFT_API int heft_solver_options_check(const heft_solver_options *options, char *err,
+                                       size_t errlen);
+
+#define HEFT_MAX_PIVOT_TRACE 64
+
+/* Which answer a solve returned (heft_solver_stats.answer). */
+typedef enum heft_answer_source {
+    HEFT_ANSWER_SOLVER = 0,     /* the method's own iterate: pivoting, sweeps, CG iterations */
+    HEFT_ANSWER_BACKSTOP = 1,   /* the pivoting family's exact backstop */
+    HEFT_ANSWER_PGS = 2,        /* the PGS answer of a restart */
+    HEFT_ANSWER_WARM_START = 3, /* the warm start, better than anything computed */
+    HEFT_ANSWER_ZERO = 4        /* lambda = 0, better than anything computed */
+} heft_answer_source;
+
+typedef struct heft_solver_stats {
+    int n;                /* rows */
+    int iterations;       /* PGS sweeps, pivoting steps, CG iterations */
+    int inner_iterations; /* e.g. CG iterations inside pivoting steps */
+    int factorizations;
+    int downdates;
+    int tight_trace_count;                 /* entries used in tight_trace */
+    int tight_trace[HEFT_MAX_PIVOT_TRACE]; /* size of the tight set at each pivoting step */
+    double time_assembly_ms;
+    double time_ordering_ms;
+    double time_factor_ms;
+    double time_solve_ms;
+    double time_total_ms;
+    double error_max; /* J, the MLCP error of the answer */
+    double error_sum; /* J */
+    int bound_violations;
+    int converged;
+    int fallback;          /* the solver fell back on another method inside its solve (the frozen
+                              friction boxes, Jacobi after a breakdown of IC(0), bpp on the whole
+                              problem); refactorings and restarts are counted in factorizations
+                              and restarts, not flagged */
+    int imaginary_columns; /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
+    int regularized_rows;  /* adaptive regularization: diagonal shifts applied (Alg. 9) */
+    int restarts;          /* BPP family: restarts of a stalled pivoting from the index
+                              sets of a PGS answer (bpp.c "restart from PGS") */
+    int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve */
+    int frozen_rounds;     /* BPP family, pgcg: rounds of the frozen friction boxes */
+    int backstops;         /* pivoting family: times the exact backstop ran */
+    int backstop_pivots;   /* pivoting family: pivots (or Newton steps) of the backstop */
+    int answer;            /* heft_answer_source: which answer the solver returned */
+    int pcg_tightenings;   /* bpp-pcg, pgcg: times the index sets held but the solve was
+                              too inexact, and PCG's relative tolerance was multiplied by
+                              1e-4 for the rest of the solve (bpp-pcg: the step solved
+                              again; bpp.c pivot_loop, pgcg.c outer_loop); 0 otherwise */
+    /* bpp-pcg, pgcg: every preconditioner computed in the solve summed: its
+     * imaginary columns (Alg. 6) and its size. Their ratio is the mean fraction
+     * of columns that met a negative pivot, 004 Figure 6.4's abscissa. */
+    long imaginary_columns_sum;
+    long preconditioned_columns_sum;
+} heft_solver_stats;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
