@@ -110,6 +110,9 @@ void heft_bpp_destroy(void *state) {
     if (s == NULL)
         return;
     heft_bpp_pcg_release(s);
+#ifdef HEFT_HAVE_CHOLMOD
+    heft_bpp_sparse_release(s);
+#endif
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
     void *arrays[] = {s->kept_set,
@@ -172,6 +175,10 @@ void heft_bpp_destroy(void *state) {
 static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     if (s->backend == BPP_PCG)
         return heft_bpp_pcg_prepare(s, p, stats);
+#ifdef HEFT_HAVE_CHOLMOD
+    if (s->backend == BPP_SPARSE)
+        return heft_bpp_sparse_prepare(s, p, stats);
+#endif
     return s->backend == BPP_SKYLINE ? heft_bpp_skyline_prepare(s, p, stats)
                                      : heft_bpp_dense_prepare(s, p, stats);
 }
@@ -179,6 +186,10 @@ static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *
 static void backend_multiply(bpp_state *s, int n, const double *x, double *y) {
     if (s->backend == BPP_PCG)
         heft_bpp_pcg_multiply(s, n, x, y);
+#ifdef HEFT_HAVE_CHOLMOD
+    else if (s->backend == BPP_SPARSE)
+        heft_bpp_sparse_multiply(s, n, x, y);
+#endif
     else if (s->backend == BPP_SKYLINE)
         heft_bpp_skyline_multiply(s, n, x, y);
     else
@@ -197,6 +208,12 @@ static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double
         return heft_bpp_downdate_solve(s, n, tight, x, stats);
     case BPP_SKYLINE:
         return heft_bpp_skyline_solve(s, n, tight, x, stats);
+    case BPP_SPARSE:
+#ifdef HEFT_HAVE_CHOLMOD
+        return heft_bpp_sparse_solve(s, n, tight, x, stats);
+#else
+        return -1;
+#endif
     }
     return -1;
 }
@@ -378,6 +395,10 @@ void heft_bpp_lu_solve(const double *a, int k, const int *pivot, double *x) {
 static void backend_add_column(bpp_state *s, int n, int j, double c, double *out) {
     if (s->backend == BPP_PCG)
         heft_bpp_pcg_add_column(s, n, j, c, out);
+#ifdef HEFT_HAVE_CHOLMOD
+    else if (s->backend == BPP_SPARSE)
+        heft_bpp_sparse_add_column(s, n, j, c, out);
+#endif
     else if (s->backend == BPP_SKYLINE)
         heft_bpp_skyline_add_column(s, n, j, c, out);
     else
@@ -452,8 +473,28 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
         memcpy(kept_y, s->rhs, sizeof(double) * (size_t)n);
     for (int q = 0; q < k; ++q)
         lambda_N[q] = s->rhs[s->normals[q]];
-    /* S = I + E^T A_FF^-1 U, column by column */
-    for (int q = 0; q < k; ++q) {
+        /* S = I + E^T A_FF^-1 U: bpp-sparse solves for every column of U at
+         * once (one pass over the factor for all k right-hand sides) */
+#ifdef HEFT_HAVE_CHOLMOD
+    if (s->backend == BPP_SPARSE) {
+        double *U = heft_bpp_sparse_columns(s, n, k);
+        if (U == NULL)
+            return -1;
+        for (int t = 0; t < n; ++t)
+            if (s->coupled[t]) {
+                const double sign = s->set[t] == BPP_AT_HI ? 1.0 : -1.0;
+                backend_add_column(s, n, t, sign * fabs(p->hi[t]),
+                                   U + (size_t)s->normal_slot[p->findex[t]] * (size_t)n);
+            }
+        if (heft_bpp_sparse_solve_columns(s, n, s->tight, k, stats) != 0)
+            return -1;
+        for (int q = 0; q < k; ++q)
+            for (int r = 0; r < k; ++r)
+                S[(size_t)r * uk + q] =
+                    (r == q ? 1.0 : 0.0) + U[(size_t)q * (size_t)n + (size_t)s->normals[r]];
+    }
+#endif
+    for (int q = 0; q < k && s->backend != BPP_SPARSE; ++q) {
         for (int i = 0; i < n; ++i)
             s->u[i] = 0.0;
         for (int t = 0; t < n; ++t)

@@ -28,9 +28,16 @@
 #include "mlcp.h"
 #include "ordering.h"
 
-typedef enum bpp_backend { BPP_REFACTOR, BPP_DOWNDATE, BPP_SKYLINE, BPP_PCG } bpp_backend;
+typedef enum bpp_backend {
+    BPP_REFACTOR,
+    BPP_DOWNDATE,
+    BPP_SKYLINE,
+    BPP_PCG,
+    BPP_SPARSE
+} bpp_backend;
 
-struct bpp_pcg_backend; /* bpp_pcg.c */
+struct bpp_pcg_backend;    /* bpp_pcg.c */
+struct bpp_sparse_backend; /* bpp_sparse.c */
 
 /* The index set of one variable (eq. 2.1). */
 enum { BPP_FREE = 0, BPP_AT_LO = 1, BPP_AT_HI = 2 };
@@ -97,6 +104,8 @@ typedef struct bpp_state {
 
     /* bpp-pcg */
     struct bpp_pcg_backend *pcg;
+    /* bpp-sparse */
+    struct bpp_sparse_backend *sparse;
 
     /* adaptive regularization (004 Alg. 9; bpp and bpp-pcg): the shift of
      * each row's diagonal in the solves of A_FF, NULL when off */
@@ -242,6 +251,23 @@ void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out);
 int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                        const double *guess, heft_solver_stats *stats);
 void heft_bpp_pcg_release(bpp_state *s);
+
+/* bpp-sparse (bpp_sparse.c; built with CHOLMOD only): the sparse A, y = A x,
+ * a column of A, and the solve of A_FF x_F = x_F on a sparse factor that
+ * follows the tight set by row additions and deletions. */
+int heft_bpp_sparse_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+void heft_bpp_sparse_multiply(bpp_state *s, int n, const double *x, double *y);
+void heft_bpp_sparse_add_column(bpp_state *s, int n, int j, double c, double *out);
+int heft_bpp_sparse_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                          heft_solver_stats *stats);
+void heft_bpp_sparse_release(bpp_state *s);
+/* k right-hand sides of n zeros, column after column, for
+ * heft_bpp_sparse_solve_columns, which solves them in place with the factor
+ * of the tight set (one pass over the factor for all). NULL / -1 on
+ * failure. */
+double *heft_bpp_sparse_columns(bpp_state *s, int n, int k);
+int heft_bpp_sparse_solve_columns(bpp_state *s, int n, const unsigned char *tight, int k,
+                                  heft_solver_stats *stats);
 
 /* bpp-pcg: 1 when every free row (set[i] == BPP_FREE) of w = A lambda - b
  * is solved within the energy tolerance tau (0.5 w_i^2 / A_ii <= tau), the

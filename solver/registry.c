@@ -19,6 +19,9 @@ extern const heft_solver_vtable heft_baraff_solver;
 extern const heft_solver_vtable heft_bpp_pcg_solver;
 extern const heft_solver_vtable heft_pgcg_solver;
 extern const heft_solver_vtable heft_cr_solver;
+#ifdef HEFT_HAVE_CHOLMOD
+extern const heft_solver_vtable heft_bpp_sparse_solver;
+#endif
 
 #define HEFT_SOLVER_CAPACITY 32
 
@@ -26,8 +29,15 @@ static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
     &heft_pgs_solver,         &heft_bpp_solver,     &heft_bpp_downdate_solver,
     &heft_bpp_skyline_solver, &heft_ldl_pgs_solver, &heft_baraff_solver,
     &heft_bpp_pcg_solver,     &heft_pgcg_solver,    &heft_cr_solver,
+#ifdef HEFT_HAVE_CHOLMOD
+    &heft_bpp_sparse_solver,
+#endif
 };
-static int solver_count = 9;
+static int solver_count = 9
+#ifdef HEFT_HAVE_CHOLMOD
+                          + 1
+#endif
+    ;
 
 const heft_solver_vtable *heft_solver_find(const char *name) {
     if (name == NULL)

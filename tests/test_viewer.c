@@ -214,9 +214,11 @@ Test(viewer, crane_is_the_default_and_renders_ground_sky_and_bodies_where_its_pr
 Test(viewer, number_keys_switch_the_solver_the_overlay_shows_and_the_engine_uses, .timeout = 600) {
     cr_assert_geq(heft_solver_count(), 2);
     const char *first = heft_solver_at(0)->name, *second = heft_solver_at(1)->name;
-    const char *last = heft_solver_at(heft_solver_count() - 1)->name;
+    /* the number keys reach the first nine solvers (the menu reaches all) */
+    const int keyed = heft_solver_count() < 9 ? heft_solver_count() : 9;
+    const char *last = heft_solver_at(keyed - 1)->name;
     char keys[64];
-    snprintf(keys, sizeof keys, "1 wait:5 2 wait:5 %d wait:5", heft_solver_count());
+    snprintf(keys, sizeof keys, "1 wait:5 2 wait:5 %d wait:5", keyed);
     const char *scene = scenario_find("crane") ? "crane" : "hanging-chain";
     viewer *v = open_viewer(scene, 18, keys, NULL);
     cr_assert_eq(viewer_run(v), 0);

@@ -97,8 +97,10 @@ typedef struct heft_solver_stats {
     int iterations;       /* PGS sweeps, pivoting steps, CG iterations */
     int inner_iterations; /* e.g. CG iterations inside pivoting steps */
     int factorizations;
-    int downdates;
-    int tight_trace_count;                 /* entries used in tight_trace */
+    int downdates;         /* rank-1 downdates (bpp-downdate, bpp-skyline); row deletions from the
+                              factor (bpp-sparse) */
+    int updates;           /* bpp-sparse: row additions to the factor */
+    int tight_trace_count; /* entries used in tight_trace */
     int tight_trace[HEFT_MAX_PIVOT_TRACE]; /* size of the tight set at each pivoting step */
     double time_assembly_ms;
     double time_ordering_ms;

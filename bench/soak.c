@@ -1,0 +1,293 @@
+/* heft-soak: long runs of the scenes, to show that nothing degrades with
+ * time. For each scene and solver asked for, steps the scene for the given
+ * simulated time (operators on their timelines, then holding their last
+ * input) and reports, per run:
+ *   - non-finite poses or velocities (counted over all steps and bodies),
+ *   - steps with a dynamic body outside the scene's bounds,
+ *   - the mechanical energy (kinetic plus gravity's potential, J) at its
+ *     largest in the first and in the last simulated minute,
+ *   - the mean step time of the first and of the last minute, and their
+ *     ratio (the step must not grow slower); process CPU time, so that the
+ *     ratio means something on a machine that is busy with other work,
+ *   - the resident set size after the first minute and at the end (the
+ *     memory must stay flat), read from /proc/self/statm (Linux).
+ * Output: one Markdown table row per run on stdout, and a CSV line per run
+ * into --csv FILE. Exit status 1 when a run broke one of the limits of
+ * docs/benchmarks.md ("Soaks"), 2 on bad arguments. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "heft.h"
+#include "mlcp.h"
+#include "scenario.h"
+
+#define SOAK_MAX_BODIES 4096
+
+typedef struct soak_result {
+    long nonfinite;
+    long out_of_bounds_steps;
+    double energy_first, energy_last;   /* J, largest |E| in the first and last minute */
+    double step_ms_first, step_ms_last; /* mean over the first and last minute */
+    double rss_first_mb, rss_last_mb;
+    int steps;
+    int failed_step; /* -1, or the step whose heft_world_step failed */
+} soak_result;
+
+static double rss_mb(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL)
+        return 0.0;
+    long pages = 0, resident = 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return (double)resident * 4096.0 / (1024.0 * 1024.0);
+}
+
+static double cpu_ms(void) {
+    return 1e3 * (double)clock() / (double)CLOCKS_PER_SEC;
+}
+
+static int finite3(heft_vec3 v) {
+    return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+}
+
+/* kinetic plus gravity's potential energy of the dynamic bodies; counts
+ * non-finite states and bodies out of the box [lo, hi] */
+static double energy(heft_world *w, heft_vec3 g, const scenario_desc *d, long *nonfinite,
+                     int *outside) {
+    static heft_body_id ids[SOAK_MAX_BODIES];
+    const int n = heft_world_bodies(w, ids, SOAK_MAX_BODIES);
+    const int bounded = d->bounds_hi.x > d->bounds_lo.x;
+    double e = 0.0;
+    *outside = 0;
+    for (int i = 0; i < n && i < SOAK_MAX_BODIES; ++i) {
+        heft_body_state s;
+        if (heft_body_get_state(w, ids[i], &s) != HEFT_OK || s.type != HEFT_BODY_DYNAMIC)
+            continue;
+        if (!finite3(s.position) || !finite3(s.linear_velocity) || !finite3(s.angular_velocity)) {
+            (*nonfinite)++;
+            continue;
+        }
+        if (bounded && (s.position.x < d->bounds_lo.x || s.position.y < d->bounds_lo.y ||
+                        s.position.z < d->bounds_lo.z || s.position.x > d->bounds_hi.x ||
+                        s.position.y > d->bounds_hi.y || s.position.z > d->bounds_hi.z))
+            *outside = 1;
+        const double m = s.mass;
+        e += 0.5 * m * heft_v3_dot(s.linear_velocity, s.linear_velocity);
+        /* rotational energy about the centre of mass, 0.5 w . I w, in the
+         * body frame where the inertia is given */
+        heft_vec3 wb = heft_quat_rotate_inv(s.orientation, s.angular_velocity);
+        heft_vec3 iw = heft_mat3_mulv(s.inertia, wb);
+        e += 0.5 * heft_v3_dot(wb, iw);
+        e -= m * heft_v3_dot(g, s.position);
+    }
+    return e;
+}
+
+static soak_result soak(const scenario_desc *d, const char *solver, double seconds,
+                        const scenario_params *params) {
+    soak_result r;
+    memset(&r, 0, sizeof r);
+    r.failed_step = -1;
+    heft_world_def wd = heft_default_world_def();
+    heft_solver_options o = heft_solver_default_options();
+    wd.solver = solver;
+    if (d->configure)
+        d->configure(&wd, &o);
+    heft_world *w = heft_world_create(&wd);
+    if (w == NULL || heft_world_set_solver_options(w, &o) != HEFT_OK) {
+        fprintf(stderr, "heft-soak: %s under %s: %s\n", d->name, solver, heft_last_error());
+        r.failed_step = 0;
+        heft_world_destroy(w);
+        return r;
+    }
+    scenario *s = d->create(w, params);
+    if (s == NULL) {
+        fprintf(stderr, "heft-soak: %s could not be built: %s\n", d->name, heft_last_error());
+        r.failed_step = 0;
+        heft_world_destroy(w);
+        return r;
+    }
+    const double h = d->h > 0.0 ? d->h : 1.0 / 60.0;
+    const int steps = (int)(seconds / h + 0.5);
+    const int minute = (int)(60.0 / h + 0.5) < steps ? (int)(60.0 / h + 0.5) : steps;
+    const heft_vec3 g = wd.gravity;
+    double t_first = 0.0, t_last = 0.0;
+    for (int i = 0; i < steps; ++i) {
+        if (d->control)
+            d->control(s, w, i, h);
+        const double t0 = cpu_ms();
+        if (heft_world_step(w, h) != HEFT_OK) {
+            r.failed_step = i;
+            break;
+        }
+        const double dt = cpu_ms() - t0;
+        if (d->observe)
+            d->observe(s, w, i, h);
+        int outside = 0;
+        const double e = fabs(energy(w, g, d, &r.nonfinite, &outside));
+        r.out_of_bounds_steps += outside;
+        if (i < minute) {
+            t_first += dt;
+            r.energy_first = fmax(r.energy_first, e);
+        }
+        if (i >= steps - minute) {
+            t_last += dt;
+            r.energy_last = fmax(r.energy_last, e);
+        }
+        if (i == minute - 1)
+            r.rss_first_mb = rss_mb();
+        r.steps = i + 1;
+    }
+    r.rss_last_mb = rss_mb();
+    r.step_ms_first = minute > 0 ? t_first / minute : 0.0;
+    r.step_ms_last = minute > 0 ? t_last / minute : 0.0;
+    d->destroy(s);
+    heft_world_destroy(w);
+    return r;
+}
+
+/* the limits a run must keep (docs/benchmarks.md "Soaks") */
+static int soak_passes(const soak_result *r, int steps_wanted) {
+    const double growth = r->step_ms_first > 0.0 ? r->step_ms_last / r->step_ms_first : 1.0;
+    const double rss = r->rss_first_mb > 0.0 ? r->rss_last_mb / r->rss_first_mb : 1.0;
+    return r->failed_step < 0 && r->steps == steps_wanted && r->nonfinite == 0 &&
+           r->out_of_bounds_steps == 0 && growth <= 1.2 && rss <= 1.02 &&
+           r->energy_last <= 10.0 * r->energy_first + 1.0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: heft-soak [--seconds S] [--solver NAME]... [--scenario NAME]...\n"
+               "                 [--variant NAME] [--size N] [--csv FILE]\n"
+               "Runs each scene under each solver for S simulated seconds (default 600)\n"
+               "and prints a Markdown row per run (docs/benchmarks.md, \"Soaks\").\n"
+               "Defaults: every scene, pgs and bpp-skyline.\n");
+}
+
+int main(int argc, char **argv) {
+    double seconds = 600.0;
+    const char *solvers[16];
+    int nsolvers = 0;
+    const char *scenes[32];
+    int nscenes = 0;
+    const char *csv_path = NULL;
+    scenario_params params;
+    memset(&params, 0, sizeof params);
+    static const struct option longopts[] = {
+        {"seconds", required_argument, NULL, 't'},  {"solver", required_argument, NULL, 's'},
+        {"scenario", required_argument, NULL, 'c'}, {"variant", required_argument, NULL, 'v'},
+        {"size", required_argument, NULL, 'n'},     {"csv", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        char *end = NULL;
+        switch (opt) {
+        case 't':
+            seconds = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(seconds > 0.0) || seconds > 86400.0) {
+                fprintf(stderr, "heft-soak: --seconds must lie in (0, 86400], got %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 's':
+            if (nsolvers == 16 || heft_solver_find(optarg) == NULL) {
+                fprintf(stderr, "heft-soak: unknown solver \"%s\" (or more than 16)\n", optarg);
+                return 2;
+            }
+            solvers[nsolvers++] = optarg;
+            break;
+        case 'c':
+            if (nscenes == 32 || scenario_find(optarg) == NULL) {
+                fprintf(stderr, "heft-soak: unknown scenario \"%s\" (or more than 32)\n", optarg);
+                return 2;
+            }
+            scenes[nscenes++] = optarg;
+            break;
+        case 'v':
+            params.variant = optarg;
+            break;
+        case 'n': {
+            const long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || v < 1 || v > 1000) {
+                fprintf(stderr, "heft-soak: --size must lie in [1, 1000], got %s\n", optarg);
+                return 2;
+            }
+            params.size = (int)v;
+            break;
+        }
+        case 'o':
+            csv_path = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "heft-soak: unexpected argument \"%s\"\n", argv[optind]);
+        return 2;
+    }
+    if (nsolvers == 0) {
+        solvers[nsolvers++] = "pgs";
+        solvers[nsolvers++] = "bpp-skyline";
+    }
+    if (nscenes == 0)
+        for (int i = 0; i < scenario_count() && nscenes < 32; ++i)
+            scenes[nscenes++] = scenario_at(i)->name;
+    FILE *csv = NULL;
+    if (csv_path != NULL) {
+        csv = fopen(csv_path, "w");
+        if (csv == NULL) {
+            fprintf(stderr, "heft-soak: cannot write %s\n", csv_path);
+            return 2;
+        }
+        fprintf(csv, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
+                     "energy_first_j,energy_last_j,step_ms_first,step_ms_last,rss_first_mb,"
+                     "rss_last_mb,pass\n");
+    }
+    printf("| scene | solver | simulated s | non-finite | steps out of bounds | max energy, first "
+           "/ last minute (J) | ms a step, first / last minute | growth | RSS MB, after 1 min / "
+           "end | pass |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    int all = 1;
+    for (int c = 0; c < nscenes; ++c) {
+        const scenario_desc *d = scenario_find(scenes[c]);
+        for (int k = 0; k < nsolvers; ++k) {
+            const soak_result r = soak(d, solvers[k], seconds, &params);
+            const double h = d->h > 0.0 ? d->h : 1.0 / 60.0;
+            const int wanted = (int)(seconds / h + 0.5);
+            const int pass = soak_passes(&r, wanted);
+            all &= pass;
+            const double growth = r.step_ms_first > 0.0 ? r.step_ms_last / r.step_ms_first : 0.0;
+            printf("| %s%s%s | %s | %.0f | %ld | %ld | %.4g / %.4g | %.3g / %.3g | %.2f | %.1f / "
+                   "%.1f | %s |\n",
+                   d->name, params.variant ? " " : "", params.variant ? params.variant : "",
+                   solvers[k], r.steps * h, r.nonfinite, r.out_of_bounds_steps, r.energy_first,
+                   r.energy_last, r.step_ms_first, r.step_ms_last, growth, r.rss_first_mb,
+                   r.rss_last_mb, pass ? "yes" : "**no**");
+            fflush(stdout);
+            if (csv != NULL)
+                fprintf(csv, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.9g,%.6g,%.6g,%.3f,%.3f,%d\n", d->name,
+                        params.variant ? params.variant : "", solvers[k], r.steps * h, r.steps,
+                        r.nonfinite, r.out_of_bounds_steps, r.energy_first, r.energy_last,
+                        r.step_ms_first, r.step_ms_last, r.rss_first_mb, r.rss_last_mb, pass);
+        }
+    }
+    if (csv != NULL && (fflush(csv) != 0 || ferror(csv) || fclose(csv) != 0)) {
+        fprintf(stderr, "heft-soak: writing %s failed\n", csv_path);
+        return 2;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "heft-soak: writing the table failed\n");
+        return 2;
+    }
+    return all ? 0 : 1;
+}
