@@ -250,6 +250,24 @@ typedef struct command_line {
     heft_solver_options options;
 } command_line;
 
+/* heft_answer_source in words, as --json writes it */
+static const char *answer_name(int answer) {
+    switch (answer) {
+    case HEFT_ANSWER_SOLVER:
+        return "solver";
+    case HEFT_ANSWER_BACKSTOP:
+        return "backstop";
+    case HEFT_ANSWER_PGS:
+        return "pgs";
+    case HEFT_ANSWER_WARM_START:
+        return "warm_start";
+    case HEFT_ANSWER_ZERO:
+        return "zero";
+    default:
+        return "unknown";
+    }
+}
+
 static int cmd_solve(const command_line *c) {
     if (!c->solver) {
         fprintf(stderr, "heft-mlcp: solve needs --solver NAME (heft-mlcp --list shows them)\n");
@@ -320,6 +338,14 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.pgs_sweeps);
         json_key(f, "pcg_tightenings", &first);
         fprintf(f, "%d", st.pcg_tightenings);
+        json_key(f, "frozen_rounds", &first);
+        fprintf(f, "%d", st.frozen_rounds);
+        json_key(f, "backstops", &first);
+        fprintf(f, "%d", st.backstops);
+        json_key(f, "backstop_pivots", &first);
+        fprintf(f, "%d", st.backstop_pivots);
+        json_key(f, "answer", &first);
+        json_string(f, answer_name(st.answer));
         json_key(f, "error_max", &first);
         json_number(f, st.error_max);
         json_key(f, "error_sum", &first);
@@ -348,6 +374,10 @@ static int cmd_solve(const command_line *c) {
                "%.4f ms\n",
                c->file, c->solver, p->n, status, st.iterations, st.factorizations, st.downdates,
                st.fallback ? ", fallback used" : "", st.time_total_ms);
+        printf("  answer: %s; %d restarts from PGS (%d sweeps), %d frozen-box rounds, "
+               "%d backstops (%d pivots)\n",
+               answer_name(st.answer), st.restarts, st.pgs_sweeps, st.frozen_rounds, st.backstops,
+               st.backstop_pivots);
         printf("  MLCP error max %.3e J, sum %.3e J, bound violations %d\n", st.error_max,
                st.error_sum, st.bound_violations);
         if (solution) {

@@ -8,7 +8,35 @@
 
 static void csv_header(FILE *f) {
     fprintf(f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
-               "fallbacks,joint_gap_max\n");
+               "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
+               "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,factorizations,downdates,"
+               "answers_solver,answers_backstop,answers_pgs,answers_warm_start,answers_zero\n");
+}
+
+/* The step's island solves, substeps included: every solve keeps one answer
+ * (islands_solved is the largest substep's count). */
+static int step_solves(const heft_step_stats *st) {
+    return st->answers_solver + st->answers_backstop + st->answers_pgs + st->answers_warm_start +
+           st->answers_zero;
+}
+
+/* Adds one step's solver counts to the run's. */
+static void add_counts(run_result *r, const heft_step_stats *st) {
+    r->solves += step_solves(st);
+    r->pivot_steps += st->pivot_steps;
+    r->restarts += st->restarts;
+    r->pgs_sweeps += st->pgs_sweeps;
+    r->rescue_sweeps += st->rescue_sweeps;
+    r->frozen_rounds += st->frozen_rounds;
+    r->backstops += st->backstops;
+    r->backstop_pivots += st->backstop_pivots;
+    r->factorizations += st->factorizations;
+    r->downdates += st->downdates;
+    r->answers_solver += st->answers_solver;
+    r->answers_backstop += st->answers_backstop;
+    r->answers_pgs += st->answers_pgs;
+    r->answers_warm_start += st->answers_warm_start;
+    r->answers_zero += st->answers_zero;
 }
 
 /* Hands the engine's island callback on to the run's, with the step number. */
@@ -177,11 +205,18 @@ int run_scenario(const run_config *cfg, run_result *r) {
         r->fallbacks += st->fallbacks;
         r->not_converged += st->not_converged;
         r->nonfinite_rejected += st->nonfinite_rejected;
+        add_counts(r, st);
         if (cfg->csv) {
-            fprintf(cfg->csv, "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e\n", step,
-                    heft_world_time(r->world), st->islands, st->rows, st->contacts,
-                    st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
-                    st->fallbacks, gap_max);
+            fprintf(
+                cfg->csv,
+                "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
+                "%d,%d,%d,%d\n",
+                step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
+                st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
+                st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
+                st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
+                st->backstop_pivots, st->factorizations, st->downdates, st->answers_solver,
+                st->answers_backstop, st->answers_pgs, st->answers_warm_start, st->answers_zero);
         }
         if (cfg->csv && ferror(cfg->csv)) {
             /* a full disk or a closed pipe: stop now, not after a long run */
@@ -310,8 +345,18 @@ void run_write_json(FILE *f, const run_result *r) {
     json_number(f, r->mlcp_error_max);
     fprintf(f,
             ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
-            "\"nonfinite_rejected\": %d},\n  \"checks\": [",
+            "\"nonfinite_rejected\": %d",
             r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
+    fprintf(f,
+            ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
+            "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "
+            "\"backstop_pivots\": %ld, \"factorizations\": %ld, \"downdates\": %ld, "
+            "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
+            "\"answers_warm_start\": %ld, \"answers_zero\": %ld},\n  \"checks\": [",
+            r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps,
+            r->frozen_rounds, r->backstops, r->backstop_pivots, r->factorizations, r->downdates,
+            r->answers_solver, r->answers_backstop, r->answers_pgs, r->answers_warm_start,
+            r->answers_zero);
     for (int i = 0; i < r->check_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
         json_string(f, r->checks[i].name);

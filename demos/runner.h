@@ -61,6 +61,11 @@ typedef struct run_result {
     int nonfinite_steps;      /* steps with a body whose pose is not finite */
     char first_violation[96]; /* the first body out of bounds or not finite, and when */
     int fallbacks, not_converged, nonfinite_rejected;
+    /* the solvers' counts of heft_step_stats, summed over the steps */
+    long solves; /* island solves, substeps included */
+    long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
+        backstop_pivots, factorizations, downdates;
+    long answers_solver, answers_backstop, answers_pgs, answers_warm_start, answers_zero;
     run_joint *joints;
     int joint_count;
     scenario_check checks[SCENARIO_MAX_CHECKS];

@@ -292,75 +292,18 @@ static int island_mlcp(heft_world *w, const island_set *is, int k, const row *ro
     return 1;
 }
 
-static int all_finite(const double *x, int n) {
-    for (int i = 0; i < n; ++i) {
-        if (!isfinite(x[i])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Solves island k; lambda gets the answer (never NaN or Inf). */
+/* Solves island k; lambda gets the answer (never NaN or Inf). The rescue of
+ * a failed or unconverged solve is the solver library's policy
+ * (heft_solve_with_fallback), so the step names no solver. */
 static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *lambda,
                         heft_island_stats *st) {
     heft_solver_stats *s = &st->solver;
-    memset(s, 0, sizeof *s);
     double t0 = heft_time_ms();
-    int rc = state ? w->solver->solve(state, p, lambda, s) : HEFT_SOLVE_FAILED;
-    if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, p->n)) {
-        /* design "The solver interface": solve again with PGS and say so */
-        const heft_solver_vtable *pgs = heft_solver_find("pgs");
-        heft_solver_stats fs;
-        memset(&fs, 0, sizeof fs);
-        rc = w->fallback_state ? pgs->solve(w->fallback_state, p, lambda, &fs) : HEFT_SOLVE_FAILED;
-        if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, p->n)) {
-            memset(lambda, 0, sizeof(double) * (size_t)p->n);
-        }
-        s->iterations += fs.iterations;
-        st->pgs_fallback = 1;
-    }
-    s->n = p->n;
-    s->converged = rc == HEFT_SOLVE_OK;
-    /* every solver's answer measured the same way (mlcp-format.md) */
-    double *work = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
-    heft_mlcp_error e = heft_mlcp_measure(p, lambda, work);
-    if (rc == HEFT_SOLVE_NOT_CONVERGED && !st->pgs_fallback && w->fallback_state &&
-        strcmp(w->solver->name, "pgs") != 0) {
-        /* A pivoting solver that ran out of pivots (it can cycle on friction,
-         * 004 §2.5.3) hands back its best index sets, whose impulses may be
-         * far from any answer (1e15 J seen on a stack of boxes, and the
-         * stack thrown apart). PGS then polishes that answer (PGS started
-         * from it: the joints' impulses of a near answer are kept, which a
-         * PGS solve from the last step's impulses loses on heavy loads) and
-         * solves the island from the warm start too; the answer with the
-         * smallest error of the three is kept. */
-        double *tried = arena_alloc(&w->scratch, sizeof(double) * (size_t)(p->n + 1));
-        if (tried) {
-            for (int attempt = 0; attempt < 2; ++attempt) {
-                heft_mlcp from = *p;
-                if (attempt == 0) {
-                    from.lambda0 = lambda;
-                }
-                heft_solver_stats fs;
-                memset(&fs, 0, sizeof fs);
-                int prc = heft_solver_find("pgs")->solve(w->fallback_state, &from, tried, &fs);
-                s->iterations += fs.iterations;
-                if (prc != HEFT_SOLVE_FAILED && all_finite(tried, p->n)) {
-                    heft_mlcp_error pe = heft_mlcp_measure(p, tried, work);
-                    if (pe.max < e.max) {
-                        memcpy(lambda, tried, sizeof(double) * (size_t)p->n);
-                        e = pe;
-                        st->pgs_fallback = 1;
-                    }
-                }
-            }
-        }
-    }
+    heft_fallback_report report;
+    heft_solve_with_fallback(w->fallback, w->solver, state, p, lambda, s, &report);
     s->time_total_ms = heft_time_ms() - t0;
-    s->error_max = e.max;
-    s->error_sum = e.sum;
-    s->bound_violations = e.bound_violations;
+    st->pgs_fallback = report.rescued;
+    st->rescue_sweeps = report.rescue_sweeps;
     return 1;
 }
 
@@ -423,6 +366,22 @@ static int integrate_positions(heft_world *w, double h) {
 }
 
 /* ---- the step -------------------------------------------------------------- */
+
+/* The step's count of island solves whose kept answer came from source. */
+static int *answer_count(heft_step_stats *st, int source) {
+    switch (source) {
+    case HEFT_ANSWER_BACKSTOP:
+        return &st->answers_backstop;
+    case HEFT_ANSWER_PGS:
+        return &st->answers_pgs;
+    case HEFT_ANSWER_WARM_START:
+        return &st->answers_warm_start;
+    case HEFT_ANSWER_ZERO:
+        return &st->answers_zero;
+    default:
+        return &st->answers_solver;
+    }
+}
 
 static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double t_start = heft_time_ms();
@@ -500,6 +459,16 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->iterations_max =
             s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
         st->fallbacks += ist->pgs_fallback;
+        st->pivot_steps += w->solver->direct ? s->iterations - ist->rescue_sweeps : 0;
+        st->restarts += s->restarts;
+        st->pgs_sweeps += s->pgs_sweeps;
+        st->rescue_sweeps += ist->rescue_sweeps;
+        st->frozen_rounds += s->frozen_rounds;
+        st->backstops += s->backstops;
+        st->backstop_pivots += s->backstop_pivots;
+        st->factorizations += s->factorizations;
+        st->downdates += s->downdates;
+        ++*answer_count(st, s->answer);
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
         st->error_sum += s->error_sum;
@@ -551,6 +520,20 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->time_post_stabilization_ms += s->time_post_stabilization_ms;
     t->post_stabilization_gap = s->post_stabilization_gap;
     t->substeps++;
+    t->pivot_steps += s->pivot_steps;
+    t->restarts += s->restarts;
+    t->pgs_sweeps += s->pgs_sweeps;
+    t->rescue_sweeps += s->rescue_sweeps;
+    t->frozen_rounds += s->frozen_rounds;
+    t->backstops += s->backstops;
+    t->backstop_pivots += s->backstop_pivots;
+    t->factorizations += s->factorizations;
+    t->downdates += s->downdates;
+    t->answers_solver += s->answers_solver;
+    t->answers_backstop += s->answers_backstop;
+    t->answers_pgs += s->answers_pgs;
+    t->answers_warm_start += s->answers_warm_start;
+    t->answers_zero += s->answers_zero;
 }
 
 heft_result heft_world_step(heft_world *w, double h) {

@@ -95,7 +95,6 @@ heft_world *heft_world_create(const heft_world_def *def) {
         heft_set_error("unknown solver \"%s\"", name);
         return NULL;
     }
-    const heft_solver_vtable *pgs = heft_solver_find("pgs");
     heft_world *w = heft_alloc(sizeof *w);
     if (!w) {
         heft_set_error("out of memory");
@@ -107,7 +106,7 @@ heft_world *heft_world_create(const heft_world_def *def) {
     w->solver = solver;
     snprintf(w->solver_name, sizeof w->solver_name, "%s", solver->name);
     w->def.solver = w->solver_name;
-    w->fallback_state = pgs ? pgs->create(&w->solver_options) : NULL;
+    w->fallback = heft_fallback_create(&w->solver_options);
     w->body_free = w->joint_free = w->shape_free = -1;
     arena_init(&w->scratch);
     broad_phase_init(&w->broad);
@@ -125,9 +124,7 @@ void heft_world_destroy(heft_world *w) {
         return;
     }
     drop_island_states(w);
-    if (w->fallback_state) {
-        heft_solver_find("pgs")->destroy(w->fallback_state);
-    }
+    heft_fallback_destroy(w->fallback);
     heft_free(w->velocity_slots.items);
     heft_free(w->position_slots.items);
     heft_free(w->bodies);
@@ -174,11 +171,8 @@ heft_result heft_world_set_solver_options(heft_world *w, const heft_solver_optio
     /* solver states hold the options they were created with */
     drop_island_states(w);
     w->solver_options = *o;
-    const heft_solver_vtable *pgs = heft_solver_find("pgs");
-    if (w->fallback_state) {
-        pgs->destroy(w->fallback_state);
-    }
-    w->fallback_state = pgs->create(&w->solver_options);
+    heft_fallback_destroy(w->fallback);
+    w->fallback = heft_fallback_create(&w->solver_options);
     return HEFT_OK;
 }
 

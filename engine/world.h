@@ -30,7 +30,7 @@ struct heft_world {
     heft_solver_options solver_options; /* heft_world_set_solver_options */
     char solver_name[32];
     const heft_solver_vtable *solver;
-    void *fallback_state; /* a pgs state for islands whose answer is not finite */
+    heft_fallback *fallback; /* the rescue of failed or unconverged island solves */
 
     body *bodies;
     int body_capacity, body_high; /* body_high: one past the highest index ever used */

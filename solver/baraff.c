@@ -626,6 +626,27 @@ static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
     return rc;
 }
 
+/* The auxiliary problem's bpp counts are this solve's (stats->factorizations
+ * already holds the LDL^T of the primary rows), and so is the answer it
+ * kept: the primary impulses follow from the auxiliary ones, so an
+ * auxiliary answer from PGS (or the warm start) makes the whole answer
+ * PGS's. */
+static void add_auxiliary_counts(heft_solver_stats *stats, const heft_solver_stats *aux) {
+    stats->iterations = aux->iterations;
+    stats->tight_trace_count = aux->tight_trace_count;
+    memcpy(stats->tight_trace, aux->tight_trace, sizeof stats->tight_trace);
+    stats->fallback = aux->fallback;
+    stats->factorizations += aux->factorizations;
+    stats->downdates += aux->downdates;
+    stats->restarts = aux->restarts;
+    stats->pgs_sweeps = aux->pgs_sweeps;
+    stats->frozen_rounds = aux->frozen_rounds;
+    stats->backstops = aux->backstops;
+    stats->backstop_pivots = aux->backstop_pivots;
+    stats->regularized_rows = aux->regularized_rows;
+    stats->answer = aux->answer;
+}
+
 static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats) {
     baraff_state *s = state;
     const double start = heft_time_ms();
@@ -714,11 +735,7 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
         if (rc == HEFT_SOLVE_FAILED)
             return solve_with_bpp(s, p, lambda, stats);
         converged = aux_stats.converged;
-        stats->iterations = aux_stats.iterations;
-        stats->tight_trace_count = aux_stats.tight_trace_count;
-        memcpy(stats->tight_trace, aux_stats.tight_trace, sizeof stats->tight_trace);
-        stats->fallback = aux_stats.fallback;
-        stats->factorizations += aux_stats.factorizations;
+        add_auxiliary_counts(stats, &aux_stats);
         /* step 5: the primary impulses under f = J_a^T mu */
         set_primary_rhs(s, p);
         for (int a = 0; a < k; ++a)

@@ -269,6 +269,12 @@ double *heft_bpp_sparse_columns(bpp_state *s, int n, int k);
 int heft_bpp_sparse_solve_columns(bpp_state *s, int n, const unsigned char *tight, int k,
                                   heft_solver_stats *stats);
 
+/* bpp-pcg: 1 when every free row (set[i] == BPP_FREE) of w = A lambda - b
+ * is solved within the energy tolerance tau (0.5 w_i^2 / A_ii <= tau), the
+ * test the index sets do not make; 0 otherwise. */
+int heft_bpp_pcg_free_rows_solved(const bpp_state *s, const heft_mlcp *p, const uint8_t *set,
+                                  const double *w, double tau);
+
 /* Tightens bpp-pcg's relative PCG tolerance for the rest of this solve
  * (times 1e-4, down to a floor of 1e-13; bpp_pcg.c). Returns 0 when it is
  * at the floor already. */

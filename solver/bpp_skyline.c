@@ -272,11 +272,12 @@ static int factor_free_block(bpp_state *s, int n, const unsigned char *tp,
     const double fraction = s->options.skyline_refactor_fraction;
     if (fraction < 1.0 &&
         ((double)count > fraction * (double)n || downdating_costs_more(s, n, tp, first))) {
-        /* past the break-even: factor A_FF in skyline form, tight rows left out */
+        /* past the break-even: factor A_FF in skyline form, tight rows left out
+         * (counted as a factorization: it is the method's own choice, not a
+         * fall-back) */
         memcpy(s->L_sky, s->A_sky, sizeof(double) * s->start[n]);
         s->dirty_from = 0;
         stats->factorizations++;
-        stats->fallback = 1;
         return heft_skyline_factor(skyline_of(s, s->L_sky), tp) != 0 ? -1 : 0;
     }
     if (ensure_L0(s, stats) != 0)

@@ -641,6 +641,19 @@ static int energy_converged(const heft_mlcp *p, cr_state *s, double tau) {
     return 1;
 }
 
+/* Clamps lambda into its boxes, normal rows before the friction rows whose
+ * box they give. */
+static void clamp_into_boxes(const heft_mlcp *p, double *lambda) {
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            if (friction_of(p, i) != pass)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            lambda[i] = lambda[i] < lo ? lo : (lambda[i] > hi ? hi : lambda[i]);
+        }
+}
+
 static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     cr_state *s = state;
     const double t0 = heft_time_ms();
@@ -776,18 +789,35 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
                 lambda_out[t2] = g2 * limit / g;
         }
     }
-    heft_mlcp_error err = {0};
-    for (int pass = 0; pass < 2; ++pass)
-        for (int i = 0; i < n; ++i) {
-            if (friction_of(p, i) != pass)
-                continue;
-            double lo, hi;
-            heft_mlcp_bounds(p, lambda_out, i, &lo, &hi);
-            lambda_out[i] = lambda_out[i] < lo ? lo : (lambda_out[i] > hi ? hi : lambda_out[i]);
+    clamp_into_boxes(p, lambda_out);
+    heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, s->tmp);
+    /* Never answer worse than zero, nor, unconverged, than where the solve
+     * started: on friction problems whose A is singular up to the
+     * compliance CR can drift far along the null space (planted problems of
+     * 60 to 240 rows: 1e4 J where lambda = 0 gives 10 J), and that iterate
+     * is not kept for the next solve either. A converged answer is not held
+     * to the warm start: it solves the cone, whose sliding contacts the box
+     * measure counts as errors, and the last step's impulses measure better
+     * there (a box sliding down a slope: 21 of 120 solves). Both candidates
+     * are clamped into their boxes, as the answer is; s->w is free scratch
+     * once the iterations are over. */
+    stats->answer = HEFT_ANSWER_SOLVER;
+    for (int candidate = 0; candidate < 2; ++candidate) {
+        if (candidate == 0 && (lambda0 == NULL || converged))
+            continue;
+        for (int i = 0; i < n; ++i)
+            s->w[i] = candidate == 0 && isfinite(lambda0[i]) ? lambda0[i] : 0.0;
+        clamp_into_boxes(p, s->w);
+        const heft_mlcp_error e = heft_mlcp_measure(p, s->w, s->tmp);
+        if (e.nonfinite == 0 && (err.nonfinite > 0 || e.max < err.max)) {
+            memcpy(lambda_out, s->w, sizeof(double) * (size_t)n);
+            err = e;
+            converged = 0;
+            stats->answer = candidate == 0 ? HEFT_ANSWER_WARM_START : HEFT_ANSWER_ZERO;
         }
+    }
     memcpy(s->kept_lambda, lambda_out, sizeof(double) * (size_t)n);
     s->kept_n = n;
-    err = heft_mlcp_measure(p, lambda_out, s->tmp);
     stats->error_max = err.max;
     stats->error_sum = err.sum;
     stats->bound_violations = err.bound_violations;

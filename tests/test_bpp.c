@@ -503,7 +503,7 @@ Test(bpp, skyline_refactoring_and_downdating_give_the_same_answer) {
     cr_assert_eq(sd.fallback, 0);
     cr_assert_eq(sr.downdates, 0);
     cr_assert(sr.factorizations > 1);
-    cr_assert_eq(sr.fallback, 1);
+    cr_assert_eq(sr.fallback, 0, "a refactoring is counted, not flagged as a fall-back");
     cr_assert(planted_max_diff(down, re, 250) <= 1e-9 * max_abs(down, 250));
     planted_free(&pp);
 }
@@ -543,7 +543,8 @@ Test(bpp, skyline_downdates_few_tight_rows_and_refactors_many) {
     cr_log_info("bpp-skyline, planted n=250: tight %d of 250 at the end, %d factorizations, %d "
                 "downdates",
                 st.tight_trace[st.tight_trace_count - 1], st.factorizations, st.downdates);
-    cr_assert_eq(st.fallback, 1);
+    cr_assert_eq(st.fallback, 0, "a refactoring is counted, not flagged as a fall-back");
+    cr_assert(st.factorizations > 1);
     cr_assert_eq(st.downdates, 0);
     planted_free(&many);
 }

@@ -56,6 +56,72 @@ Test(cr, matches_bpp_without_friction_coupling) {
         }
 }
 
+/* The MLCP error of x clamped into its boxes (normal rows first). */
+static double clamped_error(const heft_mlcp *p, const double *x) {
+    double *c = malloc(sizeof(double) * (size_t)p->n);
+    for (int i = 0; i < p->n; ++i)
+        c[i] = x != NULL ? x[i] : 0.0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            if ((p->findex[i] >= 0) != pass)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, c, i, &lo, &hi);
+            c[i] = fmin(fmax(c[i], lo), hi);
+        }
+    const double e = heft_mlcp_measure(p, c, NULL).max;
+    free(c);
+    return e;
+}
+
+/* A planted friction problem of 60 rows without added dominance (A
+ * singular up to the compliance): CR's iterate drifts along the null space
+ * to 1.4e4 J where lambda = 0 gives 10 J, and runs into its iteration cap.
+ * It answers the better of zero and its warm start instead, says so, and
+ * does not start the next solve from the drifted iterate. */
+Test(cr, never_answers_worse_than_zero_or_its_warm_start) {
+    planted_problem pp = planted_structured(60, 0.0, 1, 7);
+    heft_mlcp *p = pp.p;
+    const int n = p->n;
+    double *own = p->lambda0, *lambda = malloc(sizeof(double) * (size_t)n);
+    double *warm = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i) /* halfway to the answer */
+        warm[i] = 0.5 * pp.solution[i];
+    const double zero_error = clamped_error(p, NULL), warm_error = clamped_error(p, warm);
+    const heft_solver_vtable *cr = heft_solver_find("cr");
+    void *state = cr->create(NULL);
+    heft_solver_stats st;
+    /* from zero, then from the warm start, then from the kept answer */
+    const char *starts[3] = {"zero", "the warm start", "the kept answer"};
+    for (int k = 0; k < 3; ++k) {
+        p->lambda0 = k == 1 ? warm : NULL;
+        const int rc = cr->solve(state, p, lambda, &st);
+        const double e = heft_mlcp_measure(p, lambda, NULL).max;
+        cr_log_info("from %s: rc %d, %d iterations, answer %d, %.3g J (zero %.3g J, warm start "
+                    "%.3g J)",
+                    starts[k], rc, st.iterations, st.answer, e, zero_error, warm_error);
+        cr_assert_neq(rc, HEFT_SOLVE_FAILED);
+        cr_assert_float_eq(st.error_max, e, 1e-12 * (1.0 + e));
+        cr_assert_leq(e, zero_error + 1e-10, "from %s: %.3g J against %.3g J at zero", starts[k], e,
+                      zero_error);
+        if (k == 1)
+            cr_assert_leq(e, warm_error + 1e-10, "%.3g J against %.3g J at the warm start", e,
+                          warm_error);
+        if (st.answer != HEFT_ANSWER_SOLVER)
+            cr_assert_eq(rc, HEFT_SOLVE_NOT_CONVERGED);
+    }
+    /* the first solve from zero is the one that drifted */
+    p->lambda0 = NULL;
+    cr->reset(state);
+    cr->solve(state, p, lambda, &st);
+    cr_assert_eq(st.answer, HEFT_ANSWER_ZERO, "answer %d", st.answer);
+    cr->destroy(state);
+    p->lambda0 = own;
+    free(lambda);
+    free(warm);
+    planted_free(&pp);
+}
+
 Test(cr, refuses_a_problem_without_the_structured_form) {
     planted_problem pp = planted_dense(10, 0.02, 1);
     double lambda[10];

@@ -376,6 +376,61 @@ Test(bpp_pcg, solves_the_planted_problems) {
 
 /* pgcg on planted problems without friction coupling (each friction row a
  * plain box at its planted bounds). With the coupling see below. */
+/* Equality rows only (every row free, no bound): the index sets hold at
+ * the first pivoting step whatever PCG returns, so only the free rows'
+ * residual tells an answer from PCG's first iterates. With PCG capped at
+ * two iterations bpp-pcg reported convergence 0.05 to 0.55 J off (Jacobi:
+ * worse than lambda = 0 on one of them); it must report convergence only
+ * for an answer within 1e-10 J, answer no worse than zero or its warm
+ * start, and still converge with PCG's default cap. */
+Test(bpp_pcg, converges_only_when_its_free_rows_are_solved) {
+    for (int seed = 1; seed <= 5; ++seed)
+        for (int jacobi = 0; jacobi < 2; ++jacobi) {
+            heft_mlcp *p = planted_random_structured(120, 40, 0.0, 1, (uint64_t)seed);
+            const int n = p->n;
+            for (int i = 0; i < n; ++i) {
+                p->findex[i] = -1;
+                p->lo[i] = -INFINITY;
+                p->hi[i] = INFINITY;
+            }
+            double *exact = malloc(sizeof(double) * (size_t)n);
+            double *lambda = malloc(sizeof(double) * (size_t)n);
+            double *zero = calloc((size_t)n, sizeof(double));
+            heft_solver_stats st;
+            heft_solver_options o = heft_solver_default_options();
+            o.preconditioner = jacobi ? HEFT_PRECOND_JACOBI : HEFT_PRECOND_IC0_IMAGINARY;
+            cr_assert_eq(heft_solve("bpp-pcg", &o, p, exact, &st), HEFT_SOLVE_OK);
+            cr_assert_lt(st.error_max, 1e-10, "seed %d: %.3g J with the default cap", seed,
+                         st.error_max);
+            for (int i = 0; i < n; ++i) /* a warm start a little off the answer */
+                p->lambda0[i] = 0.9 * exact[i];
+            const double warm_error = heft_mlcp_measure(p, p->lambda0, NULL).max;
+            const double zero_error = heft_mlcp_measure(p, zero, NULL).max;
+            for (int from_warm = 0; from_warm < 2; ++from_warm) {
+                o.warm_start = from_warm;
+                o.pcg_max_iterations = 2;
+                const int rc = heft_solve("bpp-pcg", &o, p, lambda, &st);
+                const double e = heft_mlcp_measure(p, lambda, NULL).max;
+                cr_log_info("seed %d, %s, from %s: rc %d, answer %d, %.3g J (zero %.3g J, "
+                            "warm start %.3g J)",
+                            seed, jacobi ? "jacobi" : "ic0-imaginary",
+                            from_warm ? "the warm start" : "zero", rc, st.answer, e, zero_error,
+                            warm_error);
+                /* converged means solved: the free rows too */
+                if (rc == HEFT_SOLVE_OK)
+                    cr_assert_lt(e, 1e-10, "seed %d: %.3g J called converged", seed, e);
+                cr_assert_eq(st.converged, rc == HEFT_SOLVE_OK);
+                cr_assert_leq(e, zero_error + 1e-10);
+                if (from_warm)
+                    cr_assert_leq(e, warm_error + 1e-10);
+            }
+            free(exact);
+            free(lambda);
+            free(zero);
+            heft_mlcp_destroy(p);
+        }
+}
+
 Test(pgcg, solves_the_planted_problems_without_friction_coupling) {
     const int sizes[4] = {10, 30, 100, 300};
     heft_solver_options o = heft_solver_default_options();

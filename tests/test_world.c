@@ -1,6 +1,8 @@
 /* The world: solver switching, statistics, fallbacks, determinism. */
 #include <criterion/criterion.h>
 
+#include <string.h>
+
 #include "heft.h"
 #include "mlcp.h"
 #include "runner.h"
@@ -55,6 +57,118 @@ Test(world, solver_answer_with_nan_falls_back_to_pgs_and_world_stays_finite) {
     }
     cr_assert_lt(gap, 5e-3, "PGS fallback should hold the chain: gap %g", gap);
     run_result_free(&r);
+}
+
+/* The island solves of one step, summed from the island callback, and the
+ * run's totals from heft_world_stats. */
+typedef struct island_sums {
+    long solves, restarts, pgs_sweeps, frozen_rounds, backstops, backstop_pivots, factorizations,
+        downdates, answers[5];
+} island_sums;
+
+typedef struct count_check {
+    island_sums step; /* this step's islands, from the callback */
+    long islands_solved, pivot_steps, factorizations, restarts, answers_pgs, rescued;
+} count_check;
+
+static void sum_island(void *user, int step, int island, const heft_mlcp *problem,
+                       const double *lambda, const heft_solver_stats *stats) {
+    (void)step;
+    (void)island;
+    (void)problem;
+    (void)lambda;
+    island_sums *s = &((count_check *)user)->step;
+    s->solves++;
+    s->restarts += stats->restarts;
+    s->pgs_sweeps += stats->pgs_sweeps;
+    s->frozen_rounds += stats->frozen_rounds;
+    s->backstops += stats->backstops;
+    s->backstop_pivots += stats->backstop_pivots;
+    s->factorizations += stats->factorizations;
+    s->downdates += stats->downdates;
+    cr_assert(stats->answer >= HEFT_ANSWER_SOLVER && stats->answer <= HEFT_ANSWER_ZERO);
+    s->answers[stats->answer]++;
+}
+
+/* After each step: the step's counts against the sums of its islands (from
+ * the callback and from heft_world_island_stats). */
+static void check_step(void *user, heft_world *w, int step) {
+    (void)step;
+    count_check *c = user;
+    const island_sums *s = &c->step;
+    const heft_step_stats *st = heft_world_stats(w);
+    cr_assert_eq(st->islands_solved, s->solves);
+    cr_assert_eq(st->restarts, s->restarts);
+    cr_assert_eq(st->pgs_sweeps, s->pgs_sweeps);
+    cr_assert_eq(st->frozen_rounds, s->frozen_rounds);
+    cr_assert_eq(st->backstops, s->backstops);
+    cr_assert_eq(st->backstop_pivots, s->backstop_pivots);
+    cr_assert_eq(st->factorizations, s->factorizations);
+    cr_assert_eq(st->downdates, s->downdates);
+    cr_assert_eq(st->answers_solver, s->answers[HEFT_ANSWER_SOLVER]);
+    cr_assert_eq(st->answers_backstop, s->answers[HEFT_ANSWER_BACKSTOP]);
+    cr_assert_eq(st->answers_pgs, s->answers[HEFT_ANSWER_PGS]);
+    cr_assert_eq(st->answers_warm_start, s->answers[HEFT_ANSWER_WARM_START]);
+    cr_assert_eq(st->answers_zero, s->answers[HEFT_ANSWER_ZERO]);
+    long steps = 0, sweeps = 0, kept = 0;
+    for (int i = 0; i < st->islands; ++i) {
+        heft_island_stats is;
+        cr_assert_eq(heft_world_island_stats(w, i, &is), HEFT_OK);
+        steps += is.solver.iterations - is.rescue_sweeps;
+        sweeps += is.rescue_sweeps;
+        kept += is.pgs_fallback;
+        if (is.pgs_fallback)
+            cr_assert_eq(is.solver.answer, HEFT_ANSWER_PGS);
+    }
+    cr_assert_eq(st->pivot_steps, steps);
+    cr_assert_eq(st->rescue_sweeps, sweeps);
+    cr_assert_eq(st->fallbacks, kept);
+    c->islands_solved += st->islands_solved;
+    c->pivot_steps += st->pivot_steps;
+    c->factorizations += st->factorizations;
+    c->restarts += st->restarts;
+    c->answers_pgs += st->answers_pgs;
+    c->rescued += st->fallbacks;
+    memset(&c->step, 0, sizeof c->step);
+}
+
+/* heft_step_stats sums the solvers' counts of every island solve: the
+ * winch (one island of about 450 rows) under bpp-skyline restarts from PGS
+ * now and then; the stacking scene (boxes side by side, several islands)
+ * checks the sums over islands. */
+Test(world, step_counts_sum_the_counts_of_the_island_solves) {
+    const char *scenes[2] = {"winch", "stacking"};
+    for (int k = 0; k < 2; ++k) {
+        count_check c;
+        memset(&c, 0, sizeof c);
+        run_config cfg = {0};
+        cfg.scenario = scenes[k];
+        cfg.solver = "bpp-skyline";
+        cfg.steps = 200;
+        cfg.island = sum_island;
+        cfg.island_user = &c;
+        cfg.frame = check_step;
+        cfg.frame_user = &c;
+        run_result r;
+        cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+        cr_log_info("%s under bpp-skyline, 200 steps: %ld island solves, %ld pivoting steps, "
+                    "%ld factorizations, %ld restarts from PGS, %ld PGS answers kept (%ld by the "
+                    "engine)",
+                    scenes[k], c.islands_solved, c.pivot_steps, c.factorizations, c.restarts,
+                    c.answers_pgs, c.rescued);
+        cr_assert_gt(c.pivot_steps, 0);
+        cr_assert_gt(c.factorizations, 0);
+        /* the run's JSON sums the same counts */
+        cr_assert_eq(r.solves, c.islands_solved);
+        cr_assert_eq(r.pivot_steps, c.pivot_steps);
+        cr_assert_eq(r.restarts, c.restarts);
+        cr_assert_eq(r.answers_pgs, c.answers_pgs);
+        if (k == 0)
+            cr_assert_gt(c.restarts, 0, "the winch no longer restarts from PGS");
+        else
+            cr_assert_gt(c.islands_solved, 200, "the stack is one island");
+        run_result_free(&r);
+    }
 }
 
 Test(world, switching_solver_between_steps_keeps_the_motion_going) {

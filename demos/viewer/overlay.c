@@ -45,11 +45,14 @@ static int tight_rows(const viewer *v) {
     return tight;
 }
 
+/* Lines of the statistics panel (the panels below it start after them). */
+#define STATS_LINES 18
+
 static void stats_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui);
     const heft_step_stats *st = heft_world_stats(v->world);
-    int lines = 13;
+    int lines = STATS_LINES;
     ui_panel(ui, x, y, w, lh * (float)lines + 12.0f);
     cursor c = {ui, x + 8.0f, y + 6.0f, lh};
     line(&c, title, "%s", v->desc->name);
@@ -68,6 +71,17 @@ static void stats_panel(viewer *v, float x, float y, float w) {
          st->contacts);
     line(&c, (st->fallbacks || st->not_converged) ? bad : white, "fallback %d   not converged %d",
          st->fallbacks, st->not_converged);
+    /* the pivoting family's own counts, and which answers were kept */
+    line(&c, white, "pivots   %d   restarts %d (%d sweeps)", st->pivot_steps, st->restarts,
+         st->pgs_sweeps);
+    line(&c, white, "factor   %d   downdates %d", st->factorizations, st->downdates);
+    line(&c, white, "frozen   %d   backstop %d (%d pivots)", st->frozen_rounds, st->backstops,
+         st->backstop_pivots);
+    const int other = st->answers_pgs || st->answers_warm_start || st->answers_zero;
+    line(&c, other ? bad : white, "answers  own %d   backstop %d   pgs %d", st->answers_solver,
+         st->answers_backstop, st->answers_pgs);
+    line(&c, other ? bad : white, "         warm start %d   zero %d", st->answers_warm_start,
+         st->answers_zero);
     line(&c, white, "geom. stiffness %s", v->geometric_stiffness ? "on" : "off");
     line(&c, dim, "%.0f fps   frame %.1f ms", v->fps, v->frame_ms);
 }
@@ -250,7 +264,7 @@ void overlay_build(viewer *v) {
     float fw = (float)v->fb_w, fh = (float)v->fb_h;
     float left_w = 22.0f * lh, right_w = 17.0f * lh;
     stats_panel(v, 8.0f, 8.0f, left_w);
-    float below = 8.0f + lh * 13.0f + 20.0f;
+    float below = 8.0f + lh * (float)STATS_LINES + 20.0f;
     below += operator_panel(v, 8.0f, below, left_w);
     selected_panel(v, 8.0f, below + (operator_axis_count(v) ? 8.0f : 0.0f), left_w);
     controls_panel(v, fw - right_w - 8.0f, 8.0f, right_w);

@@ -147,11 +147,14 @@ typedef struct heft_island_stats {
     int bodies;               /* dynamic bodies */
     int rows;                 /* constraint rows (the MLCP's n) */
     int first_body;           /* index of the island's lowest body */
-    int pgs_fallback;         /* the solver's answer held NaN or Inf (or it failed), or it
-                                 did not converge and PGS, solving the island too, gave the
-                                 smaller MLCP error: PGS's answer was taken */
-    heft_solver_stats solver; /* zeros for an island without rows; solver.fallback is the
-                                 solver's own (frozen friction boxes, refactoring) */
+    int pgs_fallback;         /* the engine kept another solver's answer: the solver's answer
+                                 held NaN or Inf (or it failed), or it did not converge and
+                                 PGS, solving the island too, gave the smaller MLCP error
+                                 (heft_solve_with_fallback) */
+    heft_solver_stats solver; /* zeros for an island without rows; solver.answer says which
+                                 answer was kept (HEFT_ANSWER_PGS when the engine's rescue's);
+                                 solver.fallback is the solver's own flag */
+    int rescue_sweeps;        /* PGS sweeps of the engine's rescue (also in solver.iterations) */
 } heft_island_stats;
 
 typedef struct heft_step_stats {
@@ -163,7 +166,8 @@ typedef struct heft_step_stats {
     int contacts;       /* contact points */
     int iterations_max; /* over islands */
     int iterations_sum;
-    int fallbacks;          /* islands solved again by PGS because the solver failed */
+    int fallbacks;          /* islands whose kept answer is not the solver's: the engine's
+                               rescue (PGS, or zeros) answered instead (pgs_fallback) */
     int not_converged;      /* islands whose solver did not converge */
     int nonfinite_rejected; /* bodies whose new state was not finite and was kept at the old one */
     double error_max;       /* J, largest MLCP error over islands */
@@ -178,6 +182,27 @@ typedef struct heft_step_stats {
     double post_stabilization_gap; /* m: largest joint gap left after post-stabilization */
     int substeps;                  /* substeps taken (the other fields sum or take the
                                       largest over them) */
+    /* The solvers' own counts (heft_solver_stats) summed over the islands. */
+    int pivot_steps;     /* iterations of a direct solver (block-pivoting and frozen-box steps,
+                            pgcg's outer iterations), without the rescue's sweeps; 0 under an
+                            iterative solver */
+    int restarts;        /* restarts of a stalled pivoting from a PGS answer */
+    int pgs_sweeps;      /* PGS sweeps of those restarts */
+    int rescue_sweeps;   /* PGS sweeps of the engine's rescue (heft_solve_with_fallback) */
+    int frozen_rounds;   /* rounds of the frozen friction boxes */
+    int backstops;       /* times the pivoting family's exact backstop ran */
+    int backstop_pivots; /* pivots (or Newton steps) of the backstop */
+    int factorizations;  /* factorizations (bpp-skyline's refactorings, bpp-pcg's
+                            preconditioners included) */
+    int downdates;
+    /* Island solves by the answer kept (heft_answer_source), summed over the
+     * substeps: with one substep they add up to islands_solved. answers_pgs counts a pivoting
+     * solver's own restart answer and the engine's rescue alike (fallbacks tells them apart). */
+    int answers_solver;
+    int answers_backstop;
+    int answers_pgs;
+    int answers_warm_start;
+    int answers_zero;
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);

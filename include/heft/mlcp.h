@@ -164,6 +164,42 @@ HEFT_API int heft_solver_register(const heft_solver_vtable *vtable);
 HEFT_API int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,
                         double *lambda, heft_solver_stats *stats);
 
+/* ---- the rescue of a failed or unconverged solve (fallback.c) ------------ */
+
+/* The policy a caller such as the engine applies around any solver, so that
+ * it names none: a solve that fails or answers NaN or Inf is solved again by
+ * projected Gauss-Seidel (zeros when that fails too); a solve that did not
+ * converge is polished by PGS started from its answer and compared with PGS
+ * from the warm start, and the answer with the smallest MLCP error
+ * (heft_mlcp_measure) of the three is kept. The PGS solves use the options'
+ * max_iterations, tolerance and relaxation. A solver that is PGS itself is
+ * not polished by PGS again. */
+typedef struct heft_fallback heft_fallback;
+
+/* NULL when out of memory (heft_solve_with_fallback then answers zeros for
+ * a failed solve and keeps an unconverged answer as it is). */
+HEFT_API heft_fallback *heft_fallback_create(const heft_solver_options *options);
+HEFT_API void heft_fallback_destroy(heft_fallback *fallback);
+
+/* What the rescue did in one heft_solve_with_fallback. */
+typedef struct heft_fallback_report {
+    int rescued;       /* 1: the answer kept is the rescue's (PGS's, or zeros), not the solver's */
+    int rescue_sweeps; /* PGS sweeps the rescue ran (also added to stats->iterations) */
+} heft_fallback_report;
+
+/* Solves p with solver (its state may be NULL: a failed solve) and applies
+ * the policy above. lambda (p->n) gets an answer that is always finite.
+ * stats: the solver's own statistics, with the rescue's PGS sweeps added to
+ * iterations, n, converged (the solver's, or the rescue's after a failure),
+ * error_max, error_sum and bound_violations of the answer kept, and answer
+ * set to HEFT_ANSWER_PGS (HEFT_ANSWER_ZERO) when the rescue's answer (zeros)
+ * was kept. report may be NULL. Returns the solver's return code, or the
+ * rescue's after a failure. The scratch memory is the fallback's own and only grows, so a
+ * solve of a size already seen allocates nothing. */
+HEFT_API int heft_solve_with_fallback(heft_fallback *fallback, const heft_solver_vtable *solver,
+                                      void *state, const heft_mlcp *p, double *lambda,
+                                      heft_solver_stats *stats, heft_fallback_report *report);
+
 /* ---- .mlcp files (mlcp-format.md) --------------------------------------- */
 
 /* The reader holds A dense (n x n doubles), so it refuses files whose dim

@@ -111,7 +111,10 @@ typedef struct heft_solver_stats {
     double error_sum; /* J */
     int bound_violations;
     int converged;
-    int fallback; /* a fallback was used (frozen friction boxes, refactoring, PGS after NaN) */
+    int fallback;          /* the solver fell back on another method inside its solve (the frozen
+                              friction boxes, Jacobi after a breakdown of IC(0), bpp on the whole
+                              problem); refactorings and restarts are counted in factorizations
+                              and restarts, not flagged */
     int imaginary_columns; /* bpp-pcg, pgcg: imaginary columns of the last IC(0) (Alg. 6) */
     int regularized_rows;  /* adaptive regularization: diagonal shifts applied (Alg. 9) */
     int restarts;          /* BPP family: restarts of a stalled pivoting from the index

@@ -1,0 +1,159 @@
+/* The rescue of a failed or unconverged solve (solver/fallback.c,
+ * heft_solve_with_fallback), the policy the engine applies around every
+ * island's solver: the answers it keeps are PGS's, bit for bit, exactly
+ * where the policy says, and the solver's own otherwise. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlcp.h"
+#include "planted.h"
+
+/* Solvers that answer what the test sets: NaN and success, a given answer
+ * and "not converged", or a refusal. */
+static const double *given_answer;
+static int given_rc;
+
+static void *given_create(const heft_solver_options *o) {
+    (void)o;
+    static int token;
+    return &token;
+}
+static int given_solve(void *s, const heft_mlcp *p, double *lambda, heft_solver_stats *st) {
+    (void)s;
+    for (int i = 0; i < p->n; ++i)
+        lambda[i] = given_answer != NULL ? given_answer[i] : NAN;
+    st->iterations = 7;
+    st->restarts = 1;
+    return given_rc;
+}
+static void given_reset(void *s) {
+    (void)s;
+}
+static void given_destroy(void *s) {
+    (void)s;
+}
+static const heft_solver_vtable given_solver = {"test-given",
+                                                "answers what the test sets",
+                                                given_create,
+                                                given_solve,
+                                                given_reset,
+                                                given_destroy,
+                                                0};
+
+/* PGS with the options, from start (NULL: the problem's warm start). */
+static int pgs_from(const heft_solver_options *o, const heft_mlcp *p, const double *start,
+                    double *lambda, heft_solver_stats *st) {
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    void *state = pgs->create(o);
+    heft_mlcp from = *p;
+    if (start != NULL)
+        from.lambda0 = (double *)start;
+    memset(st, 0, sizeof *st);
+    const int rc = pgs->solve(state, &from, lambda, st);
+    pgs->destroy(state);
+    return rc;
+}
+
+static void expect_same_bits(const double *x, const double *y, int n) {
+    cr_assert_eq(memcmp(x, y, sizeof(double) * (size_t)n), 0, "the answers differ");
+}
+
+/* A solver that answers NaN (and claims success) is replaced by PGS from
+ * the warm start: the same bits as PGS alone, its sweeps added to the
+ * iterations and counted as the rescue's. */
+Test(fallback, a_nan_answer_is_replaced_by_pgs_bit_for_bit) {
+    planted_problem pp = planted_structured(60, 0.02, 0, 3);
+    const int n = pp.p->n;
+    const heft_solver_options o = heft_solver_default_options();
+    double *lambda = malloc(sizeof(double) * (size_t)n), *pgs = malloc(sizeof(double) * (size_t)n);
+    heft_solver_stats st, ps;
+    const int prc = pgs_from(&o, pp.p, NULL, pgs, &ps);
+    heft_fallback *f = heft_fallback_create(&o);
+    given_answer = NULL;
+    given_rc = HEFT_SOLVE_OK;
+    heft_fallback_report report;
+    const int rc =
+        heft_solve_with_fallback(f, &given_solver, (void *)1, pp.p, lambda, &st, &report);
+    cr_log_info("rescued %d, %d sweeps, answer %d, %.3g J", report.rescued, report.rescue_sweeps,
+                st.answer, st.error_max);
+    cr_assert_eq(rc, prc);
+    cr_assert_eq(report.rescued, 1);
+    cr_assert_eq(report.rescue_sweeps, ps.iterations);
+    cr_assert_eq(st.iterations, 7 + ps.iterations);
+    cr_assert_eq(st.restarts, 1, "the solver's own counts are kept");
+    cr_assert_eq(st.answer, HEFT_ANSWER_PGS);
+    expect_same_bits(lambda, pgs, n);
+    cr_assert_eq(st.error_max, heft_mlcp_measure(pp.p, pgs, NULL).max);
+    /* without a state (the solver could not be created) the same */
+    cr_assert_eq(heft_solve_with_fallback(f, &given_solver, NULL, pp.p, lambda, &st, &report), prc);
+    expect_same_bits(lambda, pgs, n);
+    heft_fallback_destroy(f);
+    free(lambda);
+    free(pgs);
+    planted_free(&pp);
+}
+
+/* An unconverged answer far off is polished by PGS from it and compared
+ * with PGS from the warm start; the smaller error of the three is kept
+ * (here PGS's polish, whose bits must match a PGS solve started there). A
+ * near-exact unconverged answer is kept as the solver's own. */
+Test(fallback, an_unconverged_answer_keeps_the_smallest_error_of_three) {
+    planted_problem pp = planted_structured(60, 0.02, 0, 5);
+    const int n = pp.p->n;
+    const heft_solver_options o = heft_solver_default_options();
+    double *lambda = malloc(sizeof(double) * (size_t)n);
+    double *off = malloc(sizeof(double) * (size_t)n), *polish = malloc(sizeof(double) * (size_t)n),
+           *warm = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i) /* near the answer, then off on one row */
+        off[i] = pp.solution[i];
+    off[0] += 10.0;
+    heft_solver_stats st, s1, s2;
+    pgs_from(&o, pp.p, off, polish, &s1);
+    pgs_from(&o, pp.p, NULL, warm, &s2);
+    const double e_off = heft_mlcp_measure(pp.p, off, NULL).max;
+    const double e_polish = heft_mlcp_measure(pp.p, polish, NULL).max;
+    const double e_warm = heft_mlcp_measure(pp.p, warm, NULL).max;
+    cr_log_info("errors: the solver's %.3g J, PGS from it %.3g J, PGS from the warm start %.3g J",
+                e_off, e_polish, e_warm);
+    cr_assert_lt(e_polish, fmin(e_off, e_warm), "the problem no longer tells the three apart");
+    heft_fallback *f = heft_fallback_create(&o);
+    given_answer = off;
+    given_rc = HEFT_SOLVE_NOT_CONVERGED;
+    heft_fallback_report report;
+    cr_assert_eq(heft_solve_with_fallback(f, &given_solver, (void *)1, pp.p, lambda, &st, &report),
+                 HEFT_SOLVE_NOT_CONVERGED);
+    cr_assert_eq(report.rescued, 1);
+    cr_assert_eq(report.rescue_sweeps, s1.iterations + s2.iterations);
+    cr_assert_eq(st.answer, HEFT_ANSWER_PGS);
+    cr_assert_eq(st.converged, 0);
+    expect_same_bits(lambda, polish, n);
+    cr_assert_eq(st.error_max, e_polish);
+
+    /* the planted answer itself, called unconverged: nothing beats it */
+    given_answer = pp.solution;
+    heft_solve_with_fallback(f, &given_solver, (void *)1, pp.p, lambda, &st, &report);
+    cr_assert_eq(report.rescued, 0);
+    cr_assert_eq(st.answer, HEFT_ANSWER_SOLVER);
+    expect_same_bits(lambda, pp.solution, n);
+
+    /* PGS itself is not polished by PGS: one solve, no rescue */
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    heft_solver_options few = o;
+    few.max_iterations = 3;
+    void *state = pgs->create(&few);
+    heft_solve_with_fallback(f, pgs, state, pp.p, lambda, &st, &report);
+    cr_assert_eq(st.iterations, 3);
+    cr_assert_eq(report.rescued, 0);
+    cr_assert_eq(report.rescue_sweeps, 0);
+    pgs->destroy(state);
+    heft_fallback_destroy(f);
+    free(lambda);
+    free(off);
+    free(polish);
+    free(warm);
+    planted_free(&pp);
+}
