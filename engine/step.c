@@ -561,6 +561,14 @@ heft_result heft_world_step(heft_world *w, double h) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     int n = w->def.substeps > 0 ? w->def.substeps : 1;
+    /* below the minimum, phi / h in the Baumgarte term overflows a body's
+     * velocity (h = 1e-300 gave a pendulum bob 2.7e296 m/s) */
+    if (!(h / n >= HEFT_STEP_MIN) || h / n > HEFT_STEP_MAX) {
+        heft_set_error("time step %g s in %d substep(s) gives %g s a substep, outside "
+                       "[HEFT_STEP_MIN, HEFT_STEP_MAX] = [%g, %g] s",
+                       h, n, h / n, HEFT_STEP_MIN, HEFT_STEP_MAX);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
     heft_step_stats total, one;
     memset(&total, 0, sizeof total);
     heft_result rc = HEFT_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "input_check.h"
 #include "world.h"
 
 heft_joint_def heft_default_joint_def(heft_joint_type type) {
@@ -46,7 +47,9 @@ static heft_vec3 to_local_dir(const body *b, heft_vec3 d) {
 }
 
 static int usable_axis(heft_vec3 axis) {
-    return heft_v3_isfinite(axis) && heft_v3_length(axis) > 1e-12;
+    /* a length that overflows would normalise the axis to zero */
+    double length = heft_v3_length(axis);
+    return heft_v3_isfinite(axis) && length > 1e-12 && isfinite(length);
 }
 
 heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *def,
@@ -60,7 +63,10 @@ heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *d
         heft_set_error("joint body id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
-    if (!heft_v3_isfinite(anchor) || !usable_axis(axis_a) || !usable_axis(axis_b)) {
+    if (!check_vec_range(anchor, HEFT_POSITION_MAX, "joint anchor", "HEFT_POSITION_MAX")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!usable_axis(axis_a) || !usable_axis(axis_b)) {
         heft_set_error("joint anchor and axes must be finite and the axes non-zero");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
@@ -230,8 +236,10 @@ static int check_body_joint(const heft_world *w, const heft_joint_def *d, int32_
         heft_set_error("a joint needs at least one dynamic body");
         return 0;
     }
-    if (!heft_v3_isfinite(d->local_anchor_a) || !heft_v3_isfinite(d->local_anchor_b)) {
-        heft_set_error("joint anchors must be finite");
+    if (!check_vec_range(d->local_anchor_a, HEFT_POSITION_MAX, "joint local_anchor_a",
+                         "HEFT_POSITION_MAX") ||
+        !check_vec_range(d->local_anchor_b, HEFT_POSITION_MAX, "joint local_anchor_b",
+                         "HEFT_POSITION_MAX")) {
         return 0;
     }
     if (uses_axes(d->type) && (!usable_axis(d->local_axis_a) || !usable_axis(d->local_axis_b))) {
