@@ -522,8 +522,8 @@ typedef enum heft_motor_mode {
  * velocity motor with target 0 and a small max_force is joint friction. */
 typedef struct heft_joint_motor {
     heft_motor_mode mode;      /* default off */
-    double target_velocity;    /* m/s or rad/s */
-    double target_position;    /* m or rad (whole turns count) */
+    double target_velocity;    /* m/s or rad/s, |v| <= HEFT_SPEED_MAX */
+    double target_position;    /* m or rad (whole turns count), |x| <= HEFT_POSITION_MAX */
     double max_force;          /* N or N m, >= 0; default INFINITY (no limit) */
     double stiffness, damping; /* N/m, N s/m (N m/rad, N m s/rad) */
 } heft_joint_motor;

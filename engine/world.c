@@ -333,3 +333,17 @@ body *world_body(const heft_world *w, heft_body_id id) {
 joint *world_joint(const heft_world *w, heft_joint_id id) {
     return w ? slots_get(w->joints, sizeof(joint), w->joint_high, id.index, id.generation) : NULL;
 }
+
+joint *world_joint_or_error(const heft_world *w, heft_joint_id id, const char *function) {
+    if (!w) {
+        heft_set_error("%s: world is NULL", function);
+        return NULL;
+    }
+    joint *j = world_joint(w, id);
+    if (!j) {
+        heft_set_error("%s: joint id (index %d, generation %u) is not valid: never created or "
+                       "destroyed",
+                       function, (int)id.index, (unsigned)id.generation);
+    }
+    return j;
+}

@@ -79,6 +79,8 @@ double world_joint_baumgarte(const heft_world *w);
 /* id helpers (world.c) */
 body *world_body(const heft_world *w, heft_body_id id);
 joint *world_joint(const heft_world *w, heft_joint_id id);
+/* the same, setting heft_last_error (naming function) when there is none */
+joint *world_joint_or_error(const heft_world *w, heft_joint_id id, const char *function);
 
 /* grows a persistent array to hold at least need elements */
 int world_grow(void **array, int *capacity, int need, size_t element_size);

@@ -166,6 +166,14 @@ static int check_motor(int dof, const heft_joint_motor *m) {
                        dof_name(dof));
         return 0;
     }
+    /* an unbounded motor driving to a target beyond these overflows its body */
+    if (fabs(m->target_velocity) > HEFT_SPEED_MAX || fabs(m->target_position) > HEFT_POSITION_MAX) {
+        heft_set_error("motor on %s: target velocity %g beyond HEFT_SPEED_MAX (%g) or target "
+                       "position %g beyond HEFT_POSITION_MAX (%g)",
+                       dof_name(dof), m->target_velocity, HEFT_SPEED_MAX, m->target_position,
+                       HEFT_POSITION_MAX);
+        return 0;
+    }
     return 1;
 }
 
@@ -488,22 +496,22 @@ int heft_joint_is_valid(const heft_world *w, heft_joint_id id) {
 }
 
 const char *heft_joint_name(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_name");
     return j ? j->name : "";
 }
 
 void *heft_joint_user_data(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_user_data");
     return j ? j->user_data : NULL;
 }
 
 heft_joint_type heft_joint_get_type(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_get_type");
     return j ? j->type : HEFT_JOINT_BALL;
 }
 
 int heft_joint_is_broken(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_is_broken");
     return j ? j->broken : 0;
 }
 
