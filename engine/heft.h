@@ -189,9 +189,21 @@ typedef struct heft_step_stats {
     double time_integrate_ms;
     double time_geometric_stiffness_ms;
     double time_post_stabilization_ms;
-    double post_stabilization_gap; /* m: largest joint gap left after post-stabilization */
-    int substeps;                  /* substeps taken (the other fields sum or take the
-                                      largest over them) */
+    double post_stabilization_gap;    /* m: largest joint gap left after post-stabilization */
+    int substeps;                     /* substeps taken (the other fields sum or take the
+                                         largest over them) */
+    int geometric_stiffness_skipped;  /* joints whose geometric stiffness was asked for and did
+                                         not act: the solver is iterative (pgs, ldl-pgs, cr),
+                                         whose approximate impulses feed no stiffness
+                                         (docs/heavy-loads.md) */
+    int post_stabilization_limited;   /* without geometric stiffness: islands whose
+                                         post-stabilization would have added energy (lifting
+                                         a load against gravity): their velocities were
+                                         scaled down to pay for it, or the projection undone */
+    double post_stabilization_energy; /* J: the change post-stabilization made to the islands'
+                                         kinetic plus gravitational energy; <= 0 (to rounding)
+                                         without geometric stiffness, reported as it is with
+                                         it */
 } heft_step_stats;
 
 const heft_step_stats *heft_world_stats(const heft_world *world);

@@ -431,6 +431,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double tg = heft_time_ms();
     compute_step_masses(w, h);
     st->time_geometric_stiffness_ms = heft_time_ms() - tg;
+    st->geometric_stiffness_skipped = geometric_stiffness_skipped(w);
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
@@ -512,7 +513,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double t3 = heft_time_ms();
     st->time_integrate_ms = t3 - t2;
     if (w->def.post_stabilization > 0) {
-        st->post_stabilization_gap = post_stabilize(w, &is, h);
+        post_stabilize(w, &is, h, st);
         st->time_post_stabilization_ms = heft_time_ms() - t3;
     }
     w->time += h;
@@ -548,6 +549,10 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->time_geometric_stiffness_ms += s->time_geometric_stiffness_ms;
     t->time_post_stabilization_ms += s->time_post_stabilization_ms;
     t->post_stabilization_gap = s->post_stabilization_gap;
+    t->geometric_stiffness_skipped =
+        imax(t->geometric_stiffness_skipped, s->geometric_stiffness_skipped);
+    t->post_stabilization_limited += s->post_stabilization_limited;
+    t->post_stabilization_energy += s->post_stabilization_energy;
     t->substeps++;
 }
 
