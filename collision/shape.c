@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "input_check.h"
 #include "shape.h"
 
 heft_shape_def heft_default_shape_def(void) {
@@ -45,58 +46,76 @@ int shape_check_material(double friction, double restitution) {
     return 1;
 }
 
+/* a size: finite, positive, at most HEFT_SHAPE_SIZE_MAX */
+static int check_size(double x, const char *what) {
+    if (!positive(x)) {
+        heft_set_error("%s must be finite and positive (got %g m)", what, x);
+        return 0;
+    }
+    if (x > HEFT_SHAPE_SIZE_MAX) {
+        heft_set_error("%s %g m is beyond HEFT_SHAPE_SIZE_MAX (%g m)", what, x,
+                       HEFT_SHAPE_SIZE_MAX);
+        return 0;
+    }
+    return 1;
+}
+
 int shape_check_def(const heft_shape_def *d, const body *owner) {
-    if (!heft_v3_isfinite(d->local_position) || !heft_quat_isfinite(d->local_orientation) ||
-        !(heft_quat_norm(d->local_orientation) > 1e-9)) {
-        heft_set_error("shape pose must be finite with a non-zero quaternion");
+    if (!check_vec_range(d->local_position, HEFT_POSITION_MAX, "shape local position",
+                         "HEFT_POSITION_MAX") ||
+        !check_orientation(d->local_orientation, "shape local orientation")) {
         return 0;
     }
     if (!shape_check_material(d->friction, d->restitution)) {
         return 0;
     }
     if (!isfinite(d->density) || d->density < 0.0) {
-        heft_set_error("density must be finite and non-negative");
+        heft_set_error("density must be finite and non-negative (got %g kg/m^3)", d->density);
         return 0;
     }
     switch (d->type) {
     case HEFT_SHAPE_SPHERE:
-        if (!positive(d->radius)) {
-            heft_set_error("sphere radius must be finite and positive");
+        return check_size(d->radius, "sphere radius");
+    case HEFT_SHAPE_CAPSULE:
+        if (!check_size(d->radius, "capsule radius")) {
             return 0;
         }
-        return 1;
-    case HEFT_SHAPE_CAPSULE:
-        if (!positive(d->radius) || !isfinite(d->half_length) || d->half_length < 0.0) {
-            heft_set_error("capsule radius must be positive and half length non-negative");
+        if (d->half_length != 0.0 && !check_size(d->half_length, "capsule half length")) {
             return 0;
         }
         return 1;
     case HEFT_SHAPE_CYLINDER:
-        if (!positive(d->radius) || !positive(d->half_length)) {
-            heft_set_error("cylinder radius and half length must be finite and positive");
-            return 0;
-        }
-        return 1;
+        return check_size(d->radius, "cylinder radius") &&
+               check_size(d->half_length, "cylinder half length");
     case HEFT_SHAPE_BOX:
-        if (!positive(d->half_extents.x) || !positive(d->half_extents.y) ||
-            !positive(d->half_extents.z)) {
-            heft_set_error("box half extents must be finite and positive");
-            return 0;
+        return check_size(d->half_extents.x, "box half extents (x)") &&
+               check_size(d->half_extents.y, "box half extents (y)") &&
+               check_size(d->half_extents.z, "box half extents (z)");
+    case HEFT_SHAPE_HULL:
+        /* the hull builder checks the count and the geometry; sizes here, so
+         * that a huge hull is refused as huge, not as degenerate */
+        if (d->hull.points && d->hull.count > 0 && d->hull.count <= 4096) {
+            for (int i = 0; i < d->hull.count; ++i) {
+                if (!check_vec_range(d->hull.points[i], HEFT_SHAPE_SIZE_MAX, "hull point",
+                                     "HEFT_SHAPE_SIZE_MAX")) {
+                    return 0;
+                }
+            }
         }
         return 1;
-    case HEFT_SHAPE_HULL:
-        return 1; /* the hull builder checks the points */
     case HEFT_SHAPE_PLANE:
         if (owner->type != HEFT_BODY_STATIC) {
             heft_set_error("planes can only belong to static bodies");
             return 0;
         }
         if (!heft_v3_isfinite(d->normal) || !(heft_v3_length(d->normal) > 1e-12) ||
-            !isfinite(d->offset)) {
-            heft_set_error("plane normal must be finite and non-zero, offset finite");
+            !(heft_v3_length(d->normal) <= HEFT_QUAT_NORM_MAX)) {
+            heft_set_error("plane normal must be finite, non-zero and of length at most %g",
+                           HEFT_QUAT_NORM_MAX);
             return 0;
         }
-        return 1;
+        return check_scalar_range(d->offset / heft_v3_length(d->normal), HEFT_POSITION_MAX,
+                                  "plane offset", "HEFT_POSITION_MAX");
     case HEFT_SHAPE_MESH:
     case HEFT_SHAPE_HEIGHT_FIELD:
         if (owner->type == HEFT_BODY_DYNAMIC) {

@@ -3,6 +3,7 @@
 
 #include "error.h"
 #include "body_links.h"
+#include "input_check.h"
 #include "world.h"
 
 heft_body_def heft_default_body_def(void) {
@@ -47,32 +48,7 @@ heft_mat3 heft_inertia_capsule(double mass, double radius, double half_length) {
 }
 
 int body_check_mass(double mass, heft_mat3 I) {
-    if (!isfinite(mass) || mass <= 0.0) {
-        heft_set_error("mass must be finite and positive (got %g)", mass);
-        return 0;
-    }
-    if (!heft_mat3_isfinite(I)) {
-        heft_set_error("inertia tensor is not finite");
-        return 0;
-    }
-    double scale = fabs(I.m[0][0]) + fabs(I.m[1][1]) + fabs(I.m[2][2]);
-    for (int i = 0; i < 3; ++i) {
-        for (int j = i + 1; j < 3; ++j) {
-            if (fabs(I.m[i][j] - I.m[j][i]) > 1e-12 * scale) {
-                heft_set_error("inertia tensor is not symmetric");
-                return 0;
-            }
-        }
-    }
-    /* positive definite: leading principal minors positive (Sylvester) */
-    double m1 = I.m[0][0];
-    double m2 = I.m[0][0] * I.m[1][1] - I.m[0][1] * I.m[1][0];
-    double m3 = heft_mat3_det(I);
-    if (!(m1 > 0.0 && m2 > 0.0 && m3 > 0.0)) {
-        heft_set_error("inertia tensor is not positive definite");
-        return 0;
-    }
-    return 1;
+    return check_mass_properties(mass, I);
 }
 
 static int is_zero_mat(heft_mat3 a) {
@@ -125,25 +101,32 @@ heft_vec3 body_point_velocity(const body *b, heft_vec3 p) {
                        heft_v3_cross(b->angular_velocity, heft_v3_sub(p, b->position)));
 }
 
-static int check_vec(heft_vec3 v, const char *what) {
-    if (!heft_v3_isfinite(v)) {
-        heft_set_error("%s is not finite", what);
-        return 0;
-    }
-    return 1;
+static int check_position(heft_vec3 v, const char *what) {
+    return check_vec_range(v, HEFT_POSITION_MAX, what, "HEFT_POSITION_MAX");
+}
+
+static int check_speed(heft_vec3 v, const char *what) {
+    return check_vec_range(v, HEFT_SPEED_MAX, what, "HEFT_SPEED_MAX");
 }
 
 static int check_quat(heft_quat q) {
-    if (!heft_quat_isfinite(q)) {
-        heft_set_error("orientation is not finite");
-        return 0;
+    return check_orientation(q, "orientation quaternion");
+}
+
+/* The body of an id, or NULL with a message saying why (the world NULL, or
+ * the id never made or destroyed since). */
+static body *live_body(const heft_world *w, heft_body_id id, const char *function) {
+    if (!w) {
+        heft_set_error("%s: world is NULL", function);
+        return NULL;
     }
-    double n = heft_quat_norm(q);
-    if (!(n > 1e-9) || !isfinite(n)) {
-        heft_set_error("orientation quaternion has zero length");
-        return 0;
+    body *b = world_body(w, id);
+    if (!b) {
+        heft_set_error("%s: body id (index %d, generation %u) is not valid: never created or "
+                       "destroyed",
+                       function, (int)id.index, (unsigned)id.generation);
     }
-    return 1;
+    return b;
 }
 
 static void copy_name(char *dst, const char *src) {
@@ -165,14 +148,15 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
         heft_set_error("unknown body type %d", (int)def->type);
         return invalid;
     }
-    if (!check_vec(def->position, "position") || !check_quat(def->orientation) ||
-        !check_vec(def->linear_velocity, "linear velocity") ||
-        !check_vec(def->angular_velocity, "angular velocity")) {
+    if (!check_position(def->position, "position") || !check_quat(def->orientation) ||
+        !check_speed(def->linear_velocity, "linear velocity") ||
+        !check_speed(def->angular_velocity, "angular velocity")) {
         return invalid;
     }
     heft_mat3 inertia = def->inertia;
     if (def->type == HEFT_BODY_DYNAMIC) {
-        if (isfinite(def->mass) && def->mass > 0.0 && is_zero_mat(inertia)) {
+        if (isfinite(def->mass) && def->mass >= HEFT_MASS_MIN && def->mass <= HEFT_MASS_MAX &&
+            is_zero_mat(inertia)) {
             double i = def->mass / 6.0;
             inertia = heft_mat3_diag(i, i, i);
         }
@@ -185,8 +169,9 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
         heft_set_error("damping must be finite and non-negative");
         return invalid;
     }
-    if (!isfinite(def->gravity_scale)) {
-        heft_set_error("gravity scale is not finite");
+    if (!isfinite(def->gravity_scale) || fabs(def->gravity_scale) > HEFT_GRAVITY_MAX) {
+        heft_set_error("gravity scale %g is not finite or beyond %g", def->gravity_scale,
+                       HEFT_GRAVITY_MAX);
         return invalid;
     }
 
@@ -219,7 +204,7 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
 }
 
 heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_destroy_body");
     if (!b) {
         return HEFT_ERROR_INVALID_ID;
     }
@@ -244,9 +229,13 @@ int heft_body_is_valid(const heft_world *w, heft_body_id id) {
 }
 
 heft_result heft_body_get_state(const heft_world *w, heft_body_id id, heft_body_state *out) {
-    const body *b = world_body(w, id);
-    if (!b || !out) {
-        return b ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
+    const body *b = live_body(w, id, "heft_body_get_state");
+    if (!b) {
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!out) {
+        heft_set_error("heft_body_get_state: out must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
     }
     out->type = b->type;
     out->position = b->position;
@@ -261,43 +250,43 @@ heft_result heft_body_get_state(const heft_world *w, heft_body_id id, heft_body_
 }
 
 heft_vec3 heft_body_position(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_position");
     return b ? b->position : heft_v3(0.0, 0.0, 0.0);
 }
 heft_quat heft_body_orientation(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_orientation");
     return b ? b->orientation : heft_quat_identity();
 }
 heft_vec3 heft_body_linear_velocity(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_linear_velocity");
     return b ? b->linear_velocity : heft_v3(0.0, 0.0, 0.0);
 }
 heft_vec3 heft_body_angular_velocity(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_angular_velocity");
     return b ? b->angular_velocity : heft_v3(0.0, 0.0, 0.0);
 }
 double heft_body_mass(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_mass");
     return b ? b->mass : 0.0;
 }
 const char *heft_body_name(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_name");
     return b ? b->name : "";
 }
 void *heft_body_user_data(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_user_data");
     return b ? b->user_data : NULL;
 }
 heft_vec3 heft_body_world_point(const heft_world *w, heft_body_id id, heft_vec3 local) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_world_point");
     return b ? heft_v3_add(b->position, heft_quat_rotate(b->orientation, local)) : local;
 }
 heft_vec3 heft_body_local_point(const heft_world *w, heft_body_id id, heft_vec3 p) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_local_point");
     return b ? heft_quat_rotate_inv(b->orientation, heft_v3_sub(p, b->position)) : p;
 }
 heft_vec3 heft_body_angular_momentum(const heft_world *w, heft_body_id id) {
-    const body *b = world_body(w, id);
+    const body *b = live_body(w, id, "heft_body_angular_momentum");
     if (!b) {
         return heft_v3(0.0, 0.0, 0.0);
     }
@@ -306,11 +295,11 @@ heft_vec3 heft_body_angular_momentum(const heft_world *w, heft_body_id id) {
 }
 
 heft_result heft_body_set_transform(heft_world *w, heft_body_id id, heft_vec3 p, heft_quat q) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_set_transform");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
-    if (!check_vec(p, "position") || !check_quat(q)) {
+    if (!check_position(p, "position") || !check_quat(q)) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     b->position = p;
@@ -320,11 +309,11 @@ heft_result heft_body_set_transform(heft_world *w, heft_body_id id, heft_vec3 p,
 }
 
 heft_result heft_body_set_linear_velocity(heft_world *w, heft_body_id id, heft_vec3 v) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_set_linear_velocity");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
-    if (!check_vec(v, "linear velocity")) {
+    if (!check_speed(v, "linear velocity")) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (b->type != HEFT_BODY_STATIC) {
@@ -334,11 +323,11 @@ heft_result heft_body_set_linear_velocity(heft_world *w, heft_body_id id, heft_v
 }
 
 heft_result heft_body_set_angular_velocity(heft_world *w, heft_body_id id, heft_vec3 v) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_set_angular_velocity");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
-    if (!check_vec(v, "angular velocity")) {
+    if (!check_speed(v, "angular velocity")) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (b->type != HEFT_BODY_STATIC) {
@@ -348,9 +337,9 @@ heft_result heft_body_set_angular_velocity(heft_world *w, heft_body_id id, heft_
 }
 
 heft_result heft_body_set_mass(heft_world *w, heft_body_id id, double mass, heft_mat3 inertia) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_set_mass");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (b->type != HEFT_BODY_DYNAMIC) {
         heft_set_error("only dynamic bodies have a mass");
@@ -364,30 +353,46 @@ heft_result heft_body_set_mass(heft_world *w, heft_body_id id, double mass, heft
 }
 
 heft_result heft_body_apply_force(heft_world *w, heft_body_id id, heft_vec3 f, heft_vec3 p) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_apply_force");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
-    if (!check_vec(f, "force") || !check_vec(p, "point")) {
+    if (!check_vec_range(f, HEFT_FORCE_MAX, "force", "HEFT_FORCE_MAX") ||
+        !check_position(p, "point of application")) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (b->type == HEFT_BODY_DYNAMIC) {
-        b->force = heft_v3_add(b->force, f);
-        b->torque = heft_v3_add(b->torque, heft_v3_cross(heft_v3_sub(p, b->position), f));
+        /* the sums are checked before they are kept: an overflowing force
+         * would otherwise reach the step as Inf and zero the body */
+        heft_vec3 force = heft_v3_add(b->force, f);
+        heft_vec3 torque = heft_v3_add(b->torque, heft_v3_cross(heft_v3_sub(p, b->position), f));
+        if (!check_vec_range(force, HEFT_FORCE_MAX, "the body's accumulated force",
+                             "HEFT_FORCE_MAX") ||
+            !check_vec_range(torque, HEFT_TORQUE_MAX, "the body's accumulated torque",
+                             "HEFT_TORQUE_MAX")) {
+            return HEFT_ERROR_INVALID_ARGUMENT;
+        }
+        b->force = force;
+        b->torque = torque;
     }
     return HEFT_OK;
 }
 
 heft_result heft_body_apply_torque(heft_world *w, heft_body_id id, heft_vec3 t) {
-    body *b = world_body(w, id);
+    body *b = live_body(w, id, "heft_body_apply_torque");
     if (!b) {
-        return HEFT_ERROR_INVALID_ID;
+        return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
-    if (!check_vec(t, "torque")) {
+    if (!check_vec_range(t, HEFT_TORQUE_MAX, "torque", "HEFT_TORQUE_MAX")) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (b->type == HEFT_BODY_DYNAMIC) {
-        b->torque = heft_v3_add(b->torque, t);
+        heft_vec3 torque = heft_v3_add(b->torque, t);
+        if (!check_vec_range(torque, HEFT_TORQUE_MAX, "the body's accumulated torque",
+                             "HEFT_TORQUE_MAX")) {
+            return HEFT_ERROR_INVALID_ARGUMENT;
+        }
+        b->torque = torque;
     }
     return HEFT_OK;
 }

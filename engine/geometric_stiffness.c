@@ -14,6 +14,8 @@
  * (ball, hinge, fixed), eight when they do (distance, rope). */
 #include "geometric_stiffness.h"
 
+#include "world.h"
+
 #include <string.h>
 
 /* the 6-vector J_e^T lambda: impulse and angular impulse on end e (0 = a, 1 = b) */
@@ -91,4 +93,19 @@ void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_cont
             k[6 * ends[e] + dof] += sqrt(norm2);
         }
     }
+}
+
+int geometric_stiffness_skipped(const heft_world *w) {
+    /* an iterative solver's impulses feed no stiffness (step.c,
+     * hold_stiffness_impulses): its derivative is noise that the masses
+     * amplify, so the option cannot act and is reported instead */
+    if (!w->def.geometric_stiffness || w->solver->direct) {
+        return 0;
+    }
+    int n = 0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        const joint *j = &w->joints[i];
+        n += j->slot.alive && !j->broken && !j->geometric_stiffness_off;
+    }
+    return n;
 }

@@ -15,4 +15,9 @@
 void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
                                     double *k);
 
+/* The joints whose geometric stiffness was asked for this step and cannot
+ * act: the world's solver is iterative (heft_step_stats). */
+struct heft_world;
+int geometric_stiffness_skipped(const struct heft_world *w);
+
 #endif

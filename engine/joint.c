@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "body_links.h"
+#include "input_check.h"
 #include "world.h"
 
 heft_joint_def heft_default_joint_def(heft_joint_type type) {
@@ -47,7 +48,9 @@ static heft_vec3 to_local_dir(const body *b, heft_vec3 d) {
 }
 
 static int usable_axis(heft_vec3 axis) {
-    return heft_v3_isfinite(axis) && heft_v3_length(axis) > 1e-12;
+    /* a length that overflows would normalise the axis to zero */
+    double length = heft_v3_length(axis);
+    return heft_v3_isfinite(axis) && length > 1e-12 && isfinite(length);
 }
 
 heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *def,
@@ -61,7 +64,10 @@ heft_result heft_joint_def_set_world_axes(const heft_world *w, heft_joint_def *d
         heft_set_error("joint body id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
-    if (!heft_v3_isfinite(anchor) || !usable_axis(axis_a) || !usable_axis(axis_b)) {
+    if (!check_vec_range(anchor, HEFT_POSITION_MAX, "joint anchor", "HEFT_POSITION_MAX")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!usable_axis(axis_a) || !usable_axis(axis_b)) {
         heft_set_error("joint anchor and axes must be finite and the axes non-zero");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
@@ -161,6 +167,14 @@ static int check_motor(int dof, const heft_joint_motor *m) {
                        dof_name(dof));
         return 0;
     }
+    /* an unbounded motor driving to a target beyond these overflows its body */
+    if (fabs(m->target_velocity) > HEFT_SPEED_MAX || fabs(m->target_position) > HEFT_POSITION_MAX) {
+        heft_set_error("motor on %s: target velocity %g beyond HEFT_SPEED_MAX (%g) or target "
+                       "position %g beyond HEFT_POSITION_MAX (%g)",
+                       dof_name(dof), m->target_velocity, HEFT_SPEED_MAX, m->target_position,
+                       HEFT_POSITION_MAX);
+        return 0;
+    }
     return 1;
 }
 
@@ -231,8 +245,10 @@ static int check_body_joint(const heft_world *w, const heft_joint_def *d, int32_
         heft_set_error("a joint needs at least one dynamic body");
         return 0;
     }
-    if (!heft_v3_isfinite(d->local_anchor_a) || !heft_v3_isfinite(d->local_anchor_b)) {
-        heft_set_error("joint anchors must be finite");
+    if (!check_vec_range(d->local_anchor_a, HEFT_POSITION_MAX, "joint local_anchor_a",
+                         "HEFT_POSITION_MAX") ||
+        !check_vec_range(d->local_anchor_b, HEFT_POSITION_MAX, "joint local_anchor_b",
+                         "HEFT_POSITION_MAX")) {
         return 0;
     }
     if (uses_axes(d->type) && (!usable_axis(d->local_axis_a) || !usable_axis(d->local_axis_b))) {
@@ -465,22 +481,22 @@ int heft_joint_is_valid(const heft_world *w, heft_joint_id id) {
 }
 
 const char *heft_joint_name(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_name");
     return j ? j->name : "";
 }
 
 void *heft_joint_user_data(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_user_data");
     return j ? j->user_data : NULL;
 }
 
 heft_joint_type heft_joint_get_type(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_get_type");
     return j ? j->type : HEFT_JOINT_BALL;
 }
 
 int heft_joint_is_broken(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_is_broken");
     return j ? j->broken : 0;
 }
 

@@ -27,7 +27,7 @@ static int has_coordinate(const joint *j, int dof) {
 /* the coordinate, unwrapped, and its rate at the bodies' velocities */
 static int coordinate_now(const heft_world *w, heft_joint_id id, int dof, double *value,
                           double *rate) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_coordinate");
     *value = 0.0;
     *rate = 0.0;
     if (!j || dof < 0 || !has_coordinate(j, dof)) {
@@ -71,7 +71,7 @@ double heft_joint_coordinate_velocity(const heft_world *w, heft_joint_id id, hef
 }
 
 double heft_joint_gap(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_gap");
     if (!j) {
         return 0.0;
     }
@@ -109,18 +109,18 @@ double heft_joint_gap(const heft_world *w, heft_joint_id id) {
 }
 
 int heft_joint_row_count(const heft_world *w, heft_joint_id id) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_row_count");
     return j ? j->row_count : 0;
 }
 
 double heft_joint_row_impulse(const heft_world *w, heft_joint_id id, int i) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_row_impulse");
     return (j && i >= 0 && i < j->row_count) ? j->lambda[i] : 0.0;
 }
 
 heft_result heft_joint_get_row_info(const heft_world *w, heft_joint_id id, int i,
                                     heft_joint_row_info *out) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_get_row_info");
     if (!j) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
@@ -141,7 +141,7 @@ heft_result heft_joint_get_row_info(const heft_world *w, heft_joint_id id, int i
 }
 
 static double dof_force(const heft_world *w, heft_joint_id id, int dof, int motor) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_motor_force/limit_force");
     if (!j || j->h_last <= 0.0) {
         return 0.0;
     }
@@ -168,7 +168,7 @@ double heft_joint_limit_force(const heft_world *w, heft_joint_id id, heft_joint_
 
 heft_result heft_joint_reaction(const heft_world *w, heft_joint_id id, heft_vec3 *force,
                                 heft_vec3 *torque) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_reaction");
     if (!j) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
@@ -185,7 +185,7 @@ heft_result heft_joint_reaction(const heft_world *w, heft_joint_id id, heft_vec3
 }
 
 heft_result heft_joint_get_frames(const heft_world *w, heft_joint_id id, heft_joint_frames *out) {
-    const joint *j = world_joint(w, id);
+    const joint *j = world_joint_or_error(w, id, "heft_joint_get_frames");
     if (!j || !out) {
         heft_set_error(j ? "out is NULL" : "joint id is not valid");
         return j ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;

@@ -91,6 +91,14 @@ heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_ve
     mass_props p;
     solid_mass(def->type, def->density, def->radius, def->half_length, def->half_extents, hull, &p);
     convex_hull_free(hull);
+    /* a finite density times a volume within the size limits can still
+     * overflow, or pass the mass limit of a body */
+    if (!isfinite(p.mass) || p.mass > HEFT_MASS_MAX || !heft_mat3_isfinite(p.inertia)) {
+        heft_set_error("the shape's mass %g kg (density %g kg/m^3 times its volume) is not finite "
+                       "or beyond HEFT_MASS_MAX (%g kg)",
+                       p.mass, def->density, HEFT_MASS_MAX);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
     place(&p, def->local_position, def->local_orientation);
     if (mass) {
         *mass = p.mass;
@@ -113,7 +121,8 @@ static void shift_anchor(heft_vec3 *anchor, int32_t owner, int32_t body_index, h
 heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
     body *b = world_body(w, id);
     if (!b) {
-        heft_set_error("body id is not valid");
+        heft_set_error(w ? "heft_body_set_mass_from_shapes: body id is not valid"
+                         : "heft_body_set_mass_from_shapes: world is NULL");
         return HEFT_ERROR_INVALID_ID;
     }
     if (b->type != HEFT_BODY_DYNAMIC) {
@@ -134,7 +143,13 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
         total += p.mass;
         moment = heft_v3_madd(moment, p.mass, p.center);
     }
-    if (!(total > 0.0) || !isfinite(total)) {
+    if (!isfinite(total)) {
+        heft_set_error("the body's shapes have a mass that is not finite (%g kg: density times "
+                       "volume overflows)",
+                       total);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!(total > 0.0)) {
         heft_set_error("the body's shapes have no mass (no solid shape with a positive density)");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }

@@ -391,6 +391,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double tg = heft_time_ms();
     compute_step_masses(w, h);
     st->time_geometric_stiffness_ms = heft_time_ms() - tg;
+    st->geometric_stiffness_skipped = geometric_stiffness_skipped(w);
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
@@ -482,7 +483,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     double t3 = heft_time_ms();
     st->time_integrate_ms = t3 - t2;
     if (w->def.post_stabilization > 0) {
-        st->post_stabilization_gap = post_stabilize(w, &is, h);
+        post_stabilize(w, &is, h, st);
         st->time_post_stabilization_ms = heft_time_ms() - t3;
     }
     continuous_collision(w, h); /* fast bodies: back to their time of impact */
@@ -519,6 +520,10 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->time_geometric_stiffness_ms += s->time_geometric_stiffness_ms;
     t->time_post_stabilization_ms += s->time_post_stabilization_ms;
     t->post_stabilization_gap = s->post_stabilization_gap;
+    t->geometric_stiffness_skipped =
+        imax(t->geometric_stiffness_skipped, s->geometric_stiffness_skipped);
+    t->post_stabilization_limited += s->post_stabilization_limited;
+    t->post_stabilization_energy += s->post_stabilization_energy;
     t->substeps++;
     t->pivot_steps += s->pivot_steps;
     t->restarts += s->restarts;
@@ -546,6 +551,14 @@ heft_result heft_world_step(heft_world *w, double h) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     int n = w->def.substeps > 0 ? w->def.substeps : 1;
+    /* below the minimum, phi / h in the Baumgarte term overflows a body's
+     * velocity (h = 1e-300 gave a pendulum bob 2.7e296 m/s) */
+    if (!(h / n >= HEFT_STEP_MIN) || h / n > HEFT_STEP_MAX) {
+        heft_set_error("time step %g s in %d substep(s) gives %g s a substep, outside "
+                       "[HEFT_STEP_MIN, HEFT_STEP_MAX] = [%g, %g] s",
+                       h, n, h / n, HEFT_STEP_MIN, HEFT_STEP_MAX);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
     heft_step_stats total, one;
     memset(&total, 0, sizeof total);
     heft_result rc = HEFT_OK;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "input_check.h"
 #include "world.h"
 
 heft_world_def heft_default_world_def(void) {
@@ -42,8 +43,7 @@ static int check_options(const heft_solver_options *o) {
 }
 
 static int check_world_def(const heft_world_def *d) {
-    if (!heft_v3_isfinite(d->gravity)) {
-        heft_set_error("gravity is not finite");
+    if (!check_vec_range(d->gravity, HEFT_GRAVITY_MAX, "gravity", "HEFT_GRAVITY_MAX")) {
         return 0;
     }
     if (!(d->rigid_compliance >= 0.0) || !isfinite(d->rigid_compliance)) {
@@ -181,8 +181,11 @@ heft_solver_options heft_world_solver_options(const heft_world *w) {
 }
 
 heft_result heft_world_set_gravity(heft_world *w, heft_vec3 g) {
-    if (!w || !heft_v3_isfinite(g)) {
-        heft_set_error("gravity is not finite");
+    if (!w) {
+        heft_set_error("heft_world_set_gravity: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!check_vec_range(g, HEFT_GRAVITY_MAX, "gravity", "HEFT_GRAVITY_MAX")) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     w->def.gravity = g;
@@ -191,7 +194,9 @@ heft_result heft_world_set_gravity(heft_world *w, heft_vec3 g) {
 
 heft_result heft_world_set_geometric_stiffness(heft_world *w, int enabled) {
     if (!w || (enabled != 0 && enabled != 1)) {
-        heft_set_error("geometric stiffness is enabled with 1 and disabled with 0");
+        heft_set_error(w ? "geometric stiffness is enabled with 1 and disabled with 0 (got %d)"
+                         : "heft_world_set_geometric_stiffness: world is NULL (%d)",
+                       enabled);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     w->def.geometric_stiffness = enabled;
@@ -200,7 +205,9 @@ heft_result heft_world_set_geometric_stiffness(heft_world *w, int enabled) {
 
 heft_result heft_world_set_post_stabilization(heft_world *w, int iterations) {
     if (!w || iterations < 0 || iterations > 100) {
-        heft_set_error("post-stabilization iterations must lie in [0, 100]");
+        heft_set_error(w ? "post-stabilization iterations must lie in [0, 100] (got %d)"
+                         : "heft_world_set_post_stabilization: world is NULL (%d)",
+                       iterations);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     w->def.post_stabilization = iterations;
@@ -209,7 +216,9 @@ heft_result heft_world_set_post_stabilization(heft_world *w, int iterations) {
 
 heft_result heft_world_set_substeps(heft_world *w, int substeps) {
     if (!w || substeps < 1 || substeps > 1000) {
-        heft_set_error("substeps must lie in [1, 1000]");
+        heft_set_error(w ? "substeps must lie in [1, 1000] (got %d)"
+                         : "heft_world_set_substeps: world is NULL (%d)",
+                       substeps);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     w->def.substeps = substeps;
@@ -295,7 +304,10 @@ const heft_step_stats *heft_world_stats(const heft_world *w) {
 
 heft_result heft_world_island_stats(const heft_world *w, int i, heft_island_stats *out) {
     if (!w || !out || i < 0 || i >= w->stats.islands) {
-        heft_set_error("island %d does not exist in the last step", i);
+        heft_set_error(!w     ? "heft_world_island_stats: world is NULL"
+                       : !out ? "heft_world_island_stats: out must not be NULL"
+                              : "island %d does not exist in the last step",
+                       i);
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     *out = w->island_stats[i];
@@ -308,4 +320,18 @@ body *world_body(const heft_world *w, heft_body_id id) {
 
 joint *world_joint(const heft_world *w, heft_joint_id id) {
     return w ? slots_get(w->joints, sizeof(joint), w->joint_high, id.index, id.generation) : NULL;
+}
+
+joint *world_joint_or_error(const heft_world *w, heft_joint_id id, const char *function) {
+    if (!w) {
+        heft_set_error("%s: world is NULL", function);
+        return NULL;
+    }
+    joint *j = world_joint(w, id);
+    if (!j) {
+        heft_set_error("%s: joint id (index %d, generation %u) is not valid: never created or "
+                       "destroyed",
+                       function, (int)id.index, (unsigned)id.generation);
+    }
+    return j;
 }

@@ -72,9 +72,11 @@ void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not u
 void island_slots_clear(heft_world *w, island_slots *set); /* drops every state */
 
 /* post-stabilization (post_stabilization.c): projects the joints' positions
- * back onto their constraints; returns the largest remaining joint error */
+ * back onto their constraints without adding energy to an island; fills the
+ * post_stabilization_* fields of st (the largest joint error left, the
+ * islands limited, the energy change) */
 struct island_set;
-double post_stabilize(heft_world *w, const struct island_set *is, double h);
+void post_stabilize(heft_world *w, const struct island_set *is, double h, heft_step_stats *st);
 
 /* the Baumgarte factor of rigid joint rows with the current solver */
 double world_joint_baumgarte(const heft_world *w);
@@ -82,5 +84,7 @@ double world_joint_baumgarte(const heft_world *w);
 /* id helpers (world.c) */
 body *world_body(const heft_world *w, heft_body_id id);
 joint *world_joint(const heft_world *w, heft_joint_id id);
+/* the same, setting heft_last_error (naming function) when there is none */
+joint *world_joint_or_error(const heft_world *w, heft_joint_id id, const char *function);
 
 #endif

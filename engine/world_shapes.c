@@ -24,7 +24,9 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
     heft_shape_id invalid = {-1, 0};
     body *b = world_body(w, body_id);
     if (!b || !def) {
-        heft_set_error(b ? "shape def must not be NULL" : "shape's body id is not valid");
+        heft_set_error(!w  ? "heft_create_shape: world is NULL"
+                       : b ? "heft_create_shape: def must not be NULL"
+                           : "heft_create_shape: the shape's body id is not valid");
         return invalid;
     }
     if (!shape_check_def(def, b)) {
@@ -80,6 +82,7 @@ heft_body_id heft_shape_body(const heft_world *w, heft_shape_id id) {
     heft_body_id none = {-1, 0};
     const shape *s = world_shape(w, id);
     if (!s) {
+        heft_set_error("heft_shape_body: shape id is not valid");
         return none;
     }
     heft_body_id b = {s->body, w->bodies[s->body].slot.generation};
@@ -130,6 +133,7 @@ heft_result heft_shape_get_def(const heft_world *w, heft_shape_id id, heft_shape
 
 int heft_body_shapes(const heft_world *w, heft_body_id body_id, heft_shape_id *out, int max) {
     if (!world_body(w, body_id)) {
+        heft_set_error("heft_body_shapes: body id is not valid");
         return 0;
     }
     int n = 0;

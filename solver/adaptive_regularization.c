@@ -1,6 +1,7 @@
 /* Heft: adaptive regularization (adaptive_regularization.h; paper 004 Alg. 9). */
 #include "adaptive_regularization.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "workspace.h"
@@ -29,7 +30,8 @@ int heft_adaptive_reg_update(heft_adaptive_reg *r, const heft_mlcp *p, const uin
             r->pivots[i]++;
         if (next[i] == 0 && r->pivots[i] > r->limit[i]) {      /* Alg. 9 lines 2-3 */
             r->shift[i] += epsilon * heft_mlcp_diagonal(p, i); /* line 4, relative */
-            r->limit[i] *= 2;                                  /* line 5 */
+            /* line 5, saturating: the limit may start anywhere up to INT_MAX */
+            r->limit[i] = r->limit[i] > INT_MAX / 2 ? INT_MAX : 2 * r->limit[i];
             ++shifted;
         }
     }

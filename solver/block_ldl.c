@@ -558,8 +558,10 @@ int heft_block_ldl_analyze(heft_block_ldl *f, const heft_mlcp *p, const int *row
     int eoff = 0, max_scratch = 1;
     double flops = 0.0, stored = 0.0;
     for (int k = 0; k < f->nnodes; ++k) {
-        int *seq = f->edge_node + f->edge_off[k];
         const int len = f->edge_off[k + 1] - f->edge_off[k];
+        /* a mechanism without edges (one joint) has no edge array at all:
+         * offsetting NULL, even by zero, is undefined behaviour */
+        int *seq = len > 0 ? f->edge_node + f->edge_off[k] : NULL;
         for (int i = 1; i < len; ++i) /* insertion sort by pivot position */
             for (int j = i; j > 0 && f->pos[seq[j - 1]] > f->pos[seq[j]]; --j) {
                 const int t = seq[j];

@@ -313,6 +313,33 @@ static int line_of_entry(const reader *r, size_t pos, int line, int a_line, int 
     return a_line;
 }
 
+/* ---- symmetry ------------------------------------------------------------ */
+
+/* The format promises a symmetric A (mlcp-format.md), and the solvers differ
+ * on one that is not: the sparse copies read one triangle, the error measure
+ * all of A, and a pivoting loop can then chase an error it cannot reduce.
+ * The worst pair (i > j) by |A_ij - A_ji| relative to the entries' natural
+ * scale max(|A_ij|, |A_ji|, sqrt|A_ii A_jj|); 0 when A is symmetric. */
+static double worst_asymmetry(const double *A, int n, int *wi, int *wj) {
+    double worst = 0.0;
+    *wi = *wj = -1;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i; ++j) {
+            const double a = A[(size_t)i * n + j], b = A[(size_t)j * n + i];
+            if (a == b)
+                continue;
+            const double scale = fmax(fmax(fabs(a), fabs(b)),
+                                      sqrt(fabs(A[(size_t)i * n + i] * A[(size_t)j * n + j])));
+            const double rel = fabs(a - b) / scale;
+            if (!(rel <= worst)) {
+                worst = rel;
+                *wi = i;
+                *wj = j;
+            }
+        }
+    return worst;
+}
+
 /* ---- the reader ---------------------------------------------------------- */
 
 static const char *const kind_words[] = {"bilateral", "normal", "friction", "limit", "motor"};
@@ -703,6 +730,22 @@ static int parse(reader *r, parse_state *s) {
         if (check_structured_A(r, p, a_pos, a_pos_line, a_line, dense, lower, nnz) != 0)
             return -1;
     }
+    /* after the structured form, whose check names a tampered entry more
+     * precisely than this one */
+    if (!lower) {
+        int wi, wj;
+        const double rel = worst_asymmetry(p->A, n, &wi, &wj);
+        if (rel > HEFT_MLCP_SYMMETRY_TOLERANCE) {
+            int line = line_of_entry(r, a_pos, a_pos_line, a_line, dense, 0, nnz, n, wi, wj);
+            if (line == a_line && !dense)
+                line = line_of_entry(r, a_pos, a_pos_line, a_line, dense, 0, nnz, n, wj, wi);
+            return fail_at(r, line,
+                           "A is not symmetric: A[%d][%d] = %.17g but A[%d][%d] = %.17g "
+                           "(relative difference %.3g; the format allows %g)",
+                           wi, wj, p->A[(size_t)wi * n + wj], wj, wi, p->A[(size_t)wj * n + wi],
+                           rel, HEFT_MLCP_SYMMETRY_TOLERANCE);
+        }
+    }
     return 0;
 }
 
@@ -836,6 +879,9 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
     if (A == NULL && !structured)
         return 0;
     if (A != NULL && !all_finite(A, (size_t)n * (size_t)n))
+        return 0;
+    int wi, wj;
+    if (A != NULL && worst_asymmetry(A, n, &wi, &wj) > HEFT_MLCP_SYMMETRY_TOLERANCE)
         return 0;
     if (!all_finite(p->b, (size_t)n))
         return 0;

@@ -238,7 +238,13 @@ int heft_precond_compute(heft_precond *P, const heft_sparse_sym *a) {
         return 0;
     }
     if (P->kind == HEFT_PRECOND_ICT) {
-        const size_t room = un * (size_t)(P->ict_fill + 1);
+        /* a column has at most n - 1 off-diagonals, so a larger fill (up to
+         * INT_MAX, which the options allow) keeps them all; sized in size_t
+         * so that no int arithmetic can overflow */
+        size_t fill = P->ict_fill > 0 ? (size_t)P->ict_fill : 0;
+        if (un > 0 && fill > un - 1)
+            fill = un - 1;
+        const size_t room = un * (fill + 1);
         if (!HEFT_RESERVE(P->row, P->row_cap, room) || !HEFT_RESERVE(P->val, P->val_cap, room) ||
             !HEFT_RESERVE(P->work, P->work_cap, un) ||
             !HEFT_RESERVE(P->pattern, P->pattern_cap, un) ||

@@ -98,35 +98,68 @@ heft_solver_options heft_solver_default_options(void) {
     return o;
 }
 
-int heft_solver_options_check(const heft_solver_options *o, char *err, size_t errlen) {
-    const char *bad = NULL;
-    if (o == NULL)
-        bad = "options must not be NULL";
-    else if (o->max_iterations < 0)
-        bad = "max_iterations must be >= 0";
-    else if (!(o->tolerance >= 0.0) || !isfinite(o->tolerance))
-        bad = "tolerance must be finite and >= 0";
-    else if (!(o->relaxation > 0.0 && o->relaxation < 2.0))
-        bad = "relaxation must lie in (0, 2)";
-    else if (o->max_pivots < 0)
-        bad = "max_pivots must be >= 0";
-    else if (o->bpp_pgs_sweeps < 0)
-        bad = "bpp_pgs_sweeps must be >= 0 (0: no restart from PGS)";
-    else if (!(o->skyline_refactor_fraction >= 0.0 && o->skyline_refactor_fraction <= 1.0))
-        bad = "skyline_refactor_fraction must lie in [0, 1]";
-    else if (o->ldl_ordering < 0 || o->ldl_ordering >= HEFT_LDL_ORDER_COUNT)
-        bad = "ldl_ordering must be HEFT_LDL_ORDER_MIN_EDGE (0), _MIN_DEGREE (1) or _NATURAL (2)";
-    else if (o->ldl_shatter_degree < 0)
-        bad = "ldl_shatter_degree must be >= 0 (0: never shatter)";
-    else if (o->ldl_shard_constraints < 1)
-        bad = "ldl_shard_constraints must be >= 1";
-    else if (!(o->ldl_regularization >= 0.0 && o->ldl_regularization < 1.0))
-        bad = "ldl_regularization must lie in [0, 1)";
-    if (bad == NULL)
-        return 0;
+/* One refusal: the field, its documented range and the value given. */
+static int refuse_int(char *err, size_t errlen, const char *field, const char *range, int got) {
     if (err != NULL && errlen > 0)
-        snprintf(err, errlen, "solver options: %s", bad);
+        snprintf(err, errlen, "solver options: %s must be %s (got %d)", field, range, got);
     return -1;
+}
+
+static int refuse_double(char *err, size_t errlen, const char *field, const char *range,
+                         double got) {
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "solver options: %s must be %s (got %g)", field, range, got);
+    return -1;
+}
+
+/* Every field of heft_solver_options, in declaration order; the ranges are
+ * the ones mlcp.h documents (and docs/limits.md lists). A NaN fails every
+ * comparison, so each double test is written to be false for NaN. */
+int heft_solver_options_check(const heft_solver_options *o, char *err, size_t errlen) {
+#define CHECK_INT(field, ok, range)                                                                \
+    do {                                                                                           \
+        const int v = o->field;                                                                    \
+        if (!(ok))                                                                                 \
+            return refuse_int(err, errlen, #field, range, v);                                      \
+    } while (0)
+#define CHECK_DOUBLE(field, ok, range)                                                             \
+    do {                                                                                           \
+        const double v = o->field;                                                                 \
+        if (!(ok))                                                                                 \
+            return refuse_double(err, errlen, #field, range, v);                                   \
+    } while (0)
+    if (o == NULL) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "solver options: options must not be NULL");
+        return -1;
+    }
+    CHECK_INT(max_iterations, v >= 0, ">= 0");
+    CHECK_DOUBLE(tolerance, v >= 0.0 && isfinite(v), "finite and >= 0");
+    CHECK_DOUBLE(relaxation, v > 0.0 && v < 2.0, "in (0, 2)");
+    CHECK_INT(warm_start, v == 0 || v == 1, "0 or 1");
+    CHECK_INT(max_pivots, v >= 0, ">= 0");
+    CHECK_INT(bpp_pgs_sweeps, v >= 0, ">= 0 (0: no restart from PGS)");
+    CHECK_INT(keep_index_sets, v == 0 || v == 1, "0 or 1");
+    CHECK_DOUBLE(skyline_refactor_fraction, v >= 0.0 && v <= 1.0, "in [0, 1]");
+    CHECK_INT(preconditioner, v >= 0 && v < HEFT_PRECOND_COUNT,
+              "a heft_preconditioner, 0 (jacobi) to 4 (ic0-imaginary)");
+    CHECK_DOUBLE(pcg_tolerance, v >= 0.0 && v < 1.0, "in [0, 1)");
+    CHECK_INT(pcg_max_iterations, v >= 1, ">= 1");
+    CHECK_DOUBLE(ict_drop_tolerance, v >= 0.0 && isfinite(v), "finite and >= 0");
+    CHECK_INT(ict_fill, v >= 0, ">= 0 (more than a column's rows keeps them all)");
+    CHECK_INT(adaptive_regularization, v == 0 || v == 1, "0 or 1");
+    CHECK_DOUBLE(regularization_shift, v >= 0.0 && v <= 1.0, "in [0, 1] (relative to A_ii)");
+    CHECK_INT(regularization_pivot_limit, v >= 1, ">= 1");
+    CHECK_DOUBLE(cr_tolerance, v >= 0.0 && v < 1.0, "in [0, 1)");
+    CHECK_INT(cr_max_iterations, v >= 1, ">= 1");
+    CHECK_INT(ldl_ordering, v >= 0 && v < HEFT_LDL_ORDER_COUNT,
+              "HEFT_LDL_ORDER_MIN_EDGE (0), _MIN_DEGREE (1) or _NATURAL (2)");
+    CHECK_INT(ldl_shatter_degree, v >= 0, ">= 0 (0: never shatter)");
+    CHECK_INT(ldl_shard_constraints, v >= 1, ">= 1");
+    CHECK_DOUBLE(ldl_regularization, v >= 0.0 && v < 1.0, "in [0, 1)");
+#undef CHECK_INT
+#undef CHECK_DOUBLE
+    return 0;
 }
 
 int heft_solve(const char *solver, const heft_solver_options *options, const heft_mlcp *p,

@@ -8,6 +8,9 @@
 
 #include "heft.h"
 
+#define WORLD_SNAPSHOT_SHAPES 32
+#define WORLD_SNAPSHOT_JOINTS 32
+
 typedef struct world_snapshot {
     int bodies, joints;
     heft_body_state states[64];
@@ -15,7 +18,45 @@ typedef struct world_snapshot {
     char solver[32];
     heft_solver_options options;
     double time;
+    /* shapes and joints, field by field (a struct copy may leave padding
+     * bytes unspecified, which would make memcmp flaky) */
+    int64_t steps;
+    double restitution_threshold;
+    int shapes;
+    double shape_fields[WORLD_SNAPSHOT_SHAPES][16];
+    double joint_fields[WORLD_SNAPSHOT_JOINTS][8];
 } world_snapshot;
+
+static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
+                                         const heft_body_id *ids, int n) {
+    for (int i = 0; i < n && i < 64; ++i) {
+        heft_shape_id shapes[8];
+        int count = heft_body_shapes(w, ids[i], shapes, 8);
+        for (int k = 0; k < count && k < 8 && s->shapes < WORLD_SNAPSHOT_SHAPES; ++k) {
+            heft_shape_def d;
+            if (heft_shape_get_def(w, shapes[k], &d) != HEFT_OK) {
+                continue;
+            }
+            double *f = s->shape_fields[s->shapes++];
+            f[0] = i;
+            f[1] = d.type;
+            f[2] = d.radius;
+            f[3] = d.half_length;
+            f[4] = d.half_extents.x + 2.0 * d.half_extents.y + 3.0 * d.half_extents.z;
+            f[5] = d.local_position.x;
+            f[6] = d.local_position.y;
+            f[7] = d.local_position.z;
+            f[8] = d.local_orientation.w;
+            f[9] = d.local_orientation.x;
+            f[10] = d.friction;
+            f[11] = d.restitution;
+            f[12] = d.density;
+            f[13] = d.category_bits;
+            f[14] = d.mask_bits;
+            f[15] = d.offset;
+        }
+    }
+}
 
 static inline void world_snapshot_take(const heft_world *w, world_snapshot *s) {
     memset(s, 0, sizeof *s);
@@ -30,6 +71,23 @@ static inline void world_snapshot_take(const heft_world *w, world_snapshot *s) {
     strncpy(s->solver, heft_world_solver(w), sizeof s->solver - 1);
     s->options = heft_world_solver_options(w);
     s->time = heft_world_time(w);
+    s->steps = heft_world_step_count(w);
+    s->restitution_threshold = heft_world_restitution_threshold(w);
+    world_snapshot_shapes(w, s, ids, n);
+    heft_joint_id joints[WORLD_SNAPSHOT_JOINTS];
+    int nj = heft_world_joints(w, joints, WORLD_SNAPSHOT_JOINTS);
+    for (int i = 0; i < nj && i < WORLD_SNAPSHOT_JOINTS; ++i) {
+        double *f = s->joint_fields[i];
+        f[0] = heft_joint_get_type(w, joints[i]);
+        f[1] = heft_joint_is_broken(w, joints[i]);
+        f[2] = heft_joint_row_count(w, joints[i]);
+        f[3] = heft_joint_coordinate(w, joints[i], HEFT_DOF_X);
+        f[4] = heft_joint_coordinate(w, joints[i], HEFT_DOF_RX);
+        f[5] = heft_joint_gap(w, joints[i]);
+        f[6] =
+            heft_joint_row_count(w, joints[i]) > 0 ? heft_joint_row_impulse(w, joints[i], 0) : 0.0;
+        f[7] = (double)joints[i].generation;
+    }
 }
 
 static inline int world_snapshot_equal(const world_snapshot *a, const world_snapshot *b) {

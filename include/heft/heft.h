@@ -55,6 +55,26 @@ typedef enum heft_result {
 /* Why the last failing call of this thread failed ("" if none has). */
 HEFT_API const char *heft_last_error(void);
 
+/* ---- documented ranges (docs/limits.md) ----------------------------------
+ * Values outside these ranges are refused where they enter (an error, a
+ * message naming the value and the limit, the world unchanged): beyond them a
+ * double-precision step freezes a body, zeroes its velocity or overflows it. */
+#define HEFT_MASS_MIN 1e-9              /* kg, a dynamic body's mass */
+#define HEFT_MASS_MAX 1e15              /* kg */
+#define HEFT_INERTIA_MIN 1e-21          /* kg m^2, smallest principal moment */
+#define HEFT_INERTIA_MAX 1e27           /* kg m^2, largest principal moment */
+#define HEFT_INERTIA_CONDITION_MAX 1e12 /* largest over smallest principal moment */
+#define HEFT_POSITION_MAX 1e9           /* m, |coordinate| of positions and points given */
+#define HEFT_SPEED_MAX 1e8              /* m/s and rad/s, |component| of velocities given */
+#define HEFT_FORCE_MAX 1e18             /* N, |component| of a body's accumulated force */
+#define HEFT_TORQUE_MAX 1e27            /* N m, |component| of its accumulated torque */
+#define HEFT_GRAVITY_MAX 1e6            /* m/s^2, |component| of gravity */
+#define HEFT_SHAPE_SIZE_MAX 1e6         /* m: radii, half lengths, half extents, hull points */
+#define HEFT_QUAT_NORM_MIN 1e-9         /* length of a quaternion before it is normalised */
+#define HEFT_QUAT_NORM_MAX 1e9
+#define HEFT_STEP_MIN 1e-6 /* s, smallest (sub)step h / substeps */
+#define HEFT_STEP_MAX 1.0  /* s, largest (sub)step */
+
 /* ---- world -------------------------------------------------------------- */
 
 typedef enum heft_gyroscopic {
@@ -67,7 +87,7 @@ typedef enum heft_gyroscopic {
 #define HEFT_BAUMGARTE_AUTO (-1.0)
 
 typedef struct heft_world_def {
-    heft_vec3 gravity;          /* m/s^2, default (0, 0, -9.81) */
+    heft_vec3 gravity;          /* m/s^2, |component| <= HEFT_GRAVITY_MAX; default (0, 0, -9.81) */
     const char *solver;         /* registry name, default "pgs"; its options start at
                                    heft_solver_default_options() and are set with
                                    heft_world_set_solver_options */
@@ -104,7 +124,9 @@ HEFT_API heft_world_def heft_default_world_def(void);
 HEFT_API heft_world *heft_world_create(const heft_world_def *def);
 HEFT_API void heft_world_destroy(heft_world *world);
 
-/* Advances the world by h seconds (default in every paper: 1/60). */
+/* Advances the world by h seconds (default in every paper: 1/60). Each
+ * substep h / substeps must lie in [HEFT_STEP_MIN, HEFT_STEP_MAX]: below it
+ * the Baumgarte term phi / h overflows a body's velocity. */
 HEFT_API heft_result heft_world_step(heft_world *world, double h);
 
 /* Switches the solver between two steps. An unknown name is an error that
@@ -203,6 +225,18 @@ typedef struct heft_step_stats {
     int answers_pgs;
     int answers_warm_start;
     int answers_zero;
+    int geometric_stiffness_skipped;  /* joints whose geometric stiffness was asked for and did
+                                         not act: the solver is iterative (pgs, ldl-pgs, cr),
+                                         whose approximate impulses feed no stiffness
+                                         (docs/heavy-loads.md) */
+    int post_stabilization_limited;   /* without geometric stiffness: islands whose
+                                         post-stabilization would have added energy (lifting
+                                         a load against gravity): their velocities were
+                                         scaled down to pay for it, or the projection undone */
+    double post_stabilization_energy; /* J: the change post-stabilization made to the islands'
+                                         kinetic plus gravitational energy; <= 0 (to rounding)
+                                         without geometric stiffness, reported as it is with
+                                         it */
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
@@ -233,14 +267,19 @@ typedef enum heft_body_type {
 
 typedef struct heft_body_def {
     heft_body_type type;        /* default dynamic */
-    heft_vec3 position;         /* of the centre of mass, world frame */
-    heft_quat orientation;      /* any non-zero quaternion; normalised */
-    heft_vec3 linear_velocity;  /* m/s, world frame */
-    heft_vec3 angular_velocity; /* rad/s, world frame */
-    double mass;                /* kg, > 0 for dynamic bodies; default 1 */
+    heft_vec3 position;         /* of the centre of mass, world frame; |component| <=
+                                   HEFT_POSITION_MAX */
+    heft_quat orientation;      /* a quaternion of length in [HEFT_QUAT_NORM_MIN,
+                                   HEFT_QUAT_NORM_MAX]; normalised */
+    heft_vec3 linear_velocity;  /* m/s, world frame; |component| <= HEFT_SPEED_MAX */
+    heft_vec3 angular_velocity; /* rad/s, world frame; |component| <= HEFT_SPEED_MAX */
+    double mass;                /* kg, in [HEFT_MASS_MIN, HEFT_MASS_MAX] for dynamic bodies;
+                                   default 1 */
     heft_mat3 inertia;          /* kg m^2 about the centre of mass, body frame, symmetric
-                                   positive definite; all zeros (default) means that of a
-                                   cube of side 1 m with this mass, mass/6 */
+                                   positive definite, principal moments in
+                                   [HEFT_INERTIA_MIN, HEFT_INERTIA_MAX] and their ratio at
+                                   most HEFT_INERTIA_CONDITION_MAX; all zeros (default)
+                                   means that of a cube of side 1 m with this mass, mass/6 */
     double linear_damping;      /* 1/s, default 0 */
     double angular_damping;     /* 1/s, default 0 */
     double gravity_scale;       /* default 1 */
@@ -302,7 +341,9 @@ HEFT_API heft_result heft_body_set_angular_velocity(heft_world *world, heft_body
                                                     heft_vec3 w);
 HEFT_API heft_result heft_body_set_mass(heft_world *world, heft_body_id id, double mass,
                                         heft_mat3 inertia);
-/* Forces for the next step only (cleared after it), world frame. */
+/* Forces for the next step only (cleared after it), world frame. A force
+ * whose sum with what the body already holds would pass HEFT_FORCE_MAX (its
+ * torque HEFT_TORQUE_MAX) is refused, as is a point beyond HEFT_POSITION_MAX. */
 HEFT_API heft_result heft_body_apply_force(heft_world *world, heft_body_id id, heft_vec3 force,
                                            heft_vec3 world_point);
 HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, heft_vec3 torque);
@@ -355,15 +396,16 @@ typedef struct heft_height_field_def {
 } heft_height_field_def;
 
 typedef struct heft_shape_def {
-    heft_shape_type type;     /* default sphere */
-    double radius;            /* sphere, capsule, cylinder; default 0.5 */
-    double half_length;       /* capsule: half the distance between the cap centres;
-                                 cylinder: half its height */
-    heft_vec3 half_extents;   /* box; default (0.5, 0.5, 0.5) */
-    heft_vec3 normal;         /* plane, shape frame; default (0, 0, 1) */
-    double offset;            /* plane: points x with normal . x = offset are on it */
-    heft_vec3 local_position; /* shape frame in body frame */
-    heft_quat local_orientation;
+    heft_shape_type type; /* default sphere */
+    /* sizes in m, each at most HEFT_SHAPE_SIZE_MAX (hull points: |coordinate|) */
+    double radius;               /* sphere, capsule, cylinder; default 0.5 */
+    double half_length;          /* capsule: half the distance between the cap centres;
+                                    cylinder: half its height */
+    heft_vec3 half_extents;      /* box; default (0.5, 0.5, 0.5) */
+    heft_vec3 normal;            /* plane, shape frame; default (0, 0, 1) */
+    double offset;               /* plane: points x with normal . x = offset are on it */
+    heft_vec3 local_position;    /* shape frame in body frame; |component| <= HEFT_POSITION_MAX */
+    heft_quat local_orientation; /* length in [HEFT_QUAT_NORM_MIN, HEFT_QUAT_NORM_MAX] */
     /* Material. A contact uses mu = sqrt(mu_a mu_b) and e = max(e_a, e_b);
      * restitution acts only when the bodies approach faster than the world's
      * restitution threshold (heft_world_set_restitution_threshold). */
@@ -419,7 +461,8 @@ HEFT_API int heft_shape_triangles(const heft_world *world, heft_shape_id id, hef
 
 /* Mass, centre of mass (body frame) and inertia about that centre (body
  * axes) of the solid a def describes at its density, with its local pose.
- * Planes, meshes and height fields have none (HEFT_ERROR_INVALID_ARGUMENT). */
+ * Planes, meshes and height fields have none (HEFT_ERROR_INVALID_ARGUMENT),
+ * nor has a solid whose mass would pass HEFT_MASS_MAX or not be finite. */
 HEFT_API heft_result heft_shape_def_mass(const heft_shape_def *def, double *mass, heft_vec3 *center,
                                          heft_mat3 *inertia);
 /* Sets a dynamic body's mass and inertia from its shapes and their densities
@@ -629,8 +672,8 @@ typedef enum heft_motor_mode {
  * velocity motor with target 0 and a small max_force is joint friction. */
 typedef struct heft_joint_motor {
     heft_motor_mode mode;      /* default off */
-    double target_velocity;    /* m/s or rad/s */
-    double target_position;    /* m or rad (whole turns count) */
+    double target_velocity;    /* m/s or rad/s, |v| <= HEFT_SPEED_MAX */
+    double target_position;    /* m or rad (whole turns count), |x| <= HEFT_POSITION_MAX */
     double max_force;          /* N or N m, >= 0; default INFINITY (no limit) */
     double stiffness, damping; /* N/m, N s/m (N m/rad, N m s/rad) */
 } heft_joint_motor;

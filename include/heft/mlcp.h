@@ -206,9 +206,16 @@ HEFT_API int heft_solve_with_fallback(heft_fallback *fallback, const heft_solver
  * passes this (2 GiB of A). */
 #define HEFT_MLCP_FILE_MAX_DIM 16384
 
+/* The reader refuses an A (dense or coo) whose entries A_ij and A_ji differ
+ * by more than this, relative to max(|A_ij|, |A_ji|, sqrt|A_ii A_jj|): the
+ * format promises a symmetric positive semidefinite A. The writer refuses
+ * (EINVAL) what the reader would. */
+#define HEFT_MLCP_SYMMETRY_TOLERANCE 1e-9
+
 /* Reads one problem from the text of an .mlcp file, strictly: every section
  * in the documented order, counts that match, numbers by strtod (inf and -inf
- * allowed where a bound may be infinite, NaN never), no trailing tokens, and,
+ * allowed where a bound may be infinite, NaN never), a symmetric A (above),
+ * no trailing tokens, and,
  * when the structured form (bodies, rows) is present, A equal to
  * J M^-1 J^T + diag(epsilon) to 1e-9 relative and a block section.
  *

@@ -15,34 +15,41 @@ extern "C" {
 /* Options every solver reads what it needs from; heft_solver_default_options()
  * gives the documented defaults. */
 typedef struct heft_solver_options {
-    int max_iterations; /* PGS sweeps, CG iterations (default 50) */
-    double tolerance;  /* stop when an iteration changes no row by more than this energy, J (default
-                          1e-12) */
-    double relaxation; /* PGS over-relaxation factor in (0, 2) (default 1.0) */
-    int warm_start;    /* start from lambda0 when present (default 1) */
-    int max_pivots;    /* pivoting steps for the BPP family (default 35) */
+    int max_iterations;  /* PGS sweeps, CG iterations, >= 0 (default 50) */
+    double tolerance;    /* stop when an iteration changes no row by more than this energy, J;
+                            finite, >= 0 (default 1e-12) */
+    double relaxation;   /* PGS over-relaxation factor in (0, 2) (default 1.0) */
+    int warm_start;      /* start from lambda0 when present: 0 or 1 (default 1) */
+    int max_pivots;      /* pivoting steps for the BPP family, >= 0 (default 35) */
     int bpp_pgs_sweeps;  /* BPP family: a stalled pivoting restarts from the index sets of
                             a PGS answer of at most this many sweeps (default 1000; 0: no
-                            restart, the papers' algorithm and the frozen boxes) */
+                            restart, the papers' algorithm and the frozen boxes); >= 0 */
     int keep_index_sets; /* BPP: start from the previous step's index sets when the size is
                             the same (default 1); otherwise the sets are read off the warm
-                            start (variables at a bound tight), or all free without one */
-    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this
-                                         (default 0.15) */
+                            start (variables at a bound tight), or all free without one;
+                            0 or 1 */
+    double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this,
+                                         in [0, 1] (default 0.15) */
     /* the conjugate gradient family (docs/pcg.md) */
-    int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg (default IC0_IMAGINARY) */
-    double pcg_tolerance;   /* PCG stops at ||r_F|| <= this * ||b_F|| (default 1e-6; 004 §6) */
-    int pcg_max_iterations; /* PCG iterations per linear solve, pgcg inner iterations (default 1000)
-                             */
-    double ict_drop_tolerance;   /* ICT's eps: tau_i = eps ||a_i|| (default 1e-3; 004 Alg. 5) */
-    int ict_fill;                /* ICT: off-diagonals kept per column (default 10) */
-    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows (default 0)
-                                  */
-    double regularization_shift; /* Alg. 9's diagonal shift epsilon (default 1e-3) */
-    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (default
-                                       10) */
-    double cr_tolerance;            /* cr: relative residual of the KKT system (default 1e-10) */
-    int cr_max_iterations;          /* cr: conjugate residual iterations (default 5000) */
+    int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg, 0 .. HEFT_PRECOND_COUNT - 1
+                               (default IC0_IMAGINARY) */
+    double pcg_tolerance;   /* PCG stops at ||r_F|| <= this * ||b_F||, in [0, 1) (default 1e-6;
+                               004 §6) */
+    int pcg_max_iterations; /* PCG iterations per linear solve, pgcg inner iterations, >= 1
+                               (default 1000) */
+    double ict_drop_tolerance;      /* ICT's eps: tau_i = eps ||a_i||, finite, >= 0 (default 1e-3;
+                                       004 Alg. 5) */
+    int ict_fill;                   /* ICT: off-diagonals kept per column, >= 0; more than a
+                                       column has keeps them all (default 10) */
+    int adaptive_regularization;    /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows, 0 or 1
+                                       (default 0) */
+    double regularization_shift;    /* Alg. 9's diagonal shift epsilon, relative to A_ii, in [0, 1]
+                                       (default 1e-3) */
+    int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (up to
+                                       INT_MAX), >= 1 (default 10) */
+    double cr_tolerance;            /* cr: relative residual of the KKT system, in [0, 1)
+                                       (default 1e-10) */
+    int cr_max_iterations;          /* cr: conjugate residual iterations, >= 1 (default 5000) */
     /* ldl-pgs's block LDL of the joints' rows (docs/ldl-pgs-baraff.md); its
      * iterations are max_iterations and tolerance above */
     int ldl_ordering;          /* heft_ldl_ordering of the elimination (default MIN_EDGE) */

@@ -1,4 +1,4 @@
-/* libFuzzer target for the .mlcp reader (built with -DHEFT_FUZZ=ON and clang).
+/* libFuzzer target for the .mlcp reader (tests/fuzz/README.md).
  * Every input must give either a clean error naming a line, or a problem
  * that the writer writes and the reader reads back to the same text. */
 #include <stdint.h>
