@@ -57,6 +57,7 @@ typedef struct result {
     double step_ms;     /* mean over the steps, median over the repetitions */
     double solver_ms;   /* mean per step of the solver's iterations, or -1 */
     double sweeps;      /* mean iterations per step, or -1 */
+    double rows;        /* mean rows of the solve per step, or -1 */
     double penetration; /* m, deepest over the run */
     double gap;         /* m, chain: widest joint gap over the run */
     double drift;       /* m, pyramid: farthest any box moved from its start; chain: load drop */
@@ -146,7 +147,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         e->pose(w, i, &poses[i]);
         memcpy(start[i], poses[i].p, sizeof start[i]);
     }
-    double total = 0.0, solver = 0.0, sweeps = 0.0;
+    double total = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
     int timed_solver = e->solver_ms != NULL, done = 0;
     const double started = now_ms();
     for (int s = 0; s < steps && now_ms() - started < budget_ms; ++s, ++done) {
@@ -158,6 +159,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
             timed_solver = ms != -1.0; /* -1: not measured (a difference may be below 0) */
             solver += ms;
             sweeps += e->solver_iterations(w);
+            rows += e->solver_rows ? e->solver_rows(w) : 0;
         }
         const double pen = e->penetration(w);
         r->penetration = pen > r->penetration ? pen : r->penetration;
@@ -188,6 +190,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
     }
     r->solver_ms = timed_solver && done > 0 ? solver / done : -1.0;
     r->sweeps = timed_solver && done > 0 ? sweeps / done : -1.0;
+    r->rows = timed_solver && done > 0 && e->solver_rows ? rows / done : -1.0;
     free(poses);
     free(start);
     e->destroy(w);
@@ -309,10 +312,12 @@ int main(int argc, char **argv) {
             "# heft-peers\n\n%s; %s; h = 1/60 s, %d steps, median of %d repetitions; "
             "times are CPU time of the stepping thread.\n\n"
             "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
-            "ms/sweep | penetration m | joint gap m | drift m | non-finite steps |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+            "non-finite steps |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
             where, date, steps, reps);
     fprintf(csv, "scene,engine,steps,ms_per_step,solver_ms_per_step,sweeps_per_step,ms_per_sweep,"
+                 "rows,ns_per_row_sweep,"
                  "penetration_m,joint_gap_m,drift_m,nonfinite_steps\n");
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
         double base = -1.0;
@@ -332,7 +337,8 @@ int main(int argc, char **argv) {
                 continue;
             }
             const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
-            char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "";
+            char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
+                 rows[32] = "", per_row[32] = "";
             if (base > 0.0) {
                 snprintf(ratio, sizeof ratio, "%.2f", r->step_ms / base);
             }
@@ -342,16 +348,23 @@ int main(int argc, char **argv) {
                 if (r->sweeps > 0.0) {
                     snprintf(per, sizeof per, "%.4f", r->solver_ms / r->sweeps);
                 }
+                if (r->rows > 0.0 && r->sweeps > 0.0) {
+                    snprintf(rows, sizeof rows, "%.0f", r->rows);
+                    snprintf(per_row, sizeof per_row, "%.1f",
+                             1e6 * r->solver_ms / (r->sweeps * r->rows));
+                }
             }
             if (chain) {
                 snprintf(gap, sizeof gap, "%.3g", r->gap);
             }
-            fprintf(md, "| %s | %s | %d | %.3f | %s | %s | %s | %s | %.3g | %s | %.3g | %d |\n",
+            fprintf(md,
+                    "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g | %d "
+                    "|\n",
                     scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, solver,
-                    sweeps, per, r->penetration, gap, r->drift, r->nonfinite);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%.6g,%s,%.6g,%d\n", scene_specs[sc].name,
-                    engines[e]->name, r->steps, r->step_ms, solver, sweeps, per, r->penetration,
-                    gap, r->drift, r->nonfinite);
+                    sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d\n", scene_specs[sc].name,
+                    engines[e]->name, r->steps, r->step_ms, solver, sweeps, per, rows, per_row,
+                    r->penetration, gap, r->drift, r->nonfinite);
         }
     }
     fclose(md);

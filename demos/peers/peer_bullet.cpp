@@ -15,6 +15,7 @@ class TimedSolver : public btSequentialImpulseConstraintSolver {
   public:
     double iterations_ms = 0.0;
     int iterations = 0;
+    int rows = 0;
     btScalar solveGroupCacheFriendlyIterations(btCollisionObject **bodies, int numBodies,
                                                btPersistentManifold **manifolds, int numManifolds,
                                                btTypedConstraint **constraints, int numConstraints,
@@ -24,6 +25,10 @@ class TimedSolver : public btSequentialImpulseConstraintSolver {
         btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyIterations(
             bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debug);
         iterations_ms += peer_cpu_ms() - t0;
+        rows += m_tmpSolverContactConstraintPool.size() +
+                m_tmpSolverContactFrictionConstraintPool.size() +
+                m_tmpSolverContactRollingFrictionConstraintPool.size() +
+                m_tmpSolverNonContactConstraintPool.size();
         iterations = info.m_numIterations;
         return r;
     }
@@ -123,6 +128,7 @@ void bullet_step(void *world, double h) {
     auto *s = static_cast<BulletPeer *>(world);
     s->solver.iterations_ms = 0.0;
     s->solver.iterations = 0;
+    s->solver.rows = 0;
     s->world.stepSimulation(h, 0); // exactly one step of h
 }
 
@@ -165,6 +171,10 @@ int bullet_solver_iterations(void *world) {
     return static_cast<BulletPeer *>(world)->solver.iterations;
 }
 
+int bullet_solver_rows(void *world) {
+    return static_cast<BulletPeer *>(world)->solver.rows;
+}
+
 void bullet_destroy(void *world) {
     delete static_cast<BulletPeer *>(world);
 }
@@ -180,5 +190,6 @@ extern "C" const peer_engine peer_bullet = {"bullet",
                                             bullet_penetration,
                                             bullet_solver_ms,
                                             bullet_solver_iterations,
-                                            nullptr,
+                                            bullet_solver_rows,
+                                            nullptr, // no measuring inside the step
                                             bullet_destroy};

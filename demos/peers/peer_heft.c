@@ -18,6 +18,7 @@ typedef struct heft_peer {
     double solve_ms;    /* the last step's sweeps, summed over islands, CPU time */
     double callback_ms; /* CPU time spent replaying, taken off the step's time */
     int sweeps;         /* the most any island of the last step ran */
+    int rows;           /* rows of the last step's islands */
 } heft_peer;
 
 /* Island callback. With pgs, the island's problem is solved again by two PGS
@@ -32,6 +33,7 @@ static void on_island(void *user, int index, const heft_mlcp *p, const double *l
     (void)lambda;
     (void)index;
     s->sweeps = stats->iterations > s->sweeps ? stats->iterations : s->sweeps;
+    s->rows += p->n;
     if (!s->replay || p->n <= 0) {
         return;
     }
@@ -152,6 +154,7 @@ static void heft_peer_step(void *world, double h) {
     s->solve_ms = 0.0;
     s->callback_ms = 0.0;
     s->sweeps = 0;
+    s->rows = 0;
     heft_world_step(s->world, h);
 }
 
@@ -198,6 +201,10 @@ static int heft_peer_solver_iterations(void *world) {
     return ((heft_peer *)world)->sweeps;
 }
 
+static int heft_peer_solver_rows(void *world) {
+    return ((heft_peer *)world)->rows;
+}
+
 static void heft_peer_destroy(void *world) {
     heft_peer *s = world;
     if (s) {
@@ -216,17 +223,18 @@ static void heft_peer_destroy(void *world) {
 }
 
 #define HEFT_PEER(id, label, solver)                                                               \
-    const peer_engine id = {label,                                                                 \
-                            solver,                                                                \
-                            heft_peer_create,                                                      \
-                            heft_peer_step,                                                        \
-                            heft_peer_count,                                                       \
-                            heft_peer_pose,                                                        \
-                            heft_peer_penetration,                                                 \
-                            heft_peer_solver_ms,                                                   \
-                            heft_peer_solver_iterations,                                           \
-                            heft_peer_overhead_ms,                                                 \
-                            heft_peer_destroy}
+    const peer_engine id = {.name = label,                                                         \
+                            .variant = solver,                                                     \
+                            .create = heft_peer_create,                                            \
+                            .step = heft_peer_step,                                                \
+                            .body_count = heft_peer_count,                                         \
+                            .pose = heft_peer_pose,                                                \
+                            .penetration = heft_peer_penetration,                                  \
+                            .solver_ms = heft_peer_solver_ms,                                      \
+                            .solver_iterations = heft_peer_solver_iterations,                      \
+                            .solver_rows = heft_peer_solver_rows,                                  \
+                            .overhead_ms = heft_peer_overhead_ms,                                  \
+                            .destroy = heft_peer_destroy}
 
 HEFT_PEER(peer_heft_pgs, "heft pgs", "pgs");
 HEFT_PEER(peer_heft_skyline, "heft bpp-skyline", "bpp-skyline");

@@ -199,6 +199,10 @@ static void mujoco_destroy(void *world) {
     }
 }
 
-const peer_engine peer_mujoco = {
-    "mujoco newton",    NULL, mujoco_create, mujoco_step, mujoco_count,  mujoco_pose,
-    mujoco_penetration, NULL, NULL,          NULL,        mujoco_destroy};
+const peer_engine peer_mujoco = {.name = "mujoco newton",
+                                 .create = mujoco_create,
+                                 .step = mujoco_step,
+                                 .body_count = mujoco_count,
+                                 .pose = mujoco_pose,
+                                 .penetration = mujoco_penetration,
+                                 .destroy = mujoco_destroy};

@@ -149,9 +149,19 @@ static void ode_destroy(void *world) {
     }
 }
 
-const peer_engine peer_ode_step = {"ode step", "step",   ode_create,      ode_step,
-                                   ode_count,  ode_pose, ode_penetration, NULL,
-                                   NULL,       NULL,     ode_destroy};
-const peer_engine peer_ode_quickstep = {
-    "ode quickstep", "quickstep", ode_create, ode_step, ode_count,  ode_pose,
-    ode_penetration, NULL,        NULL,       NULL,     ode_destroy};
+const peer_engine peer_ode_step = {.name = "ode step",
+                                   .variant = "step",
+                                   .create = ode_create,
+                                   .step = ode_step,
+                                   .body_count = ode_count,
+                                   .pose = ode_pose,
+                                   .penetration = ode_penetration,
+                                   .destroy = ode_destroy};
+const peer_engine peer_ode_quickstep = {.name = "ode quickstep",
+                                        .variant = "quickstep",
+                                        .create = ode_create,
+                                        .step = ode_step,
+                                        .body_count = ode_count,
+                                        .pose = ode_pose,
+                                        .penetration = ode_penetration,
+                                        .destroy = ode_destroy};

@@ -52,6 +52,8 @@ typedef struct peer_engine {
      * engine does not expose them. */
     double (*solver_ms)(void *world);
     int (*solver_iterations)(void *world);
+    /* the rows of the last step's constraint solve (all islands), or NULL */
+    int (*solver_rows)(void *world);
     /* CPU time the adapter spent measuring inside the last step, ms, taken
      * off the step's time; NULL when none */
     double (*overhead_ms)(void *world);
