@@ -17,10 +17,12 @@
  * The sweep reads the rows as Bullet's sequential impulses do
  * (btSequentialImpulseConstraintSolver): a copy of J_i and M^-1 J_i^T per row
  * in one contiguous record, the body slots resolved once (a static side
- * points at a zero slot), relaxation / d_i precomputed, and the 12-term
- * products in SSE2 pairs. The sweep's cost is the latency of one row after
- * another on the same bodies, so the products are summed as a tree (the
- * order is written out for builds without SSE2, which give the same bits).
+ * points at a zero slot), J_i stored scaled by relaxation / d_i, and the
+ * 12-term products in SSE2 pairs. The sweep's cost is the latency of one row
+ * after another on the same bodies, so the products are summed as a tree
+ * (the order is written out for builds without SSE2, which give the same
+ * bits) and the part of the update that does not depend on dv is computed
+ * off that path.
  *
  * Friction rows take their box from the current normal impulse (ODE's
  * findex), so the coupling is seen as soon as the normal row moves.
@@ -151,6 +153,10 @@ static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
         s->diagonal[i] = d > 0.0 ? d : 0.0;
         s->step[i] = d > 0.0 ? s->options.relaxation / d : 0.0;
         s->epsilon[i] = p->epsilon != NULL ? p->epsilon[i] : 0.0;
+        /* the sweep reads J_i scaled by relaxation / d_i: one product less
+         * on the path from dv to the row's new impulse */
+        for (int k = 0; k < 12; ++k)
+            row[k] *= s->step[i];
     }
 }
 
@@ -253,9 +259,8 @@ static inline void row_apply(double delta, const double *row, double *dva, doubl
 #endif
 
 /* One sweep on the structured form; returns the largest 0.5 delta^2 d_i.
- * Per row: 12 products for w_i, one multiplication by the precomputed
- * relaxation / d_i, 12 multiply-adds into dv; the only branches are the box
- * and the skip of a row that did not move. */
+ * Per row: 12 products of the scaled J_i with dv, 12 multiply-adds into dv;
+ * the only branches are the box and the skip of a row that did not move. */
 static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *lambda) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
@@ -269,12 +274,13 @@ static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *l
         const double *row = &rows[PGS_ROW * (size_t)i];
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
 
-        /* w_i = J_i dv + eps_i lambda_i - b_i: 12 terms, not a row of A */
-        const double w = (eps[i] * lambda[i] - b[i]) + row_velocity(row, dva, dvb);
+        /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
+         * the part without dv first, off the path from the previous row */
+        const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
         double lo, hi;
         row_bounds(p, lambda, i, &lo, &hi);
         /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
-        const double target = diagonal[i] > 0.0 ? lambda[i] - step[i] * w : 0.0;
+        const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
         /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
         const double delta = (target < lo ? lo : (target > hi ? hi : target)) - lambda[i];
         if (delta == 0.0)
