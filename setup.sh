@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Install the Debian packages Heft needs to build and test; with --viewer also
-# those of the GLFW/OpenGL viewer and its headless (Xvfb) tests.
+# those of the GLFW/OpenGL viewer and its headless (Xvfb) tests; with --peers
+# the peer engines heft-peers compares against (Bullet, ODE, MuJoCo) and gnuplot.
 # Idempotent: installs only what is missing and prints nothing when nothing is.
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 [--viewer] [--bench]" >&2
+    echo "usage: $0 [--viewer] [--bench] [--peers]" >&2
 }
 
 packages=(build-essential cmake ninja-build pkg-config libcriterion-dev python3 libsuitesparse-dev)
 viewer_packages=(libglfw3-dev libcglm-dev python3-glad xvfb xauth libgl1-mesa-dri libgl-dev libstb-dev)
 bench_packages=(gnuplot-nox)
+peers_packages=(libbullet-dev libode-dev libmujoco-dev gnuplot-nox)
 
 for arg in "$@"; do
     case "$arg" in
         --viewer) packages+=("${viewer_packages[@]}") ;;
         --bench) packages+=("${bench_packages[@]}") ;;
+        --peers) packages+=("${peers_packages[@]}") ;;
         -h | --help)
             usage
             exit 0

@@ -1,18 +1,28 @@
 /* Heft: projected Gauss-Seidel, the "pgs" solver.
  *
  * Gauss-Seidel on A lambda = b, one row at a time, each new value projected
- * onto the row's box [lo_i, hi_i] (Mizerski, GDC 2020, paper 003, slide
- * "Solving K Lambda = R: (Projected) Gauss-Seidel"; Lefebvre 2020, paper 000,
- * §1.3.1). For row i, with w = A lambda - b and d_i = A_ii:
+ * onto the row's box [lo_i, hi_i] ([Mizerski 2020], slide "Solving K Lambda
+ * = R: (Projected) Gauss-Seidel"; [Lefebvre 2020] §1.3.1). For row i, with
+ * w = A lambda - b and d_i = A_ii:
  *
  *     lambda_i <- clamp(lambda_i - relaxation * w_i / d_i, lo_i, hi_i)
  *
- * On the structured form A is never formed. Paper 003, slide "Faster
- * Calculation of K_i Lambda": A_i lambda = J_i (M^-1 J^T lambda) = J_i dv,
+ * On the structured form A is never formed ([Mizerski 2020], slide "Faster
+ * Calculation of K_i Lambda"): A_i lambda = J_i (M^-1 J^T lambda) = J_i dv,
  * where dv, 6 numbers per body, is the velocity change the current impulses
  * cause. A row touches two bodies, so w_i costs 12 multiplications, and a
  * change of lambda_i updates dv with the row's 12 precomputed numbers
  * M^-1 J_i^T. On a dense-only problem w_i is the dot of row i of A with lambda.
+ *
+ * The sweep reads the rows as Bullet's sequential impulses do
+ * (btSequentialImpulseConstraintSolver): a copy of J_i and M^-1 J_i^T per row
+ * in one contiguous record, the body slots resolved once (a static side
+ * points at a zero slot), J_i stored scaled by relaxation / d_i, and the
+ * 12-term products in SSE2 pairs. The sweep's cost is the latency of one row
+ * after another on the same bodies, so the products are summed as a tree
+ * (the order is written out for builds without SSE2, which give the same
+ * bits) and the part of the update that does not depend on dv is computed
+ * off that path.
  *
  * Friction rows take their box from the current normal impulse (ODE's
  * findex), so the coupling is seen as soon as the normal row moves.
@@ -27,21 +37,34 @@
 #include <math.h>
 #include <string.h>
 
+/* The rows of the structured form as the sweep reads them: one record of 24
+ * doubles per row, J_i for side a and side b then M^-1 J_i^T for side a and
+ * side b, so a row's numbers are one contiguous read; the body indices in
+ * their own arrays, a static side pointing at a spare zero slot of dv past
+ * the bodies with zero Jacobian and response there. The sweep then has no
+ * branch on the sides and no lookup through the problem's row structs. */
+#define PGS_ROW 24
+
 typedef struct pgs_state {
     heft_solver_options options;
-    double *response;     /* 12 per row: M^-1 J_i^T, side a then side b */
+    double *rows;         /* PGS_ROW per row: ja, jb, M^-1 ja^T, M^-1 jb^T */
+    int32_t *side;        /* 2 per row: dv slots of sides a and b */
     double *diagonal;     /* d_i per row; 0 marks a row PGS cannot move */
-    double *dv;           /* 6 per body: M^-1 J^T lambda */
+    double *step;         /* relaxation / d_i per row, 0 where d_i is 0 */
+    double *epsilon;      /* eps_i per row (zeros when the problem has none) */
+    double *dv;           /* 6 per body and 6 spare zeros: M^-1 J^T lambda */
     double *measure_work; /* n + 6 nbodies for heft_mlcp_measure */
-    size_t response_cap, diagonal_cap, dv_cap, measure_cap; /* in doubles */
+    size_t rows_cap, side_cap, diagonal_cap, step_cap, epsilon_cap, dv_cap,
+        measure_cap; /* in elements */
 } pgs_state;
 
-/* Makes *array hold at least need doubles; the contents are not kept. */
-static int workspace_reserve(double **array, size_t *cap, size_t need) {
+/* Makes *array hold at least need elements of size bytes; the contents are
+ * not kept. */
+static int workspace_reserve(void **array, size_t *cap, size_t need, size_t size) {
     if (need <= *cap)
         return 1;
     heft_free(*array);
-    *array = heft_alloc(sizeof(double) * need);
+    *array = heft_alloc(size * need);
     *cap = *array != NULL ? need : 0;
     return *array != NULL;
 }
@@ -51,10 +74,15 @@ int heft_pgs_reserve(void *state, const heft_mlcp *p) {
     const size_t n = p->n > 0 ? (size_t)p->n : 0;
     const int structured = p->rows != NULL;
     const size_t nb = structured && p->nbodies > 0 ? (size_t)p->nbodies : 0;
-    return workspace_reserve(&s->diagonal, &s->diagonal_cap, n) &&
-           workspace_reserve(&s->measure_work, &s->measure_cap, n + 6 * nb) &&
-           (!structured || (workspace_reserve(&s->response, &s->response_cap, 12 * n) &&
-                            workspace_reserve(&s->dv, &s->dv_cap, 6 * nb)));
+    const size_t d = sizeof(double);
+    return workspace_reserve((void **)&s->diagonal, &s->diagonal_cap, n, d) &&
+           workspace_reserve((void **)&s->measure_work, &s->measure_cap, n + 6 * nb, d) &&
+           (!structured ||
+            (workspace_reserve((void **)&s->rows, &s->rows_cap, PGS_ROW * n, d) &&
+             workspace_reserve((void **)&s->side, &s->side_cap, 2 * n, sizeof(int32_t)) &&
+             workspace_reserve((void **)&s->step, &s->step_cap, n, d) &&
+             workspace_reserve((void **)&s->epsilon, &s->epsilon_cap, n, d) &&
+             workspace_reserve((void **)&s->dv, &s->dv_cap, 6 * nb + 6, d)));
 }
 
 static void *pgs_create(const heft_solver_options *options) {
@@ -70,7 +98,10 @@ static void pgs_destroy(void *state) {
     pgs_state *s = state;
     if (s == NULL)
         return;
-    heft_free(s->response);
+    heft_free(s->rows);
+    heft_free(s->side);
+    heft_free(s->step);
+    heft_free(s->epsilon);
     heft_free(s->diagonal);
     heft_free(s->dv);
     heft_free(s->measure_work);
@@ -89,18 +120,26 @@ static int dynamic_body(const heft_mlcp *p, int32_t index) {
     return index >= 0 && index < p->nbodies;
 }
 
-/* Per row: response = M^-1 J_i^T (12 numbers) and d_i = J_i M^-1 J_i^T + eps_i. */
-static void precompute_rows(const heft_mlcp *p, double *response, double *diagonal) {
+/* Per row: J_i and response = M^-1 J_i^T (12 numbers each, zero on a static
+ * side), the dv slots of its sides, and d_i = J_i M^-1 J_i^T + eps_i. */
+static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
+    const int32_t spare = 6 * p->nbodies; /* always zero: nothing moves it */
     for (int i = 0; i < p->n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        double *ra = &response[12 * (size_t)i], *rb = ra + 6;
-        memset(ra, 0, 12 * sizeof(double));
+        double *row = &s->rows[PGS_ROW * (size_t)i];
+        double *ja = row, *jb = row + 6, *ra = row + 12, *rb = row + 18;
+        memset(row, 0, PGS_ROW * sizeof(double));
         double d = p->epsilon != NULL ? p->epsilon[i] : 0.0;
-        if (dynamic_body(p, r->a)) {
+        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        s->side[2 * i] = has_a ? 6 * r->a : spare;
+        s->side[2 * i + 1] = has_b ? 6 * r->b : spare;
+        if (has_a) {
+            memcpy(ja, r->ja, 6 * sizeof(double));
             heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, ra);
             d += heft_dot6(r->ja, ra);
         }
-        if (dynamic_body(p, r->b)) {
+        if (has_b) {
+            memcpy(jb, r->jb, 6 * sizeof(double));
             heft_body_inverse_mass_times(&p->bodies[r->b], r->jb, rb);
             d += heft_dot6(r->jb, rb);
             if (r->b == r->a) /* both sides on one body: the cross terms */
@@ -108,39 +147,61 @@ static void precompute_rows(const heft_mlcp *p, double *response, double *diagon
         }
         if (!isfinite(d)) {
             /* A broken row must not spread Inf/NaN through dv to its neighbours. */
-            memset(ra, 0, 12 * sizeof(double));
+            memset(row, 0, PGS_ROW * sizeof(double));
             d = 0.0;
         }
-        diagonal[i] = d > 0.0 ? d : 0.0;
+        s->diagonal[i] = d > 0.0 ? d : 0.0;
+        s->step[i] = d > 0.0 ? s->options.relaxation / d : 0.0;
+        s->epsilon[i] = p->epsilon != NULL ? p->epsilon[i] : 0.0;
+        /* the sweep reads J_i scaled by relaxation / d_i: one product less
+         * on the path from dv to the row's new impulse */
+        for (int k = 0; k < 12; ++k)
+            row[k] *= s->step[i];
     }
 }
 
 /* dv = M^-1 J^T lambda, summed row by row from the precomputed responses. */
-static void velocity_delta(const heft_mlcp *p, const double *response, const double *lambda,
-                           double *dv) {
-    for (size_t k = 0; k < 6 * (size_t)p->nbodies; ++k)
+static void velocity_delta(const heft_mlcp *p, const pgs_state *s, const double *lambda) {
+    double *dv = s->dv;
+    for (size_t k = 0; k < 6 * (size_t)p->nbodies + 6; ++k)
         dv[k] = 0.0;
     for (int i = 0; i < p->n; ++i) {
-        const heft_mlcp_row *r = &p->rows[i];
-        const double *ra = &response[12 * (size_t)i], *rb = ra + 6;
+        const double *row = &s->rows[PGS_ROW * (size_t)i];
         if (lambda[i] == 0.0)
             continue;
-        if (dynamic_body(p, r->a))
-            heft_axpy6(lambda[i], ra, &dv[6 * r->a]);
-        if (dynamic_body(p, r->b))
-            heft_axpy6(lambda[i], rb, &dv[6 * r->b]);
+        heft_axpy6(lambda[i], row + 12, &dv[s->side[2 * i]]);
+        heft_axpy6(lambda[i], row + 18, &dv[s->side[2 * i + 1]]);
     }
+    /* a static side's zero response times an infinite lambda would leave NaN */
+    for (int k = 0; k < 6; ++k)
+        dv[6 * (size_t)p->nbodies + k] = 0.0;
 }
 
 /* ---- one sweep ------------------------------------------------------------- */
 
+/* The row's box at lambda: a friction row's from its normal row's impulse
+ * (heft_mlcp_bounds, inlined for the sweep). */
+static inline void row_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo,
+                              double *hi) {
+    const int32_t f = p->findex != NULL ? p->findex[i] : -1;
+    if (f >= 0 && f < p->n) {
+        const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
+        const double limit = lf > 0.0 ? fabs(p->hi[i]) * lf : 0.0;
+        *lo = -limit;
+        *hi = limit;
+        return;
+    }
+    *lo = p->lo[i];
+    *hi = p->hi[i];
+}
+
 /* The projected Gauss-Seidel update of row i given its residual w_i. A row
  * with d_i = 0 cannot be moved by its own impulse: it stays at 0 clamped into
  * its box, with no division. */
-static double project_row(const heft_mlcp *p, const double *lambda, int i, double w, double d,
-                          double relaxation) {
+static inline double project_row(const heft_mlcp *p, const double *lambda, int i, double w,
+                                 double d, double relaxation) {
     double lo, hi;
-    heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+    row_bounds(p, lambda, i, &lo, &hi);
     const double target = d > 0.0 ? lambda[i] - relaxation * w / d : 0.0;
     /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
     return target < lo ? lo : (target > hi ? hi : target);
@@ -151,33 +212,82 @@ static double larger_energy(double largest, double e) {
     return (e > largest || isnan(e)) ? e : largest;
 }
 
-/* One sweep on the structured form; returns the largest 0.5 delta^2 d_i. */
+/* J_i dv over both sides as two partial sums, even and odd columns, each a
+ * tree of pairs: the order SSE2 computes in, written out so that a build
+ * without SSE2 gives the same bits. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static inline double row_velocity(const double *row, const double *dva, const double *dvb) {
+    const __m128d a = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(row), _mm_loadu_pd(dva)),
+                                 _mm_mul_pd(_mm_loadu_pd(row + 2), _mm_loadu_pd(dva + 2)));
+    const __m128d c = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(row + 4), _mm_loadu_pd(dva + 4)),
+                                 _mm_mul_pd(_mm_loadu_pd(row + 6), _mm_loadu_pd(dvb)));
+    const __m128d e = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(row + 8), _mm_loadu_pd(dvb + 2)),
+                                 _mm_mul_pd(_mm_loadu_pd(row + 10), _mm_loadu_pd(dvb + 4)));
+    const __m128d sum = _mm_add_pd(_mm_add_pd(a, c), e);
+    return _mm_cvtsd_f64(sum) + _mm_cvtsd_f64(_mm_unpackhi_pd(sum, sum));
+}
+
+static inline void row_apply(double delta, const double *row, double *dva, double *dvb) {
+    const __m128d x = _mm_set1_pd(delta);
+    for (int k = 0; k < 6; k += 2) {
+        _mm_storeu_pd(dva + k,
+                      _mm_add_pd(_mm_loadu_pd(dva + k), _mm_mul_pd(x, _mm_loadu_pd(row + 12 + k))));
+        _mm_storeu_pd(dvb + k,
+                      _mm_add_pd(_mm_loadu_pd(dvb + k), _mm_mul_pd(x, _mm_loadu_pd(row + 18 + k))));
+    }
+}
+#else
+static inline double row_velocity(const double *row, const double *dva, const double *dvb) {
+    double lane[2];
+    for (int l = 0; l < 2; ++l) {
+        const double a = row[l] * dva[l] + row[2 + l] * dva[2 + l];
+        const double c = row[4 + l] * dva[4 + l] + row[6 + l] * dvb[l];
+        const double e = row[8 + l] * dvb[2 + l] + row[10 + l] * dvb[4 + l];
+        lane[l] = (a + c) + e;
+    }
+    return lane[0] + lane[1];
+}
+
+static inline void row_apply(double delta, const double *row, double *dva, double *dvb) {
+    for (int k = 0; k < 6; ++k) {
+        dva[k] += delta * row[12 + k];
+        dvb[k] += delta * row[18 + k];
+    }
+}
+#endif
+
+/* One sweep on the structured form; returns the largest 0.5 delta^2 d_i.
+ * Per row: 12 products of the scaled J_i with dv, 12 multiply-adds into dv;
+ * the only branches are the box and the skip of a row that did not move. */
 static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *lambda) {
-    const double relaxation = s->options.relaxation;
-    double *dv = s->dv;
+    const double *restrict rows = s->rows;
+    const int32_t *restrict side = s->side;
+    const double *restrict diagonal = s->diagonal;
+    const double *restrict step = s->step;
+    const double *restrict eps = s->epsilon;
+    const double *restrict b = p->b;
+    double *restrict dv = s->dv;
     double largest = 0.0;
     for (int i = 0; i < p->n; ++i) {
-        const heft_mlcp_row *r = &p->rows[i];
-        const double *ra = &s->response[12 * (size_t)i], *rb = ra + 6;
-        const double d = s->diagonal[i];
-        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        const double *row = &rows[PGS_ROW * (size_t)i];
+        double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
 
-        /* w_i = J_i dv + eps_i lambda_i - b_i: 12 terms, not a row of A */
-        double w = (p->epsilon != NULL ? p->epsilon[i] * lambda[i] : 0.0) - p->b[i];
-        if (has_a)
-            w += heft_dot6(r->ja, &dv[6 * r->a]);
-        if (has_b)
-            w += heft_dot6(r->jb, &dv[6 * r->b]);
-
-        const double delta = project_row(p, lambda, i, w, d, relaxation) - lambda[i];
+        /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
+         * the part without dv first, off the path from the previous row */
+        const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
+        double lo, hi;
+        row_bounds(p, lambda, i, &lo, &hi);
+        /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
+        const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
+        /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
+        const double delta = (target < lo ? lo : (target > hi ? hi : target)) - lambda[i];
         if (delta == 0.0)
             continue;
         lambda[i] += delta;
-        if (has_a)
-            heft_axpy6(delta, ra, &dv[6 * r->a]);
-        if (has_b)
-            heft_axpy6(delta, rb, &dv[6 * r->b]);
-        largest = larger_energy(largest, 0.5 * delta * delta * d);
+        row_apply(delta, row, dva, dvb);
+        largest = larger_energy(largest, 0.5 * delta * delta * diagonal[i]);
     }
     return largest;
 }
@@ -219,7 +329,7 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
 
     /* Setup: the row responses and diagonal (structured) or the diagonal of A. */
     if (structured) {
-        precompute_rows(p, s->response, s->diagonal);
+        precompute_rows(p, s);
     } else {
         for (int i = 0; i < n; ++i) {
             const double d = p->A[(size_t)i * n + i];
@@ -235,7 +345,7 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     for (int i = 0; i < n; ++i)
         lambda[i] = (warm && isfinite(p->lambda0[i])) ? p->lambda0[i] : 0.0;
     if (structured)
-        velocity_delta(p, s->response, lambda, s->dv);
+        velocity_delta(p, s, lambda);
 
     int sweeps = 0, converged = n == 0;
     while (!converged && sweeps < s->options.max_iterations) {

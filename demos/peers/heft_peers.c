@@ -1,0 +1,397 @@
+/* heft-peers: the pyramids, the dropped boxes and the hanging chain built in
+ * Heft and in the peer engines found at configure time (Bullet, ODE,
+ * MuJoCo), stepped side by side in one run; prints ms per step and accuracy
+ * as a Markdown table and writes it with a CSV (and a gnuplot PNG when
+ * gnuplot is installed) into --out. docs/benchmarks.md "Against the peers". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "peers.h"
+
+static const peer_engine *const engines[] = {
+    &peer_heft_pgs, &peer_heft_skyline,
+#ifdef HEFT_PEER_BULLET
+    &peer_bullet,
+#endif
+#ifdef HEFT_PEER_ODE
+    &peer_ode_step, &peer_ode_quickstep,
+#endif
+#ifdef HEFT_PEER_MUJOCO
+    &peer_mujoco,
+#endif
+};
+#define ENGINE_COUNT ((int)(sizeof engines / sizeof engines[0]))
+
+static const char *const missing[] = {
+#ifndef HEFT_PEER_BULLET
+    "bullet (libbullet-dev)",
+#endif
+#ifndef HEFT_PEER_ODE
+    "ode (libode-dev)",
+#endif
+#ifndef HEFT_PEER_MUJOCO
+    "mujoco (libmujoco-dev)",
+#endif
+    NULL};
+
+typedef struct scene_spec {
+    const char *name;
+    peer_scene scene;
+    int steps; /* 0: --steps */
+} scene_spec;
+
+static const scene_spec scene_specs[] = {
+    {"pyramid10", {PEER_PYRAMID, 10, 0.0}, 0},
+    {"pyramid20", {PEER_PYRAMID, 20, 0.0}, 0},
+    {"boxes1000", {PEER_BOXES, 1000, 0.0}, 0},
+    {"chain100", {PEER_CHAIN, 100, 100.0}, 0},
+};
+#define SCENE_COUNT ((int)(sizeof scene_specs / sizeof scene_specs[0]))
+
+typedef struct result {
+    int ran;            /* 0: create failed */
+    double step_ms;     /* mean over the steps, median over the repetitions */
+    double solver_ms;   /* mean per step of the solver's iterations, or -1 */
+    double sweeps;      /* mean iterations per step, or -1 */
+    double rows;        /* mean rows of the solve per step, or -1 */
+    double penetration; /* m, deepest over the run */
+    double gap;         /* m, chain: widest joint gap over the run */
+    double drift;       /* m, pyramid: farthest any box moved from its start; chain: load drop */
+    int nonfinite;      /* steps with a non-finite pose */
+    int steps;          /* steps run: fewer than asked when the time budget ran out */
+    double reps_ms[32];
+    int reps;
+} result;
+
+static double now_ms(void) {
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void rotate(const double q[4], const double v[3], double out[3]) {
+    /* v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
+    const double w = q[0], u[3] = {q[1], q[2], q[3]};
+    double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    double cc[3] = {u[1] * c[2] - u[2] * c[1], u[2] * c[0] - u[0] * c[2],
+                    u[0] * c[1] - u[1] * c[0]};
+    for (int k = 0; k < 3; ++k) {
+        out[k] = v[k] + 2.0 * w * c[k] + 2.0 * cc[k];
+    }
+}
+
+/* The point of body pose at local offset (0, 0, z). */
+static void anchor(const peer_pose *pose, double z, double out[3]) {
+    const double local[3] = {0.0, 0.0, z};
+    rotate(pose->q, local, out);
+    for (int k = 0; k < 3; ++k) {
+        out[k] += pose->p[k];
+    }
+}
+
+static double dist(const double a[3], const double b[3]) {
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The widest joint gap of the chain from the poses alone, the same for every
+ * engine. */
+static double chain_gap(const peer_engine *e, void *w, const peer_scene *scene, peer_pose *poses) {
+    const int n = scene->size + 1;
+    for (int i = 0; i < n; ++i) {
+        e->pose(w, i, &poses[i]);
+    }
+    double pivot[3], up[3], down[3], widest = 0.0;
+    peer_chain_pivot(scene, pivot);
+    for (int i = 0; i < n; ++i) {
+        const double top = i == scene->size ? PEER_LOAD_RADIUS : 0.5 * PEER_LINK_LENGTH;
+        anchor(&poses[i], top, down);
+        if (i == 0) {
+            memcpy(up, pivot, sizeof up);
+        } else {
+            anchor(&poses[i - 1], -0.5 * PEER_LINK_LENGTH, up);
+        }
+        const double g = dist(up, down);
+        widest = g > widest || isnan(g) ? g : widest;
+    }
+    return widest;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One run of one engine on one scene: times every step and keeps the
+ * accuracy figures. */
+static void run_once(const peer_engine *e, const scene_spec *spec, int steps, double h,
+                     double budget_ms, result *r) {
+    void *w = e->create(&spec->scene, e->variant);
+    if (!w) {
+        return;
+    }
+    const int n = e->body_count(w);
+    peer_pose *poses = calloc((size_t)n + 1, sizeof *poses);
+    double(*start)[3] = calloc((size_t)n + 1, sizeof *start);
+    if (!poses || !start) {
+        free(poses);
+        free(start);
+        e->destroy(w);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        e->pose(w, i, &poses[i]);
+        memcpy(start[i], poses[i].p, sizeof start[i]);
+    }
+    double total = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
+    int timed_solver = e->solver_ms != NULL, done = 0;
+    const double started = now_ms();
+    for (int s = 0; s < steps && now_ms() - started < budget_ms; ++s, ++done) {
+        const double t0 = peer_cpu_ms();
+        e->step(w, h);
+        total += peer_cpu_ms() - t0 - (e->overhead_ms ? e->overhead_ms(w) : 0.0);
+        if (timed_solver) {
+            const double ms = e->solver_ms(w);
+            timed_solver = ms != -1.0; /* -1: not measured (a difference may be below 0) */
+            solver += ms;
+            sweeps += e->solver_iterations(w);
+            rows += e->solver_rows ? e->solver_rows(w) : 0;
+        }
+        const double pen = e->penetration(w);
+        r->penetration = pen > r->penetration ? pen : r->penetration;
+        if (spec->scene.kind == PEER_CHAIN) {
+            const double g = chain_gap(e, w, &spec->scene, poses);
+            r->gap = g > r->gap || isnan(g) ? g : r->gap;
+        }
+        int finite = 1;
+        for (int i = 0; i < n && finite; ++i) {
+            e->pose(w, i, &poses[i]);
+            finite = isfinite(poses[i].p[0]) && isfinite(poses[i].p[1]) && isfinite(poses[i].p[2]);
+        }
+        r->nonfinite += !finite;
+    }
+    for (int i = 0; i < n; ++i) {
+        e->pose(w, i, &poses[i]);
+        double d = spec->scene.kind == PEER_CHAIN ? start[i][2] - poses[i].p[2]
+                                                  : dist(start[i], poses[i].p);
+        if (spec->scene.kind == PEER_CHAIN && i != n - 1) {
+            continue; /* the chain's drift is its load's drop */
+        }
+        r->drift = d > r->drift || isnan(d) ? d : r->drift;
+    }
+    r->ran = done > 0;
+    r->steps = done;
+    if (r->reps < 32 && done > 0) {
+        r->reps_ms[r->reps++] = total / done;
+    }
+    r->solver_ms = timed_solver && done > 0 ? solver / done : -1.0;
+    r->sweeps = timed_solver && done > 0 ? sweeps / done : -1.0;
+    r->rows = timed_solver && done > 0 && e->solver_rows ? rows / done : -1.0;
+    free(poses);
+    free(start);
+    e->destroy(w);
+}
+
+static void machine(char *out, size_t len) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256], model[200] = "unknown CPU";
+    int cores = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0 && strcmp(model, "unknown CPU") == 0) {
+            const char *c = strchr(line, ':');
+            if (c) {
+                snprintf(model, sizeof model, "%s", c + 2);
+                model[strcspn(model, "\n")] = 0;
+            }
+        }
+        cores += strncmp(line, "processor", 9) == 0;
+    }
+    if (f) {
+        fclose(f);
+    }
+    double load = -1.0;
+    f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1) {
+            load = -1.0;
+        }
+        fclose(f);
+    }
+    snprintf(out, len, "%s, %d cores, load average %.1f at the start", model, cores, load);
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: heft-peers [--scenes LIST] [--engines LIST] [--steps N] [--reps N] "
+                    "[--budget S] [--out DIR]\n"
+                    "scenes: pyramid10 pyramid20 boxes1000 chain100 (default all); engines by the "
+                    "names of the table (default all found). Times are means over the steps, "
+                    "medians over the repetitions, engines rotated between repetitions; an engine "
+                    "stops a scene after --budget seconds of wall time (default 120).\n");
+}
+
+static int listed(const char *list, const char *name) {
+    if (!list) {
+        return 1;
+    }
+    const size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n) {
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *scenes = NULL, *names = NULL, *out = "bench-peers";
+    int steps = 300, reps = 3;
+    double budget = 120.0;
+    for (int i = 1; i < argc; ++i) {
+        const int more = i + 1 < argc;
+        if (!strcmp(argv[i], "--scenes") && more) {
+            scenes = argv[++i];
+        } else if (!strcmp(argv[i], "--engines") && more) {
+            names = argv[++i];
+        } else if (!strcmp(argv[i], "--steps") && more) {
+            steps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--reps") && more) {
+            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--budget") && more) {
+            budget = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--out") && more) {
+            out = argv[++i];
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (steps < 1 || reps < 1 || reps > 32) {
+        usage();
+        return 2;
+    }
+    for (int k = 0; missing[k]; ++k) {
+        printf("skipped: %s not found at configure time\n", missing[k]);
+    }
+    const double h = 1.0 / 60.0;
+    static result results[SCENE_COUNT][ENGINE_COUNT > 0 ? ENGINE_COUNT : 1];
+    char where[400];
+    machine(where, sizeof where);
+    for (int sc = 0; sc < SCENE_COUNT; ++sc) {
+        if (!listed(scenes, scene_specs[sc].name)) {
+            continue;
+        }
+        for (int rep = 0; rep < reps; ++rep) {
+            for (int k = 0; k < ENGINE_COUNT; ++k) {
+                const int e = (k + rep) % ENGINE_COUNT; /* rotated between repetitions */
+                if (!listed(names, engines[e]->name)) {
+                    continue;
+                }
+                fprintf(stderr, "%s %s rep %d\n", scene_specs[sc].name, engines[e]->name, rep);
+                run_once(engines[e], &scene_specs[sc], steps, h, 1e3 * budget, &results[sc][e]);
+            }
+        }
+    }
+    mkdir(out, 0777);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.md", out);
+    FILE *md = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/results.csv", out);
+    FILE *csv = fopen(path, "w");
+    if (!md || !csv) {
+        fprintf(stderr, "heft-peers: cannot write into %s\n", out);
+        return 1;
+    }
+    time_t t = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
+    fprintf(md,
+            "# heft-peers\n\n%s; %s; h = 1/60 s, %d steps, median of %d repetitions; "
+            "times are CPU time of the stepping thread.\n\n"
+            "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
+            "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+            "non-finite steps |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            where, date, steps, reps);
+    fprintf(csv, "scene,engine,steps,ms_per_step,solver_ms_per_step,sweeps_per_step,ms_per_sweep,"
+                 "rows,ns_per_row_sweep,"
+                 "penetration_m,joint_gap_m,drift_m,nonfinite_steps\n");
+    for (int sc = 0; sc < SCENE_COUNT; ++sc) {
+        double base = -1.0;
+        for (int e = 0; e < ENGINE_COUNT; ++e) {
+            result *r = &results[sc][e];
+            if (r->ran) {
+                qsort(r->reps_ms, (size_t)r->reps, sizeof(double), cmp_double);
+                r->step_ms = r->reps_ms[r->reps / 2];
+                if (engines[e] == &peer_heft_pgs) {
+                    base = r->step_ms;
+                }
+            }
+        }
+        for (int e = 0; e < ENGINE_COUNT; ++e) {
+            const result *r = &results[sc][e];
+            if (!r->ran) {
+                continue;
+            }
+            const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
+            char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
+                 rows[32] = "", per_row[32] = "";
+            if (base > 0.0) {
+                snprintf(ratio, sizeof ratio, "%.2f", r->step_ms / base);
+            }
+            if (r->solver_ms >= 0.0) {
+                snprintf(solver, sizeof solver, "%.3f", r->solver_ms);
+                snprintf(sweeps, sizeof sweeps, "%.1f", r->sweeps);
+                if (r->sweeps > 0.0) {
+                    snprintf(per, sizeof per, "%.4f", r->solver_ms / r->sweeps);
+                }
+                if (r->rows > 0.0 && r->sweeps > 0.0) {
+                    snprintf(rows, sizeof rows, "%.0f", r->rows);
+                    snprintf(per_row, sizeof per_row, "%.1f",
+                             1e6 * r->solver_ms / (r->sweeps * r->rows));
+                }
+            }
+            if (chain) {
+                snprintf(gap, sizeof gap, "%.3g", r->gap);
+            }
+            fprintf(md,
+                    "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g | %d "
+                    "|\n",
+                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, solver,
+                    sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d\n", scene_specs[sc].name,
+                    engines[e]->name, r->steps, r->step_ms, solver, sweeps, per, rows, per_row,
+                    r->penetration, gap, r->drift, r->nonfinite);
+        }
+    }
+    fclose(md);
+    fclose(csv);
+    snprintf(path, sizeof path, "%s/results.md", out);
+    FILE *show = fopen(path, "r");
+    char line[512];
+    while (show && fgets(line, sizeof line, show)) {
+        fputs(line, stdout);
+    }
+    if (show) {
+        fclose(show);
+    }
+    /* the plot: ms per step, one cluster of bars per scene, log scale */
+    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && awk -F, 'NR > 1 { print $1 \",\" $2 \",\" $4 }' results.csv > "
+                 "plot.csv && gnuplot -e \"set terminal png size 1100,600; set output "
+                 "'results.png'; set datafile separator ','; set logscale y; set ylabel 'ms "
+                 "per step'; set style data histograms; set style fill solid; set xtics "
+                 "rotate by -30; set key off; plot 'plot.csv' using 3:xtic(sprintf('%%s "
+                 "%%s', stringcolumn(1), stringcolumn(2)))\" && rm -f plot.csv",
+                 out);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "heft-peers: gnuplot failed; the tables are written\n");
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,240 @@
+/* heft-peers: the scenes in Heft, through the public API (heft.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heft.h"
+#include "mlcp.h"
+#include "peers.h"
+
+typedef struct heft_peer {
+    heft_world *world;
+    heft_body_id *bodies;
+    int count;
+    int replay;            /* pgs: time the sweeps by solving each island again */
+    void *pgs, *pgs_setup; /* PGS states: the world's sweeps, and no sweep at all */
+    double *lambda;
+    int lambda_cap;
+    double solve_ms;    /* the last step's sweeps, summed over islands, CPU time */
+    double callback_ms; /* CPU time spent replaying, taken off the step's time */
+    int sweeps;         /* the most any island of the last step ran */
+    int rows;           /* rows of the last step's islands */
+} heft_peer;
+
+/* Island callback. With pgs, the island's problem is solved again by two PGS
+ * states of the world's options, one with its sweeps and one with none, both
+ * timed in CPU time: their difference is the time of the sweeps alone (the
+ * setup of the rows and the error measure excluded, as Bullet's iterations
+ * are timed without theirs) and preemption on a shared machine does not
+ * count. The replay's own time is taken off the step's. */
+static void on_island(void *user, int index, const heft_mlcp *p, const double *lambda,
+                      const heft_solver_stats *stats) {
+    heft_peer *s = user;
+    (void)lambda;
+    (void)index;
+    s->sweeps = stats->iterations > s->sweeps ? stats->iterations : s->sweeps;
+    s->rows += p->n;
+    if (!s->replay || p->n <= 0) {
+        return;
+    }
+    const double t0 = peer_cpu_ms();
+    if (p->n > s->lambda_cap) {
+        free(s->lambda);
+        s->lambda = malloc(sizeof(double) * (size_t)p->n);
+        s->lambda_cap = s->lambda ? p->n : 0;
+    }
+    if (s->lambda) {
+        const heft_solver_vtable *pgs = heft_solver_find("pgs");
+        heft_solver_stats st;
+        const double t1 = peer_cpu_ms();
+        pgs->solve(s->pgs, p, s->lambda, &st);
+        const double t2 = peer_cpu_ms();
+        pgs->solve(s->pgs_setup, p, s->lambda, &st);
+        const double t3 = peer_cpu_ms();
+        s->solve_ms += (t2 - t1) - (t3 - t2);
+    }
+    s->callback_ms += peer_cpu_ms() - t0;
+}
+
+static heft_body_id add_body(heft_world *w, const double at[3], double mass, heft_mat3 inertia,
+                             const heft_shape_def *sd) {
+    heft_body_def bd = heft_default_body_def();
+    bd.position = heft_v3(at[0], at[1], at[2]);
+    bd.mass = mass;
+    bd.inertia = inertia;
+    heft_body_id b = heft_create_body(w, &bd);
+    heft_create_shape(w, b, sd);
+    return b;
+}
+
+static void *heft_peer_chain(heft_peer *s, const peer_scene *scene);
+
+static void *heft_peer_create(const peer_scene *scene, const char *solver) {
+    heft_peer *s = calloc(1, sizeof *s);
+    if (!s) {
+        return NULL;
+    }
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = solver;
+    s->world = heft_world_create(&wd);
+    s->count = peer_scene_body_count(scene);
+    s->bodies = calloc((size_t)s->count + 1, sizeof *s->bodies);
+    if (!s->world || !s->bodies) {
+        free(s->bodies);
+        free(s);
+        return NULL;
+    }
+    heft_world *w = s->world;
+    heft_world_set_island_callback(w, on_island, s);
+    s->replay = strcmp(solver, "pgs") == 0;
+    if (s->replay) {
+        const heft_solver_vtable *pgs = heft_solver_find("pgs");
+        heft_solver_options o = heft_world_solver_options(w);
+        s->pgs = pgs->create(&o);
+        o.max_iterations = 0;
+        s->pgs_setup = pgs->create(&o);
+    }
+    if (scene->kind == PEER_CHAIN) {
+        return heft_peer_chain(s, scene);
+    }
+    heft_body_def ground = heft_default_body_def();
+    ground.type = HEFT_BODY_STATIC;
+    heft_body_id g = heft_create_body(w, &ground);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    heft_create_shape(w, g, &plane);
+
+    double at[3];
+    heft_shape_def box = heft_default_shape_def();
+    box.type = HEFT_SHAPE_BOX;
+    box.half_extents = heft_v3(PEER_BOX_HALF, PEER_BOX_HALF, PEER_BOX_HALF);
+    heft_mat3 inertia = heft_inertia_box(PEER_BOX_MASS, box.half_extents);
+    for (int i = 0; i < s->count; ++i) {
+        peer_scene_start(scene, i, at);
+        s->bodies[i] = add_body(w, at, PEER_BOX_MASS, inertia, &box);
+    }
+    return s;
+}
+
+/* The chain hangs free: no ground. */
+static void *heft_peer_chain(heft_peer *s, const peer_scene *scene) {
+    heft_world *w = s->world;
+    double at[3], pivot[3];
+    peer_chain_pivot(scene, pivot);
+    heft_shape_def link = heft_default_shape_def();
+    link.type = HEFT_SHAPE_CAPSULE;
+    link.radius = PEER_LINK_RADIUS;
+    link.half_length = 0.5 * PEER_LINK_LENGTH - PEER_LINK_RADIUS;
+    heft_shape_def load = heft_default_shape_def();
+    load.radius = PEER_LOAD_RADIUS;
+    heft_body_id prev = HEFT_WORLD_FRAME;
+    for (int i = 0; i < s->count; ++i) {
+        const int is_load = i == scene->size;
+        peer_scene_start(scene, i, at);
+        s->bodies[i] =
+            is_load ? add_body(w, at, scene->load_mass,
+                               heft_inertia_sphere(scene->load_mass, PEER_LOAD_RADIUS), &load)
+                    : add_body(w, at, PEER_LINK_MASS,
+                               heft_inertia_capsule(PEER_LINK_MASS, link.radius, link.half_length),
+                               &link);
+        heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
+        jd.body_a = prev;
+        jd.body_b = s->bodies[i];
+        heft_joint_def_set_world_frame(w, &jd,
+                                       heft_v3(pivot[0], pivot[1], pivot[2] - i * PEER_LINK_LENGTH),
+                                       heft_v3(0.0, 0.0, 1.0));
+        heft_create_joint(w, &jd);
+        prev = s->bodies[i];
+    }
+    return s;
+}
+
+static void heft_peer_step(void *world, double h) {
+    heft_peer *s = world;
+    s->solve_ms = 0.0;
+    s->callback_ms = 0.0;
+    s->sweeps = 0;
+    s->rows = 0;
+    heft_world_step(s->world, h);
+}
+
+static int heft_peer_count(void *world) {
+    return ((heft_peer *)world)->count;
+}
+
+static void heft_peer_pose(void *world, int i, peer_pose *out) {
+    heft_peer *s = world;
+    heft_vec3 p = heft_body_position(s->world, s->bodies[i]);
+    heft_quat q = heft_body_orientation(s->world, s->bodies[i]);
+    out->p[0] = p.x;
+    out->p[1] = p.y;
+    out->p[2] = p.z;
+    out->q[0] = q.w;
+    out->q[1] = q.x;
+    out->q[2] = q.y;
+    out->q[3] = q.z;
+}
+
+static double heft_peer_penetration(void *world) {
+    heft_peer *s = world;
+    double deepest = 0.0;
+    const int n = heft_world_contact_count(s->world);
+    for (int i = 0; i < n; ++i) {
+        heft_contact_info c;
+        if (heft_world_contact(s->world, i, &c) == HEFT_OK && -c.separation > deepest) {
+            deepest = -c.separation;
+        }
+    }
+    return deepest;
+}
+
+static double heft_peer_solver_ms(void *world) {
+    heft_peer *s = world;
+    return s->replay ? s->solve_ms : -1.0;
+}
+
+static double heft_peer_overhead_ms(void *world) {
+    return ((heft_peer *)world)->callback_ms;
+}
+
+static int heft_peer_solver_iterations(void *world) {
+    return ((heft_peer *)world)->sweeps;
+}
+
+static int heft_peer_solver_rows(void *world) {
+    return ((heft_peer *)world)->rows;
+}
+
+static void heft_peer_destroy(void *world) {
+    heft_peer *s = world;
+    if (s) {
+        const heft_solver_vtable *pgs = heft_solver_find("pgs");
+        if (s->pgs) {
+            pgs->destroy(s->pgs);
+        }
+        if (s->pgs_setup) {
+            pgs->destroy(s->pgs_setup);
+        }
+        free(s->lambda);
+        heft_world_destroy(s->world);
+        free(s->bodies);
+        free(s);
+    }
+}
+
+#define HEFT_PEER(id, label, solver)                                                               \
+    const peer_engine id = {.name = label,                                                         \
+                            .variant = solver,                                                     \
+                            .create = heft_peer_create,                                            \
+                            .step = heft_peer_step,                                                \
+                            .body_count = heft_peer_count,                                         \
+                            .pose = heft_peer_pose,                                                \
+                            .penetration = heft_peer_penetration,                                  \
+                            .solver_ms = heft_peer_solver_ms,                                      \
+                            .solver_iterations = heft_peer_solver_iterations,                      \
+                            .solver_rows = heft_peer_solver_rows,                                  \
+                            .overhead_ms = heft_peer_overhead_ms,                                  \
+                            .destroy = heft_peer_destroy}
+
+HEFT_PEER(peer_heft_pgs, "heft pgs", "pgs");
+HEFT_PEER(peer_heft_skyline, "heft bpp-skyline", "bpp-skyline");
