@@ -8,7 +8,7 @@ usage() {
     echo "usage: $0 [--viewer] [--bench]" >&2
 }
 
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev python3)
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libcjson-dev python3)
 viewer_packages=(libglfw3-dev libcglm-dev python3-glad xvfb xauth libgl1-mesa-dri libgl-dev libstb-dev)
 bench_packages=(gnuplot-nox)
 

@@ -12,8 +12,9 @@
 static void usage(FILE *f) {
     fprintf(
         f,
-        "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
-        "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
+        "usage: heft-run [--scenario NAME | --scene FILE] [--solver NAME] [--steps N]\n"
+        "                [--h SECONDS] [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] "
+        "[--length M]\n"
         "                [--variant NAME] [--size N]\n"
         "                [--iterations N] [--tolerance J] [--relaxation W]\n"
         "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
@@ -291,6 +292,8 @@ int main(int argc, char **argv) {
             return 2;
         } else if (!strcmp(a, "--scenario")) {
             cfg.scenario = v;
+        } else if (!strcmp(a, "--scene")) {
+            cfg.scene_file = v; /* a scene file (docs/scene-format.md) */
         } else if (!strcmp(a, "--solver")) {
             cfg.solver = v;
         } else if (!strcmp(a, "--csv")) {
@@ -412,6 +415,16 @@ int main(int argc, char **argv) {
         cfg.frame = ascii_draw;
         cfg.frame_user = &art;
     }
+    /* ---- scene files (docs/scene-format.md): --scene FILE runs the file with
+     * its own solver unless --solver names one ---- */
+    if (cfg.scene_file) {
+        int solver_given = 0;
+        for (int k = 1; k < argc; ++k) {
+            solver_given |= !strcmp(argv[k], "--solver");
+        }
+        cfg.solver = solver_given ? cfg.solver : NULL;
+    }
+    /* ---- end of scene files ---- */
     run_result r;
     int rc = run_scenario(&cfg, &r);
     if (csv) {
