@@ -12,9 +12,9 @@
 static void usage(FILE *f) {
     fprintf(
         f,
-        "usage: heft-run [--scenario NAME | --scene FILE] [--solver NAME] [--steps N]\n"
-        "                [--h SECONDS] [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] "
-        "[--length M]\n"
+        "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
+        "                [--scene FILE]\n"
+        "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG] [--length M]\n"
         "                [--variant NAME] [--size N]\n"
         "                [--iterations N] [--tolerance J] [--relaxation W]\n"
         "                [--max-pivots N] [--pgs-restart SWEEPS]\n"
