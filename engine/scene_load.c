@@ -30,6 +30,7 @@ typedef struct loader {
     int body_count;
     heft_joint_id *joints;
     int joint_count;
+    int *weld; /* union-find over the file's bodies and the world (last): fixed joints */
 } loader;
 
 enum {
@@ -729,12 +730,14 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     char name[HEFT_NAME_MAX] = "";
     int type = (int)d.type, from_shapes = 0;
     snprintf(L->where, sizeof L->where, "bodies[%d]", index);
-    if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
-        !read_string(L, o, "name", name, sizeof name)) {
+    if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
         snprintf(L->where, sizeof L->where, "bodies[%d] \"%s\"", index, name);
+    }
+    if (!check_keys(L, o, keys)) {
+        return 0;
     }
     if (!read_enum(L, o, "type", scene_body_type_name, &type) ||
         !read_vec3(L, o, "position", &d.position) ||
@@ -972,6 +975,34 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     return 1;
 }
 
+/* the position of a body in the file, body_count for the world frame */
+static int file_position(const loader *L, heft_body_id id) {
+    for (int i = 0; i < L->body_count; ++i) {
+        if (L->bodies[i].index == id.index && L->bodies[i].generation == id.generation) {
+            return i;
+        }
+    }
+    return L->body_count;
+}
+
+static int weld_root(int *parent, int i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* joins the two bodies' groups of welded bodies; 0 when they were one already */
+static int weld(loader *L, heft_body_id a, heft_body_id b) {
+    int ra = weld_root(L->weld, file_position(L, a)), rb = weld_root(L->weld, file_position(L, b));
+    if (ra == rb) {
+        return 0;
+    }
+    L->weld[ra] = rb;
+    return 1;
+}
+
 static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
     static const char *const keys[] = {"name",
                                        "type",
@@ -1003,12 +1034,14 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
     char name[HEFT_NAME_MAX] = "";
     int type = -1;
     snprintf(L->where, sizeof L->where, "joints[%d]", index);
-    if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
-        !read_string(L, o, "name", name, sizeof name)) {
+    if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
         snprintf(L->where, sizeof L->where, "joints[%d] \"%s\"", index, name);
+    }
+    if (!check_keys(L, o, keys)) {
+        return 0;
     }
     if (!read_enum(L, o, "type", scene_joint_type_name, &type)) {
         return 0;
@@ -1082,6 +1115,10 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
                    !read_vec3(L, o, "local_axis_b", &d.local_axis_b)) {
             return 0;
         }
+    }
+    if (type == HEFT_JOINT_FIXED && !weld(L, d.body_a, d.body_b)) {
+        return fail(L, member(o, "body_b"), "body_b",
+                    "welds bodies already welded together (a cycle of fixed joints)");
     }
     joint_state st;
     if (!read_number(L, o, "length", &d.length, NUM_NONNEG) ||
@@ -1242,6 +1279,10 @@ static int build_objects(loader *L, heft_world *w) {
     const cJSON *bodies = member(L->root, "bodies");
     const cJSON *joints = member(L->root, "joints");
     L->body_count = L->joint_count = 0;
+    int nb = bodies ? cJSON_GetArraySize(bodies) : 0;
+    for (int k = 0; k <= nb; ++k) {
+        L->weld[k] = k;
+    }
     int i = 0;
     for (const cJSON *b = bodies ? bodies->child : NULL; b; b = b->next) {
         if (!build_body(L, w, b, i++)) {
@@ -1313,7 +1354,8 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     if (read_header(&L) && read_world(&L, &ws)) {
         L.bodies = heft_alloc(sizeof *L.bodies * (size_t)(nb + 1));
         L.joints = heft_alloc(sizeof *L.joints * (size_t)(nj + 1));
-        if (!L.bodies || !L.joints) {
+        L.weld = heft_alloc(sizeof *L.weld * (size_t)(nb + 1));
+        if (!L.bodies || !L.joints || !L.weld) {
             heft_set_error("out of memory");
             *result = HEFT_ERROR_OUT_OF_MEMORY;
         } else {
@@ -1350,6 +1392,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     }
     heft_free(L.bodies);
     heft_free(L.joints);
+    heft_free(L.weld);
     cJSON_Delete(root);
     return made;
 }
