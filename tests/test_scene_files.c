@@ -680,3 +680,39 @@ Test(scene_files, meshes_load_from_wavefront_obj_files) {
     remove(scene);
     rmdir(dir);
 }
+
+/* Every prefix of a file with every element, and every byte of it replaced
+ * by characters that break JSON or numbers: each load either succeeds or
+ * names the source and a line, and never crashes (the sanitizer build runs
+ * this too; tests/fuzz_scene_loader.c is the coverage-guided version). */
+Test(scene_files, damaged_files_are_refused_cleanly, .timeout = 600) {
+    size_t n = 0;
+    char *text = read_all(HEFT_TESTDATA_DIR "/scenes/every-type.json", &n);
+    heft_world *w = heft_world_load_text(text, n, "every-type.json", NULL);
+    cr_assert(w, "%s", heft_last_error());
+    heft_world_destroy(w);
+    int refused_count = 0, loaded = 0;
+    for (size_t cut = 0; cut < n; ++cut) {
+        w = heft_world_load_text(text, cut, "cut.json", NULL);
+        cr_assert(w || strncmp(heft_last_error(), "cut.json:", 9) == 0, "%s", heft_last_error());
+        refused_count += !w;
+        heft_world_destroy(w);
+    }
+    cr_assert_eq(refused_count, (int)n - 1, "a prefix loaded"); /* all but the one without the final newline */
+    const char swaps[] = {'"', '}', '-', '9', 'e'};
+    char *copy = malloc(n + 1);
+    for (size_t i = 0; i < n; i += 3) {
+        for (size_t k = 0; k < sizeof swaps; ++k) {
+            memcpy(copy, text, n + 1);
+            copy[i] = swaps[k];
+            w = heft_world_load_text(copy, n, "swap.json", NULL);
+            cr_assert(w || strncmp(heft_last_error(), "swap.json:", 10) == 0, "%s",
+                      heft_last_error());
+            loaded += w != NULL;
+            heft_world_destroy(w);
+        }
+    }
+    cr_log_info("%d of %d damaged files still loaded", loaded, (int)(5 * ((n + 2) / 3)));
+    free(copy);
+    free(text);
+}
