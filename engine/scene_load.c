@@ -657,6 +657,12 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             return fail(L, rows ? rows : o, "heights",
                         "must be count_y rows of count_x numbers (count_x, count_y >= 2)");
         }
+        for (const cJSON *line = rows->child; line; line = line->next) {
+            if (!cJSON_IsArray(line) || cJSON_GetArraySize(line) != h->count_x) {
+                return fail(L, line, "heights", "each row must have count_x (%d) numbers",
+                            h->count_x);
+            }
+        }
         data->heights = heft_alloc(sizeof(double) * (size_t)h->count_x * (size_t)h->count_y);
         if (!data->heights) {
             return fail(L, rows, "heights", "out of memory");
