@@ -698,7 +698,8 @@ Test(scene_files, damaged_files_are_refused_cleanly, .timeout = 600) {
         refused_count += !w;
         heft_world_destroy(w);
     }
-    cr_assert_eq(refused_count, (int)n - 1, "a prefix loaded"); /* all but the one without the final newline */
+    cr_assert_eq(refused_count, (int)n - 1,
+                 "a prefix loaded"); /* all but the one without the final newline */
     const char swaps[] = {'"', '}', '-', '9', 'e'};
     char *copy = malloc(n + 1);
     for (size_t i = 0; i < n; i += 3) {
