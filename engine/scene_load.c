@@ -717,6 +717,25 @@ static int find_body(loader *L, const cJSON *item, const char *field, heft_body_
     return 1;
 }
 
+/* Creation normalises quaternions and plane normals; a saved file holds
+ * them normalised already, and normalising again may change their last bit.
+ * Values within round-off of unit length are therefore kept as written, so
+ * that a loaded world is the saved one bit for bit. */
+static int is_unit_quat(heft_quat q) {
+    return fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0) <= 1e-14;
+}
+
+static void keep_exact_shape(shape *s, const heft_shape_def *d) {
+    if (is_unit_quat(d->local_orientation)) {
+        s->local_orientation = d->local_orientation;
+    }
+    heft_vec3 n = d->normal;
+    if (d->type == HEFT_SHAPE_PLANE && fabs(heft_v3_dot(n, n) - 1.0) <= 1e-14) {
+        s->normal = n;
+        s->offset = d->offset;
+    }
+}
+
 static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     static const char *const keys[] = {"name",
                                        "type",
@@ -777,8 +796,8 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
         return engine_refused(L, o);
     }
     L->bodies[L->body_count++] = id;
-    /* the orientation exactly as written (creation normalises it) */
-    if (member(o, "orientation")) {
+    /* a unit orientation exactly as written (creation normalises it) */
+    if (is_unit_quat(d.orientation)) {
         body *b = world_body(w, id);
         b->orientation = d.orientation;
         body_update_world_inertia(b);
@@ -792,8 +811,12 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
         memset(&data, 0, sizeof data);
         set_where(L, "%s.shapes[%d]", body_where, k);
         int ok = read_shape(L, s, &sd, &data);
-        if (ok && heft_create_shape(w, id, &sd).generation == 0) {
+        heft_shape_id sid = {-1, 0};
+        if (ok && (sid = heft_create_shape(w, id, &sd)).generation == 0) {
             ok = engine_refused(L, s);
+        }
+        if (ok) {
+            keep_exact_shape(&w->shapes[sid.index], &sd);
         }
         shape_data_free(&data);
         if (!ok) {
