@@ -13,7 +13,8 @@
 #include "solver_cli.h"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: heft-run [--scenario NAME] [--solver NAME] [--steps N] [--h SECONDS]\n"
+    fprintf(f, "usage: heft-run [--scenario NAME | --scene FILE] [--solver NAME] [--steps N]\n"
+               "                [--h SECONDS]\n"
                "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG]\n"
                "                [--length M] [--variant NAME] [--size N]\n"
                "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
@@ -235,6 +236,7 @@ static void export_island(void *user, int step, int island, const heft_mlcp *pro
 /* Options without a short form: ids above every character. */
 enum {
     OPT_SCENARIO = 0x100,
+    OPT_SCENE,
     OPT_SOLVER,
     OPT_STEPS,
     OPT_H,
@@ -262,6 +264,7 @@ enum {
 static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {"scenario", required_argument, NULL, OPT_SCENARIO},
+    {"scene", required_argument, NULL, OPT_SCENE},
     {"solver", required_argument, NULL, OPT_SOLVER},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"h", required_argument, NULL, OPT_H},
@@ -324,6 +327,9 @@ static int take_option(int id, const char *v, run_config *cfg, run_output *out,
     switch (id) {
     case OPT_SCENARIO:
         cfg->scenario = v;
+        return 0;
+    case OPT_SCENE: /* a scene file (docs/scene-format.md) */
+        cfg->scene_file = v;
         return 0;
     case OPT_SOLVER:
         cfg->solver = v;
@@ -489,6 +495,15 @@ int main(int argc, char **argv) {
         art.every = steps / 6 > 0 ? steps / 6 : 1;
         cfg.frame = ascii_draw;
         cfg.frame_user = &art;
+    }
+    /* --scene FILE runs the file with its own solver unless --solver names
+     * one (an unambiguous prefix of --solver counts too) */
+    if (cfg.scene_file) {
+        int solver_given = 0;
+        for (int k = 1; k < argc; ++k) {
+            solver_given |= !strncmp(argv[k], "--so", 4);
+        }
+        cfg.solver = solver_given ? cfg.solver : NULL;
     }
     run_result r;
     int rc = run_scenario(&cfg, &r);

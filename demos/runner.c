@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include "json_out.h"
+#include "scene_attach.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -51,8 +52,41 @@ static void forward_island(void *user, int island, const heft_mlcp *problem, con
     fw->cfg->island(fw->cfg->island_user, fw->step, island, problem, lambda, stats);
 }
 
-int run_scenario(const run_config *cfg, run_result *r) {
-    memset(r, 0, sizeof *r);
+/* The world and the scene of a scene file (docs/scene-format.md): the C
+ * scene its name means attached when its objects match, else no timeline
+ * and no checks. The caller's solver and remedies override the file's. */
+static int open_scene_file(const run_config *cfg, run_result *r, int *steps, double *h) {
+    heft_scene_info info;
+    r->world = heft_world_load(cfg->scene_file, &info);
+    if (!r->world) {
+        snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        return -1;
+    }
+    heft_world_def wd = heft_world_get_def(r->world);
+    if ((cfg->solver && heft_world_set_solver(r->world, cfg->solver) != HEFT_OK) ||
+        (cfg->has_options && heft_world_set_solver_options(r->world, &cfg->options) != HEFT_OK) ||
+        (cfg->geometric_stiffness && heft_world_set_geometric_stiffness(r->world, 1) != HEFT_OK) ||
+        (cfg->post_stabilization > wd.post_stabilization &&
+         heft_world_set_post_stabilization(r->world, cfg->post_stabilization) != HEFT_OK) ||
+        (cfg->substeps > 0 && heft_world_set_substeps(r->world, cfg->substeps) != HEFT_OK)) {
+        snprintf(r->error, sizeof r->error, "%s", heft_last_error());
+        return -1;
+    }
+    scenario_params params = cfg->params;
+    char variant[32];
+    const scenario_desc *desc = scene_attach_find(info.name, &params, variant, sizeof variant);
+    heft_solver_options options = heft_world_solver_options(r->world);
+    wd = heft_world_get_def(r->world);
+    r->scene = desc ? scene_attach(desc, &params, &wd, &options, r->world) : NULL;
+    r->desc = r->scene ? desc : &scenario_file;
+    *steps = r->scene ? desc->steps : (info.steps > 0 ? info.steps : scenario_file.steps);
+    *h = info.time_step;
+    snprintf(r->solver, sizeof r->solver, "%s", heft_world_solver(r->world));
+    return 0;
+}
+
+/* The C scene cfg->scenario built into a new world. */
+static int run_build_scenario(const run_config *cfg, run_result *r, int *steps, double *h) {
     r->desc = scenario_find(cfg->scenario);
     if (!r->desc) {
         snprintf(r->error, sizeof r->error, "unknown scenario \"%s\"",
@@ -101,8 +135,31 @@ int run_scenario(const run_config *cfg, run_result *r) {
         run_result_free(r);
         return -1;
     }
-    r->steps = cfg->steps > 0 ? cfg->steps : r->desc->steps;
-    r->h = cfg->h > 0.0 ? cfg->h : r->desc->h;
+    *steps = r->desc->steps;
+    *h = r->desc->h;
+    return 0;
+}
+
+int run_open(const run_config *cfg, run_result *r, int *steps, double *h) {
+    memset(r, 0, sizeof *r);
+    if (cfg->scene_file) {
+        if (open_scene_file(cfg, r, steps, h) != 0) {
+            run_result_free(r);
+            return -1;
+        }
+        return 0;
+    }
+    return run_build_scenario(cfg, r, steps, h);
+}
+
+int run_scenario(const run_config *cfg, run_result *r) {
+    int default_steps = 0;
+    double default_h = 0.0;
+    if (run_open(cfg, r, &default_steps, &default_h) != 0) {
+        return -1;
+    }
+    r->steps = cfg->steps > 0 ? cfg->steps : default_steps;
+    r->h = cfg->h > 0.0 ? cfg->h : default_h;
     r->joint_count = heft_world_joints(r->world, NULL, 0);
     heft_joint_id *ids = calloc((size_t)r->joint_count + 1, sizeof *ids);
     r->joints = calloc((size_t)r->joint_count + 1, sizeof *r->joints);
@@ -147,6 +204,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
         heft_world_set_island_callback(r->world, forward_island, &forward);
     }
     double solve_sum = 0.0, step_sum = 0.0, iter_sum = 0.0, gs_sum = 0.0, post_sum = 0.0;
+    heft_world_def wd = heft_world_get_def(r->world);
     r->geometric_stiffness = wd.geometric_stiffness;
     r->post_stabilization = wd.post_stabilization;
     r->substeps = wd.substeps;

@@ -10,9 +10,10 @@
 
 typedef struct run_config {
     const char *scenario;
-    const char *solver; /* NULL: "pgs" */
-    int steps;          /* 0: the scene's default */
-    double h;           /* 0: the scene's default */
+    const char *scene_file; /* a scene file to run instead (docs/scene-format.md) */
+    const char *solver;     /* NULL: "pgs" */
+    int steps;              /* 0: the scene's default */
+    double h;               /* 0: the scene's default */
     scenario_params params;
     heft_solver_options options;
     int has_options;         /* options above are set; else solver defaults */
@@ -73,6 +74,10 @@ typedef struct run_result {
     char error[256]; /* set when run_scenario fails */
 } run_result;
 
+/* Builds the scene (or loads the scene file) of config into result->world
+ * and result->scene without stepping it; steps and h receive the scene's
+ * defaults. Returns 0, or -1 with result->error set. */
+int run_open(const run_config *config, run_result *result, int *steps, double *h);
 /* Returns 0 on success, -1 with result->error set. */
 int run_scenario(const run_config *config, run_result *result);
 void run_result_free(run_result *result);

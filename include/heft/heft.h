@@ -889,6 +889,83 @@ HEFT_API heft_debug_draw heft_default_debug_draw(void);
 HEFT_API heft_result heft_world_draw(const heft_world *world, const heft_debug_draw *draw,
                                      uint32_t flags);
 
+/* ---- definitions read back ----------------------------------------------- */
+
+/* The definition a body (joint) would be made again from: its current pose
+ * and velocities, mass, damping, name and user data. A joint's anchors and
+ * axes are in its bodies' frames now (heft_body_set_mass_from_shapes moves
+ * them), its length the current one; gears and racks name their coupled
+ * joints. The name points into the object: valid until it is destroyed. */
+HEFT_API heft_result heft_body_get_def(const heft_world *world, heft_body_id id,
+                                       heft_body_def *out);
+HEFT_API heft_result heft_joint_get_def(const heft_world *world, heft_joint_id id,
+                                        heft_joint_def *out);
+/* The world's settings (solver: its registry name). */
+HEFT_API heft_world_def heft_world_get_def(const heft_world *world);
+
+/* ---- scene files (docs/scene-format.md) ----------------------------------- */
+
+/* What a scene file says beside the world: its name (which a program may use
+ * to attach code to it), the time step and the number of steps it is meant to
+ * run, and its operator axes, each bound to a joint's motor or length. */
+#define HEFT_SCENE_MAX_OPERATORS 16
+
+typedef enum heft_operator_target {
+    HEFT_OPERATOR_MOTOR_VELOCITY = 0, /* the motor's target_velocity on dof */
+    HEFT_OPERATOR_MOTOR_POSITION = 1, /* the motor's target_position on dof */
+    HEFT_OPERATOR_LENGTH = 2          /* a distance or rope joint's length */
+} heft_operator_target;
+
+typedef struct heft_scene_operator {
+    char name[48];
+    char unit[16];
+    char help[96];
+    double min, max; /* the axis's range, min <= max */
+    double value;    /* the axis's value at load */
+    heft_joint_id joint;
+    heft_joint_dof dof; /* motor targets only */
+    heft_operator_target target;
+    double scale; /* the target is scale * value (default 1) */
+} heft_scene_operator;
+
+typedef struct heft_scene_info {
+    char name[64];    /* "" when the file names none */
+    double time_step; /* s, > 0; 1/60 when the file says none */
+    int steps;        /* a run's length, >= 0 (0: unspecified) */
+    int operator_count;
+    heft_scene_operator operators[HEFT_SCENE_MAX_OPERATORS];
+} heft_scene_info;
+
+HEFT_API heft_scene_info heft_default_scene_info(void);
+
+/* Reads a scene file and makes a world of it; info (may be NULL) receives
+ * what the file says beside the world. NULL on any error, with
+ * heft_last_error() naming the file, the line and the field: the whole file
+ * is checked before anything is made. */
+HEFT_API heft_world *heft_world_load(const char *path, heft_scene_info *info);
+/* Adds the bodies, shapes and joints of a scene file to an existing world
+ * (its world and solver settings are checked but not applied). On any error
+ * the world is left exactly as it was. */
+HEFT_API heft_result heft_world_load_into(heft_world *world, const char *path,
+                                          heft_scene_info *info);
+/* The same from text in memory; source names it in error messages. */
+HEFT_API heft_world *heft_world_load_text(const char *text, size_t length, const char *source,
+                                          heft_scene_info *info);
+HEFT_API heft_result heft_world_load_text_into(heft_world *world, const char *text, size_t length,
+                                               const char *source, heft_scene_info *info);
+/* Writes the world as a scene file (info may be NULL: no name, 1/60, no
+ * operators). Numbers have 17 significant digits, so loading the file gives
+ * the same doubles and saving that world the same bytes. */
+HEFT_API heft_result heft_world_save(const heft_world *world, const char *path,
+                                     const heft_scene_info *info);
+/* The same into a buffer of heft_alloc'ed memory the caller frees with
+ * heft_free; *length (may be NULL) receives its length without the final 0. */
+HEFT_API char *heft_world_save_text(const heft_world *world, const heft_scene_info *info,
+                                    size_t *length);
+/* Sets an operator's value (clamped to its range) and its joint's target. */
+HEFT_API heft_result heft_scene_operator_apply(heft_world *world, heft_scene_operator *op,
+                                               double value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1540 @@
+/* Reads scene files (docs/scene-format.md) with cJSON. Everything is read
+ * and made in a scratch world first, so that every check the engine makes
+ * runs before the caller's world is touched; only a file that built
+ * completely is built again into an existing world. Errors name the file,
+ * the line and the field. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "error.h"
+#include "scene.h"
+#include "world.h"
+
+#define SCENE_MAX_FILE (256u * 1024u * 1024u)
+
+typedef struct loader {
+    const char *source; /* the file's name in messages */
+    const char *dir;    /* where relative mesh paths start ("" for the current folder) */
+    const char *text;
+    size_t length;
+    const cJSON *root;
+    char where[96]; /* the element being read: bodies[3] "boom" */
+    heft_scene_info info;
+    /* what the file made, in file order */
+    heft_body_id *bodies;
+    int body_count;
+    heft_joint_id *joints;
+    int joint_count;
+    int *weld; /* union-find over the file's bodies and the world (last): fixed joints */
+} loader;
+
+enum {
+    NUM_FINITE = 0,
+    NUM_INF = 1,     /* "inf" and "-inf" allowed */
+    NUM_NONNEG = 2,  /* >= 0 */
+    NUM_POSITIVE = 4 /* > 0 */
+};
+
+static int fail(loader *L, const cJSON *item, const char *field, const char *fmt, ...) {
+    char message[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    int line = scene_line_of(L->text, L->length, L->root, item);
+    const char *sep = L->where[0] && field && field[0] ? "." : "";
+    heft_set_error("%s:%d: %s%s%s: %s", L->source, line, L->where, sep, field ? field : "",
+                   message);
+    return 0;
+}
+
+static void set_where(loader *L, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->where, sizeof L->where, fmt, ap);
+    va_end(ap);
+}
+
+static const cJSON *member(const cJSON *obj, const char *key) {
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* refuses members not in allowed (NULL-terminated) and members given twice */
+static int check_keys(loader *L, const cJSON *obj, const char *const *allowed) {
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        int known = 0;
+        for (int i = 0; allowed[i] && !known; ++i) {
+            known = strcmp(allowed[i], c->string) == 0;
+        }
+        if (!known) {
+            return fail(L, c, c->string, "unknown field");
+        }
+        for (const cJSON *d = obj->child; d != c; d = d->next) {
+            if (strcmp(d->string, c->string) == 0) {
+                return fail(L, c, c->string, "given twice");
+            }
+        }
+    }
+    return 1;
+}
+
+static int expect_object(loader *L, const cJSON *item, const char *field) {
+    return cJSON_IsObject(item) ? 1 : fail(L, item, field, "must be an object");
+}
+
+static int number_of(loader *L, const cJSON *item, const char *field, double *out, int flags) {
+    double x;
+    if (cJSON_IsNumber(item)) {
+        x = item->valuedouble;
+    } else if (cJSON_IsString(item) && (flags & NUM_INF) &&
+               (strcmp(item->valuestring, "inf") == 0 || strcmp(item->valuestring, "-inf") == 0)) {
+        x = item->valuestring[0] == '-' ? -INFINITY : INFINITY;
+    } else {
+        return fail(L, item, field,
+                    (flags & NUM_INF) ? "must be a number or \"inf\"" : "must be a number");
+    }
+    if (isnan(x) || (isinf(x) && !(flags & NUM_INF))) {
+        return fail(L, item, field, "must be finite");
+    }
+    if ((flags & NUM_NONNEG) && !(x >= 0.0)) {
+        return fail(L, item, field, "must not be negative (got %g)", x);
+    }
+    if ((flags & NUM_POSITIVE) && !(x > 0.0)) {
+        return fail(L, item, field, "must be positive (got %g)", x);
+    }
+    *out = x;
+    return 1;
+}
+
+/* optional members: absent leaves *out as it was */
+static int read_number(loader *L, const cJSON *obj, const char *key, double *out, int flags) {
+    const cJSON *item = member(obj, key);
+    return item ? number_of(L, item, key, out, flags) : 1;
+}
+
+static int read_int(loader *L, const cJSON *obj, const char *key, int *out, double lo, double hi) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble) ||
+        !(item->valuedouble >= lo && item->valuedouble <= hi)) {
+        return fail(L, item, key, "must be an integer in [%.0f, %.0f]", lo, hi);
+    }
+    *out = (int)item->valuedouble;
+    return 1;
+}
+
+static int read_bits(loader *L, const cJSON *obj, const char *key, uint32_t *out) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    if (!cJSON_IsNumber(item) || item->valuedouble != floor(item->valuedouble) ||
+        !(item->valuedouble >= 0.0 && item->valuedouble <= 4294967295.0)) {
+        return fail(L, item, key, "must be an integer in [0, 4294967295]");
+    }
+    *out = (uint32_t)item->valuedouble;
+    return 1;
+}
+
+static int read_bool(loader *L, const cJSON *obj, const char *key, int *out) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    if (!cJSON_IsBool(item)) {
+        return fail(L, item, key, "must be true or false");
+    }
+    *out = cJSON_IsTrue(item) ? 1 : 0;
+    return 1;
+}
+
+static int read_string(loader *L, const cJSON *obj, const char *key, char *out, size_t size) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    if (!cJSON_IsString(item)) {
+        return fail(L, item, key, "must be a string");
+    }
+    if (strlen(item->valuestring) >= size) {
+        return fail(L, item, key, "is longer than %d bytes", (int)size - 1);
+    }
+    snprintf(out, size, "%s", item->valuestring);
+    return 1;
+}
+
+static int read_enum(loader *L, const cJSON *obj, const char *key, const char *(*table)(int),
+                     int *out) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    int v = cJSON_IsString(item) ? scene_name_lookup(table, item->valuestring) : -1;
+    if (v < 0) {
+        char names[160] = "";
+        for (int i = 0; table(i); ++i) {
+            size_t n = strlen(names);
+            snprintf(names + n, sizeof names - n, "%s\"%s\"", i ? ", " : "", table(i));
+        }
+        return fail(L, item, key, "must be one of %s", names);
+    }
+    *out = v;
+    return 1;
+}
+
+static int numbers_of(loader *L, const cJSON *item, const char *field, double *out, int n,
+                      int flags) {
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != n) {
+        return fail(L, item, field, "must be an array of %d numbers", n);
+    }
+    int i = 0;
+    for (const cJSON *c = item->child; c; c = c->next) {
+        if (!number_of(L, c, field, &out[i++], flags)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int read_vec3(loader *L, const cJSON *obj, const char *key, heft_vec3 *out) {
+    const cJSON *item = member(obj, key);
+    double x[3];
+    if (!item) {
+        return 1;
+    }
+    if (!numbers_of(L, item, key, x, 3, NUM_FINITE)) {
+        return 0;
+    }
+    *out = heft_v3(x[0], x[1], x[2]);
+    return 1;
+}
+
+static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *out) {
+    const cJSON *item = member(obj, key);
+    double x[4];
+    if (!item) {
+        return 1;
+    }
+    if (!numbers_of(L, item, key, x, 4, NUM_FINITE)) {
+        return 0;
+    }
+    if (x[0] == 0.0 && x[1] == 0.0 && x[2] == 0.0 && x[3] == 0.0) {
+        return fail(L, item, key, "must not be all zeros ([w, x, y, z])");
+    }
+    out->w = x[0];
+    out->x = x[1];
+    out->y = x[2];
+    out->z = x[3];
+    return 1;
+}
+
+static int read_mat3(loader *L, const cJSON *obj, const char *key, heft_mat3 *out) {
+    const cJSON *item = member(obj, key);
+    if (!item) {
+        return 1;
+    }
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 3) {
+        return fail(L, item, key, "must be three rows of three numbers");
+    }
+    int r = 0;
+    for (const cJSON *line = item->child; line; line = line->next) {
+        if (!numbers_of(L, line, key, out->m[r++], 3, NUM_FINITE)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* a failure of the engine's own checks, at the element being made */
+static int engine_refused(loader *L, const cJSON *item) {
+    char message[256];
+    snprintf(message, sizeof message, "%s", heft_last_error());
+    return fail(L, item, NULL, "%s", message);
+}
+
+/* ---- the world section ---------------------------------------------------- */
+
+typedef struct world_settings {
+    heft_world_def def;
+    char solver[32];
+    heft_solver_options options;
+    double restitution_threshold;
+} world_settings;
+
+static int read_world(loader *L, world_settings *ws) {
+    static const char *const keys[] = {"gravity",
+                                       "rigid_compliance",
+                                       "joint_baumgarte",
+                                       "contact_baumgarte",
+                                       "contact_slop",
+                                       "contact_margin",
+                                       "contact_compliance",
+                                       "gyroscopic",
+                                       "geometric_stiffness",
+                                       "post_stabilization",
+                                       "substeps",
+                                       "restitution_threshold",
+                                       NULL};
+    ws->def = heft_default_world_def();
+    ws->options = heft_solver_default_options();
+    snprintf(ws->solver, sizeof ws->solver, "pgs");
+    ws->restitution_threshold = 1.0;
+    const cJSON *w = member(L->root, "world");
+    snprintf(L->where, sizeof L->where, "world");
+    if (w) {
+        int gyro = (int)ws->def.gyroscopic;
+        if (!expect_object(L, w, NULL) || !check_keys(L, w, keys) ||
+            !read_vec3(L, w, "gravity", &ws->def.gravity) ||
+            !read_number(L, w, "rigid_compliance", &ws->def.rigid_compliance, NUM_NONNEG) ||
+            !read_number(L, w, "contact_baumgarte", &ws->def.contact_baumgarte, NUM_NONNEG) ||
+            !read_number(L, w, "contact_slop", &ws->def.contact_slop, NUM_NONNEG) ||
+            !read_number(L, w, "contact_margin", &ws->def.contact_margin, NUM_NONNEG) ||
+            !read_number(L, w, "contact_compliance", &ws->def.contact_compliance, NUM_NONNEG) ||
+            !read_enum(L, w, "gyroscopic", scene_gyroscopic_name, &gyro) ||
+            !read_bool(L, w, "geometric_stiffness", &ws->def.geometric_stiffness) ||
+            !read_int(L, w, "post_stabilization", &ws->def.post_stabilization, 0, 100) ||
+            !read_int(L, w, "substeps", &ws->def.substeps, 1, 1000) ||
+            !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG)) {
+            return 0;
+        }
+        ws->def.gyroscopic = (heft_gyroscopic)gyro;
+        const cJSON *jb = member(w, "joint_baumgarte");
+        if (jb && !(cJSON_IsString(jb) && strcmp(jb->valuestring, "auto") == 0)) {
+            if (!number_of(L, jb, "joint_baumgarte", &ws->def.joint_baumgarte, NUM_NONNEG)) {
+                return 0;
+            }
+            if (ws->def.joint_baumgarte > 1.0) {
+                return fail(L, jb, "joint_baumgarte", "must lie in [0, 1] or be \"auto\"");
+            }
+        }
+        if (ws->def.contact_baumgarte > 1.0) {
+            return fail(L, member(w, "contact_baumgarte"), "contact_baumgarte",
+                        "must lie in [0, 1]");
+        }
+    }
+    static const char *const solver_keys[] = {"name", "options", NULL};
+    static const char *const option_keys[] = {"max_iterations",
+                                              "tolerance",
+                                              "relaxation",
+                                              "warm_start",
+                                              "max_pivots",
+                                              "bpp_pgs_sweeps",
+                                              "keep_index_sets",
+                                              "skyline_refactor_fraction",
+                                              "preconditioner",
+                                              "pcg_tolerance",
+                                              "pcg_max_iterations",
+                                              "ict_drop_tolerance",
+                                              "ict_fill",
+                                              "adaptive_regularization",
+                                              "regularization_shift",
+                                              "regularization_pivot_limit",
+                                              "cr_tolerance",
+                                              "cr_max_iterations",
+                                              "ldl_ordering",
+                                              "ldl_shatter_degree",
+                                              "ldl_shard_constraints",
+                                              "ldl_regularization",
+                                              NULL};
+    const cJSON *s = member(L->root, "solver");
+    snprintf(L->where, sizeof L->where, "solver");
+    if (s) {
+        if (!expect_object(L, s, NULL) || !check_keys(L, s, solver_keys) ||
+            !read_string(L, s, "name", ws->solver, sizeof ws->solver)) {
+            return 0;
+        }
+        if (member(s, "name") && !heft_solver_find(ws->solver)) {
+            return fail(L, member(s, "name"), "name", "unknown solver \"%s\"", ws->solver);
+        }
+        const cJSON *o = member(s, "options");
+        heft_solver_options *op = &ws->options;
+        const double big = 2147483647.0;
+        snprintf(L->where, sizeof L->where, "solver.options");
+        if (o &&
+            (!expect_object(L, o, NULL) || !check_keys(L, o, option_keys) ||
+             !read_int(L, o, "max_iterations", &op->max_iterations, 0, big) ||
+             !read_number(L, o, "tolerance", &op->tolerance, NUM_FINITE) ||
+             !read_number(L, o, "relaxation", &op->relaxation, NUM_FINITE) ||
+             !read_bool(L, o, "warm_start", &op->warm_start) ||
+             !read_int(L, o, "max_pivots", &op->max_pivots, 0, big) ||
+             !read_int(L, o, "bpp_pgs_sweeps", &op->bpp_pgs_sweeps, 0, big) ||
+             !read_bool(L, o, "keep_index_sets", &op->keep_index_sets) ||
+             !read_number(L, o, "skyline_refactor_fraction", &op->skyline_refactor_fraction,
+                          NUM_FINITE) ||
+             !read_int(L, o, "preconditioner", &op->preconditioner, 0, big) ||
+             !read_number(L, o, "pcg_tolerance", &op->pcg_tolerance, NUM_FINITE) ||
+             !read_int(L, o, "pcg_max_iterations", &op->pcg_max_iterations, 0, big) ||
+             !read_number(L, o, "ict_drop_tolerance", &op->ict_drop_tolerance, NUM_FINITE) ||
+             !read_int(L, o, "ict_fill", &op->ict_fill, 0, big) ||
+             !read_bool(L, o, "adaptive_regularization", &op->adaptive_regularization) ||
+             !read_number(L, o, "regularization_shift", &op->regularization_shift, NUM_FINITE) ||
+             !read_int(L, o, "regularization_pivot_limit", &op->regularization_pivot_limit, 0,
+                       big) ||
+             !read_number(L, o, "cr_tolerance", &op->cr_tolerance, NUM_FINITE) ||
+             !read_int(L, o, "cr_max_iterations", &op->cr_max_iterations, 0, big) ||
+             !read_int(L, o, "ldl_ordering", &op->ldl_ordering, 0, big) ||
+             !read_int(L, o, "ldl_shatter_degree", &op->ldl_shatter_degree, 0, big) ||
+             !read_int(L, o, "ldl_shard_constraints", &op->ldl_shard_constraints, 0, big) ||
+             !read_number(L, o, "ldl_regularization", &op->ldl_regularization, NUM_FINITE))) {
+            return 0;
+        }
+        char message[160];
+        if (heft_solver_options_check(op, message, sizeof message) != 0) {
+            return fail(L, o, NULL, "%s", message);
+        }
+    }
+    ws->def.solver = ws->solver;
+    L->where[0] = 0;
+    return 1;
+}
+
+/* ---- meshes from Wavefront OBJ files ---------------------------------------- */
+
+typedef struct mesh_data {
+    heft_vec3 *vertices;
+    int vertex_count, vertex_capacity;
+    int32_t *indices;
+    int index_count, index_capacity;
+} mesh_data;
+
+static void mesh_data_free(mesh_data *m) {
+    heft_free(m->vertices);
+    heft_free(m->indices);
+    memset(m, 0, sizeof *m);
+}
+
+static int push_vertex(mesh_data *m, heft_vec3 v) {
+    if (m->vertex_count == m->vertex_capacity) {
+        int cap = m->vertex_capacity ? 2 * m->vertex_capacity : 64;
+        heft_vec3 *p = heft_realloc(m->vertices, sizeof *p * (size_t)cap);
+        if (!p) {
+            return 0;
+        }
+        m->vertices = p;
+        m->vertex_capacity = cap;
+    }
+    m->vertices[m->vertex_count++] = v;
+    return 1;
+}
+
+static int push_index(mesh_data *m, int32_t i) {
+    if (m->index_count == m->index_capacity) {
+        int cap = m->index_capacity ? 2 * m->index_capacity : 192;
+        int32_t *p = heft_realloc(m->indices, sizeof *p * (size_t)cap);
+        if (!p) {
+            return 0;
+        }
+        m->indices = p;
+        m->index_capacity = cap;
+    }
+    m->indices[m->index_count++] = i;
+    return 1;
+}
+
+/* v x y z and f a b c ... (polygons as fans; a/b/c forms and negative
+ * indices); everything else is ignored. Returns 0 with message set. */
+static int obj_read(const char *path, mesh_data *m, char *message, size_t size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(message, size, "cannot open mesh file \"%s\"", path);
+        return 0;
+    }
+    char line[1024];
+    int number = 0, ok = 1;
+    while (ok && fgets(line, sizeof line, f)) {
+        number++;
+        char *p = line;
+        while (*p == ' ' || *p == '\t') {
+            p++;
+        }
+        if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+            double x, y, z;
+            if (sscanf(p + 2, "%lf %lf %lf", &x, &y, &z) != 3 || !isfinite(x) || !isfinite(y) ||
+                !isfinite(z)) {
+                snprintf(message, size, "%s:%d: a vertex needs three finite numbers", path, number);
+                ok = 0;
+            } else if (!push_vertex(m, heft_v3(x, y, z))) {
+                snprintf(message, size, "out of memory");
+                ok = 0;
+            }
+        } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+            int32_t corner[3];
+            int n = 0;
+            p += 2;
+            for (;;) {
+                char *end;
+                long k = strtol(p, &end, 10);
+                if (end == p) {
+                    break;
+                }
+                p = end;
+                while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+                    p++; /* /texture/normal */
+                }
+                long index = k > 0 ? k - 1 : m->vertex_count + k;
+                if (k == 0 || index < 0 || index >= m->vertex_count) {
+                    snprintf(message, size, "%s:%d: face index %ld out of range", path, number, k);
+                    ok = 0;
+                    break;
+                }
+                if (n < 3) {
+                    corner[n] = (int32_t)index;
+                } else {
+                    corner[1] = corner[2];
+                    corner[2] = (int32_t)index;
+                }
+                if (++n >= 3 && (!push_index(m, corner[0]) || !push_index(m, corner[1]) ||
+                                 !push_index(m, corner[2]))) {
+                    snprintf(message, size, "out of memory");
+                    ok = 0;
+                    break;
+                }
+            }
+            if (ok && n < 3) {
+                snprintf(message, size, "%s:%d: a face needs at least three vertices", path,
+                         number);
+                ok = 0;
+            }
+        }
+    }
+    fclose(f);
+    if (ok && m->index_count == 0) {
+        snprintf(message, size, "%s: no faces", path);
+        ok = 0;
+    }
+    return ok;
+}
+
+/* ---- shapes ------------------------------------------------------------------ */
+
+typedef struct shape_data {
+    heft_vec3 *points;
+    double *heights;
+    mesh_data mesh;
+} shape_data;
+
+static void shape_data_free(shape_data *d) {
+    heft_free(d->points);
+    heft_free(d->heights);
+    mesh_data_free(&d->mesh);
+}
+
+static int read_point_list(loader *L, const cJSON *obj, const char *key, mesh_data *m, int max) {
+    const cJSON *item = member(obj, key);
+    if (!cJSON_IsArray(item)) {
+        return fail(L, item ? item : obj, key, "must be an array of [x, y, z] points");
+    }
+    if (cJSON_GetArraySize(item) > max) {
+        return fail(L, item, key, "has more than %d points", max);
+    }
+    for (const cJSON *c = item->child; c; c = c->next) {
+        double x[3];
+        if (!numbers_of(L, c, key, x, 3, NUM_FINITE)) {
+            return 0;
+        }
+        if (!push_vertex(m, heft_v3(x[0], x[1], x[2]))) {
+            return fail(L, c, key, "out of memory");
+        }
+    }
+    return 1;
+}
+
+static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *data) {
+    static const char *const keys[] = {"type",
+                                       "radius",
+                                       "half_length",
+                                       "half_extents",
+                                       "normal",
+                                       "offset",
+                                       "points",
+                                       "vertices",
+                                       "triangles",
+                                       "file",
+                                       "count_x",
+                                       "count_y",
+                                       "spacing_x",
+                                       "spacing_y",
+                                       "heights",
+                                       "local_position",
+                                       "local_orientation",
+                                       "friction",
+                                       "restitution",
+                                       "density",
+                                       "category_bits",
+                                       "mask_bits",
+                                       NULL};
+    *d = heft_default_shape_def();
+    int type = -1;
+    if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
+        !read_enum(L, o, "type", scene_shape_type_name, &type)) {
+        return 0;
+    }
+    if (type < 0) {
+        return fail(L, o, "type", "is missing");
+    }
+    d->type = (heft_shape_type)type;
+    if (!read_number(L, o, "radius", &d->radius, NUM_POSITIVE) ||
+        !read_number(L, o, "half_length", &d->half_length, NUM_NONNEG) ||
+        !read_vec3(L, o, "half_extents", &d->half_extents) ||
+        !read_vec3(L, o, "normal", &d->normal) ||
+        !read_number(L, o, "offset", &d->offset, NUM_FINITE) ||
+        !read_vec3(L, o, "local_position", &d->local_position) ||
+        !read_quat(L, o, "local_orientation", &d->local_orientation) ||
+        !read_number(L, o, "friction", &d->friction, NUM_NONNEG) ||
+        !read_number(L, o, "restitution", &d->restitution, NUM_NONNEG) ||
+        !read_number(L, o, "density", &d->density, NUM_NONNEG) ||
+        !read_bits(L, o, "category_bits", &d->category_bits) ||
+        !read_bits(L, o, "mask_bits", &d->mask_bits)) {
+        return 0;
+    }
+    if (d->type == HEFT_SHAPE_HULL) {
+        if (!read_point_list(L, o, "points", &data->mesh, 4096)) {
+            return 0;
+        }
+        d->hull.points = data->mesh.vertices;
+        d->hull.count = data->mesh.vertex_count;
+    } else if (d->type == HEFT_SHAPE_MESH) {
+        const cJSON *file = member(o, "file");
+        if (file) {
+            char path[1024], message[1400];
+            if (!cJSON_IsString(file)) {
+                return fail(L, file, "file", "must be a string (a Wavefront OBJ file)");
+            }
+            if (member(o, "vertices") || member(o, "triangles")) {
+                return fail(L, file, "file",
+                            "a mesh is given by a file or by vertices and "
+                            "triangles, not both");
+            }
+            int absolute = file->valuestring[0] == '/';
+            snprintf(path, sizeof path, "%s%s", absolute ? "" : L->dir, file->valuestring);
+            if (!obj_read(path, &data->mesh, message, sizeof message)) {
+                return fail(L, file, "file", "%s", message);
+            }
+        } else {
+            if (!read_point_list(L, o, "vertices", &data->mesh, 1 << 24)) {
+                return 0;
+            }
+            const cJSON *t = member(o, "triangles");
+            if (!cJSON_IsArray(t)) {
+                return fail(L, t ? t : o, "triangles", "must be an array of [a, b, c] indices");
+            }
+            for (const cJSON *c = t->child; c; c = c->next) {
+                double x[3];
+                if (!numbers_of(L, c, "triangles", x, 3, NUM_NONNEG)) {
+                    return 0;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    if (x[k] != floor(x[k]) || x[k] >= data->mesh.vertex_count) {
+                        return fail(L, c, "triangles", "index %g is not a vertex", x[k]);
+                    }
+                    if (!push_index(&data->mesh, (int32_t)x[k])) {
+                        return fail(L, c, "triangles", "out of memory");
+                    }
+                }
+            }
+        }
+        d->mesh.vertices = data->mesh.vertices;
+        d->mesh.vertex_count = data->mesh.vertex_count;
+        d->mesh.indices = data->mesh.indices;
+        d->mesh.triangle_count = data->mesh.index_count / 3;
+    } else if (d->type == HEFT_SHAPE_HEIGHT_FIELD) {
+        heft_height_field_def *h = &d->height_field;
+        if (!read_int(L, o, "count_x", &h->count_x, 2, 1 << 14) ||
+            !read_int(L, o, "count_y", &h->count_y, 2, 1 << 14) ||
+            !read_number(L, o, "spacing_x", &h->spacing_x, NUM_POSITIVE) ||
+            !read_number(L, o, "spacing_y", &h->spacing_y, NUM_POSITIVE)) {
+            return 0;
+        }
+        const cJSON *rows = member(o, "heights");
+        if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) != h->count_y || h->count_x < 2) {
+            return fail(L, rows ? rows : o, "heights",
+                        "must be count_y rows of count_x numbers (count_x, count_y >= 2)");
+        }
+        for (const cJSON *line = rows->child; line; line = line->next) {
+            if (!cJSON_IsArray(line) || cJSON_GetArraySize(line) != h->count_x) {
+                return fail(L, line, "heights", "each row must have count_x (%d) numbers",
+                            h->count_x);
+            }
+        }
+        data->heights = heft_alloc(sizeof(double) * (size_t)h->count_x * (size_t)h->count_y);
+        if (!data->heights) {
+            return fail(L, rows, "heights", "out of memory");
+        }
+        int j = 0;
+        for (const cJSON *line = rows->child; line; line = line->next, ++j) {
+            if (!numbers_of(L, line, "heights", data->heights + (size_t)j * (size_t)h->count_x,
+                            h->count_x, NUM_FINITE)) {
+                return 0;
+            }
+        }
+        h->heights = data->heights;
+    }
+    return 1;
+}
+
+/* ---- bodies --------------------------------------------------------------------- */
+
+static int find_body(loader *L, const cJSON *item, const char *field, heft_body_id *out) {
+    if (cJSON_IsNull(item)) {
+        *out = HEFT_WORLD_FRAME;
+        return 1;
+    }
+    if (cJSON_IsNumber(item)) {
+        double k = item->valuedouble;
+        if (k != floor(k) || k < 0 || k >= L->body_count) {
+            return fail(L, item, field, "body %g is not in the file's bodies (0 .. %d)", k,
+                        L->body_count - 1);
+        }
+        *out = L->bodies[(int)k];
+        return 1;
+    }
+    if (!cJSON_IsString(item)) {
+        return fail(L, item, field, "must be a body's name, its position in bodies, or null");
+    }
+    int found = -1;
+    const cJSON *list = member(L->root, "bodies");
+    int k = 0;
+    for (const cJSON *b = list ? list->child : NULL; b && k < L->body_count; b = b->next, ++k) {
+        const cJSON *name = member(b, "name");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
+            if (found >= 0) {
+                return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
+            }
+            found = k;
+        }
+    }
+    if (found < 0) {
+        return fail(L, item, field, "no body is named \"%s\"", item->valuestring);
+    }
+    *out = L->bodies[found];
+    return 1;
+}
+
+/* Creation normalises quaternions and plane normals; a saved file holds
+ * them normalised already, and normalising again may change their last bit.
+ * Values within round-off of unit length are therefore kept as written, so
+ * that a loaded world is the saved one bit for bit. */
+static int is_unit_quat(heft_quat q) {
+    return fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0) <= 1e-14;
+}
+
+static void keep_exact_shape(shape *s, const heft_shape_def *d) {
+    if (is_unit_quat(d->local_orientation)) {
+        s->local_orientation = d->local_orientation;
+    }
+    heft_vec3 n = d->normal;
+    if (d->type == HEFT_SHAPE_PLANE && fabs(heft_v3_dot(n, n) - 1.0) <= 1e-14) {
+        s->normal = n;
+        s->offset = d->offset;
+    }
+}
+
+static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
+    static const char *const keys[] = {"name",
+                                       "type",
+                                       "position",
+                                       "orientation",
+                                       "linear_velocity",
+                                       "angular_velocity",
+                                       "mass",
+                                       "inertia",
+                                       "mass_from_shapes",
+                                       "linear_damping",
+                                       "angular_damping",
+                                       "gravity_scale",
+                                       "shapes",
+                                       NULL};
+    heft_body_def d = heft_default_body_def();
+    char name[HEFT_NAME_MAX] = "";
+    int type = (int)d.type, from_shapes = 0;
+    snprintf(L->where, sizeof L->where, "bodies[%d]", index);
+    if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
+        return 0;
+    }
+    if (name[0]) {
+        snprintf(L->where, sizeof L->where, "bodies[%d] \"%s\"", index, name);
+    }
+    if (!check_keys(L, o, keys)) {
+        return 0;
+    }
+    if (!read_enum(L, o, "type", scene_body_type_name, &type) ||
+        !read_vec3(L, o, "position", &d.position) ||
+        !read_quat(L, o, "orientation", &d.orientation) ||
+        !read_vec3(L, o, "linear_velocity", &d.linear_velocity) ||
+        !read_vec3(L, o, "angular_velocity", &d.angular_velocity) ||
+        !read_number(L, o, "mass", &d.mass, NUM_POSITIVE) ||
+        !read_mat3(L, o, "inertia", &d.inertia) ||
+        !read_bool(L, o, "mass_from_shapes", &from_shapes) ||
+        !read_number(L, o, "linear_damping", &d.linear_damping, NUM_NONNEG) ||
+        !read_number(L, o, "angular_damping", &d.angular_damping, NUM_NONNEG) ||
+        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE)) {
+        return 0;
+    }
+    d.type = (heft_body_type)type;
+    d.name = name;
+    if (from_shapes && (member(o, "mass") || member(o, "inertia"))) {
+        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
+                    "a body takes its mass from its shapes or from mass and inertia, not both");
+    }
+    if (from_shapes && d.type != HEFT_BODY_DYNAMIC) {
+        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
+                    "only dynamic bodies have a mass");
+    }
+    const cJSON *shapes = member(o, "shapes");
+    if (shapes && !cJSON_IsArray(shapes)) {
+        return fail(L, shapes, "shapes", "must be an array");
+    }
+    heft_body_id id = heft_create_body(w, &d);
+    if (id.generation == 0) {
+        return engine_refused(L, o);
+    }
+    L->bodies[L->body_count++] = id;
+    /* a unit orientation exactly as written (creation normalises it) */
+    if (is_unit_quat(d.orientation)) {
+        body *b = world_body(w, id);
+        b->orientation = d.orientation;
+        body_update_world_inertia(b);
+    }
+    char body_where[sizeof L->where];
+    snprintf(body_where, sizeof body_where, "%s", L->where);
+    int k = 0;
+    for (const cJSON *s = shapes ? shapes->child : NULL; s; s = s->next, ++k) {
+        heft_shape_def sd;
+        shape_data data;
+        memset(&data, 0, sizeof data);
+        set_where(L, "%s.shapes[%d]", body_where, k);
+        int ok = read_shape(L, s, &sd, &data);
+        heft_shape_id sid = {-1, 0};
+        if (ok && (sid = heft_create_shape(w, id, &sd)).generation == 0) {
+            ok = engine_refused(L, s);
+        }
+        if (ok) {
+            keep_exact_shape(&w->shapes[sid.index], &sd);
+        }
+        shape_data_free(&data);
+        if (!ok) {
+            return 0;
+        }
+    }
+    snprintf(L->where, sizeof L->where, "%s", body_where);
+    if (from_shapes && heft_body_set_mass_from_shapes(w, id) != HEFT_OK) {
+        return engine_refused(L, member(o, "mass_from_shapes"));
+    }
+    return 1;
+}
+
+/* ---- joints ---------------------------------------------------------------------- */
+
+static int find_joint(loader *L, const cJSON *item, const char *field, heft_joint_id *out) {
+    if (cJSON_IsNumber(item)) {
+        double k = item->valuedouble;
+        if (k != floor(k) || k < 0 || k >= L->joint_count) {
+            return fail(L, item, field, "joint %g is not one of the joints before it (0 .. %d)", k,
+                        L->joint_count - 1);
+        }
+        *out = L->joints[(int)k];
+        return 1;
+    }
+    if (!cJSON_IsString(item)) {
+        return fail(L, item, field, "must be a joint's name or its position in joints");
+    }
+    int found = -1;
+    const cJSON *list = member(L->root, "joints");
+    int k = 0;
+    for (const cJSON *j = list ? list->child : NULL; j; j = j->next, ++k) {
+        const cJSON *name = member(j, "name");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
+            if (found >= 0) {
+                return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
+            }
+            found = k;
+        }
+    }
+    if (found < 0) {
+        return fail(L, item, field, "no joint is named \"%s\"", item->valuestring);
+    }
+    if (found >= L->joint_count) {
+        return fail(L, item, field, "joint \"%s\" must come before the joints that name it",
+                    item->valuestring);
+    }
+    *out = L->joints[found];
+    return 1;
+}
+
+/* { "RX": {...}, ... }: calls each(dof) for every member, with its object */
+static int dof_of(loader *L, const cJSON *c, int max) {
+    int dof = scene_name_lookup(scene_dof_name, c->string);
+    if (dof < 0 || dof >= max) {
+        return fail(L, c, c->string, "is not a coordinate (X, Y, Z, RX, RY, RZ%s)",
+                    max > 6 ? ", SWING" : "") -
+               1;
+    }
+    return dof;
+}
+
+static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
+    static const char *const soft_keys[] = {"stiffness", "damping", NULL};
+    static const char *const limit_keys[] = {"enabled",   "lower",   "upper",
+                                             "stiffness", "damping", NULL};
+    static const char *const motor_keys[] = {
+        "mode", "target_velocity", "target_position", "max_force", "stiffness", "damping", NULL};
+    const cJSON *g = member(o, "dof_softness");
+    if (g && !expect_object(L, g, "dof_softness")) {
+        return 0;
+    }
+    for (const cJSON *c = g ? g->child : NULL; c; c = c->next) {
+        int k = dof_of(L, c, 6);
+        if (k < 0 || !expect_object(L, c, c->string) || !check_keys(L, c, soft_keys) ||
+            !read_number(L, c, "stiffness", &d->dof_stiffness[k], NUM_NONNEG) ||
+            !read_number(L, c, "damping", &d->dof_damping[k], NUM_NONNEG)) {
+            return 0;
+        }
+    }
+    g = member(o, "limits");
+    if (g && !expect_object(L, g, "limits")) {
+        return 0;
+    }
+    for (const cJSON *c = g ? g->child : NULL; c; c = c->next) {
+        int k = dof_of(L, c, HEFT_JOINT_DOF_COUNT);
+        heft_joint_limit *l = k >= 0 ? &d->limit[k] : NULL;
+        if (k < 0 || !expect_object(L, c, c->string) || !check_keys(L, c, limit_keys)) {
+            return 0;
+        }
+        l->enabled = 1;
+        if (!read_bool(L, c, "enabled", &l->enabled) ||
+            !read_number(L, c, "lower", &l->lower, NUM_INF) ||
+            !read_number(L, c, "upper", &l->upper, NUM_INF) ||
+            !read_number(L, c, "stiffness", &l->stiffness, NUM_NONNEG) ||
+            !read_number(L, c, "damping", &l->damping, NUM_NONNEG)) {
+            return 0;
+        }
+        if (l->lower > l->upper) {
+            return fail(L, c, c->string, "lower (%g) must not exceed upper (%g)", l->lower,
+                        l->upper);
+        }
+    }
+    g = member(o, "motors");
+    if (g && !expect_object(L, g, "motors")) {
+        return 0;
+    }
+    for (const cJSON *c = g ? g->child : NULL; c; c = c->next) {
+        int k = dof_of(L, c, 6);
+        heft_joint_motor *m = k >= 0 ? &d->motor[k] : NULL;
+        int mode = HEFT_MOTOR_VELOCITY;
+        if (k < 0 || !expect_object(L, c, c->string) || !check_keys(L, c, motor_keys) ||
+            !read_enum(L, c, "mode", scene_motor_mode_name, &mode) ||
+            !read_number(L, c, "target_velocity", &m->target_velocity, NUM_FINITE) ||
+            !read_number(L, c, "target_position", &m->target_position, NUM_FINITE) ||
+            !read_number(L, c, "max_force", &m->max_force, NUM_INF | NUM_NONNEG) ||
+            !read_number(L, c, "stiffness", &m->stiffness, NUM_NONNEG) ||
+            !read_number(L, c, "damping", &m->damping, NUM_NONNEG)) {
+            return 0;
+        }
+        m->mode = (heft_motor_mode)mode;
+    }
+    g = member(o, "dof_modes");
+    if (g && !expect_object(L, g, "dof_modes")) {
+        return 0;
+    }
+    for (const cJSON *c = g ? g->child : NULL; c; c = c->next) {
+        int k = dof_of(L, c, 6);
+        int mode = cJSON_IsString(c) ? scene_name_lookup(scene_dof_mode_name, c->valuestring) : -1;
+        if (k < 0) {
+            return 0;
+        }
+        if (mode < 0) {
+            return fail(L, c, c->string, "must be \"locked\", \"free\" or \"limited\"");
+        }
+        d->dof_mode[k] = (heft_dof_mode)mode;
+    }
+    return 1;
+}
+
+typedef struct joint_state {
+    int present;
+    heft_quat frame_a, frame_b, relative_rotation;
+    double coordinates[HEFT_JOINT_DOF_COUNT];
+    double coupled_origin[2], coupled_last[2];
+    int broken;
+} joint_state;
+
+static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state *st) {
+    static const char *const keys[] = {
+        "frame_a", "frame_b", "relative_rotation", "coordinates", "coupled_origin", "coupled_last",
+        "broken",  NULL};
+    const cJSON *s = member(o, "state");
+    memset(st, 0, sizeof *st);
+    if (!s) {
+        return 1;
+    }
+    if (!expect_object(L, s, "state") || !check_keys(L, s, keys)) {
+        return 0;
+    }
+    const char *need_plain[] = {"frame_a", "frame_b", "relative_rotation"};
+    const char *need_coupling[] = {"coupled_origin", "coupled_last"};
+    for (int k = 0; k < (coupling ? 2 : 3); ++k) {
+        const char *name = coupling ? need_coupling[k] : need_plain[k];
+        if (!member(s, name)) {
+            return fail(L, s, "state", "needs %s for a joint of this type", name);
+        }
+    }
+    if (!member(s, "coordinates")) {
+        return fail(L, s, "state", "needs coordinates");
+    }
+    st->present = 1;
+    const cJSON *c;
+    if (!read_quat(L, s, "frame_a", &st->frame_a) || !read_quat(L, s, "frame_b", &st->frame_b) ||
+        !read_quat(L, s, "relative_rotation", &st->relative_rotation) ||
+        !numbers_of(L, member(s, "coordinates"), "state.coordinates", st->coordinates,
+                    HEFT_JOINT_DOF_COUNT, NUM_FINITE) ||
+        ((c = member(s, "coupled_origin")) &&
+         !numbers_of(L, c, "state.coupled_origin", st->coupled_origin, 2, NUM_FINITE)) ||
+        ((c = member(s, "coupled_last")) &&
+         !numbers_of(L, c, "state.coupled_last", st->coupled_last, 2, NUM_FINITE)) ||
+        !read_bool(L, s, "broken", &st->broken)) {
+        return 0;
+    }
+    return 1;
+}
+
+/* the position of a body in the file, body_count for the world frame */
+static int file_position(const loader *L, heft_body_id id) {
+    for (int i = 0; i < L->body_count; ++i) {
+        if (L->bodies[i].index == id.index && L->bodies[i].generation == id.generation) {
+            return i;
+        }
+    }
+    return L->body_count;
+}
+
+static int weld_root(int *parent, int i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* joins the two bodies' groups of welded bodies; 0 when they were one already */
+static int weld(loader *L, heft_body_id a, heft_body_id b) {
+    int ra = weld_root(L->weld, file_position(L, a)), rb = weld_root(L->weld, file_position(L, b));
+    if (ra == rb) {
+        return 0;
+    }
+    L->weld[ra] = rb;
+    return 1;
+}
+
+static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
+    static const char *const keys[] = {"name",
+                                       "type",
+                                       "body_a",
+                                       "body_b",
+                                       "joint_a",
+                                       "joint_b",
+                                       "ratio",
+                                       "local_anchor_a",
+                                       "local_anchor_b",
+                                       "local_axis_a",
+                                       "local_axis_b",
+                                       "world_anchor",
+                                       "world_axis",
+                                       "world_axis_b",
+                                       "length",
+                                       "stiffness",
+                                       "damping",
+                                       "dof_softness",
+                                       "limits",
+                                       "motors",
+                                       "dof_modes",
+                                       "collide_connected",
+                                       "break_force",
+                                       "break_torque",
+                                       "geometric_stiffness",
+                                       "state",
+                                       NULL};
+    char name[HEFT_NAME_MAX] = "";
+    int type = -1;
+    snprintf(L->where, sizeof L->where, "joints[%d]", index);
+    if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
+        return 0;
+    }
+    if (name[0]) {
+        snprintf(L->where, sizeof L->where, "joints[%d] \"%s\"", index, name);
+    }
+    if (!check_keys(L, o, keys)) {
+        return 0;
+    }
+    if (!read_enum(L, o, "type", scene_joint_type_name, &type)) {
+        return 0;
+    }
+    if (type < 0) {
+        return fail(L, o, "type", "is missing");
+    }
+    heft_joint_def d = heft_default_joint_def((heft_joint_type)type);
+    d.name = name;
+    int coupling = type == HEFT_JOINT_GEAR || type == HEFT_JOINT_RACK;
+    int gs = 1;
+    const cJSON *c;
+    if (coupling) {
+        if (!(c = member(o, "joint_a")) || !find_joint(L, c, "joint_a", &d.joint_a) ||
+            !(c = member(o, "joint_b")) || !find_joint(L, c, "joint_b", &d.joint_b) ||
+            !read_number(L, o, "ratio", &d.ratio, NUM_FINITE)) {
+            return c ? 0 : fail(L, o, member(o, "joint_a") ? "joint_b" : "joint_a", "is missing");
+        }
+        for (int k = 0; k < 5; ++k) {
+            const char *plain[] = {"body_a", "body_b", "local_anchor_a", "world_anchor",
+                                   "local_axis_a"};
+            if (member(o, plain[k])) {
+                return fail(L, member(o, plain[k]), plain[k],
+                            "gears and racks name joints, not bodies or frames");
+            }
+        }
+    } else {
+        if (member(o, "joint_a") || member(o, "joint_b") || member(o, "ratio")) {
+            return fail(L, o, NULL, "only gears and racks take joint_a, joint_b and ratio");
+        }
+        if (!(c = member(o, "body_b"))) {
+            return fail(L, o, "body_b", "is missing");
+        }
+        if (!find_body(L, c, "body_b", &d.body_b) ||
+            ((c = member(o, "body_a")) && !find_body(L, c, "body_a", &d.body_a))) {
+            return 0;
+        }
+        if (d.body_b.generation == 0) {
+            return fail(L, member(o, "body_b"), "body_b", "must be a body, not the world");
+        }
+        const cJSON *wa = member(o, "world_anchor");
+        if (wa) {
+            heft_vec3 anchor, axis = heft_v3(0.0, 0.0, 1.0), axis_b;
+            const char *local[] = {"local_anchor_a", "local_anchor_b", "local_axis_a",
+                                   "local_axis_b"};
+            for (int k = 0; k < 4; ++k) {
+                if (member(o, local[k])) {
+                    return fail(L, member(o, local[k]), local[k],
+                                "a joint's frame is given in world or in local terms, not both");
+                }
+            }
+            if (!read_vec3(L, o, "world_anchor", &anchor) ||
+                !read_vec3(L, o, "world_axis", &axis)) {
+                return 0;
+            }
+            if (member(o, "world_axis_b")) {
+                if (!read_vec3(L, o, "world_axis_b", &axis_b)) {
+                    return 0;
+                }
+                if (heft_joint_def_set_world_axes(w, &d, anchor, axis, axis_b) != HEFT_OK) {
+                    return engine_refused(L, wa);
+                }
+            } else if (heft_joint_def_set_world_frame(w, &d, anchor, axis) != HEFT_OK) {
+                return engine_refused(L, wa);
+            }
+        } else if (member(o, "world_axis") || member(o, "world_axis_b")) {
+            return fail(L, o, "world_anchor", "is missing (world_axis needs it)");
+        } else if (!read_vec3(L, o, "local_anchor_a", &d.local_anchor_a) ||
+                   !read_vec3(L, o, "local_anchor_b", &d.local_anchor_b) ||
+                   !read_vec3(L, o, "local_axis_a", &d.local_axis_a) ||
+                   !read_vec3(L, o, "local_axis_b", &d.local_axis_b)) {
+            return 0;
+        }
+    }
+    if (type == HEFT_JOINT_FIXED && !weld(L, d.body_a, d.body_b)) {
+        return fail(L, member(o, "body_b"), "body_b",
+                    "welds bodies already welded together (a cycle of fixed joints)");
+    }
+    joint_state st;
+    if (!read_number(L, o, "length", &d.length, NUM_NONNEG) ||
+        !read_number(L, o, "stiffness", &d.stiffness, NUM_NONNEG) ||
+        !read_number(L, o, "damping", &d.damping, NUM_NONNEG) || !read_joint_dofs(L, o, &d) ||
+        !read_bool(L, o, "collide_connected", &d.collide_connected) ||
+        !read_number(L, o, "break_force", &d.break_force, NUM_INF | NUM_POSITIVE) ||
+        !read_number(L, o, "break_torque", &d.break_torque, NUM_INF | NUM_POSITIVE) ||
+        !read_bool(L, o, "geometric_stiffness", &gs) || !read_joint_state(L, o, coupling, &st)) {
+        return 0;
+    }
+    heft_joint_id id = heft_create_joint(w, &d);
+    if (id.generation == 0) {
+        return engine_refused(L, o);
+    }
+    L->joints[L->joint_count++] = id;
+    if (!gs) {
+        heft_joint_set_geometric_stiffness(w, id, 0);
+    }
+    if (st.present) {
+        /* where the joint was made: its frames, turns and origins as saved */
+        joint *j = world_joint(w, id);
+        if (coupling) {
+            memcpy(j->coupled_origin, st.coupled_origin, sizeof j->coupled_origin);
+            memcpy(j->coupled_last, st.coupled_last, sizeof j->coupled_last);
+        } else {
+            j->local_axis_a = d.local_axis_a;
+            j->local_axis_b = d.local_axis_b;
+            j->frame_a = st.frame_a;
+            j->frame_b = st.frame_b;
+            j->relative_rotation = st.relative_rotation;
+        }
+        memcpy(j->coordinate_last, st.coordinates, sizeof j->coordinate_last);
+        j->broken = st.broken;
+    }
+    return 1;
+}
+
+/* ---- operators ---------------------------------------------------------------------- */
+
+static int read_operators(loader *L, heft_world *w) {
+    static const char *const keys[] = {"name",  "unit", "help",   "min",   "max", "value",
+                                       "joint", "dof",  "target", "scale", NULL};
+    const cJSON *list = member(L->root, "operators");
+    L->info.operator_count = 0;
+    if (!list) {
+        return 1;
+    }
+    snprintf(L->where, sizeof L->where, "operators");
+    if (!cJSON_IsArray(list)) {
+        return fail(L, list, NULL, "must be an array");
+    }
+    if (cJSON_GetArraySize(list) > HEFT_SCENE_MAX_OPERATORS) {
+        return fail(L, list, NULL, "at most %d operators", HEFT_SCENE_MAX_OPERATORS);
+    }
+    int i = 0;
+    for (const cJSON *o = list->child; o; o = o->next, ++i) {
+        heft_scene_operator *op = &L->info.operators[i];
+        memset(op, 0, sizeof *op);
+        op->scale = 1.0;
+        op->dof = HEFT_DOF_RX;
+        int target = -1, dof = -1;
+        snprintf(L->where, sizeof L->where, "operators[%d]", i);
+        if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
+            !read_string(L, o, "name", op->name, sizeof op->name) ||
+            !read_string(L, o, "unit", op->unit, sizeof op->unit) ||
+            !read_string(L, o, "help", op->help, sizeof op->help) ||
+            !read_number(L, o, "min", &op->min, NUM_FINITE) ||
+            !read_number(L, o, "max", &op->max, NUM_FINITE) ||
+            !read_number(L, o, "value", &op->value, NUM_FINITE) ||
+            !read_number(L, o, "scale", &op->scale, NUM_FINITE) ||
+            !read_enum(L, o, "target", scene_operator_target_name, &target) ||
+            !read_enum(L, o, "dof", scene_dof_name, &dof)) {
+            return 0;
+        }
+        if (!op->name[0]) {
+            return fail(L, o, "name", "is missing");
+        }
+        if (target < 0) {
+            return fail(L, o, "target", "is missing");
+        }
+        if (!(op->min <= op->max) || op->value < op->min || op->value > op->max) {
+            return fail(L, o, "value", "min <= value <= max does not hold");
+        }
+        op->target = (heft_operator_target)target;
+        const cJSON *j = member(o, "joint");
+        if (!j) {
+            return fail(L, o, "joint", "is missing");
+        }
+        if (!find_joint(L, j, "joint", &op->joint)) {
+            return 0;
+        }
+        heft_joint_type jt = heft_joint_get_type(w, op->joint);
+        if (op->target == HEFT_OPERATOR_LENGTH) {
+            if (jt != HEFT_JOINT_DISTANCE && jt != HEFT_JOINT_ROPE) {
+                return fail(L, j, "joint", "a length operator drives a distance or rope joint");
+            }
+        } else {
+            if (dof < 0 || dof > HEFT_DOF_RZ) {
+                return fail(L, o, "dof", "a motor operator needs the coordinate of the motor");
+            }
+            op->dof = (heft_joint_dof)dof;
+            /* setting the motor it has is a no-op that runs the engine's checks */
+            heft_joint_def jd;
+            heft_joint_get_def(w, op->joint, &jd);
+            if (heft_joint_set_motor(w, op->joint, op->dof, &jd.motor[dof]) != HEFT_OK ||
+                jd.motor[dof].mode == HEFT_MOTOR_OFF) {
+                return fail(L, member(o, "dof"), "dof",
+                            "the joint has no motor (with a mode) on this coordinate");
+            }
+        }
+    }
+    L->info.operator_count = i;
+    return 1;
+}
+
+/* ---- the file ----------------------------------------------------------------------- */
+
+static int read_header(loader *L) {
+    static const char *const keys[] = {"format", "version", "name",   "time_step", "steps", "world",
+                                       "solver", "bodies",  "joints", "operators", NULL};
+    L->where[0] = 0;
+    if (!cJSON_IsObject(L->root)) {
+        return fail(L, L->root, "(top level)", "must be an object");
+    }
+    if (!check_keys(L, L->root, keys)) {
+        return 0;
+    }
+    const cJSON *f = member(L->root, "format");
+    if (!cJSON_IsString(f) || strcmp(f->valuestring, SCENE_FORMAT) != 0) {
+        return fail(L, f ? f : L->root, "format", "must be \"%s\"", SCENE_FORMAT);
+    }
+    int version = 0;
+    if (!read_int(L, L->root, "version", &version, 0, 1e9)) {
+        return 0;
+    }
+    if (version != SCENE_VERSION) {
+        return fail(L, member(L->root, "version") ? member(L->root, "version") : L->root, "version",
+                    "must be %d (this library reads version %d)", SCENE_VERSION, SCENE_VERSION);
+    }
+    if (!read_string(L, L->root, "name", L->info.name, sizeof L->info.name) ||
+        !read_number(L, L->root, "time_step", &L->info.time_step, NUM_POSITIVE) ||
+        !read_int(L, L->root, "steps", &L->info.steps, 0, 2147483647.0)) {
+        return 0;
+    }
+    const char *lists[] = {"bodies", "joints"};
+    for (int k = 0; k < 2; ++k) {
+        const cJSON *l = member(L->root, lists[k]);
+        if (l && !cJSON_IsArray(l)) {
+            return fail(L, l, lists[k], "must be an array");
+        }
+    }
+    return 1;
+}
+
+/* makes the file's bodies, shapes, joints and operators in w */
+static int build_objects(loader *L, heft_world *w) {
+    const cJSON *bodies = member(L->root, "bodies");
+    const cJSON *joints = member(L->root, "joints");
+    L->body_count = L->joint_count = 0;
+    int nb = bodies ? cJSON_GetArraySize(bodies) : 0;
+    for (int k = 0; k <= nb; ++k) {
+        L->weld[k] = k;
+    }
+    int i = 0;
+    for (const cJSON *b = bodies ? bodies->child : NULL; b; b = b->next) {
+        if (!build_body(L, w, b, i++)) {
+            return 0;
+        }
+    }
+    i = 0;
+    for (const cJSON *j = joints ? joints->child : NULL; j; j = j->next) {
+        if (!build_joint(L, w, j, i++)) {
+            return 0;
+        }
+    }
+    return read_operators(L, w);
+}
+
+static heft_world *make_world(loader *L, const world_settings *ws) {
+    heft_world *w = heft_world_create(&ws->def);
+    if (!w) {
+        snprintf(L->where, sizeof L->where, "world");
+        engine_refused(L, member(L->root, "world"));
+        return NULL;
+    }
+    if (heft_world_set_solver_options(w, &ws->options) != HEFT_OK ||
+        heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK) {
+        snprintf(L->where, sizeof L->where, "solver");
+        engine_refused(L, member(L->root, "solver"));
+        heft_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* Reads the text; makes a new world (into == NULL) or adds to into. */
+static heft_world *load(const char *text, size_t length, const char *source, const char *dir,
+                        heft_world *into, heft_scene_info *info, heft_result *result) {
+    *result = HEFT_ERROR_INVALID_ARGUMENT;
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.source = source ? source : "(text)";
+    L.dir = dir ? dir : "";
+    L.text = text;
+    L.length = length;
+    L.info = heft_default_scene_info();
+    if (!text) {
+        heft_set_error("%s: no text", L.source);
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, length, &end, 0);
+    if (!root) {
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        heft_set_error("%s:%d: not valid JSON near byte %zu", L.source,
+                       scene_line_at(text, length, at), at);
+        return NULL;
+    }
+    for (const char *p = end; p && p < text + length && *p; ++p) {
+        if (!strchr(" \t\r\n", *p)) {
+            heft_set_error("%s:%d: text after the scene's object", L.source,
+                           scene_line_at(text, length, (size_t)(p - text)));
+            cJSON_Delete(root);
+            return NULL;
+        }
+    }
+    L.root = root;
+    world_settings ws;
+    heft_world *scratch = NULL;
+    const cJSON *bodies = member(root, "bodies"), *joints = member(root, "joints");
+    int nb = bodies ? cJSON_GetArraySize(bodies) : 0, nj = joints ? cJSON_GetArraySize(joints) : 0;
+    if (read_header(&L) && read_world(&L, &ws)) {
+        L.bodies = heft_alloc(sizeof *L.bodies * (size_t)(nb + 1));
+        L.joints = heft_alloc(sizeof *L.joints * (size_t)(nj + 1));
+        L.weld = heft_alloc(sizeof *L.weld * (size_t)(nb + 1));
+        if (!L.bodies || !L.joints || !L.weld) {
+            heft_set_error("out of memory");
+            *result = HEFT_ERROR_OUT_OF_MEMORY;
+        } else {
+            scratch = make_world(&L, &ws);
+        }
+    }
+    if (scratch && !build_objects(&L, scratch)) {
+        heft_world_destroy(scratch);
+        scratch = NULL;
+    }
+    heft_world *made = scratch;
+    if (scratch && into) {
+        /* everything held: the same again into the caller's world */
+        heft_world_destroy(scratch);
+        made = NULL;
+        heft_body_id *first = L.bodies;
+        int32_t high_before = into->body_high;
+        if (build_objects(&L, into)) {
+            made = into;
+        } else {
+            /* only out of memory gets here: take back what was made */
+            for (int k = 0; k < L.body_count; ++k) {
+                heft_destroy_body(into, first[k]);
+            }
+            (void)high_before;
+            *result = HEFT_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (made) {
+        *result = HEFT_OK;
+        if (info) {
+            *info = L.info;
+        }
+    }
+    heft_free(L.bodies);
+    heft_free(L.joints);
+    heft_free(L.weld);
+    cJSON_Delete(root);
+    return made;
+}
+
+static char *read_file(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        heft_set_error("%s: cannot open the file", path);
+        return NULL;
+    }
+    char *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            if (cap > SCENE_MAX_FILE) {
+                heft_set_error("%s: larger than %u bytes", path, SCENE_MAX_FILE);
+                heft_free(data);
+                fclose(f);
+                return NULL;
+            }
+            char *p = heft_realloc(data, cap);
+            if (!p) {
+                heft_set_error("out of memory");
+                heft_free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = p;
+        }
+        size_t got = fread(data + n, 1, 4096, f);
+        n += got;
+        if (got < 4096) {
+            break;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        heft_set_error("%s: read error", path);
+        heft_free(data);
+        return NULL;
+    }
+    data[n] = 0;
+    *length = n;
+    return data;
+}
+
+/* the folder of path with its final '/', "" for none */
+static void folder_of(const char *path, char *out, size_t size) {
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if (n >= size) {
+        n = 0;
+    }
+    memcpy(out, path, n);
+    out[n] = 0;
+}
+
+static heft_world *load_path(const char *path, heft_world *into, heft_scene_info *info,
+                             heft_result *result) {
+    *result = HEFT_ERROR_INVALID_ARGUMENT;
+    if (!path) {
+        heft_set_error("heft_world_load: path must not be NULL");
+        return NULL;
+    }
+    size_t length = 0;
+    char *text = read_file(path, &length);
+    if (!text) {
+        return NULL;
+    }
+    char dir[1024];
+    folder_of(path, dir, sizeof dir);
+    heft_world *w = load(text, length, path, dir, into, info, result);
+    heft_free(text);
+    return w;
+}
+
+heft_scene_info heft_default_scene_info(void) {
+    heft_scene_info info;
+    memset(&info, 0, sizeof info);
+    info.time_step = 1.0 / 60.0;
+    return info;
+}
+
+heft_world *heft_world_load(const char *path, heft_scene_info *info) {
+    heft_result r;
+    return load_path(path, NULL, info, &r);
+}
+
+heft_result heft_world_load_into(heft_world *world, const char *path, heft_scene_info *info) {
+    heft_result r;
+    if (!world) {
+        heft_set_error("heft_world_load_into: world must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    load_path(path, world, info, &r);
+    return r;
+}
+
+heft_world *heft_world_load_text(const char *text, size_t length, const char *source,
+                                 heft_scene_info *info) {
+    heft_result r;
+    return load(text, length, source, NULL, NULL, info, &r);
+}
+
+heft_result heft_world_load_text_into(heft_world *world, const char *text, size_t length,
+                                      const char *source, heft_scene_info *info) {
+    heft_result r;
+    if (!world) {
+        heft_set_error("heft_world_load_text_into: world must not be NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    load(text, length, source, NULL, world, info, &r);
+    return r;
+}
