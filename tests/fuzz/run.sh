@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a while: tests/fuzz/run.sh TARGET SECONDS
-#   TARGET   mlcp_reader | mlcp_solve (tests/fuzz/fuzz_TARGET.c)
+#   TARGET   mlcp_reader | mlcp_solve | scene_loader (tests/fuzz/fuzz_TARGET.c)
 #   SECONDS  total time; CI runs 30 per target, a longer audit 1800
 # Builds build-fuzz/ with clang and -DHEFT_FUZZ=ON when needed (override the
 # directory with HEFT_FUZZ_BUILD). The committed seed corpus is copied into a
@@ -11,7 +11,7 @@
 # fuzz_replay_TARGET replays that folder in every build).
 set -euo pipefail
 if [ $# -ne 2 ]; then
-    echo "usage: $0 TARGET SECONDS (TARGET: mlcp_reader or mlcp_solve)" >&2
+    echo "usage: $0 TARGET SECONDS (TARGET: mlcp_reader, mlcp_solve or scene_loader)" >&2
     exit 2
 fi
 target=$1
@@ -38,11 +38,15 @@ corpus="$build/fuzz-corpus/$target"
 findings="$build/findings/$target"
 mkdir -p "$corpus" "$findings"
 cp -n "$here/corpus/$target"/* "$corpus/" 2>/dev/null || true
+dict="$here/mlcp.dict"
+if [ -f "$here/$target.dict" ]; then
+    dict="$here/$target.dict"
+fi
 # one input may take at most 10 s (a hang is a finding), 2 GiB of memory
 status=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "$build/tests/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=65536 -dict="$here/mlcp.dict" -artifact_prefix="$findings/" -print_final_stats=1 \
+    -max_len=65536 -dict="$dict" -artifact_prefix="$findings/" -print_final_stats=1 \
     "$corpus" "$here/regressions/$target" || status=$?
 if [ "$status" -ne 0 ]; then
     echo "run.sh: fuzz_$target found a problem; the input is in $findings/" >&2
