@@ -112,6 +112,7 @@ void heft_bpp_destroy(void *state) {
     heft_bpp_pcg_release(s);
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
+    heft_lemke_release(&s->lemke);
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
                       s->set,
@@ -710,8 +711,15 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
             s->fz_x[i] = 0.0;
     int found = 0;
     while (budget > 0) {
+        /* every round spends budget: a round whose projected Newton returns
+         * at once (the frozen error already within tau while the coupled one
+         * is not, as on a non-symmetric A) would otherwise repeat forever */
+        const int before = budget;
+        stats->frozen_rounds++;
         freeze_boxes(p, s, s->fz_x);
         const int solved = frozen_newton(p, s, tau, &budget, stats);
+        if (budget == before)
+            --budget;
         if (solved < 0)
             break;
         if (solved == 0) {
@@ -999,6 +1007,37 @@ int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *an
     return 1;
 }
 
+/* The start of the restart's PGS: the better, by the error measure, of the
+ * warm start and lambda = 0 (both clamped into their boxes), never a
+ * pivoting iterate, which can be far off (1e3-5e4 J where zero gave 1 J on
+ * planted problems). Written into out (n); returns out. */
+double *heft_bpp_restart_start(const heft_mlcp *p, int warm, double *out, double *scratch,
+                               double *measure_work) {
+    const size_t vec = sizeof(double) * (size_t)p->n;
+    memset(out, 0, vec);
+    heft_bpp_clamp_answer(p, out);
+    if (!warm)
+        return out;
+    for (int i = 0; i < p->n; ++i)
+        scratch[i] = isfinite(p->lambda0[i]) ? p->lambda0[i] : 0.0;
+    heft_bpp_clamp_answer(p, scratch);
+    if (heft_mlcp_measure(p, scratch, measure_work).max <
+        heft_mlcp_measure(p, out, measure_work).max)
+        memcpy(out, scratch, vec);
+    return out;
+}
+
+int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
+                      const double *const *guesses, int nguesses, double tau, double *answer,
+                      double *measure_work, heft_solver_stats *stats) {
+    heft_lemke_options o = heft_lemke_default_options(p->n, tau);
+    heft_lemke_result r;
+    heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);
+    stats->backstops++;
+    stats->backstop_pivots += r.pivots + r.crash_pivots;
+    return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1006,6 +1045,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     const int begun = heft_bpp_begin(p, stats);
     if (begun >= 0)
         return begun;
+    if (heft_mlcp_check(p, NULL, 0) != 0)
+        return HEFT_SOLVE_FAILED; /* bad input: nothing is changed */
 
     /* The kept sets live in arrays that only grow with n: a same-size solve
      * keeps them; a different size cannot use them anyway. */
@@ -1050,7 +1091,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     double pgs_error = INFINITY;
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
         /* stalled (or a solve failed): restart from PGS's answer */
-        double *from = warm ? p->lambda0 : (best.found ? s->best_lambda : NULL);
+        double *from = heft_bpp_restart_start(p, warm, s->fz_t, s->x, s->measure_work);
         pgs_answered = heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set, s->measure_work,
                                            &pgs_error, stats);
         if (pgs_answered) {
@@ -1060,6 +1101,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     }
     const int have_best = best.found;
     stats->iterations = steps;
+    int source = HEFT_ANSWER_SOLVER;
 
     int frozen = -1;
     if (!converged && steps > 0) {
@@ -1089,6 +1131,48 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             heft_bpp_read_sets(p, s->lambda, s->set);
         }
     }
+
+    if (!converged) {
+        /* the backstop (lemke.c), from the points seen: the frozen-box
+         * answer, the best pivoting iterate, PGS's answer, the warm start
+         * (each path from one of them ends where it ends: on the hard
+         * family a ray from one was an answer from another) */
+        const double *guesses[4];
+        int ng = 0;
+        if (frozen >= 0)
+            guesses[ng++] = s->lambda;
+        if (pgs_answered)
+            guesses[ng++] = s->pgs_lambda;
+        if (have_best)
+            guesses[ng++] = s->best_lambda;
+        if (warm)
+            guesses[ng++] = p->lambda0;
+        const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
+        const int solved = heft_bpp_backstop(p, &s->lemke, A, guesses, ng, tau, s->fz_best,
+                                             s->measure_work, stats);
+        if (solved > 0) {
+            memcpy(s->lambda, s->fz_best, vec);
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            converged = 1;
+            source = HEFT_ANSWER_BACKSTOP;
+        } else if (solved == 0) {
+            /* a complementary basis short of the tolerance: kept below when
+             * it is the best answer there is */
+            const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;
+            double kept = INFINITY;
+            if (frozen >= 0) {
+                heft_bpp_clamp_answer(p, s->lambda);
+                kept = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+            }
+            if (e < kept) {
+                memcpy(s->lambda, s->fz_best, vec);
+                heft_bpp_read_sets(p, s->lambda, s->set);
+                frozen = 1; /* an answer in s->lambda */
+                converged = e <= tau;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+    }
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
 
     if (!converged && frozen < 0) {
@@ -1097,11 +1181,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             memcpy(s->lambda, s->best_lambda, vec);
             memcpy(s->set, s->best_set, (size_t)n);
         } else if (!pgs_answered) {
-            s->kept_n = -1;
-            stats->time_total_ms = heft_time_ms() - start;
-            for (int i = 0; i < n; ++i)
-                lambda_out[i] = 0.0;
-            return HEFT_SOLVE_FAILED;
+            memset(s->lambda, 0, vec); /* compared with the warm start below */
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            source = HEFT_ANSWER_ZERO;
         }
     }
     if (!converged && pgs_answered) {
@@ -1114,16 +1196,52 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (!(kept <= pgs_error)) {
             memcpy(s->lambda, s->pgs_lambda, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
+            source = HEFT_ANSWER_PGS;
         }
     }
-    if (!converged && warm)
-        heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->x, s->measure_work);
+    if (!converged) {
+        const int kept =
+            heft_bpp_prefer_start_points(p, warm, s->lambda, s->set, s->x, s->measure_work);
+        if (kept != HEFT_ANSWER_SOLVER)
+            source = kept;
+    }
+    stats->answer = source;
     /* the sets are kept even when not converged: the best sets of a failed
      * solve started the next step of a pyramid of 15 boxes better than the
      * sets read off the answer PGS polished from them (4 steps of 300
      * failed against all) */
     bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
+}
+
+/* An unconverged answer is never worse, by the error measure, than the
+ * start points every solver has: lambda = 0 and the warm start (both
+ * clamped). Returns HEFT_ANSWER_ZERO or HEFT_ANSWER_WARM_START when one of
+ * them replaced lambda (and set), else HEFT_ANSWER_SOLVER. */
+int heft_bpp_prefer_start_points(const heft_mlcp *p, int warm, double *lambda, uint8_t *set,
+                                 double *scratch, double *measure_work) {
+    const int n = p->n;
+    int source = HEFT_ANSWER_SOLVER;
+    heft_bpp_clamp_answer(p, lambda);
+    double kept = heft_mlcp_measure(p, lambda, measure_work).max;
+    if (!isfinite(kept))
+        kept = INFINITY;
+    if (warm) {
+        heft_bpp_prefer_warm_start(p, lambda, set, scratch, measure_work);
+        const double e = heft_mlcp_measure(p, lambda, measure_work).max;
+        if (e < kept) {
+            kept = e;
+            source = HEFT_ANSWER_WARM_START;
+        }
+    }
+    memset(scratch, 0, sizeof(double) * (size_t)n);
+    heft_bpp_clamp_answer(p, scratch);
+    if (heft_mlcp_measure(p, scratch, measure_work).max < kept) {
+        memcpy(lambda, scratch, sizeof(double) * (size_t)n);
+        heft_bpp_read_sets(p, lambda, set);
+        source = HEFT_ANSWER_ZERO;
+    }
+    return source;
 }
 
 /* An answer that did not converge can still be worse than the warm start:

@@ -58,8 +58,9 @@
 #include "lemke.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "workspace.h"
 
@@ -73,73 +74,18 @@ enum { ROLE_POS, ROLE_NEG, ROLE_MULT, ROLE_SLIP };
 /* ratios within this relative distance of the smallest are ties */
 #define LEMKE_TIE_TOL 1e-12
 #define LEMKE_Z0_TIE_TOL 1e-9
+/* a ray met with z0 below this (relative to q) ends at the last complementary
+ * basis: degenerate ties round-off hid; the answer is measured anyway */
+#define LEMKE_Z0_RAY 1e-4
 #define LEMKE_REFINEMENTS 3
-/* paths tried: from the guess's basis, then covering vectors e and two others */
-#define LEMKE_ATTEMPTS 4
+/* all-slack paths after those from the guesses: covering vectors e and two others */
+#define LEMKE_COLD_PATHS 3
 /* the proximal shift of the scaled A's unit diagonal, and the rounds */
-#define LEMKE_PROXIMAL 1e-8
+#define LEMKE_PROXIMAL 1e-6
 #define LEMKE_PROXIMAL_ROUNDS 8
 
 static int friction(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0;
-}
-
-int heft_lemke_check(const heft_mlcp *p, char *err, size_t errlen) {
-    char local[8];
-    if (err == NULL || errlen == 0) {
-        err = local;
-        errlen = sizeof local;
-    }
-    if (p == NULL || p->n < 1 || p->b == NULL || p->lo == NULL || p->hi == NULL) {
-        snprintf(err, errlen, "the problem needs n >= 1 and its b, lo and hi");
-        return -1;
-    }
-    if (p->A == NULL && (p->rows == NULL || !heft_mlcp_structure_valid(p))) {
-        snprintf(err, errlen, "the problem has neither A nor a valid structured form");
-        return -1;
-    }
-    const int n = p->n;
-    for (int i = 0; i < n; ++i) {
-        if (!isfinite(p->b[i])) {
-            snprintf(err, errlen, "row %d: b is %g, not finite", i, p->b[i]);
-            return -1;
-        }
-        if (friction(p, i)) {
-            const int f = p->findex[i];
-            if (f >= n || f == i) {
-                snprintf(err, errlen, "row %d: findex %d is out of range or the row itself", i, f);
-                return -1;
-            }
-            if (!(p->hi[i] >= 0.0) || !isfinite(p->hi[i])) {
-                snprintf(err, errlen,
-                         "row %d: friction coefficient mu = %g (hi) must be finite and >= 0", i,
-                         p->hi[i]);
-                return -1;
-            }
-            /* follow the chain of normal rows: a cycle never reaches a row
-             * without a friction coupling */
-            int at = f, steps = 0;
-            while (friction(p, at) && steps <= n) {
-                at = p->findex[at];
-                if (at < 0 || at >= n) {
-                    snprintf(err, errlen, "row %d: findex chain leaves the rows at %d", i, at);
-                    return -1;
-                }
-                ++steps;
-            }
-            if (steps > n) {
-                snprintf(err, errlen, "row %d: findex forms a cycle", i);
-                return -1;
-            }
-        } else {
-            const double lo = p->lo[i], hi = p->hi[i];
-            if (isnan(lo) || isnan(hi) || lo > hi || lo == INFINITY || hi == -INFINITY) {
-                snprintf(err, errlen, "row %d: bounds [%g, %g] are not an interval", i, lo, hi);
-                return -1;
-            }
-        }
-    }
-    return 0;
 }
 
 void heft_lemke_release(heft_lemke *ws) {
@@ -432,62 +378,108 @@ static void basis_values(heft_lemke *ws, int N) {
     }
 }
 
-/* Brings the z variables the guess has off their bounds into the basis. */
+/* Pivots variable v into row r when its entry there is not negligible
+ * against the column's largest. Returns 1 when it did. */
+static int crash_pivot(heft_lemke *ws, const heft_mlcp *p, int N, int v, int r, int *idx) {
+    if (r < 0)
+        return 0;
+    const int nz = lcp_column(ws, p, N, v, ws->col, idx);
+    basis_solve(ws, N, ws->col, idx, nz, ws->a);
+    double largest = 0.0;
+    for (int e = 0; e < N; ++e)
+        largest = fmax(largest, fabs(ws->a[e]));
+    if (!(fabs(ws->a[r]) > LEMKE_CRASH_TOL * largest))
+        return 0; /* dependent on the columns already in */
+    basis_pivot(ws, N, r, ws->a, v);
+    return 1;
+}
+
+/* Brings the z variables the guess has off their bounds into the basis.
+ * A row at the bound of its box or its friction cone (z and the multiplier
+ * or slip basic) goes in first, z in the cap's row and the multiplier in
+ * z's: the cap's column is independent of A, so these rows stay in even
+ * when A is singular. The other variables follow, each in its own slack's
+ * row, skipped when dependent (a redundant row keeps its slack). */
 static int crash(heft_lemke *ws, const heft_mlcp *p, int N, const double *guess, int *idx) {
     const int n = p->n;
+    const size_t un = (size_t)n;
     int pivots = 0;
+    /* the sign of w at the guess picks the side of a closed friction box
+     * (a separated contact: mu lambda_f = 0, the slip is |w|) */
+    double *w = ws->work;
+    for (int i = 0; i < n; ++i)
+        ws->lambda[i] = isfinite(guess[i]) ? guess[i] / ws->scale[i] : 0.0;
     for (int i = 0; i < n; ++i) {
-        const int *rv = &ws->row_var[3 * i];
-        double lo, hi;
-        heft_mlcp_bounds(p, guess, i, &lo, &hi);
-        const double g = guess[i];
-        if (!isfinite(g))
-            continue;
-        const double tol =
-            1e-9 * (1.0 + fabs(isfinite(lo) ? lo : 0.0) + fabs(isfinite(hi) ? hi : 0.0) + fabs(g));
-        int want[3] = {0, 0, 0};
-        switch (ws->row_type[i]) {
-        case ROW_FREE:
-            want[0] = g > tol;
-            want[1] = g < -tol;
-            break;
-        case ROW_LOWER:
-            want[0] = g > lo + tol;
-            break;
-        case ROW_UPPER:
-            want[1] = g < hi - tol;
-            break;
-        case ROW_BOX:
-            want[0] = g > lo + tol;
-            want[2] = g >= hi - tol;
-            break;
-        case ROW_FRICTION:
-            if (hi > tol) {
+        const double *row = &ws->A[i * un];
+        double sum = -ws->bs[i];
+        for (int j = 0; j < n; ++j)
+            sum += row[j] * ws->lambda[j];
+        w[i] = sum;
+    }
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < n; ++i) {
+            const int *rv = &ws->row_var[3 * i];
+            double lo, hi;
+            heft_mlcp_bounds(p, guess, i, &lo, &hi);
+            const double g = guess[i];
+            if (!isfinite(g))
+                continue;
+            const double tol = 1e-9 * (1.0 + fabs(isfinite(lo) ? lo : 0.0) +
+                                       fabs(isfinite(hi) ? hi : 0.0) + fabs(g));
+            int want[3] = {0, 0, 0};
+            switch (ws->row_type[i]) {
+            case ROW_FREE:
                 want[0] = g > tol;
                 want[1] = g < -tol;
-                want[2] = g >= hi - tol || g <= lo + tol;
+                break;
+            case ROW_LOWER:
+                want[0] = g > lo + tol;
+                break;
+            case ROW_UPPER:
+                want[1] = g < hi - tol;
+                break;
+            case ROW_BOX:
+                want[0] = g > lo + tol;
+                want[2] = g >= hi - tol;
+                break;
+            case ROW_FRICTION:
+                if (hi > tol) {
+                    want[0] = g > tol;
+                    want[1] = g < -tol;
+                    want[2] = g >= hi - tol || g <= lo + tol;
+                } else if (w[i] != 0.0) { /* closed: at the side w pushes against */
+                    want[w[i] < 0.0 ? 0 : 1] = 1;
+                    want[2] = 1;
+                }
+                break;
+            default:
+                break;
             }
-            break;
-        default:
-            break;
-        }
-        for (int k = 0; k < 3; ++k) {
-            if (!want[k] || rv[k] < 0)
+            const int grouped = want[2] && rv[2] >= 0 && (want[0] || want[1]);
+            if (pass == 0) {
+                if (!grouped)
+                    continue;
+                const int m = rv[want[0] ? 0 : 1], e = rv[2];
+                if (ws->where[m] < 0 || ws->where[e] < 0)
+                    continue;
+                const int row_m = ws->where[m];
+                if (!crash_pivot(ws, p, N, N + m, ws->where[e], idx))
+                    continue;
+                ++pivots;
+                if (crash_pivot(ws, p, N, N + e, row_m, idx)) {
+                    ++pivots;
+                } else { /* back to the slack: the basis stays complementary */
+                    crash_pivot(ws, p, N, e, ws->where[N + m], idx);
+                    ++pivots;
+                }
                 continue;
-            const int v = rv[k], r = ws->where[v]; /* its slack's row */
-            if (r < 0)
-                continue;
-            const int nz = lcp_column(ws, p, N, N + v, ws->col, idx);
-            basis_solve(ws, N, ws->col, idx, nz, ws->a);
-            double largest = 0.0;
-            for (int e = 0; e < N; ++e)
-                largest = fmax(largest, fabs(ws->a[e]));
-            if (!(fabs(ws->a[r]) > LEMKE_CRASH_TOL * largest))
-                continue; /* dependent on the columns already in */
-            basis_pivot(ws, N, r, ws->a, N + v);
-            ++pivots;
+            }
+            for (int k = 0; k < 3; ++k) {
+                if (!want[k] || rv[k] < 0 || ws->where[N + rv[k]] >= 0)
+                    continue;
+                pivots += crash_pivot(ws, p, N, N + rv[k], ws->where[rv[k]], idx);
+            }
         }
-    }
     return pivots;
 }
 
@@ -574,7 +566,7 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
             /* a ray; when z0 is at round-off level already, the variable
              * that just left did so in a tie with z0 */
             const int rz = ws->where[z0];
-            if (rz >= 0 && fabs(ws->x[rz]) <= LEMKE_Z0_TIE_TOL * qscale)
+            if (rz >= 0 && fabs(ws->x[rz]) <= LEMKE_Z0_RAY * qscale)
                 return end_at_z0(ws, p, N, leaving, idx, pivots);
             return HEFT_LEMKE_RAY;
         }
@@ -672,16 +664,18 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     heft_lemke_options o;
     o.max_pivots = 10 * n + 100;
     o.tau = tau;
-    o.proximal = LEMKE_PROXIMAL;
+    o.proximal = 0.0;
+    o.fallback_proximal = LEMKE_PROXIMAL;
     o.max_rounds = LEMKE_PROXIMAL_ROUNDS;
     return o;
 }
 
-/* The attempts of one round (the guess's basis, then the all-slack one) on
- * the LCP of ws->bs; the better answer by p's error goes to lambda. */
-static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *guess,
-                       const heft_lemke_options *o, double *lambda, double *best_error,
-                       double *measure_work, heft_lemke_result *result) {
+/* The paths of one round (from each guess's basis, then from the all-slack
+ * one with covering vectors e and others) on the LCP of ws->bs; the better
+ * answer by p's error goes to lambda. cold: all-slack paths. */
+static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *const *guesses,
+                       int nguesses, int cold, const heft_lemke_options *o, double *lambda,
+                       double *best_error, double *measure_work, heft_lemke_result *result) {
     const size_t un = (size_t)p->n;
     lcp_evaluate(ws, p, NULL, ws->q, N);
     double qscale = 0.0;
@@ -691,21 +685,19 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         qscale = 1.0;
     double *z = ws->work + un, *s = ws->work + un + (size_t)N;
     int status = HEFT_LEMKE_RAY;
-    for (int attempt = 0; attempt < LEMKE_ATTEMPTS; ++attempt) {
-        if (attempt == 0 && guess == NULL)
+    for (int attempt = 0; attempt < nguesses + cold; ++attempt) {
+        if (attempt < nguesses && guesses[attempt] == NULL)
             continue;
-        if (attempt > 0 && result->pivots >= o->max_pivots)
-            break;
         result->attempts++;
         basis_identity(ws, N);
         const double *d = NULL; /* B^-1 d = e */
-        if (attempt == 0) {
-            result->crash_pivots += crash(ws, p, N, guess, ws->idx);
+        if (attempt < nguesses) {
+            result->crash_pivots += crash(ws, p, N, guesses[attempt], ws->idx);
             basis_values(ws, N);
-        } else if (attempt > 1) {
+        } else if (attempt > nguesses) {
             /* another covering vector, another path: entries in [0.5, 1.5]
              * from a fixed sequence (deterministic) */
-            uint64_t h = 0x9E3779B97F4A7C15ull * (uint64_t)attempt;
+            uint64_t h = 0x9E3779B97F4A7C15ull * (uint64_t)(attempt - nguesses);
             for (int k = 0; k < N; ++k) {
                 h ^= h >> 33;
                 h *= 0xFF51AFD7ED558CCDull;
@@ -716,28 +708,39 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
             memcpy(z, ws->a, sizeof(double) * (size_t)N); /* z: scratch until the answer */
             d = z;
         }
-        const int path = lemke_path(ws, p, N, d, qscale, o->max_pivots, &result->pivots, ws->idx);
+        int used = 0; /* each path has the whole budget: at most LEMKE_ATTEMPTS of them */
+        const int path = lemke_path(ws, p, N, d, qscale, o->max_pivots, &used, ws->idx);
+        result->pivots += used;
+        if (getenv("LDBG"))
+            fprintf(stderr, "attempt %d path %d used %d\n", attempt, path, used);
         if (path != HEFT_LEMKE_SOLVED) {
-            status = path;
+            if (status != HEFT_LEMKE_SOLVED)
+                status = path;
             continue;
         }
         basis_answer(ws, p, N, z, s, ws->answer);
         const double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        if (getenv("LDBG"))
+            fprintf(stderr, "  error %g\n", e);
         if (!(e >= *best_error)) {
             *best_error = e;
             memcpy(lambda, ws->answer, sizeof(double) * un);
         }
-        return HEFT_LEMKE_SOLVED;
+        status = HEFT_LEMKE_SOLVED;
+        if (*best_error <= o->tau)
+            break;
+        /* a complementary basis whose answer misses: round-off in an
+         * ill-conditioned basis; the next path may end at a better one */
     }
     return status;
 }
 
-int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A, const double *guess,
-                     const heft_lemke_options *o, double *lambda, double *measure_work,
-                     heft_lemke_result *result) {
+int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
+                     const double *const *guesses, int nguesses, const heft_lemke_options *o,
+                     double *lambda, double *measure_work, heft_lemke_result *result) {
     memset(result, 0, sizeof *result);
     result->error_max = INFINITY;
-    if (heft_lemke_check(p, NULL, 0) != 0) {
+    if (heft_mlcp_check(p, NULL, 0) != 0) {
         result->status = HEFT_LEMKE_INVALID;
         return result->status;
     }
@@ -751,8 +754,8 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A, const 
     if (A == NULL)
         A = p->A;
     if (A == NULL) {
-        heft_mlcp_assemble_dense(p, ws->Binv); /* scratch: it holds more than n x n */
-        A = ws->Binv;
+        heft_mlcp_assemble_dense(p, ws->A); /* scaled in place below */
+        A = ws->A;
     }
     ws->eps = o->proximal > 0.0 ? o->proximal : 0.0;
     const int N = build_lcp(ws, p, A);
@@ -763,26 +766,52 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A, const 
     result->lcp_size = N;
     memset(ws->col, 0, sizeof(double) * (size_t)N);
 
-    /* the proximal centre: the guess (clamped by its own bounds), else 0 */
+    const double *guess = nguesses > 0 ? guesses[0] : NULL;
+    /* the proximal centre: the first guess, else 0 */
     for (int i = 0; i < n; ++i)
         ws->center[i] = guess != NULL && isfinite(guess[i]) ? guess[i] : 0.0;
     double best_error = INFINITY;
     int status = HEFT_LEMKE_RAY;
-    const int rounds = ws->eps > 0.0 ? (o->max_rounds > 0 ? o->max_rounds : 1) : 1;
     const double *from = guess;
-    for (int round = 0; round < rounds; ++round) {
-        for (int i = 0; i < n; ++i)
-            ws->bs[i] = ws->scale[i] * p->b[i] + ws->eps * ws->center[i] / ws->scale[i];
-        const double before = best_error;
-        status = lemke_round(ws, p, N, from, o, lambda, &best_error, measure_work, result);
-        result->rounds++;
-        if (status != HEFT_LEMKE_SOLVED)
-            break;
-        if (best_error <= o->tau || !(best_error < before) || ws->eps == 0.0)
-            break;
-        /* the next round about this round's answer, from its basis */
-        memcpy(ws->center, ws->answer, sizeof(double) * un);
-        from = ws->center;
+    for (int stage = 0; stage < 2; ++stage) {
+        if (stage == 1) {
+            /* Every path ended on a ray (or its basis was inexact): the LCP
+             * of A + eps I about a centre is solved instead, round after
+             * round, each centre the last round's answer; at a fixed point
+             * the shift cancels and the answer is the MLCP's. */
+            if (best_error <= o->tau || !(o->fallback_proximal > 0.0) || ws->eps > 0.0)
+                break;
+            ws->eps = o->fallback_proximal;
+            for (int i = 0; i < n; ++i)
+                ws->A[i * un + i] += ws->eps;
+            if (isfinite(best_error))
+                memcpy(ws->center, lambda, sizeof(double) * un);
+            from = isfinite(best_error) || guess != NULL ? ws->center : NULL;
+            guesses = &from;
+            nguesses = 1;
+        }
+        const int rounds = ws->eps > 0.0 ? (o->max_rounds > 0 ? o->max_rounds : 1) : 1;
+        const int cold = ws->eps > 0.0 ? 1 : LEMKE_COLD_PATHS;
+        for (int round = 0; round < rounds; ++round) {
+            for (int i = 0; i < n; ++i)
+                ws->bs[i] = ws->scale[i] * p->b[i] + ws->eps * ws->center[i] / ws->scale[i];
+            const double before = best_error;
+            const int r = lemke_round(ws, p, N, guesses, nguesses, cold, o, lambda, &best_error,
+                                      measure_work, result);
+            result->rounds++;
+            if (r != HEFT_LEMKE_SOLVED) {
+                if (!isfinite(best_error))
+                    status = r;
+                break;
+            }
+            if (best_error <= o->tau || ws->eps == 0.0 || !(best_error < before))
+                break;
+            /* the next round about this round's answer, from its basis */
+            memcpy(ws->center, ws->answer, sizeof(double) * un);
+            from = ws->center;
+            guesses = &from;
+            nguesses = 1;
+        }
     }
     if (isfinite(best_error))
         status = best_error <= o->tau ? HEFT_LEMKE_SOLVED : HEFT_LEMKE_INEXACT;

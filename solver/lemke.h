@@ -22,7 +22,7 @@ typedef enum heft_lemke_status {
                                (round-off on a badly conditioned basis) */
     HEFT_LEMKE_RAY = 2,     /* a secondary ray: no solution found along this path */
     HEFT_LEMKE_BUDGET = 3,  /* the pivot budget ran out */
-    HEFT_LEMKE_INVALID = 4, /* bad input (heft_lemke_check); nothing was changed */
+    HEFT_LEMKE_INVALID = 4, /* bad input (heft_mlcp_check); nothing was changed */
     HEFT_LEMKE_NO_MEMORY = 5
 } heft_lemke_status;
 
@@ -48,34 +48,29 @@ typedef struct heft_lemke {
         child_start_cap, children_cap, answer_cap, idx_cap, bs_cap, center_cap;
 } heft_lemke;
 
-/* 0 when p can be handed to the backstop, else -1 and a message naming the
- * row in err: n < 1, neither A nor rows, a NaN or infinite b, a NaN bound,
- * lo > hi, findex out of range, pointing at itself or in a cycle, a negative
- * or non-finite mu (hi of a friction row). O(n). */
-int heft_lemke_check(const heft_mlcp *p, char *err, size_t errlen);
-
 typedef struct heft_lemke_options {
-    int max_pivots;  /* over every round and attempt */
-    double tau;      /* acceptance: heft_mlcp_measure's max, J */
-    double proximal; /* shift of the scaled A's unit diagonal, 0: none */
-    int max_rounds;  /* proximal rounds */
+    int max_pivots;           /* over every round and attempt */
+    double tau;               /* acceptance: heft_mlcp_measure's max, J */
+    double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
+    double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
+    int max_rounds;           /* proximal rounds */
 } heft_lemke_options;
 
 heft_lemke_options heft_lemke_default_options(int n, double tau);
 
-/* Solves p by Lemke's method, first from the basis of guess (a point near
- * the answer, e.g. block pivoting's best iterate; NULL: none) and, when that
- * path ends on a ray or out of pivots, from the all-slack basis with the
- * covering vector of ones. With o->proximal > 0 each round solves the LCP of
- * A + proximal D about a centre (the guess, then the last round's answer),
+/* Solves p by Lemke's method, first from the basis of each guess (points
+ * near the answer, e.g. block pivoting's best iterate; NULL entries are
+ * skipped) and, when those paths end on a ray or out of pivots, from the
+ * all-slack basis with the covering vector of ones, then two others. With o->proximal > 0 each
+ * round solves the LCP of A + proximal D about a centre (the guess, then the last round's answer),
  * whose answer is the MLCP's when the centre is (see lemke.c). A: p's dense
  * A (row-major), or NULL to use p->A or assemble it from the structured
  * form. On HEFT_LEMKE_SOLVED and HEFT_LEMKE_INEXACT, lambda holds the answer
  * (clamped into its boxes); otherwise lambda is unchanged. measure_work:
  * n + 6 nbodies doubles. */
-int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A, const double *guess,
-                     const heft_lemke_options *o, double *lambda, double *measure_work,
-                     heft_lemke_result *result);
+int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
+                     const double *const *guesses, int nguesses, const heft_lemke_options *o,
+                     double *lambda, double *measure_work, heft_lemke_result *result);
 
 void heft_lemke_release(heft_lemke *ws);
 

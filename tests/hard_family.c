@@ -76,8 +76,8 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
     if (nbodies < 2)
         nbodies = 2;
     const int cap = rows + 12;
-    heft_mlcp *p = heft_mlcp_create(cap, nbodies,
-                                    HEFT_MLCP_STRUCTURED | HEFT_MLCP_META | HEFT_MLCP_DENSE);
+    heft_mlcp *p =
+        heft_mlcp_create(cap, nbodies, HEFT_MLCP_STRUCTURED | HEFT_MLCP_META | HEFT_MLCP_DENSE);
     body_geom *g = calloc((size_t)nbodies, sizeof *g);
     double *x = calloc((size_t)cap, sizeof(double)), *w = calloc((size_t)cap, sizeof(double));
     for (int k = 0; k < nbodies; ++k) {
@@ -95,6 +95,13 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
         const double inv[6] = {1.0 / ixx, 0.0, 0.0, 1.0 / iyy, 0.0, 1.0 / izz};
         memcpy(b->inv_inertia, inv, sizeof inv);
     }
+    /* what joins each pair (the world is body nbodies): 0 nothing yet, 1
+     * contacts, 2 a joint. A jointed pair does not touch, as the engine
+     * filters collisions between jointed bodies: a joint and a contact on
+     * one pair make internal forces that change no velocity (joint pulling,
+     * contact pushing) and an unbounded set of answers. */
+    const int np = nbodies + 1;
+    unsigned char *joined = calloc((size_t)np * (size_t)np, 1);
     int n = 0, block = 0;
     while (n < rows) {
         const int a = planted_int(&rng, 0, nbodies);
@@ -103,6 +110,8 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
             b = planted_int(&rng, 0, nbodies - 1);
             b += b >= a;
         }
+        unsigned char *pair = &joined[(size_t)a * np + (size_t)(b >= 0 ? b : nbodies)];
+        unsigned char *mirror = &joined[(size_t)(b >= 0 ? b : nbodies) * np + (size_t)a];
         /* impulses of the size the bodies' weight over a step gives */
         const double m = b >= 0 ? fmin(g[a].mass, g[b].mass) : g[a].mass;
         const double scale = m * 9.81 / 60.0;
@@ -111,7 +120,11 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
         for (int c = 0; c < 3; ++c)
             mid[c] = 0.5 * (g[a].pos[c] + (b >= 0 ? g[b].pos[c] : g[a].pos[c] - 1.0)) +
                      planted_uniform(&rng, -0.2, 0.2);
-        if (u < 0.8 && n + 12 <= cap) { /* a face, or one point */
+        const int want_contact = u < 0.8;
+        if ((want_contact && *pair == 2) || (!want_contact && *pair == 1))
+            continue; /* another pair next time */
+        *pair = *mirror = want_contact ? 1 : 2;
+        if (want_contact && n + 12 <= cap) { /* a face, or one point */
             const int points = u < 0.7 ? 4 : 1;
             double nrm[3], t1[3], t2[3];
             random_frame(&rng, nrm, t1, t2);
@@ -181,8 +194,9 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
             p->hi[n] = fmax;
             const double v = planted_uniform(&rng, 0, 1);
             x[n] = v < 0.4 ? fmax * planted_uniform(&rng, -0.9, 0.9) : (v < 0.7 ? fmax : -fmax);
-            w[n] = v < 0.4 ? 0.0 : (v < 0.7 ? -planted_uniform(&rng, 0.01, 0.5)
-                                            : planted_uniform(&rng, 0.01, 0.5));
+            w[n] = v < 0.4 ? 0.0
+                           : (v < 0.7 ? -planted_uniform(&rng, 0.01, 0.5)
+                                      : planted_uniform(&rng, 0.01, 0.5));
             p->block[n] = block;
             ++n;
         }
@@ -200,6 +214,7 @@ hard_problem hard_family_problem(int rows, double mass_ratio, uint64_t seed) {
     }
     free(g);
     free(w);
+    free(joined);
     hp.p = p;
     hp.solution = x;
     return hp;
