@@ -59,8 +59,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "workspace.h"
 
@@ -711,8 +709,6 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         int used = 0; /* each path has the whole budget: at most LEMKE_ATTEMPTS of them */
         const int path = lemke_path(ws, p, N, d, qscale, o->max_pivots, &used, ws->idx);
         result->pivots += used;
-        if (getenv("LDBG"))
-            fprintf(stderr, "attempt %d path %d used %d\n", attempt, path, used);
         if (path != HEFT_LEMKE_SOLVED) {
             if (status != HEFT_LEMKE_SOLVED)
                 status = path;
@@ -720,8 +716,6 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         }
         basis_answer(ws, p, N, z, s, ws->answer);
         const double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
-        if (getenv("LDBG"))
-            fprintf(stderr, "  error %g\n", e);
         if (!(e >= *best_error)) {
             *best_error = e;
             memcpy(lambda, ws->answer, sizeof(double) * un);
