@@ -225,10 +225,15 @@ typedef struct bpp_answer {
     uint8_t *kept_set;
     int *kept_n;          /* set to n, or -1 when the answer is not finite */
     double *measure_work; /* n + 6 nbodies */
+    int warm;             /* the problem's warm start is on */
+    double *scratch;      /* n */
 } bpp_answer;
 
-/* Returns HEFT_SOLVE_OK, HEFT_SOLVE_NOT_CONVERGED or, for a non-finite
- * answer, HEFT_SOLVE_FAILED; start is the solve's heft_time_ms(). */
+/* An answer above the acceptance line (1e-10 J) is replaced by lambda = 0
+ * or the warm start when one is better (stats->answer says so), and a
+ * converged one measured far above it (another A than the backend's) is
+ * not converged. Returns HEFT_SOLVE_OK, HEFT_SOLVE_NOT_CONVERGED or, for a
+ * non-finite answer, HEFT_SOLVE_FAILED; start is the solve's heft_time_ms(). */
 int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,
                     double *lambda_out, heft_solver_stats *stats);
 

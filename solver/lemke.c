@@ -665,6 +665,7 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.proximal = 0.0;
     o.fallback_proximal = LEMKE_PROXIMAL;
     o.max_rounds = LEMKE_PROXIMAL_ROUNDS;
+    o.max_variables = 0;
     return o;
 }
 
@@ -740,6 +741,20 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
     }
     const int n = p->n;
     const size_t un = (size_t)n;
+    if (o->max_variables > 0) {
+        int count = 0; /* the LCP's size before anything is allocated */
+        for (int i = 0; i < n; ++i) {
+            if (p->findex != NULL && p->findex[i] >= 0)
+                count += p->hi[i] > 0.0 ? 3 : 0;
+            else if (p->lo[i] < p->hi[i])
+                count += isinf(p->lo[i]) == isinf(p->hi[i]) ? 2 : 1;
+        }
+        result->lcp_size = count;
+        if (count > o->max_variables) {
+            result->status = HEFT_LEMKE_TOO_LARGE;
+            return result->status;
+        }
+    }
     /* the LCP has at most 3 variables a row; the arrays are sized for that */
     if (!reserve(ws, n, 3 * n)) {
         result->status = HEFT_LEMKE_NO_MEMORY;

@@ -23,7 +23,8 @@ typedef enum heft_lemke_status {
     HEFT_LEMKE_RAY = 2,     /* a secondary ray: no solution found along this path */
     HEFT_LEMKE_BUDGET = 3,  /* the pivot budget ran out */
     HEFT_LEMKE_INVALID = 4, /* bad input (heft_mlcp_check); nothing was changed */
-    HEFT_LEMKE_NO_MEMORY = 5
+    HEFT_LEMKE_NO_MEMORY = 5,
+    HEFT_LEMKE_TOO_LARGE = 6 /* more LCP variables than options.max_variables */
 } heft_lemke_status;
 
 typedef struct heft_lemke_result {
@@ -54,6 +55,7 @@ typedef struct heft_lemke_options {
     double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
     double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
     int max_rounds;           /* proximal rounds */
+    int max_variables; /* an LCP with more variables is not tried (HEFT_LEMKE_TOO_LARGE); 0: any */
 } heft_lemke_options;
 
 heft_lemke_options heft_lemke_default_options(int n, double tau);
