@@ -68,9 +68,11 @@
  * measured above BPP_CLAIM_LIMIT was converged on another A (heft_bpp_answer) */
 #define BPP_ACCEPTED 1e-10
 /* The backstop keeps B^-1 dense and pays O(N^2) a pivot, about N pivots a
- * path: on an LCP of 1,000 variables about a second, on the 717-row tower
- * island (about 1,700) 95 s. Larger problems go without it. */
-#define BPP_BACKSTOP_MAX_VARIABLES 1200
+ * path: up to 400 variables some 50 ms a path, on a winch island (808) 13 s
+ * from the all-slack basis, on the 717-row tower island (1,673) 95 s. An
+ * engine step cannot wait for those: larger problems go without it (their
+ * stalled solves end at the frozen boxes' answer, as before). */
+#define BPP_BACKSTOP_MAX_VARIABLES 400
 #define BPP_CLAIM_LIMIT 1e-8
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20

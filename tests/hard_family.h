@@ -8,11 +8,10 @@
  * between two bodies or a body and the world, single contact points, ball
  * joints (three bilateral rows) and boxed motor rows (a motor's pair is a
  * jointed one), with every body in several of them; a jointed pair never
- * touches (the engine filters those collisions). No row has a compliance. A solution lambda* and w* of the
- * complementarity each row asks for are chosen first (pressing, separating,
- * sticking and sliding contacts; impulses scaled with the bodies' masses)
- * and b = A lambda* - w*. Sizes 50 to 1,000 rows. Judged at 1e-10 J by
- * heft_mlcp_measure. */
+ * touches (the engine filters those collisions). No row has a compliance. A solution lambda* and w*
+ * of the complementarity each row asks for are chosen first (pressing, separating, sticking and
+ * sliding contacts; impulses scaled with the bodies' masses) and b = A lambda* - w*. Sizes 50 to
+ * 1,000 rows. Judged at 1e-10 J by heft_mlcp_measure. */
 #ifndef HEFT_TESTS_HARD_FAMILY_H
 #define HEFT_TESTS_HARD_FAMILY_H
 
