@@ -36,12 +36,16 @@
  * boxes it took over 500 steps on a winch island. Heft instead freezes the
  * friction boxes and solves the box-constrained QP by projected Newton,
  * which cannot cycle ("frozen friction boxes" below), with a budget of
- * options.max_pivots steps of its own. With adaptive regularization on,
+ * options.max_pivots steps of its own. What neither ends within the
+ * tolerance goes to the exact backstop, Lemke's method on an LCP form of
+ * the problem (lemke.c, docs/friction-backstop.md), which needs no
+ * factorization of A_FF and so also answers a singular one (redundant
+ * contacts). With adaptive regularization on,
  * block pivoting goes on instead (the shifts end the cycle, 004 §5.4). The
  * best pivoting iterate (fewest variables breaking eq. 2.1, then the
  * smallest error) is kept for when neither finishes (004 §2.5.2: "we simply
  * return the best solution we have seen so far"), and an unconverged answer
- * is never worse than the warm start, nor than PGS's answer.
+ * is never worse than the warm start or lambda = 0, nor than PGS's answer.
  *
  * Decisions use the energy tolerance tau = options.tolerance (J), the same
  * yardstick as the error measure: a free variable is out of its box when
@@ -67,13 +71,13 @@
  * mlcp-format.md) is not compared with the start points; a converged one
  * measured above BPP_CLAIM_LIMIT was converged on another A (heft_bpp_answer) */
 #define BPP_ACCEPTED 1e-10
+#define BPP_CLAIM_LIMIT 1e-8
 /* The backstop keeps B^-1 dense and pays O(N^2) a pivot, about N pivots a
  * path: up to 400 variables some 50 ms a path, on a winch island (808) 13 s
  * from the all-slack basis, on the 717-row tower island (1,673) 95 s. An
  * engine step cannot wait for those: larger problems go without it (their
  * stalled solves end at the frozen boxes' answer, as before). */
 #define BPP_BACKSTOP_MAX_VARIABLES 400
-#define BPP_CLAIM_LIMIT 1e-8
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1045,8 +1049,10 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
     o.max_variables = BPP_BACKSTOP_MAX_VARIABLES;
     heft_lemke_result r;
     heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);
-    stats->backstops++;
-    stats->backstop_pivots += r.pivots + r.crash_pivots;
+    if (r.status != HEFT_LEMKE_TOO_LARGE && r.status != HEFT_LEMKE_INVALID) {
+        stats->backstops++;
+        stats->backstop_pivots += r.pivots + r.crash_pivots;
+    }
     return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
 }
 

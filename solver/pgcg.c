@@ -33,7 +33,8 @@
  * friction rows of free normals are coupled to them exactly, by the
  * Woodbury identity with PCG solves on A_FF (couple_friction), for the rest
  * of the outer loop. When the outer loop still ends unconverged, rounds on
- * frozen friction boxes finish (frozen_rounds; reported as a fallback).
+ * frozen friction boxes follow (frozen_rounds; reported as a fallback),
+ * then bpp's exact backstop (lemke.c, heft_bpp_backstop).
  *
  * Warm start (004 §5.3): lambda0 (or the kept answer) and the kept index
  * sets. */
