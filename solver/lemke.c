@@ -43,18 +43,24 @@
  * smallest row of B^-1 / a (the lexicographic rule; with the all-slack start
  * every row of B^-1 is lexicographically positive, so no basis repeats).
  *
- * Departure: a warm start. The path first starts from the basis a guess
- * suggests (z basic where the guess is off its bounds, the slip g basic where
- * a friction row slides), reached by "crash" pivots that skip a column whose
- * pivot is negligible (a redundant row keeps its slack basic), with the
- * covering vector d = B e, so that the guess's basis is the path's first and
- * an exact guess ends in one pivot. With that d the theory's guarantee (a ray
- * only when the LCP has no solution) does not hold, so a ray or a spent
- * budget there is followed by the classic start, d = e, from the all-slack
- * basis. Both share the pivot budget. At the end the basic solution is
- * refined (two steps of iterative refinement with B^-1) and the answer is
- * checked by the error measure: a path never claims a solution it has not
- * measured. */
+ * Departures (docs/friction-backstop.md):
+ *   - a warm start: each path from a guess starts from the basis the guess
+ *     suggests (z basic where the guess is off its bounds; a row at its box
+ *     or cone bound first, z in the cap's row and the multiplier or slip in
+ *     z's, the cap's column being independent of A), reached by "crash"
+ *     pivots that skip a dependent column (a redundant row keeps its
+ *     slack), with the covering vector d = B e, so that an exact guess ends
+ *     at once. With that d the theory's guarantee (a ray only when the LCP
+ *     has no solution) does not hold, so the all-slack basis follows, with
+ *     d = e and two other positive covering vectors;
+ *   - a ray met while z0 is at round-off level ends at the last
+ *     complementary basis (a degenerate tie with z0 that round-off hid: the
+ *     halves of a free row have opposite columns);
+ *   - when every path fails, rounds on A + eps I about a centre, each centre
+ *     the last answer (at a fixed point the shift cancels);
+ *   - every path has a budget of pivots; the basic solution is refined
+ *     (iterative refinement with B^-1) and measured by heft_mlcp_measure: a
+ *     path never claims a solution it has not measured. */
 #include "lemke.h"
 
 #include <math.h>
@@ -98,14 +104,6 @@ void heft_lemke_release(heft_lemke *ws) {
         heft_free(arrays[k]);
     memset(ws, 0, sizeof *ws);
 }
-
-/* The LCP of p (scaled): row types, variables and their rows, q. */
-typedef struct lcp {
-    int n, N;
-    const heft_mlcp *p;
-    heft_lemke *ws;
-    double qscale;
-} lcp;
 
 static int add_var(heft_lemke *ws, int *N, int row, int role) {
     ws->var_row[*N] = row;
