@@ -99,7 +99,7 @@ void heft_lemke_release(heft_lemke *ws) {
                       ws->q,       ws->lambda,   ws->work,        ws->scale,    ws->c,
                       ws->mu,      ws->basic,    ws->where,       ws->var_row,  ws->var_role,
                       ws->row_var, ws->row_type, ws->child_start, ws->children, ws->answer,
-                      ws->idx};
+                      ws->idx,     ws->bs,       ws->center};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     memset(ws, 0, sizeof *ws);
