@@ -17,6 +17,8 @@
 #include "block_ldl.h"
 #include "cli.h"
 #include "downdate_break_even.h"
+#include "hard_family.h"
+#include "lemke.h"
 #include "mechanisms.h"
 #include "pcg.h"
 #include "precond.h"
@@ -980,6 +982,104 @@ static int bench_ldl(int reps) {
     return rc;
 }
 
+/* ---- --backstop: the variants of the pivoting family's exact backstop ---------------- */
+
+/* One variant on one problem: its time, the answer's error, its pivots. */
+static void backstop_row(const char *name, const char *variant, const heft_mlcp *p, double ms,
+                         double error, int pivots, const char *status) {
+    printf("| %s | %d | %s | %.2f | %.3g | %d | %s |\n", name, p->n, variant, ms, error, pivots,
+           status);
+}
+
+static void backstop_problem(const char *name, const heft_mlcp *p) {
+    static const char *status_names[] = {"solved",  "inexact",   "ray",      "budget",
+                                         "invalid", "no memory", "too large"};
+    const int n = p->n;
+    double *lambda = calloc((size_t)n, sizeof(double));
+    double *guess = calloc((size_t)n, sizeof(double));
+    double *work = malloc(sizeof(double) * (size_t)(n + 6 * (p->rows ? p->nbodies : 0)));
+    heft_lemke ws;
+    memset(&ws, 0, sizeof ws);
+    /* PGS's answer, the guess of the warm variant (1,000 sweeps from zero) */
+    heft_solver_options po = heft_solver_default_options();
+    po.max_iterations = 1000;
+    heft_solver_stats st;
+    double t0 = heft_time_ms();
+    heft_solve("pgs", &po, p, guess, &st);
+    backstop_row(name, "pgs 1000 sweeps (the guess)", p, heft_time_ms() - t0, st.error_max,
+                 st.iterations, "-");
+    for (int v = 0; v < 3; ++v) {
+        heft_lemke_options o = heft_lemke_default_options(n, 1e-12);
+        const double *guesses[1] = {guess};
+        const char *variant = v == 0   ? "lemke, all-slack start"
+                              : v == 1 ? "lemke, from PGS's answer"
+                                       : "lemke, proximal 1e-6 from the start";
+        if (v == 2)
+            o.proximal = 1e-6;
+        heft_lemke_result r;
+        t0 = heft_time_ms();
+        heft_lemke_solve(&ws, p, NULL, guesses, v == 1 ? 1 : 0, &o, lambda, work, &r);
+        backstop_row(name, variant, p, heft_time_ms() - t0, r.error_max, r.pivots + r.crash_pivots,
+                     status_names[r.status]);
+    }
+    for (int restart = 0; restart < 2; ++restart) {
+        heft_solver_options o = heft_solver_default_options();
+        o.bpp_pgs_sweeps = restart ? 1000 : 0;
+        t0 = heft_time_ms();
+        const int rc = heft_solve("bpp-skyline", &o, p, lambda, &st);
+        char status[64];
+        snprintf(status, sizeof status, "rc %d, answer %d, %d backstops", rc, st.answer,
+                 st.backstops);
+        backstop_row(name, restart ? "bpp-skyline, restart on" : "bpp-skyline, restart off", p,
+                     heft_time_ms() - t0, st.error_max, st.backstop_pivots, status);
+    }
+    heft_lemke_release(&ws);
+    free(lambda);
+    free(guess);
+    free(work);
+}
+
+/* heft-bench --backstop [--members K] [--rows N] [FILE.mlcp ...]: the files
+ * given, else the first K members of the hard family (tests/hard_family.h)
+ * of up to N rows. */
+static int bench_backstop(int argc, char **argv) {
+    int members = 10, rows = 200, files = 0;
+    printf("| problem | rows | variant | ms | error (J) | pivots | status |\n"
+           "|---|---|---|---|---|---|---|\n");
+    for (int i = 2; i < argc; ++i) {
+        char err[256];
+        if (!strcmp(argv[i], "--members") && i + 1 < argc) {
+            if (cli_int("--members", argv[++i], 1, 100000, &members, err, sizeof err) != 0) {
+                fprintf(stderr, "heft-bench: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
+            if (cli_int("--rows", argv[++i], 8, 100000, &rows, err, sizeof err) != 0) {
+                fprintf(stderr, "heft-bench: %s\n", err);
+                return 2;
+            }
+        } else {
+            heft_mlcp *p;
+            if (heft_mlcp_read_file(argv[i], &p, NULL, err, sizeof err) != 0) {
+                fprintf(stderr, "%s\n", err);
+                return 1;
+            }
+            const char *base = strrchr(argv[i], '/');
+            backstop_problem(base ? base + 1 : argv[i], p);
+            heft_mlcp_destroy(p);
+            ++files;
+        }
+    }
+    for (int k = 0; files == 0 && k < members; ++k) {
+        hard_problem hp = hard_family_member(k, rows);
+        char name[32];
+        snprintf(name, sizeof name, "hard family %d", k);
+        backstop_problem(name, hp.p);
+        hard_family_free(&hp);
+    }
+    return 0;
+}
+
 static void usage(FILE *f) {
     fprintf(
         f, "usage: heft-bench [--out DIR] [--scenes a,b,...] [--solvers a,b,...]\n"
@@ -987,13 +1087,17 @@ static void usage(FILE *f) {
            "                  [--every K] [--imaginary 0|1]\n"
            "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
            "       heft-bench --ldl [--reps N]\n"
+           "       heft-bench --backstop [--members K] [--rows N] [FILE.mlcp ...]\n"
            "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
            "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
            "--imaginary 1: also PCG alone on each replayed step's largest island, per\n"
            "preconditioner, against IC(0)'s imaginary columns (004 Figure 6.4).\n"
            "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
-           "10000 calls) and prints the figures.\n");
+           "10000 calls) and prints the figures.\n"
+           "--backstop: the exact backstop's variants (docs/friction-backstop.md) on the\n"
+           "files, else on the first K (10) hard-family problems of up to N (200) rows:\n"
+           "time and error per solve, a Markdown table.\n");
 }
 
 /* A scene to benchmark: NAME[:VARIANT[:SIZE]], checked before anything runs. */
@@ -1128,6 +1232,9 @@ int main(int argc, char **argv) {
             bc.solvers[bc.solver_count++] = all_solvers[i];
         }
     }
+    /* heft-bench --backstop [--members N] [--rows N] [FILE.mlcp ...] */
+    if (argc > 1 && !strcmp(argv[1], "--backstop"))
+        return finish(bench_backstop(argc, argv));
     scene_spec scenes[MAX_SCENES];
     int scene_count = 0, ldl = 0, reps = 0, others = 0;
     const char *scene_list = NULL;

@@ -36,12 +36,16 @@
  * boxes it took over 500 steps on a winch island. Heft instead freezes the
  * friction boxes and solves the box-constrained QP by projected Newton,
  * which cannot cycle ("frozen friction boxes" below), with a budget of
- * options.max_pivots steps of its own. With adaptive regularization on,
+ * options.max_pivots steps of its own. What neither ends within the
+ * tolerance goes to the exact backstop, Lemke's method on an LCP form of
+ * the problem (lemke.c, docs/friction-backstop.md), which needs no
+ * factorization of A_FF and so also answers a singular one (redundant
+ * contacts). With adaptive regularization on,
  * block pivoting goes on instead (the shifts end the cycle, 004 §5.4). The
  * best pivoting iterate (fewest variables breaking eq. 2.1, then the
  * smallest error) is kept for when neither finishes (004 §2.5.2: "we simply
  * return the best solution we have seen so far"), and an unconverged answer
- * is never worse than the warm start, nor than PGS's answer.
+ * is never worse than the warm start or lambda = 0, nor than PGS's answer.
  *
  * Decisions use the energy tolerance tau = options.tolerance (J), the same
  * yardstick as the error measure: a free variable is out of its box when
@@ -63,6 +67,17 @@
 /* Block steps allowed without a new low of the infeasible count before the
  * pivoting counts as stalled (Júdice & Pires' p). */
 #define BPP_CYCLE_BUDGET 3
+/* An answer whose error is within this (J, the acceptance line of
+ * mlcp-format.md) is not compared with the start points; a converged one
+ * measured above BPP_CLAIM_LIMIT was converged on another A (heft_bpp_answer) */
+#define BPP_ACCEPTED 1e-10
+#define BPP_CLAIM_LIMIT 1e-8
+/* The backstop keeps B^-1 dense and pays O(N^2) a pivot, about N pivots a
+ * path: up to 400 variables some 50 ms a path, on a winch island (808) 13 s
+ * from the all-slack basis, on the 717-row tower island (1,673) 95 s. An
+ * engine step cannot wait for those: larger problems go without it (their
+ * stalled solves end at the frozen boxes' answer, as before). */
+#define BPP_BACKSTOP_MAX_VARIABLES 400
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -115,6 +130,7 @@ void heft_bpp_destroy(void *state) {
 #endif
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
+    heft_lemke_release(&s->lemke);
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
                       s->set,
@@ -751,8 +767,15 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
             s->fz_x[i] = 0.0;
     int found = 0;
     while (budget > 0) {
+        /* every round spends budget: a round whose projected Newton returns
+         * at once (the frozen error already within tau while the coupled one
+         * is not, as on a non-symmetric A) would otherwise repeat forever */
+        const int before = budget;
+        stats->frozen_rounds++;
         freeze_boxes(p, s, s->fz_x);
         const int solved = frozen_newton(p, s, tau, &budget, stats);
+        if (budget == before)
+            --budget;
         if (solved < 0)
             break;
         if (solved == 0) {
@@ -1040,6 +1063,44 @@ int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *an
     return 1;
 }
 
+/* The start of the restart's PGS (bpp.h): the best of the warm start,
+ * lambda = 0 and the best pivoting iterate, all clamped into their boxes. */
+double *heft_bpp_restart_start(const heft_mlcp *p, int warm, const double *iterate, double *out,
+                               double *scratch, double *measure_work) {
+    const size_t vec = sizeof(double) * (size_t)p->n;
+    memset(out, 0, vec);
+    heft_bpp_clamp_answer(p, out);
+    double best = heft_mlcp_measure(p, out, measure_work).max;
+    for (int k = 0; k < 2; ++k) {
+        const double *from = k == 0 ? (warm ? p->lambda0 : NULL) : iterate;
+        if (from == NULL)
+            continue;
+        for (int i = 0; i < p->n; ++i)
+            scratch[i] = isfinite(from[i]) ? from[i] : 0.0;
+        heft_bpp_clamp_answer(p, scratch);
+        const double e = heft_mlcp_measure(p, scratch, measure_work).max;
+        if (e < best) {
+            best = e;
+            memcpy(out, scratch, vec);
+        }
+    }
+    return out;
+}
+
+int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
+                      const double *const *guesses, int nguesses, double tau, double *answer,
+                      double *measure_work, heft_solver_stats *stats) {
+    heft_lemke_options o = heft_lemke_default_options(p->n, tau);
+    o.max_variables = BPP_BACKSTOP_MAX_VARIABLES;
+    heft_lemke_result r;
+    heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);
+    if (r.status != HEFT_LEMKE_TOO_LARGE && r.status != HEFT_LEMKE_INVALID) {
+        stats->backstops++;
+        stats->backstop_pivots += r.pivots + r.crash_pivots;
+    }
+    return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1047,6 +1108,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     const int begun = heft_bpp_begin(p, stats);
     if (begun >= 0)
         return begun;
+    if (heft_mlcp_check(p, NULL, 0) != 0)
+        return HEFT_SOLVE_FAILED; /* bad input: nothing is changed */
 
     /* The kept sets live in arrays that only grow with n: a same-size solve
      * keeps them; a different size cannot use them anyway. */
@@ -1091,7 +1154,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     double pgs_error = INFINITY;
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
         /* stalled (or a solve failed): restart from PGS's answer */
-        double *from = warm ? p->lambda0 : (best.found ? s->best_lambda : NULL);
+        double *from = heft_bpp_restart_start(p, warm, best.found ? s->best_lambda : NULL, s->fz_t,
+                                              s->x, s->measure_work);
         pgs_answered = heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set, s->measure_work,
                                            &pgs_error, stats);
         if (pgs_answered) {
@@ -1101,6 +1165,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     }
     const int have_best = best.found;
     stats->iterations = steps;
+    int source = HEFT_ANSWER_SOLVER;
 
     int frozen = -1;
     if (!converged && steps > 0) {
@@ -1130,6 +1195,48 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             heft_bpp_read_sets(p, s->lambda, s->set);
         }
     }
+
+    if (!converged) {
+        /* the backstop (lemke.c), from the points seen: the frozen-box
+         * answer, the best pivoting iterate, PGS's answer, the warm start
+         * (each path from one of them ends where it ends: on the hard
+         * family a ray from one was an answer from another) */
+        const double *guesses[4];
+        int ng = 0;
+        if (frozen >= 0)
+            guesses[ng++] = s->lambda;
+        if (pgs_answered)
+            guesses[ng++] = s->pgs_lambda;
+        if (have_best)
+            guesses[ng++] = s->best_lambda;
+        if (warm)
+            guesses[ng++] = p->lambda0;
+        const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
+        const int solved = heft_bpp_backstop(p, &s->lemke, A, guesses, ng, tau, s->fz_best,
+                                             s->measure_work, stats);
+        if (solved > 0) {
+            memcpy(s->lambda, s->fz_best, vec);
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            converged = 1;
+            source = HEFT_ANSWER_BACKSTOP;
+        } else if (solved == 0) {
+            /* a complementary basis short of the tolerance: kept below when
+             * it is the best answer there is */
+            const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;
+            double kept = INFINITY;
+            if (frozen >= 0) {
+                heft_bpp_clamp_answer(p, s->lambda);
+                kept = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+            }
+            if (e < kept) {
+                memcpy(s->lambda, s->fz_best, vec);
+                heft_bpp_read_sets(p, s->lambda, s->set);
+                frozen = 1; /* an answer in s->lambda */
+                converged = e <= tau;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+    }
     stats->time_solve_ms = heft_time_ms() - loop_start - (stats->time_factor_ms - factor_before);
 
     if (!converged && frozen < 0) {
@@ -1138,11 +1245,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             memcpy(s->lambda, s->best_lambda, vec);
             memcpy(s->set, s->best_set, (size_t)n);
         } else if (!pgs_answered) {
-            s->kept_n = -1;
-            stats->time_total_ms = heft_time_ms() - start;
-            for (int i = 0; i < n; ++i)
-                lambda_out[i] = 0.0;
-            return HEFT_SOLVE_FAILED;
+            memset(s->lambda, 0, vec); /* compared with the warm start below */
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            source = HEFT_ANSWER_ZERO;
         }
     }
     if (!converged && pgs_answered) {
@@ -1155,16 +1260,53 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (!(kept <= pgs_error)) {
             memcpy(s->lambda, s->pgs_lambda, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
+            source = HEFT_ANSWER_PGS;
         }
     }
-    if (!converged && warm)
-        heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->x, s->measure_work);
+    if (!converged) {
+        const int kept =
+            heft_bpp_prefer_start_points(p, warm, s->lambda, s->set, s->x, s->measure_work);
+        if (kept != HEFT_ANSWER_SOLVER)
+            source = kept;
+    }
+    stats->answer = source;
     /* the sets are kept even when not converged: the best sets of a failed
      * solve started the next step of a pyramid of 15 boxes better than the
      * sets read off the answer PGS polished from them (4 steps of 300
      * failed against all) */
-    bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
+    bpp_answer a = {s->lambda,  s->set,          s->kept_lambda, s->kept_set,
+                    &s->kept_n, s->measure_work, warm,           s->x};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
+}
+
+/* An unconverged answer is never worse, by the error measure, than the
+ * start points every solver has: lambda = 0 and the warm start (both
+ * clamped). Returns HEFT_ANSWER_ZERO or HEFT_ANSWER_WARM_START when one of
+ * them replaced lambda (and set), else HEFT_ANSWER_SOLVER. */
+int heft_bpp_prefer_start_points(const heft_mlcp *p, int warm, double *lambda, uint8_t *set,
+                                 double *scratch, double *measure_work) {
+    const int n = p->n;
+    int source = HEFT_ANSWER_SOLVER;
+    heft_bpp_clamp_answer(p, lambda);
+    double kept = heft_mlcp_measure(p, lambda, measure_work).max;
+    if (!isfinite(kept))
+        kept = INFINITY;
+    if (warm) {
+        heft_bpp_prefer_warm_start(p, lambda, set, scratch, measure_work);
+        const double e = heft_mlcp_measure(p, lambda, measure_work).max;
+        if (e < kept) {
+            kept = e;
+            source = HEFT_ANSWER_WARM_START;
+        }
+    }
+    memset(scratch, 0, sizeof(double) * (size_t)n);
+    heft_bpp_clamp_answer(p, scratch);
+    if (heft_mlcp_measure(p, scratch, measure_work).max < kept) {
+        memcpy(lambda, scratch, sizeof(double) * (size_t)n);
+        heft_bpp_read_sets(p, lambda, set);
+        source = HEFT_ANSWER_ZERO;
+    }
+    return source;
 }
 
 /* An answer that did not converge can still be worse than the warm start:
@@ -1191,12 +1333,28 @@ int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, doub
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     heft_bpp_clamp_answer(p, a->lambda);
+    heft_mlcp_error err = heft_mlcp_measure(p, a->lambda, a->measure_work);
+    if (!(err.max <= BPP_ACCEPTED)) {
+        /* The pivoting's own test passed on an answer the error measure
+         * refuses only when the backend's A is not the problem's (a
+         * non-symmetric A, of which the skyline and sparse backends read
+         * one triangle): not converged. Whatever the answer, lambda = 0 or
+         * the warm start replaces it when better. */
+        if (err.max > BPP_CLAIM_LIMIT)
+            converged = 0;
+        const int kept = heft_bpp_prefer_start_points(p, a->warm, a->lambda, (uint8_t *)a->set,
+                                                      a->scratch, a->measure_work);
+        if (kept != HEFT_ANSWER_SOLVER) {
+            stats->answer = kept;
+            converged = 0;
+            err = heft_mlcp_measure(p, a->lambda, a->measure_work);
+        }
+    }
     memcpy(lambda_out, a->lambda, vec);
     memcpy(a->kept_set, a->set, (size_t)n);
     memcpy(a->kept_lambda, a->lambda, vec);
     *a->kept_n = n;
 
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda_out, a->measure_work);
     stats->error_max = err.max;
     stats->error_sum = err.sum;
     stats->bound_violations = err.bound_violations;

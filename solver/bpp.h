@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "adaptive_regularization.h"
+#include "lemke.h"
 #include "mlcp.h"
 #include "ordering.h"
 
@@ -78,6 +79,9 @@ typedef struct bpp_state {
     void *pgs;
     double *pgs_lambda;
     size_t pgs_lambda_cap;
+
+    /* the exact backstop (lemke.c) */
+    heft_lemke lemke;
 
     /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
@@ -191,6 +195,33 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda);
 int heft_bpp_pgs_answer(const heft_mlcp *p, void *pgs, double *start, double *answer, uint8_t *set,
                         double *measure_work, double *error, heft_solver_stats *stats);
 
+/* The start of the restart's PGS (bpp and pgcg): the best, by the error
+ * measure, of the warm start (when warm), lambda = 0 and iterate (the best
+ * pivoting iterate; may be NULL), clamped, into out (n); returns out. An
+ * iterate is taken only when it beats both: it can be far off (1e3-5e4 J
+ * where zero gave 1 J on planted problems), or the one point near the
+ * answer (a chain island whose warm start and zero both leave PGS's 1,000
+ * sweeps 1.5e-5 J off). scratch: n; measure_work: n + 6 nbodies. */
+double *heft_bpp_restart_start(const heft_mlcp *p, int warm, const double *iterate, double *out,
+                               double *scratch, double *measure_work);
+
+/* The exact backstop (lemke.c) from the guesses (points the solve has seen,
+ * best first; may be none) into answer, counted in stats (backstops,
+ * backstop_pivots). A: the dense A or NULL. Returns 1 when answer is within
+ * tau, 0 when it is an answer short of it, -1 when there is none (a ray,
+ * the budget, bad input). */
+int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
+                      const double *const *guesses, int nguesses, double tau, double *answer,
+                      double *measure_work, heft_solver_stats *stats);
+
+/* The end of an unconverged solve (bpp and pgcg): lambda (clamped) is
+ * replaced by lambda = 0 or the warm start (when warm), clamped, when one
+ * of them has a smaller MLCP error, and set read off it. Returns the
+ * heft_answer_source of what is kept (HEFT_ANSWER_SOLVER: lambda itself).
+ * scratch: n; measure_work: n + 6 nbodies. */
+int heft_bpp_prefer_start_points(const heft_mlcp *p, int warm, double *lambda, uint8_t *set,
+                                 double *scratch, double *measure_work);
+
 /* After a solve that did not converge (bpp and pgcg), with p->lambda0 set:
  * lambda (clamped) is replaced by the warm start (clamped) when that has the
  * smaller MLCP error, and set read off it. scratch: n entries; measure_work:
@@ -207,10 +238,15 @@ typedef struct bpp_answer {
     uint8_t *kept_set;
     int *kept_n;          /* set to n, or -1 when the answer is not finite */
     double *measure_work; /* n + 6 nbodies */
+    int warm;             /* the problem's warm start is on */
+    double *scratch;      /* n */
 } bpp_answer;
 
-/* Returns HEFT_SOLVE_OK, HEFT_SOLVE_NOT_CONVERGED or, for a non-finite
- * answer, HEFT_SOLVE_FAILED; start is the solve's heft_time_ms(). */
+/* An answer above the acceptance line (1e-10 J) is replaced by lambda = 0
+ * or the warm start when one is better (stats->answer says so), and a
+ * converged one measured far above it (another A than the backend's) is
+ * not converged. Returns HEFT_SOLVE_OK, HEFT_SOLVE_NOT_CONVERGED or, for a
+ * non-finite answer, HEFT_SOLVE_FAILED; start is the solve's heft_time_ms(). */
 int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, double start,
                     double *lambda_out, heft_solver_stats *stats);
 

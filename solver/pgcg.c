@@ -33,7 +33,8 @@
  * friction rows of free normals are coupled to them exactly, by the
  * Woodbury identity with PCG solves on A_FF (couple_friction), for the rest
  * of the outer loop. When the outer loop still ends unconverged, rounds on
- * frozen friction boxes finish (frozen_rounds; reported as a fallback).
+ * frozen friction boxes follow (frozen_rounds; reported as a fallback),
+ * then bpp's exact backstop (lemke.c, heft_bpp_backstop).
  *
  * Warm start (004 §5.3): lambda0 (or the kept answer) and the kept index
  * sets. */
@@ -84,6 +85,9 @@ typedef struct pgcg_state {
     double *r, *z, *q, *Aq; /* free-set vectors */
     double *cut_at;         /* free-set: the step at which each reaches its box (eq. 5.1) */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
+    heft_lemke lemke;                        /* the exact backstop (bpp.h heft_bpp_backstop) */
+    double *bs_answer, *start;               /* its answer; the restart's start point */
+    size_t bs_answer_cap, start_cap;
     /* the friction coupling (couple_friction) */
     uint8_t *coupled;
     int *normal_slot, *normals, *coupling_pivot;
@@ -133,6 +137,9 @@ static void pgcg_destroy(void *state) {
     heft_adaptive_reg_release(&s->reg);
     heft_pcg_release(&s->cwork);
     heft_pgs_solver.destroy(s->pgs);
+    heft_lemke_release(&s->lemke);
+    heft_free(s->bs_answer);
+    heft_free(s->start);
     void *arrays[] = {s->set,    s->next_set,   s->best_set,     s->kept_set,    s->keep,
                       s->local,  s->free_rows,  s->lambda,       s->best_lambda, s->kept_lambda,
                       s->w,      s->diag,       s->measure_work, s->r,           s->z,
@@ -179,6 +186,8 @@ static int reserve(pgcg_state *s, const heft_mlcp *p) {
            HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
            HEFT_RESERVE(s->fz_at, s->fz_at_cap, un) && HEFT_RESERVE(s->cut_at, s->cut_at_cap, un) &&
            HEFT_RESERVE(s->pgs_lambda, s->pgs_lambda_cap, un) &&
+           HEFT_RESERVE(s->bs_answer, s->bs_answer_cap, un) &&
+           HEFT_RESERVE(s->start, s->start_cap, un) &&
            HEFT_RESERVE(s->first_set, s->first_set_cap, un) && heft_pgs_reserve(s->pgs, p) &&
            HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
            HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
@@ -627,6 +636,7 @@ static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_
     memcpy(s->fz_at, s->fz_best, vec); /* the point the next boxes are frozen at */
     int worse = 0;
     for (int round = 0; round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE; ++round) {
+        stats->frozen_rounds++;
         memcpy(s->lambda, s->fz_at, vec);
         for (int i = 0; i < n; ++i)
             heft_mlcp_bounds(p, s->lambda, i, &s->fz_lo[i], &s->fz_hi[i]);
@@ -670,6 +680,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     const int begun = heft_bpp_begin(p, stats);
     if (begun >= 0)
         return begun;
+    if (heft_mlcp_check(p, NULL, 0) != 0)
+        return HEFT_SOLVE_FAILED; /* bad input: nothing is changed */
     if (s->kept_n != n)
         s->kept_n = -1;
     if (!reserve(s, p)) {
@@ -718,7 +730,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         const double first = heft_mlcp_measure(p, s->best_lambda, s->measure_work).max;
         memcpy(s->fz_best, s->best_lambda, vec);
         memcpy(s->first_set, s->best_set, (size_t)n);
-        double *from = s->options.warm_start && p->lambda0 != NULL ? p->lambda0 : s->fz_best;
+        double *from = heft_bpp_restart_start(p, s->options.warm_start && p->lambda0 != NULL,
+                                              s->fz_best, s->start, s->cx, s->measure_work);
         double pgs_error; /* not used: see the end */
         if (heft_bpp_pgs_answer(p, s->pgs, from, s->pgs_lambda, s->set, s->measure_work, &pgs_error,
                                 stats)) {
@@ -745,26 +758,60 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     if (!converged && have_best && p->findex != NULL)
         converged = frozen_rounds(p, s, tau, max_outer, bnorm, &outer, stats);
     stats->iterations = outer;
+    const int warm = s->options.warm_start && p->lambda0 != NULL;
+    int source = HEFT_ANSWER_SOLVER;
+    if (!converged) {
+        /* the exact backstop (as bpp's), from the points seen */
+        const double *guesses[3];
+        int ng = 0;
+        if (have_best)
+            guesses[ng++] = s->best_lambda;
+        if (s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0)
+            guesses[ng++] = s->pgs_lambda;
+        if (warm)
+            guesses[ng++] = p->lambda0;
+        const int solved = heft_bpp_backstop(p, &s->lemke, NULL, guesses, ng, tau, s->bs_answer,
+                                             s->measure_work, stats);
+        double kept = INFINITY;
+        if (have_best) {
+            heft_bpp_clamp_answer(p, s->best_lambda);
+            kept = heft_mlcp_measure(p, s->best_lambda, s->measure_work).max;
+        }
+        if (solved > 0 ||
+            (solved == 0 && heft_mlcp_measure(p, s->bs_answer, s->measure_work).max < kept)) {
+            memcpy(s->best_lambda, s->bs_answer, vec);
+            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
+            memcpy(s->lambda, s->best_lambda, vec);
+            memcpy(s->set, s->best_set, (size_t)n);
+            have_best = 1;
+            converged = solved > 0;
+            source = HEFT_ANSWER_BACKSTOP;
+        }
+    }
     stats->time_solve_ms = heft_time_ms() - loop_start - stats->time_factor_ms;
 
     if (!converged) {
-        if (!have_best) {
-            s->kept_n = -1;
-            for (int i = 0; i < n; ++i)
-                lambda_out[i] = 0.0;
-            stats->time_total_ms = heft_time_ms() - start;
-            return HEFT_SOLVE_FAILED;
+        if (have_best) {
+            memcpy(s->lambda, s->best_lambda, vec);
+            memcpy(s->set, s->best_set, (size_t)n);
+        } else {
+            memset(s->lambda, 0, vec); /* compared with the warm start below */
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            source = HEFT_ANSWER_ZERO;
         }
-        memcpy(s->lambda, s->best_lambda, vec);
-        memcpy(s->set, s->best_set, (size_t)n);
-        /* never worse than the warm start (as bpp). Unlike bpp, pgcg does
-         * not answer PGS's answer when that is better: on the tower of 10
-         * layers that made 604 of 1,200 steps end unconverged (97 without)
-         * at 449 ms a step (61), the next steps starting from its sets */
-        if (s->options.warm_start && p->lambda0 != NULL)
-            heft_bpp_prefer_warm_start(p, s->lambda, s->set, s->cx, s->measure_work);
+        /* never worse than lambda = 0 or the warm start (as bpp). Unlike
+         * bpp, pgcg does not answer PGS's answer when that is better: on
+         * the tower of 10 layers that made 604 of 1,200 steps end
+         * unconverged (97 without) at 449 ms a step (61), the next steps
+         * starting from its sets */
+        const int kept =
+            heft_bpp_prefer_start_points(p, warm, s->lambda, s->set, s->cx, s->measure_work);
+        if (kept != HEFT_ANSWER_SOLVER)
+            source = kept;
     }
-    bpp_answer a = {s->lambda, s->set, s->kept_lambda, s->kept_set, &s->kept_n, s->measure_work};
+    stats->answer = source;
+    bpp_answer a = {s->lambda,  s->set,          s->kept_lambda, s->kept_set,
+                    &s->kept_n, s->measure_work, warm,           s->cx};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 

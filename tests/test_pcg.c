@@ -554,7 +554,9 @@ Test(pgcg, finishes_with_frozen_boxes_when_its_outer_iterations_run_out) {
 /* The 240 harder planted friction problems (30, 60, 120, 240 rows, seeds
  * 1-30, no added dominance and 0.02) with the default 35 outer iterations:
  * pgcg left 10 unsolved (4.3e-8 to 1e-5 J) before its restart from a PGS
- * answer (pgcg.c, as bpp.c's), none with it.
+ * answer (pgcg.c, as bpp.c's), none with it; without the restart the exact
+ * backstop (lemke.c) leaves 4 (240 rows: LCPs above the 400 variables the
+ * solvers hand it).
  * No .timeout here (about 1 s, 15 s under ASan): with one, Criterion
  * 2.4.1's runner leaked a 48-byte block of its own under LeakSanitizer with
  * --jobs 2 (calloc inside libcriterion, no Heft frame), which fails the
@@ -566,7 +568,7 @@ Test(pgcg, the_restart_from_pgs_solves_every_hard_planted_friction_problem) {
     o.bpp_pgs_sweeps = 0;
     const int without = planted_hard_friction_failures("pgcg", &o);
     cr_log_info("pgcg without the restart: %d of 240 unsolved", without);
-    cr_expect_geq(without, 5, "pgcg no longer fails here without the restart: %d", without);
+    cr_expect_leq(without, 4, "pgcg without the restart, with the backstop: %d unsolved", without);
 }
 
 /* An answer that did not converge is never worse than the warm start (as

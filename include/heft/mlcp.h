@@ -111,6 +111,15 @@ HEFT_API void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, 
  * when there are any, and every row's a and b in [-1, nbodies). */
 HEFT_API int heft_mlcp_structure_valid(const heft_mlcp *p);
 
+/* 0 when p is a well-formed box-friction MLCP, else -1 with a message
+ * naming the first bad row in err (errlen bytes, may be 0): n < 1; no A and
+ * no valid structured form; b not finite; a NaN bound, lo > hi, lo = +inf or
+ * hi = -inf; a findex out of range, pointing at its own row or in a cycle;
+ * a friction coefficient (hi of a friction row) negative or not finite.
+ * O(n): A itself is not read. The pivoting solvers refuse (return
+ * HEFT_SOLVE_FAILED, changing nothing) a problem it refuses. */
+HEFT_API int heft_mlcp_check(const heft_mlcp *p, char *err, size_t errlen);
+
 /* ---- the error measure (mlcp-format.md "The error measure") ------------- */
 
 typedef struct heft_mlcp_error {

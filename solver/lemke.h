@@ -1,0 +1,79 @@
+/* Heft: Lemke's method on the LCP form of the box-friction MLCP, the
+ * pivoting family's exact backstop (private header; lemke.c,
+ * docs/friction-backstop.md).
+ *
+ * Block pivoting (bpp.c, pgcg.c) can stall: it cycles on the friction
+ * coupling and stops at a singular A_FF (redundant contacts). Lemke's
+ * complementary pivoting on an LCP equivalent to the MLCP is finite (a
+ * pivot budget, lexicographic ties) and needs no factorization of A_FF, so
+ * it answers where they stop, exactly to round-off, or says it did not. */
+#ifndef HEFT_SOLVER_LEMKE_H
+#define HEFT_SOLVER_LEMKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlcp.h"
+
+/* Why a backstop solve ended. */
+typedef enum heft_lemke_status {
+    HEFT_LEMKE_SOLVED = 0,  /* a complementary basis, its answer within the tolerance */
+    HEFT_LEMKE_INEXACT = 1, /* a complementary basis whose answer misses the tolerance
+                               (round-off on a badly conditioned basis) */
+    HEFT_LEMKE_RAY = 2,     /* a secondary ray: no solution found along this path */
+    HEFT_LEMKE_BUDGET = 3,  /* the pivot budget ran out */
+    HEFT_LEMKE_INVALID = 4, /* bad input (heft_mlcp_check); nothing was changed */
+    HEFT_LEMKE_NO_MEMORY = 5,
+    HEFT_LEMKE_TOO_LARGE = 6 /* more LCP variables than options.max_variables */
+} heft_lemke_status;
+
+typedef struct heft_lemke_result {
+    int status;       /* heft_lemke_status */
+    int pivots;       /* complementary pivots, over every attempt (the budget's count) */
+    int crash_pivots; /* pivots that built the starting basis from the guess */
+    int attempts;     /* 1: from the guess's basis; 2: then from the all-slack basis */
+    int lcp_size;     /* variables of the LCP */
+    int rounds;       /* proximal rounds */
+    double error_max; /* J, heft_mlcp_measure of the answer (INFINITY when none) */
+} heft_lemke_result;
+
+/* Grow-only workspace, kept by the solver that uses it. */
+typedef struct heft_lemke {
+    double *A;    /* the scaled dense A, n x n */
+    double *Binv; /* the basis inverse, N x N */
+    double *x, *col, *a, *q, *lambda, *work, *scale, *c, *mu, *answer, *bs, *center;
+    double eps; /* the proximal shift of this solve */
+    int *basic, *where, *idx, *var_row, *var_role, *row_var, *row_type, *child_start, *children;
+    size_t A_cap, Binv_cap, x_cap, col_cap, a_cap, q_cap, lambda_cap, work_cap, scale_cap, c_cap,
+        mu_cap, basic_cap, where_cap, var_row_cap, var_role_cap, row_var_cap, row_type_cap,
+        child_start_cap, children_cap, answer_cap, idx_cap, bs_cap, center_cap;
+} heft_lemke;
+
+typedef struct heft_lemke_options {
+    int max_pivots;           /* over every round and attempt */
+    double tau;               /* acceptance: heft_mlcp_measure's max, J */
+    double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
+    double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
+    int max_rounds;           /* proximal rounds */
+    int max_variables; /* an LCP with more variables is not tried (HEFT_LEMKE_TOO_LARGE); 0: any */
+} heft_lemke_options;
+
+heft_lemke_options heft_lemke_default_options(int n, double tau);
+
+/* Solves p by Lemke's method, first from the basis of each guess (points
+ * near the answer, e.g. block pivoting's best iterate; NULL entries are
+ * skipped) and, when those paths end on a ray or out of pivots, from the
+ * all-slack basis with the covering vector of ones, then two others. With o->proximal > 0 each
+ * round solves the LCP of A + proximal D about a centre (the guess, then the last round's answer),
+ * whose answer is the MLCP's when the centre is (see lemke.c). A: p's dense
+ * A (row-major), or NULL to use p->A or assemble it from the structured
+ * form. On HEFT_LEMKE_SOLVED and HEFT_LEMKE_INEXACT, lambda holds the answer
+ * (clamped into its boxes); otherwise lambda is unchanged. measure_work:
+ * n + 6 nbodies doubles. */
+int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
+                     const double *const *guesses, int nguesses, const heft_lemke_options *o,
+                     double *lambda, double *measure_work, heft_lemke_result *result);
+
+void heft_lemke_release(heft_lemke *ws);
+
+#endif
