@@ -3,7 +3,7 @@
  * Every allocation of the engine and of the solvers goes through heft_alloc,
  * heft_realloc and heft_free, so an application can route memory to its own
  * allocator and a test can count calls (the "no allocation after warm-up"
- * rule of design.md is checked that way). */
+ * rule of docs/architecture.md is checked that way). */
 #include "base.h"
 
 #include <stdlib.h>

@@ -30,7 +30,7 @@ typedef struct row_context {
 } row_context;
 
 /* Compliance and Baumgarte factor from stiffness k and damping c
- * (004 eq. 2.23); both zero means rigid. */
+ * ([Ho 2022] eq. 2.23); both zero means rigid. */
 void row_softness(const row_context *ctx, double stiffness, double damping, double *epsilon,
                   double *gamma);
 

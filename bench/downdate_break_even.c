@@ -1,5 +1,5 @@
 /* Heft: downdating against refactoring, timed with the solvers' own kernels
- * (see downdate_break_even.h; paper 000 §2.2.2, Figure 2.4). */
+ * (see downdate_break_even.h; [Lefebvre 2020] §2.2.2, Figure 2.4). */
 #include "downdate_break_even.h"
 
 #include <math.h>

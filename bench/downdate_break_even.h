@@ -1,4 +1,4 @@
-/* Heft: the downdate break-even measurement (bench.md item 5; paper 000
+/* Heft: the downdate break-even measurement (bench.md item 5; [Lefebvre 2020]
  * §2.2.2 and Figure 2.4), for the benchmark programs.
  *
  * bpp-downdate and bpp-skyline get L_FF from a copy of L0 = chol(A) by one

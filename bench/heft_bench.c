@@ -143,7 +143,7 @@ typedef struct solver_result {
     int *converged;
     int *inner;        /* per problem: inner iterations (PCG inside pivoting steps) */
     double *imaginary; /* per problem: fraction of the preconditioners' columns that were
-                          imaginary (004 Figure 6.4), -1 when none was computed */
+                          imaginary ([Ho 2022] Figure 6.4), -1 when none was computed */
 } solver_result;
 
 static int compare_double(const void *a, const void *b) {
@@ -284,7 +284,7 @@ typedef struct bench_config {
     int solver_count;
 } bench_config;
 
-/* 004 Figure 6.4: for the largest island of each replayed step, each PCG
+/* [Ho 2022] Figure 6.4: for the largest island of each replayed step, each PCG
  * solver's mean fraction of imaginary columns (over the preconditioners of
  * its solve) and its inner iterations. CSV and, with gnuplot, a scatter plot.
  * Returns 1 when the plot was written. */
@@ -352,7 +352,7 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
     return system(cmd) == 0;
 }
 
-/* 004 Figure 6.4 without the pivoting: PCG on A lambda = b of the largest
+/* [Ho 2022] Figure 6.4 without the pivoting: PCG on A lambda = b of the largest
  * island of each replayed step (to 1e-8 relative), preconditioned by Jacobi,
  * IC(0) with imaginary columns and IC(0) with diagonal compensation, against
  * the imaginary columns of the IC(0). CSV, plot, and a summary table in md.
@@ -439,7 +439,7 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
     }
     fprintf(md,
             "PCG alone on A lambda = b of the largest island of each replayed step (to 1e-8 "
-            "relative; 004 Figure 6.4 without the pivoting; `%s-imaginary-pcg.csv`). Plain "
+            "relative; [Ho 2022] Figure 6.4 without the pivoting; `%s-imaginary-pcg.csv`). Plain "
             "IC(0) broke down on %ld of %ld.\n\n",
             scene, breakdowns, count[0] + count[1] + count[2]);
     fprintf(md, "| imaginary columns of IC(0) | problems | PCG iterations, mean: jacobi | "
@@ -730,7 +730,7 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     if (write_figure_6_4(bc, scene, &rec, res, ns)) {
         fprintf(
             md,
-            "Inner iterations against imaginary columns (004 Figure 6.4), the largest island "
+            "Inner iterations against imaginary columns ([Ho 2022] Figure 6.4), the largest island "
             "of each step: `%s-imaginary.csv`.\n\n![%s imaginary columns](%s-imaginary.png)\n\n",
             scene, scene, scene);
     }
@@ -873,7 +873,7 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
 
 /* ---- the block LDL on the slides' mechanisms (heft-bench --ldl) ----------------------- */
 
-/* Paper 003 slides "Sparse Methods" and "Track": the numeric phase (assembly
+/* [Mizerski 2020] slides "Sparse Methods" and "Track": the numeric phase (assembly
  * of H~ and the block LDL^T) of a mechanism timed call by call, min, 10th
  * percentile and median over reps; assembly alone is factor with 0 pivots. */
 typedef struct ldl_case {
@@ -1092,7 +1092,7 @@ static void usage(FILE *f) {
            "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
            "--imaginary 1: also PCG alone on each replayed step's largest island, per\n"
-           "preconditioner, against IC(0)'s imaginary columns (004 Figure 6.4).\n"
+           "preconditioner, against IC(0)'s imaginary columns ([Ho 2022] Figure 6.4).\n"
            "--ldl: times the block LDL of ldl-pgs on the slides' two mechanisms (default\n"
            "10000 calls) and prints the figures.\n"
            "--backstop: the exact backstop's variants (docs/friction-backstop.md) on the\n"

@@ -1,6 +1,6 @@
 /* Contacts: the collision step (broad phase, filters, narrowphase, warm
  * starts by feature id), the set kept across steps, the rows each contact
- * point writes (design "The MLCP of an island": a normal row and two
+ * point writes (docs/architecture.md "The MLCP of an island": a normal row and two
  * friction rows coupled to it through the friction index) and the readback. */
 #include <string.h>
 #include <time.h>

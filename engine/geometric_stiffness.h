@@ -1,5 +1,5 @@
 /* Geometric stiffness (Andrews, Teichmann & Kry, "Geometric Stiffness for
- * Real-time Constrained Multibody Dynamics", Eurographics 2017; design.md
+ * Real-time Constrained Multibody Dynamics", Eurographics 2017; docs/architecture.md
  * "The step", 4). Private to the library. */
 #ifndef HEFT_GEOMETRIC_STIFFNESS_H
 #define HEFT_GEOMETRIC_STIFFNESS_H

@@ -1,5 +1,5 @@
 /* Post-stabilization (Cline & Pai, "Post-Stabilization for Rigid Body
- * Simulation with Contact and Constraints", ICRA 2003; cited in 000 §1.2):
+ * Simulation with Contact and Constraints", ICRA 2003; cited in [Lefebvre 2020] §1.2):
  * after the position update, project the positions back onto the joints'
  * constraints. One projection solves, per island,
  *   (J M^-1 J^T + C) mu = -phi,   dq = M^-1 J^T mu

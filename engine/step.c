@@ -1,4 +1,4 @@
-/* The step (design.md "The step"): forces, collision, rows, islands, one
+/* The step (docs/architecture.md "The step"): forces, collision, rows, islands, one
  * MLCP per island solved by the current solver, velocities, positions. */
 #include <string.h>
 
@@ -188,7 +188,7 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         }
         r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
     }
-    /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (design.md,
+    /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (docs/architecture.md,
      * epsilon = 1 / (h c + h^2 k) without damping), on top of the rigid one */
     double contact_epsilon = w->def.rigid_compliance + w->def.contact_compliance / (h * h);
     contact_params cp = {h,
@@ -273,7 +273,8 @@ static int island_mlcp(heft_world *w, const island_set *is, int k, const row *ro
         double va[6], vb[6];
         end_velocity(w, r->a, va);
         end_velocity(w, r->b, vb);
-        /* b = target - J (v + h M^-1 f) - gamma phi / h  (design "The MLCP of an island") */
+        /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
+         * island") */
         p->b[i] = r->target - dot6(r->ja, va) - dot6(r->jb, vb) - r->gamma * r->phi / h;
         p->lo[i] = r->lo;
         p->hi[i] = r->hi;
@@ -345,7 +346,7 @@ static int integrate_positions(heft_world *w, double h) {
         if (!b->slot.alive || b->type == HEFT_BODY_STATIC) {
             continue;
         }
-        /* semi-implicit Euler, 004 eq. 2.7 */
+        /* semi-implicit Euler, [Ho 2022] eq. 2.7 */
         heft_vec3 p = heft_v3_madd(b->position, h, b->linear_velocity);
         heft_quat q = heft_quat_integrate(b->orientation, b->angular_velocity, h);
         if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) ||

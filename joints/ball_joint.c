@@ -1,5 +1,5 @@
 /* Ball-in-socket: the two anchors coincide. Three rows along the world axes
- * (003, "Ball in socket" constraint and Jacobian):
+ * ([Mizerski 2020], "Ball in socket" constraint and Jacobian):
  *   phi_e = e . (x_b - x_a),  J v = e . (v_b + w_b x r_b - v_a - w_a x r_a).
  * Optional swing-twist limits: a cone on the angle between the two axes
  * (HEFT_DOF_SWING, upper bound only) and a range on the twist about a's axis

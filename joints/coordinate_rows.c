@@ -1,5 +1,5 @@
 /* Rows on one joint coordinate: a lock (six-DOF), the two one-sided limit rows
- * and the boxed motor row (design "The MLCP of an island": motors are boxed
+ * and the boxed motor row (docs/architecture.md "The MLCP of an island": motors are boxed
  * rows J v = target, |lambda| <= h F_max; limits are one-sided rows). Every
  * joint type with limits or motors builds them here from its coordinate. */
 #include <string.h>
@@ -109,7 +109,7 @@ void coordinate_motor_row(joint_rows *out, int dof, const joint_coordinate *c, d
         r->epsilon = m->damping > 0.0 ? 1.0 / (ctx->h * m->damping) : ctx->rigid_compliance;
         r->gamma = 0.0;
     } else {
-        /* a servo: the implicit spring-damper of 004 eq. 2.23 on the error */
+        /* a servo: the implicit spring-damper of [Ho 2022] eq. 2.23 on the error */
         r->phi = value - m->target_position;
         row_softness(ctx, m->stiffness, m->damping, &r->epsilon, &r->gamma);
     }

@@ -10,7 +10,7 @@
  * coupling that gives the carriers no reaction torque when they are dynamic
  * (the row buffer holds two bodies per row).
  *
- * A rigid coupling is a velocity constraint (gamma = 0: 001 §2 on gears as
+ * A rigid coupling is a velocity constraint (gamma = 0: [Baraff 1996] §2 on gears as
  * velocity-based constraints): the phase error the position integration makes
  * is not fed back into the speeds, so the ratio holds exactly in velocity.
  * With stiffness and damping the coupling is a torsional spring on the phase

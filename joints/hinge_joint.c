@@ -1,6 +1,6 @@
 /* Hinge: the anchors coincide (three ball rows) and the axis fixed in body b
  * stays parallel to the one fixed in body a: two angular rows on directions
- * t1, t2 orthogonal to a's axis (003, "Hinge" constraint and Jacobian):
+ * t1, t2 orthogonal to a's axis ([Mizerski 2020], "Hinge" constraint and Jacobian):
  *   phi_k = t_k . u_b,  d/dt phi_k = (t_k x u_b) . (w_a - w_b).
  * The hinge angle is the RX coordinate (joint_coordinate.c), with an optional
  * limit and motor. */

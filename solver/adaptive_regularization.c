@@ -1,4 +1,4 @@
-/* Heft: adaptive regularization (adaptive_regularization.h; paper 004 Alg. 9). */
+/* Heft: adaptive regularization (adaptive_regularization.h; [Ho 2022] Alg. 9). */
 #include "adaptive_regularization.h"
 
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* Heft: adaptive regularization of the friction rows (private header; paper
- * 004 §5.4, Alg. 9), an option of bpp, bpp-pcg and pgcg.
+ * [Ho 2022] §5.4, Alg. 9), an option of bpp, bpp-pcg and pgcg.
  *
  * Each friction row counts how often it went into or out of the tight sets
  * (PIVOTCOUNT(i)); past its limit d_i (initially

@@ -1,5 +1,5 @@
 /* Heft: Baraff's linear-time factorization, the "baraff" solver (Baraff,
- * SIGGRAPH 1996, paper 001, §6-8 and Appendix A).
+ * SIGGRAPH 1996, [Baraff 1996], §6-8 and Appendix A).
  *
  * Primary rows: the equality rows (unbounded, no friction index) of joints
  * whose body pairs form a forest. With y the velocity change and C = diag(eps)

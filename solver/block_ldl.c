@@ -1,4 +1,4 @@
-/* Heft: sparse block LDL^T of an equality block (block_ldl.h; paper 003,
+/* Heft: sparse block LDL^T of an equality block (block_ldl.h; [Mizerski 2020],
  * slides "Block LDL" to "Body Shattering"). */
 #include "block_ldl.h"
 

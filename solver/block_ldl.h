@@ -1,6 +1,6 @@
 /* Heft: sparse block LDL^T of the equality block H = J W J^T (private header).
  *
- * Paper 003 (Mizerski, GDC 2020), slides "Block LDL" to "Body Shattering".
+ * [Mizerski 2020] (Mizerski, GDC 2020), slides "Block LDL" to "Body Shattering".
  * The matrix is that of a chosen subset of an MLCP's rows (ldl-pgs passes its
  * equality rows): rows are grouped into nodes (one joint = one block of
  * rows), two nodes are joined by an edge when they share a dynamic body

@@ -1,10 +1,10 @@
 /* Heft: block principal pivoting, the "bpp", "bpp-downdate" and
- * "bpp-skyline" solvers (design.md "The solvers"; paper 000 chapter 2,
- * paper 004 §2.5).
+ * "bpp-skyline" solvers (docs/architecture.md "The solvers"; [Lefebvre 2020] chapter 2,
+ * [Ho 2022] §2.5).
  *
  * Júdice & Pires' block principal pivoting for the boxed MLCP. Every
  * variable is in one of three index sets: free (F), tight at its lower bound
- * (T_lo) or tight at its upper bound (T_hi). A pivoting step (000 Alg. 2.1
+ * (T_lo) or tight at its upper bound (T_hi). A pivoting step ([Lefebvre 2020] Alg. 2.1
  * lines 4-9, Alg. 2.2 lines 7-16):
  *
  *   1. tight variables are put at their bounds; the box of a friction row is
@@ -13,7 +13,7 @@
  *      "the friction coupling" below);
  *   2. A_FF lambda_F = b_F - A_FT lambda_T is solved (eq. 2.3; the backend);
  *   3. w = A lambda - b;
- *   4. every variable that breaks eq. 2.1 changes set (004 eq. 2.41-2.44),
+ *   4. every variable that breaks eq. 2.1 changes set ([Ho 2022] eq. 2.41-2.44),
  *      with the boxes of the new lambda: a free variable below its lower
  *      (above its upper) bound becomes tight there; a variable tight at its
  *      lower bound with w < 0 (at its upper bound with w > 0) becomes free.
@@ -24,14 +24,14 @@
  * first solves the same step again at a tighter PCG tolerance, see
  * pivot_loop), or after options.max_pivots steps.
  *
- * Block pivoting can cycle even with A positive definite (004 §2.5.3). As in
+ * Block pivoting can cycle even with A positive definite ([Ho 2022] §2.5.3). As in
  * Júdice & Pires (1994), the number of variables that break eq. 2.1 is
  * watched: while it reaches new lows the step pivots them all; after
  * BPP_CYCLE_BUDGET steps without a new low the pivoting has stalled. It then
  * restarts once from the index sets of a PGS answer ("restart from PGS"
  * below; options.bpp_pgs_sweeps, 0 turns it off), with the steps it has
  * left; a second stall ends the pivoting. The papers switch to Murty's
- * least-index single pivoting there (004 §2.5.2), which is finite for fixed
+ * least-index single pivoting there ([Ho 2022] §2.5.2), which is finite for fixed
  * boxes only: with the friction coupling it cycled too, and even on fixed
  * boxes it took over 500 steps on a winch island. Heft instead freezes the
  * friction boxes and solves the box-constrained QP by projected Newton,
@@ -41,9 +41,9 @@
  * the problem (lemke.c, docs/friction-backstop.md), which needs no
  * factorization of A_FF and so also answers a singular one (redundant
  * contacts). With adaptive regularization on,
- * block pivoting goes on instead (the shifts end the cycle, 004 §5.4). The
+ * block pivoting goes on instead (the shifts end the cycle, [Ho 2022] §5.4). The
  * best pivoting iterate (fewest variables breaking eq. 2.1, then the
- * smallest error) is kept for when neither finishes (004 §2.5.2: "we simply
+ * smallest error) is kept for when neither finishes ([Ho 2022] §2.5.2: "we simply
  * return the best solution we have seen so far"), and an unconverged answer
  * is never worse than the warm start or lambda = 0, nor than PGS's answer.
  *
@@ -56,7 +56,7 @@
  * its boxes, which moves it by less than that.
  *
  * Start: all free, or the index sets of this island's previous answer when
- * options.keep_index_sets is on and the size is the same (004 §2.5.2). */
+ * options.keep_index_sets is on and the size is the same ([Ho 2022] §2.5.2). */
 #include <math.h>
 #include <string.h>
 
@@ -293,7 +293,7 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
         const double wslack = sqrt(2.0 * tau * di);                 /* on w */
         const int closed = !(lo < hi);
         switch (set[i]) {
-        case BPP_FREE: /* 004 eq. 2.41, 2.42 */
+        case BPP_FREE: /* [Ho 2022] eq. 2.41, 2.42 */
             if (l < lo - slack)
                 next[i] = BPP_AT_LO;
             else if (l > hi + slack)
@@ -465,7 +465,7 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
     double *S = s->coupling, *lambda_N = s->coupling + uk * uk;
 
     /* bpp-pcg solves by PCG from a starting point: the last coupling's y and
-     * its column of Z for the same normal row (004 §5.3's warm start applied
+     * its column of Z for the same normal row ([Ho 2022] §5.3's warm start applied
      * to these solves). A step solved again at a tighter tolerance (see
      * pivot_loop) has the same A_FF and U, and the next pivoting step nearly
      * so; from zero these solves were 90% of the PCG iterations on a
@@ -835,7 +835,8 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
  * whenever the warm start is on and not all zeros. Measured on a
  * pyramid of 15 boxes under bpp-skyline: from all-free, every step ran out
  * of pivots (66 ms a step); from the warm sets, 4 steps of 300 did (2.6 ms).
- * The thesis (000 §2.3) starts all-free; 004 §5.3 starts from the last step's sets. */
+ * The thesis ([Lefebvre 2020] §2.3) starts all-free; [Ho 2022] §5.3 starts from the last step's
+ * sets. */
 void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set) {
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
@@ -950,7 +951,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
             converged = 1;
             break;
         }
-        /* bpp-pcg (004 Alg. 10, line 11 by PCG): no variable to pivot, only
+        /* bpp-pcg ([Ho 2022] Alg. 10, line 11 by PCG): no variable to pivot, only
          * tight friction rows off the bound of the new normal impulse, is
          * what an inexact solve of the coupled system looks like. The
          * Woodbury solves (couple_friction) at PCG's 1e-6 missed lambda_N
@@ -959,7 +960,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
          * stale rows at 2.7e-7 J on a pyramid of base 12, 70 steps and the
          * frozen boxes on the chain's islands. The sets are right, so the
          * same step is solved again with a tighter PCG tolerance (the main
-         * solve warm-started from lambda_F, 004 §5.3), which does not count
+         * solve warm-started from lambda_F, [Ho 2022] §5.3), which does not count
          * as a pivoting step; the cheap case, converged at the first check,
          * never gets here. */
         if (c.pivots == 0 && s->backend == BPP_PCG && heft_bpp_pcg_tighten(s)) {
@@ -970,7 +971,7 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         if (c.pivots == 0)
             continue; /* same sets, the friction boxes moved: solve again */
 
-        /* Cycle watch (Júdice & Pires; 004 §2.5.3): block pivots while the
+        /* Cycle watch (Júdice & Pires; [Ho 2022] §2.5.3): block pivots while the
          * count of infeasible variables reaches new lows; stalled once it
          * has not for a while. */
         int stalled = 0;
@@ -985,8 +986,8 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         if (stalled && s->reg_shift == NULL)
             break; /* the restart from PGS, then the frozen boxes (heft_bpp_solve);
                     * with adaptive regularization on, its shifts are what ends
-                    * the cycle (004 §5.4), so block pivoting goes on */
-        /* 004 Alg. 10 lines 16-18: adaptive regularization after the pivots */
+                    * the cycle ([Ho 2022] §5.4), so block pivoting goes on */
+        /* [Ho 2022] Alg. 10 lines 16-18: adaptive regularization after the pivots */
         if (s->reg_shift != NULL) {
             const int shifted = heft_adaptive_reg_update(&s->reg, p, s->set, s->next_set,
                                                          s->options.regularization_shift);
@@ -1137,7 +1138,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     heft_bpp_start(p, &s->options, kept_sets_usable(s, n) ? s->kept_set : NULL, s->kept_lambda,
                    s->lambda, s->set);
 
-    /* adaptive regularization (004 Alg. 9): the backends that solve A_FF
+    /* adaptive regularization ([Ho 2022] Alg. 9): the backends that solve A_FF
      * afresh (bpp, bpp-pcg) add the shifts; the downdating ones cannot */
     s->reg_shift = NULL;
     if (s->options.adaptive_regularization &&

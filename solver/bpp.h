@@ -1,7 +1,7 @@
 /* Heft: the block principal pivoting solvers, private header.
  *
  * bpp.c holds what the three solvers share: the pivoting loop of Júdice &
- * Pires (paper 000 Alg. 2.1 and 2.2, eq. 2.1; paper 004 §2.5.2-2.5.3 for the
+ * Pires ([Lefebvre 2020] Alg. 2.1 and 2.2, eq. 2.1; [Ho 2022] §2.5.2-2.5.3 for the
  * cycle detection), the frozen-box fall-back (projected Newton), the kept
  * index sets and the answer. What differs is how A_FF lambda_F = b_F - A_FT lambda_T is
  * solved at each pivoting step, the "backend":
@@ -13,7 +13,7 @@
  *                 substitutions cut at the skyline (Alg. 2.5, 2.6), or a
  *                 refactoring of A_FF when many variables are tight  bpp_skyline.c
  *   bpp-pcg       sparse A, A_FF cut out when the tight set changes and
- *                 solved by PCG from the previous lambda_F (004 Alg. 10)
+ *                 solved by PCG from the previous lambda_F ([Ho 2022] Alg. 10)
  *                                                                 bpp_pcg.c
  *
  * The pivoting loop works in the problem's row order; a backend that reorders
@@ -111,7 +111,7 @@ typedef struct bpp_state {
     /* bpp-sparse */
     struct bpp_sparse_backend *sparse;
 
-    /* adaptive regularization (004 Alg. 9; bpp and bpp-pcg): the shift of
+    /* adaptive regularization ([Ho 2022] Alg. 9; bpp and bpp-pcg): the shift of
      * each row's diagonal in the solves of A_FF, NULL when off */
     heft_adaptive_reg reg;
     const double *reg_shift;
@@ -154,13 +154,13 @@ typedef struct bpp_check {
  * Fills tight[] and returns the size of the tight set. */
 int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsigned char *tight);
 
-/* Step 4: eq. 2.1 (004 eq. 2.41-2.44) at lambda, w = A lambda - b, with the
+/* Step 4: eq. 2.1 ([Ho 2022] eq. 2.41-2.44) at lambda, w = A lambda - b, with the
  * energy tolerance tau (J) and diag = A_ii; next[] gets every variable's set
  * after a block pivot. */
 bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const double *lambda,
                               const double *w, const double *diag, double tau, uint8_t *next);
 
-/* Alg. 2.1 line 1 / 004 §5.3, the start of a pivoting solve: lambda from
+/* Alg. 2.1 line 1 / [Ho 2022] §5.3, the start of a pivoting solve: lambda from
  * the warm start (or the kept answer), the index sets from kept_set (NULL
  * when there are none of this size or they are off), else read off a
  * warm start that is not all zeros (a variable at a bound starts tight),

@@ -1,6 +1,6 @@
 /* Heft: the dense backends of the block principal pivoting solvers.
  *
- * bpp (paper 000 Alg. 2.1): A_FF is gathered into an f x f array and
+ * bpp ([Lefebvre 2020] Alg. 2.1): A_FF is gathered into an f x f array and
  * factored at every pivoting step (line 4), then solved (line 7).
  *
  * bpp-downdate (Alg. 2.2): L0 = chol(A) once per solve (line 2); at every
@@ -96,7 +96,7 @@ int heft_bpp_refactor_solve(bpp_state *s, int n, const unsigned char *tight, dou
             double *Lcol = &s->factor[(size_t)c * uf];
             for (int r = c; r < f; ++r)
                 Lcol[r] = Acol[s->free_rows[r]];
-            if (s->reg_shift != NULL) /* adaptive regularization, 004 Alg. 9 line 4 */
+            if (s->reg_shift != NULL) /* adaptive regularization, [Ho 2022] Alg. 9 line 4 */
                 Lcol[c] += s->reg_shift[s->free_rows[c]];
         }
         const int rc = heft_dense_cholesky_factor(s->factor, f);

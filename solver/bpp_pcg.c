@@ -1,8 +1,8 @@
 /* Heft: the "bpp-pcg" solver, block principal pivoting with the linear solve
- * done by preconditioned conjugate gradient (design.md "The solvers"; paper
- * 004 §5.1, Alg. 10).
+ * done by preconditioned conjugate gradient (docs/architecture.md "The solvers"; paper
+ * [Ho 2022] §5.1, Alg. 10).
  *
- * The pivoting loop is bpp's (bpp.c: Alg. 10 lines 3-15 are 000 Alg. 2.1
+ * The pivoting loop is bpp's (bpp.c: Alg. 10 lines 3-15 are [Lefebvre 2020] Alg. 2.1
  * with the cycle watch, the friction coupling and the kept index sets); this
  * file is the backend that solves A_FF lambda_F = b_F - A_FT lambda_T
  * (line 11):
@@ -15,7 +15,7 @@
  *     recomputed; a plain IC(0) that breaks down falls back to Jacobi;
  *   - PCG (Alg. 8) starts from the current lambda_F: at the first step the
  *     previous answer kept with the index sets, later the previous step's
- *     (004 §5.3, warm starting), and stops at options.pcg_tolerance and
+ *     ([Ho 2022] §5.3, warm starting), and stops at options.pcg_tolerance and
  *     the energy test (pcg.h), or at the tighter tolerance the pivoting loop
  *     asked for (heft_bpp_pcg_tighten: the sets held but the solve was too
  *     inexact for the friction rows on them; bpp.c, pivot_loop).
@@ -274,7 +274,7 @@ extern const heft_solver_vtable heft_bpp_pcg_solver;
 const heft_solver_vtable heft_bpp_pcg_solver = {
     "bpp-pcg",
     "block principal pivoting with A_FF solved by PCG, IC(0) with imaginary columns by default "
-    "(Lefebvre 2020, Alg. 10)",
+    "(Ho 2022, Alg. 10)",
     bpp_pcg_create,
     bpp_pcg_solve,
     heft_bpp_reset,

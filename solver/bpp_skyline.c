@@ -1,5 +1,5 @@
 /* Heft: the skyline backend of the block principal pivoting solvers,
- * "bpp-skyline" (paper 000 §2.2.3, Alg. 2.2 with Alg. 2.5 and 2.6).
+ * "bpp-skyline" ([Lefebvre 2020] §2.2.3, Alg. 2.2 with Alg. 2.5 and 2.6).
  *
  * The rows are put in reverse Cuthill-McKee order (ordering.h), computed once
  * per island topology and kept in the solver state; A is assembled straight

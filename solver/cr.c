@@ -1,6 +1,6 @@
 /* Heft: the "cr" solver, conjugate residual on the KKT system with
  * constraints switched during the iterations and friction on a cone
- * (design.md "The solvers"; paper 002 §3, Algorithms 1-3, preconditioner
+ * (docs/architecture.md "The solvers"; [Verschoor 2019] §3, Algorithms 1-3, preconditioner
  * §3.4).
  *
  * The unknowns are the velocity changes v (6 per body) and the impulses
@@ -8,7 +8,7 @@
  * formed) the active rows A obey
  *     M v - J_A^T lambda_A = J_I^T lambda_I        (v = M^-1 J^T lambda)
  *    -J_A v - E_A lambda_A = -b_A                  (w_A = J_A v + E_A lambda_A - b_A = 0)
- * a symmetric indefinite system B y = d (002 eq. 11). Inactive rows I hold a
+ * a symmetric indefinite system B y = d ([Verschoor 2019] eq. 11). Inactive rows I hold a
  * fixed impulse: a bound (a separating contact, a limit at its stop) or the
  * kinetic friction estimate gamma' of their contact, and enter d only.
  *
@@ -48,7 +48,7 @@
  *   (a singular J) updating it at every step kept cr restarting (3,000
  *   restarts in 5,000 iterations, then divergence).
  *
- * Deviations and additions, each for a measured reason (issue 10: a box on
+ * Deviations and additions, each for a measured reason (a box on
  * four contact points, J singular up to E = 1e-10; before them cr hit its
  * 5,000-iteration cap on every step of a box sliding on flat ground or down
  * a 40-degree slope, and the engine took PGS's answer instead):
@@ -260,7 +260,7 @@ static double eps_of(const heft_mlcp *p, int i) {
     return p->epsilon != NULL ? p->epsilon[i] : 0.0;
 }
 
-/* out = B x over the active rows (002 eq. 11); inactive rows give 0 */
+/* out = B x over the active rows ([Verschoor 2019] eq. 11); inactive rows give 0 */
 static void kkt_multiply(const heft_mlcp *p, const cr_state *s, const double *x, double *out) {
     const int n = p->n;
     const size_t nv = 6 * (size_t)p->nbodies;
@@ -616,7 +616,7 @@ static double active_residual(const heft_mlcp *p, const cr_state *s) {
  * 0.5 w_i^2 / A_ii within tau. When it holds, v is replaced by that
  * velocity, so that the evaluation of line 23 sees the same w.
  *
- * Why (issue 10): with redundant contacts (a box on four corners, the boxes
+ * Why: with redundant contacts (a box on four corners, the boxes
  * of a pyramid) J has a null space that only the compliance E (1e-10) closes;
  * the component of the KKT residual there, E lambda_null - b_null, falls at
  * the rate set by E and stalls CR far above eps1 = cr_tolerance ||b|| for

@@ -1,5 +1,5 @@
 /* Heft: dense LL^T factorization, downdate by row deletion, and the solve
- * that skips deleted rows (paper 000, Alg. 2.1 line 4, Alg. 2.3, Alg. 2.4).
+ * that skips deleted rows ([Lefebvre 2020], Alg. 2.1 line 4, Alg. 2.3, Alg. 2.4).
  * Storage is described in dense_cholesky.h: column c of L is contiguous at
  * L[c * m + c .. c * m + m - 1]. */
 #include "dense_cholesky.h"

@@ -2,7 +2,7 @@
  * and the solve that skips removed rows (private header of the solver
  * library).
  *
- * Paper 000 (Lefebvre 2020), chapter 2: the factorization of Alg. 2.1 line 4
+ * [Lefebvre 2020] (Lefebvre 2020), chapter 2: the factorization of Alg. 2.1 line 4
  * and Alg. 2.2 line 2, the DOWNDATE of Alg. 2.3 and the CHOLSOLVE of Alg. 2.4.
  *
  * Storage: an m x m array of doubles. The input is a symmetric matrix in

@@ -1,4 +1,4 @@
-/* Heft: LDL-PGS, the "ldl-pgs" solver (Mizerski, GDC 2020, paper 003, slides
+/* Heft: LDL-PGS, the "ldl-pgs" solver (Mizerski, GDC 2020, [Mizerski 2020], slides
  * "Roblox Physics: LDL-PGS Solver" to "Body Shattering").
  *
  * The rows are partitioned (slide "Block Structure"): pi_0 holds every

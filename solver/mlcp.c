@@ -1,4 +1,4 @@
-/* Heft: the boxed MLCP of an island (design.md "The MLCP of an island").
+/* Heft: the boxed MLCP of an island (docs/architecture.md "The MLCP of an island").
  *
  * A problem carries a structured form (bodies, rows with Jacobian blocks,
  * compliance) and/or an assembled dense A = J M^-1 J^T + diag(epsilon). This

@@ -1,4 +1,4 @@
-/* Heft: reverse Cuthill-McKee ordering and the skyline it gives (paper 000
+/* Heft: reverse Cuthill-McKee ordering and the skyline it gives ([Lefebvre 2020]
  * §2.2.3; Cuthill & McKee 1969, George & Liu 1979 for the start node). See
  * ordering.h. */
 #include "ordering.h"

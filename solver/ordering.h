@@ -1,7 +1,7 @@
 /* Heft: reverse Cuthill-McKee ordering of an island's constraint rows and the
  * skyline it gives (private header of the solver library).
  *
- * Paper 000 §2.2.3: "constraint variables are reordered according to a
+ * [Lefebvre 2020] §2.2.3: "constraint variables are reordered according to a
  * traversal of the constraint graph using the reverse Cuthill-McKee (RCM)
  * algorithm", which shrinks the envelope of A and so the fill of L. The graph
  * has one node per row; two rows are adjacent when A couples them:

@@ -1,4 +1,4 @@
-/* Heft: preconditioned conjugate gradient (pcg.h; paper 004 Alg. 8, and
+/* Heft: preconditioned conjugate gradient (pcg.h; [Ho 2022] Alg. 8, and
  * Alg. 3 when no preconditioner is given). */
 #include "pcg.h"
 

@@ -1,5 +1,5 @@
 /* Heft: preconditioned conjugate gradient on a symmetric sparse matrix
- * (private header; paper 004 Alg. 8). */
+ * (private header; [Ho 2022] Alg. 8). */
 #ifndef HEFT_PCG_H
 #define HEFT_PCG_H
 
@@ -38,7 +38,7 @@ typedef struct heft_pcg_stop {
 #define HEFT_PCG_TIGHTEN 1e-4
 #define HEFT_PCG_TOLERANCE_FLOOR 1e-13
 
-/* Solves A x = b from the guess in x (004 §5.3 warm start; Alg. 8 line 3
+/* Solves A x = b from the guess in x ([Ho 2022] §5.3 warm start; Alg. 8 line 3
  * starts from 0). P may be NULL (plain CG, Alg. 3). Returns iterations -1
  * when out of memory. */
 heft_pcg_result heft_pcg_solve(const heft_sparse_sym *A, const heft_precond *P, const double *b,

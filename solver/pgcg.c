@@ -1,5 +1,5 @@
 /* Heft: the "pgcg" solver, preconditioned generalized conjugate gradient
- * (design.md "The solvers"; paper 004 §5.2, Alg. 11, after O'Leary).
+ * (docs/architecture.md "The solvers"; [Ho 2022] §5.2, Alg. 11, after O'Leary).
  *
  * An outer iteration (Alg. 11 lines 3-34):
  *   - tight variables are put at their bounds, free ones out of their box
@@ -36,7 +36,7 @@
  * frozen friction boxes follow (frozen_rounds; reported as a fallback),
  * then bpp's exact backstop (lemke.c, heft_bpp_backstop).
  *
- * Warm start (004 §5.3): lambda0 (or the kept answer) and the kept index
+ * Warm start ([Ho 2022] §5.3): lambda0 (or the kept answer) and the kept index
  * sets. */
 #include <math.h>
 #include <string.h>
@@ -329,7 +329,7 @@ static int solve_free(pgcg_state *s, const double *rhs, double *x, heft_pcg_stop
  * rows), U = [sum_t s_t mu_t A_{F,t}] one column per coupled normal, E
  * selecting the normals; A_FF + U E^T is not symmetric, so PCG does not
  * take it, but by the Sherman-Morrison-Woodbury identity it needs only
- * solves with A_FF, one per coupled normal and one more (004 §5.2 asks
+ * solves with A_FF, one per coupled normal and one more ([Ho 2022] §5.2 asks
  * A_FF to be SPD):
  *     y = A_FF^-1 r,  Z = A_FF^-1 U,  lambda_N = (I + E^T Z)^-1 E^T y.
  * The coupled friction rows are put at s_t mu_t lambda_N and the inner loop
@@ -820,7 +820,7 @@ extern const heft_solver_vtable heft_pgcg_solver;
 const heft_solver_vtable heft_pgcg_solver = {
     "pgcg",
     "preconditioned generalized conjugate gradient: PCG steps cut at the nearest bound, "
-    "IC(0) with imaginary columns by default (Lefebvre 2020, Alg. 11)",
+    "IC(0) with imaginary columns by default (Ho 2022, Alg. 11)",
     pgcg_create,
     pgcg_solve,
     pgcg_reset,

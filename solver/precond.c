@@ -1,4 +1,4 @@
-/* Heft: the preconditioners of the PCG family (precond.h; paper 004 §4.1). */
+/* Heft: the preconditioners of the PCG family (precond.h; [Ho 2022] §4.1). */
 #include "precond.h"
 
 #include <math.h>
@@ -72,7 +72,7 @@ static int ic0_factor(heft_precond *P, const heft_sparse_sym *a, double gamma, i
                 eta = -1;
                 P->imaginary_columns++;
             }
-            /* a zero pivot would still break down (004 §4.1.5); take a tiny
+            /* a zero pivot would still break down ([Ho 2022] §4.1.5); take a tiny
              * one of the original diagonal's scale instead */
             const double floor = 1e-14 * fabs(a->val[a->col_start[i]]);
             if (fabs(d) < floor || d == 0.0)

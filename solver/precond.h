@@ -1,5 +1,5 @@
 /* Heft: preconditioners of the PCG family behind one interface (private
- * header; paper 004 §4.1).
+ * header; [Ho 2022] §4.1).
  *
  *   jacobi         P = diag(A_FF)
  *   ic0            IC(0), Alg. 4: L has the pattern of tril(A_FF); fails on a
@@ -16,7 +16,7 @@
  *
  * With eta = diag(eta_i), the imaginary factor is P = L eta L^T with L real:
  * column i of the complex factor is L_i times sqrt(eta_i), and L L^H of the
- * complex factor is L eta L^T (004 eq. 4.3). */
+ * complex factor is L eta L^T ([Ho 2022] eq. 4.3). */
 #ifndef HEFT_PRECOND_H
 #define HEFT_PRECOND_H
 

@@ -1,4 +1,4 @@
-/* Heft: the solver registry (design.md "The solver interface").
+/* Heft: the solver registry (docs/architecture.md "The solver interface").
  *
  * Solvers are tables of functions found by a short name. The built-in ones
  * sit in the table from the start; an application may add its own. The table

@@ -1,5 +1,5 @@
 /* Heft: skyline (envelope) storage, its LL^T factorization, the downdate of
- * Alg. 2.5 and the solve of Alg. 2.6 (paper 000 §2.2.3). See skyline.h for
+ * Alg. 2.5 and the solve of Alg. 2.6 ([Lefebvre 2020] §2.2.3). See skyline.h for
  * the layout: column k holds rows k..s_k contiguously. */
 #include "skyline.h"
 

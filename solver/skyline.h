@@ -1,7 +1,7 @@
 /* Heft: a symmetric matrix and its LL^T factor in skyline (envelope) storage
  * (private header of the solver library).
  *
- * Paper 000 §2.2.3: after a bandwidth-reducing ordering, the skyline s gives
+ * [Lefebvre 2020] §2.2.3: after a bandwidth-reducing ordering, the skyline s gives
  * for every column k of L the row of its last entry, s_k. Here
  *
  *     s_k = max { r : f_r <= k },  f_r = the first nonzero column of row r of A,

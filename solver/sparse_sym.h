@@ -1,5 +1,5 @@
 /* Heft: symmetric sparse matrices in compressed columns, lower triangle only
- * (private header of the solver library; paper 004 §6: "a compressed sparse
+ * (private header of the solver library; [Ho 2022] §6: "a compressed sparse
  * column format is used to store the incomplete Cholesky factorizations and
  * other sparse matrices").
  *
@@ -38,7 +38,7 @@ int heft_sparse_sym_from_mlcp(heft_sparse_sym *a, const heft_mlcp *p);
 
 /* The principal submatrix of the rows with keep[i] != 0, numbered in order;
  * local[i] gets row i's place in it (-1 when dropped). shift (may be NULL)
- * is added to the kept diagonals (adaptive regularization, 004 Alg. 9).
+ * is added to the kept diagonals (adaptive regularization, [Ho 2022] Alg. 9).
  * Returns the size, or -1 when out of memory. */
 int heft_sparse_sym_principal(const heft_sparse_sym *a, const unsigned char *keep,
                               const double *shift, heft_sparse_sym *out, int *local);

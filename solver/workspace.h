@@ -2,7 +2,7 @@
  *
  * A solver's per-island state keeps its scratch arrays between solves and
  * only ever makes them larger, so once an island has been solved at its
- * largest size a solve allocates nothing (design.md "No allocation in the
+ * largest size a solve allocates nothing (docs/architecture.md "No allocation in the
  * hot path"). Contents are not kept when an array grows. */
 #ifndef HEFT_SOLVER_WORKSPACE_H
 #define HEFT_SOLVER_WORKSPACE_H

@@ -1,4 +1,4 @@
-/* baraff (paper 001): the O(n) solve of the KKT system against dense solves
+/* baraff ([Baraff 1996]): the O(n) solve of the KKT system against dense solves
  * on trees, loops by anticipation, contacts against bpp, the operation count
  * and time per body as chains grow, the engine's scenes, no allocation on
  * repeated solves, bad input. */

@@ -1,5 +1,5 @@
 /* Tests of the block principal pivoting solvers "bpp", "bpp-downdate" and
- * "bpp-skyline" (solver/bpp.c; paper 000 chapter 2, paper 004 §2.5).
+ * "bpp-skyline" (solver/bpp.c; [Lefebvre 2020] chapter 2, [Ho 2022] §2.5).
  *
  * The three differ only in how they solve A_FF lambda_F = b_F - A_FT lambda_T,
  * so on the same problem they must walk the same index sets and give the same

@@ -333,7 +333,7 @@ Test(bpp_scenes, three_bpp_solvers_give_the_same_motion_over_the_first_second) {
 }
 
 /* The 2,000 kg chain without geometric stiffness stretches by metres
- * (design.md "The step", 4.): its motion amplifies any difference tenfold
+ * (docs/architecture.md "The step", 4.): its motion amplifies any difference tenfold
  * about every six steps, so the RCM order's round-off (1e-12 of the first
  * impulses) reaches 1e-9 after about 20 steps and percent after 50. The
  * solvers agree on the problems; the scene does not keep them together. */

@@ -1,5 +1,5 @@
 /* Tests of the dense LL^T kernels of the BPP solvers (solver/dense_cholesky.h):
- * the factorization, the row-deletion downdate of paper 000 Alg. 2.3 and the
+ * the factorization, the row-deletion downdate of [Lefebvre 2020] Alg. 2.3 and the
  * solve that skips deleted rows (Alg. 2.4). The yardstick of the downdate is
  * the thesis's Table 2.4: the downdated factor against a fresh Cholesky of
  * A_FF, here on random SPD matrices, to 1e-9 relative. */

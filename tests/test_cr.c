@@ -1,4 +1,4 @@
-/* Tests of the "cr" solver (solver/cr.c; paper 002 §3, Algorithms 1-3):
+/* Tests of the "cr" solver (solver/cr.c; [Verschoor 2019] §3, Algorithms 1-3):
  * the MLCP answer on problems without friction coupling, the friction cone
  * on a slope, and the PCG family switched at run time in the engine. */
 #include <criterion/criterion.h>
@@ -204,7 +204,7 @@ Test(cr, sliding_sphere_follows_the_steepest_descent_on_a_tilted_slope) {
     cr_assert_float_eq(speed_cr, expected, 0.01 * expected);
 }
 
-/* ---- a box on four contact points (issue 10) ---------------------------------------- */
+/* ---- a box on four contact points ---------------------------------------- */
 
 /* What the island callback saw over a run: solves that did not converge, and
  * the largest MLCP error of the steps from `from` on. */

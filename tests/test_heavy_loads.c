@@ -1,4 +1,4 @@
-/* Heavy loads on light chains (issue 6, docs/heavy-loads.md): geometric
+/* Heavy loads on light chains (docs/heavy-loads.md): geometric
  * stiffness keeps the 2,000:1 chain together at h = 1/60 s, post-stabilization
  * makes its joints exact, and neither changes the physics it should not. */
 #include <criterion/criterion.h>
@@ -239,7 +239,7 @@ Test(heavy_loads, geometric_stiffness_is_not_fed_from_iterative_answers) {
  * tightens until no row is stale), so they are registered as direct and the
  * engine builds the geometric stiffness from their converged impulses. While
  * they were registered as iterative the 2,000 kg chain stretched by 41 m
- * under both (heft-bench's quality-of-motion table, session 4). */
+ * under both (heft-bench's quality-of-motion table). */
 Test(heavy_loads, geometric_stiffness_holds_the_2000kg_chain_under_the_pcg_solvers) {
     geometric_stiffness_holds_with("bpp-pcg", 2000.0);
     geometric_stiffness_holds_with("pgcg", 2000.0);

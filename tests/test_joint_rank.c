@@ -1,5 +1,5 @@
 /* Each joint removes exactly the degrees of freedom it should: the rank of the
- * Jacobian of its constraint rows at a generic assembled pose (003: a
+ * Jacobian of its constraint rows at a generic assembled pose ([Mizerski 2020]: a
  * constraint is regular when its Jacobian has full rank, d = DOF removed). */
 #include <criterion/criterion.h>
 

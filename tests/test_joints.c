@@ -393,7 +393,7 @@ Test(joints, fixed_joint_holds_a_cantilever) {
 }
 
 Test(joints, soft_joint_deflects_by_weight_over_stiffness) {
-    /* epsilon = 1/(h c + h^2 k), gamma = h k/(c + h k) (004 eq. 2.23) make the
+    /* epsilon = 1/(h c + h^2 k), gamma = h k/(c + h k) ([Ho 2022] eq. 2.23) make the
      * joint a spring-damper: a 10 kg mass on k = 1e4 N/m settles m g / k below */
     heft_world *w = heft_world_create(NULL);
     heft_body_def bd = heft_default_body_def();

@@ -1,4 +1,4 @@
-/* ldl-pgs (paper 003): the sparse block LDL^T of the equality block against
+/* ldl-pgs ([Mizerski 2020]): the sparse block LDL^T of the equality block against
  * dense Cholesky, its scatter indices against the dense Schur complement,
  * body shattering, the topology cache, the solver on mixed problems and on
  * the engine's scenes, no allocation on repeated solves, bad input. */
@@ -327,7 +327,7 @@ Test(ldl_pgs, symbolic_phase_runs_once_per_topology) {
     free(lambda);
 }
 
-/* ---- the public options (issue 9) -------------------------------------------------------- */
+/* ---- the public options -------------------------------------------------------- */
 
 /* ldl_ordering, ldl_shatter_degree, ldl_shard_constraints and
  * ldl_regularization of heft_solver_options reach the block LDL of an

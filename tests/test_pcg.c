@@ -1,5 +1,5 @@
 /* Tests of the conjugate gradient family (docs/pcg.md): the sparse storage,
- * the preconditioners and PCG (paper 004 Alg. 4-8), the solvers "bpp-pcg"
+ * the preconditioners and PCG ([Ho 2022] Alg. 4-8), the solvers "bpp-pcg"
  * (Alg. 10) and "pgcg" (Alg. 11), and adaptive regularization (Alg. 9). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -247,7 +247,7 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
 /* The log tower (160 logs of 50 kg, stacking --variant tower), islands every
  * 20 steps from 0 to 220, recorded with pgs. Its piles of logs make IC(0)
  * meet negative pivots (on the chains and boxes above none): plain IC(0)
- * breaks down, the imaginary variant completes. 004 §6.2.4 and Figure 6.4:
+ * breaks down, the imaginary variant completes. [Ho 2022] §6.2.4 and Figure 6.4:
  * the more imaginary columns, the more PCG iterations. Measured here: with
  * at most 1% of the columns imaginary PCG needs fewer iterations than with
  * Jacobi (442 against 699 at step 40), with 2% or more many more (37 of

@@ -1,4 +1,4 @@
-/* Tests of the skyline storage and kernels (solver/skyline.h: paper 000
+/* Tests of the skyline storage and kernels (solver/skyline.h: [Lefebvre 2020]
  * §2.2.3, Alg. 2.5 and 2.6) and of the reverse Cuthill-McKee ordering that
  * produces the skyline (solver/ordering.h). */
 #include <criterion/criterion.h>

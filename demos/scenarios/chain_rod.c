@@ -1,4 +1,4 @@
-/* chain (004 §6.1.4, 2,000:1): a stiff chain of 100 links of 0.25 kg
+/* chain ([Ho 2022] §6.1.4, 2,000:1): a stiff chain of 100 links of 0.25 kg
  * (capsules 0.1 m long) joined by universal joints, with a 500 kg box at its
  * free end, and a fixed horizontal rod (a capsule along y). The chain is
  * pinned on the rod's far side (-x), lies over its top for three links and

@@ -1,4 +1,4 @@
-/* crane (000 §2.3.1.2, 6,300:1): a 30,000 kg mobile crane (a 27,560 kg
+/* crane ([Lefebvre 2020] §2.3.1.2, 6,300:1): a 30,000 kg mobile crane (a 27,560 kg
  * chassis on four outrigger feet, a 1,500 kg turntable on a hinge about z
  * with the slew motor, a 940 kg boom 14 m long on a hinge about y with the
  * luff motor) hoists a 2,000 kg concrete pipe hanging from a 70 kg hook by a

@@ -1,4 +1,4 @@
-/* forklift (000 §2.3.1.1, 2,700:1): a 3,000 kg forklift picks a 100 kg
+/* forklift ([Lefebvre 2020] §2.3.1.1, 2,700:1): a 3,000 kg forklift picks a 100 kg
  * crate off a pedestal, lifts it 1 m, backs away, accelerates and makes a
  * 360 degree turn around a traffic cone while friction alone keeps the crate
  * on the forks. Bodies: a 2,430 kg chassis; two 67.05 kg front wheels on

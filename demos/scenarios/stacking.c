@@ -1,4 +1,4 @@
-/* stacking (004 §6.1.1, §6.1.2, §6.1.7): contact-only scenes, one variant
+/* stacking ([Ho 2022] §6.1.1, §6.1.2, §6.1.7): contact-only scenes, one variant
  * each (scenario_params.variant, heft-run --variant; size with --size):
  *
  * - boxes: stacks of 2.5 kg boxes (0.4 m cubes) dropped from 1 cm apart, 5

@@ -1,4 +1,4 @@
-/* winch (000 §2.3.1.6, 400:1): 50 links of 1 kg (capsules 0.3 m long) on
+/* winch ([Lefebvre 2020] §2.3.1.6, 400:1): 50 links of 1 kg (capsules 0.3 m long) on
  * ball joints, lying on the ground, fixed to a 400 kg drum (a cylinder on a
  * hinge about y) that a velocity motor winds at a constant rate. The chain
  * is dragged along the ground (friction rows sliding) and winds onto the

@@ -4,7 +4,7 @@
  * statistics) and base.h (version, allocator). mlcp.h is the solver library
  * on its own: the problem type, the solver table and the .mlcp files.
  *
- * Conventions (design.md): SI units, z up, right-handed, double precision.
+ * Conventions (docs/architecture.md): SI units, z up, right-handed, double precision.
  * Objects are referred to by ids (index + generation) made from definition
  * structs that start from heft_default_*_def(). A call with bad input returns
  * an error (a negative heft_result, or an invalid id) and leaves the world
@@ -94,7 +94,7 @@ typedef struct heft_world_def {
     double rigid_compliance;    /* epsilon of "rigid" rows, 1/kg; default 1e-10 */
     double joint_baumgarte;     /* gamma of rigid joint rows in [0, 1], or HEFT_BAUMGARTE_AUTO
                                    (default): 0.2 with iterative solvers, 0.5 with direct
-                                   ones (docs/foundation.md has the measurements) */
+                                   ones (docs/results.md has the measurements) */
     double contact_baumgarte;   /* gamma of penetrating contact rows, default 0.2 */
     double contact_slop;        /* penetration left uncorrected, m; default 1e-4 */
     double contact_margin;      /* contacts are made this far before touching, m; default 0.05 */
@@ -695,9 +695,9 @@ typedef struct heft_joint_def {
                                universal: the cross's arm in a, and the one in b (which
                                must be within 6 degrees of perpendicular at creation) */
     heft_vec3 local_axis_b;
-    /* Softness in physical units (design "The MLCP of an island", 004 eq. 2.23):
-     * both zero means rigid (the world's rigid compliance and joint Baumgarte
-     * factor); otherwise epsilon = 1/(h c + h^2 k), gamma = h k / (c + h k). */
+    /* Softness in physical units (docs/architecture.md "The MLCP of an island", [Ho 2022]
+     * eq. 2.23): both zero means rigid (the world's rigid compliance and joint Baumgarte factor);
+     * otherwise epsilon = 1/(h c + h^2 k), gamma = h k / (c + h k). */
     double stiffness; /* k: N/m for linear rows, N m/rad for angular rows */
     double damping;   /* c: N s/m, N m s/rad */
     /* per coordinate: the softness of the row holding that coordinate (hinge

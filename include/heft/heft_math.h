@@ -119,7 +119,7 @@ static inline heft_vec3 heft_quat_small_angle(heft_quat q) {
     return heft_v3(s * q.x, s * q.y, s * q.z);
 }
 /* Semi-implicit quaternion update q+ = q + h H(q) omega with omega in world
- * frame (004 eq. 2.2, 2.3, 2.7: dq/dt = 0.5 (0, omega) q), then renormalised. */
+ * frame ([Ho 2022] eq. 2.2, 2.3, 2.7: dq/dt = 0.5 (0, omega) q), then renormalised. */
 static inline heft_quat heft_quat_integrate(heft_quat q, heft_vec3 omega, double h) {
     heft_quat dq = heft_quat_mul(heft_q(0.0, omega.x, omega.y, omega.z), q);
     heft_quat r = heft_q(q.w + 0.5 * h * dq.w, q.x + 0.5 * h * dq.x, q.y + 0.5 * h * dq.y,

@@ -4,7 +4,7 @@
  * nothing about bodies or shapes: an island of the engine, an .mlcp file and a
  * randomly generated test problem all become the same heft_mlcp.
  *
- * The problem (design.md "The MLCP of an island", mlcp-format.md): find lambda
+ * The problem (docs/architecture.md "The MLCP of an island", mlcp-format.md): find lambda
  * with w = A lambda - b such that for every row i
  *   lo_i < lambda_i < hi_i  and  w_i = 0     (free)
  *   lambda_i = lo_i         and  w_i >= 0    (tight at the lower bound)

@@ -34,17 +34,17 @@ typedef struct heft_solver_options {
     int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg, 0 .. HEFT_PRECOND_COUNT - 1
                                (default IC0_IMAGINARY) */
     double pcg_tolerance;   /* PCG stops at ||r_F|| <= this * ||b_F||, in [0, 1) (default 1e-6;
-                               004 §6) */
+                               [Ho 2022] §6) */
     int pcg_max_iterations; /* PCG iterations per linear solve, pgcg inner iterations, >= 1
                                (default 1000) */
-    double ict_drop_tolerance;      /* ICT's eps: tau_i = eps ||a_i||, finite, >= 0 (default 1e-3;
-                                       004 Alg. 5) */
-    int ict_fill;                   /* ICT: off-diagonals kept per column, >= 0; more than a
-                                       column has keeps them all (default 10) */
-    int adaptive_regularization;    /* bpp, bpp-pcg, pgcg: 004 Alg. 9 on the friction rows, 0 or 1
-                                       (default 0) */
-    double regularization_shift;    /* Alg. 9's diagonal shift epsilon, relative to A_ii, in [0, 1]
-                                       (default 1e-3) */
+    double ict_drop_tolerance;   /* ICT's eps: tau_i = eps ||a_i||, finite, >= 0 (default 1e-3;
+                                    [Ho 2022] Alg. 5) */
+    int ict_fill;                /* ICT: off-diagonals kept per column, >= 0; more than a
+                                    column has keeps them all (default 10) */
+    int adaptive_regularization; /* bpp, bpp-pcg, pgcg: [Ho 2022] Alg. 9 on the friction rows, 0 or
+                                    1 (default 0) */
+    double regularization_shift; /* Alg. 9's diagonal shift epsilon, relative to A_ii, in [0, 1]
+                                    (default 1e-3) */
     int regularization_pivot_limit; /* Alg. 9's initial limit d_i, doubled at each shift (up to
                                        INT_MAX), >= 1 (default 10) */
     double cr_tolerance;            /* cr: relative residual of the KKT system, in [0, 1)
@@ -60,7 +60,7 @@ typedef struct heft_solver_options {
 } heft_solver_options;
 
 /* The elimination orders of ldl-pgs (heft_solver_options.ldl_ordering; paper
- * 003, slide "MECA"). */
+ * [Mizerski 2020], slide "MECA"). */
 typedef enum heft_ldl_ordering {
     HEFT_LDL_ORDER_MIN_EDGE = 0,   /* minimum edge creation */
     HEFT_LDL_ORDER_MIN_DEGREE = 1, /* minimum degree */
@@ -68,7 +68,7 @@ typedef enum heft_ldl_ordering {
     HEFT_LDL_ORDER_COUNT = 3
 } heft_ldl_ordering;
 
-/* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; paper 004 §4.1). */
+/* The preconditioners of bpp-pcg and pgcg (docs/pcg.md; [Ho 2022] §4.1). */
 typedef enum heft_preconditioner {
     HEFT_PRECOND_JACOBI = 0,    /* diag(A_FF) */
     HEFT_PRECOND_IC0 = 1,       /* Alg. 4; a breakdown falls back to jacobi */
@@ -137,7 +137,7 @@ typedef struct heft_solver_stats {
                               again; bpp.c pivot_loop, pgcg.c outer_loop); 0 otherwise */
     /* bpp-pcg, pgcg: every preconditioner computed in the solve summed: its
      * imaginary columns (Alg. 6) and its size. Their ratio is the mean fraction
-     * of columns that met a negative pivot, 004 Figure 6.4's abscissa. */
+     * of columns that met a negative pivot, [Ho 2022] Figure 6.4's abscissa. */
     long imaginary_columns_sum;
     long preconditioned_columns_sum;
 } heft_solver_stats;
