@@ -51,43 +51,6 @@ typedef struct contact {
     double lambda[3]; /* normal, tangent 1, tangent 2; warm start for the next step */
 } contact;
 
-/* The contacts of the last step and the step before (for warm starts), both
- * ascending by (key, feature); the two arrays share one capacity. */
-typedef struct contact_set {
-    contact *items;
-    contact *previous;
-    int count;
-    int capacity;
-    /* the last update: its two phases (thread CPU time, ms) and the broad
-     * phase's pairs */
-    double time_broad_ms, time_narrow_ms;
-    int pairs;
-} contact_set;
-
-typedef struct heft_world heft_world;
-
-/* Step 2 of the step (h the step's length): updates the broad phase, runs
- * the narrowphase on every pair and fills w->contacts, warm-started from the
- * last step's contacts. Returns 0 when out of memory (then no contacts). */
-int contact_set_update(heft_world *w, double h);
-void contact_set_release(contact_set *set);
-/* Drops the contacts of one shape (it is being destroyed). */
-void contact_set_remove_shape(contact_set *set, int32_t shape);
-
-typedef struct contact_params {
-    double h;
-    double compliance;            /* epsilon of the contact rows */
-    double proximal;              /* the part of it applied as a proximal term (contact.c) */
-    double slop;                  /* penetration left uncorrected, m */
-    double baumgarte;             /* gamma of penetrating contacts */
-    double restitution_threshold; /* m/s: slower approaches do not bounce */
-} contact_params;
-
-/* Writes the contact's three rows (normal, then two friction rows whose
- * friction index is first, the normal row's buffer index). */
-void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
-                       int first, row *out);
-
 int shape_check_def(const heft_shape_def *def, const body *owner);
 /* 1 when friction is finite and non-negative and restitution in [0, 1]; else
  * 0 with heft_last_error set. */
@@ -101,8 +64,6 @@ transform shape_transform(const shape *s, const body *b);
 aabb shape_aabb(const shape *s, const transform *t);
 /* Frees what the shape owns (hull, mesh, height field). */
 void shape_release(shape *s);
-/* Frees every shape's data and the broad phase (world destruction). */
-void collision_release(heft_world *w);
 
 /* Combination rules of materials (docs/collision.md). */
 double material_friction(double a, double b);

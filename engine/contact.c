@@ -181,12 +181,39 @@ int contact_set_update(heft_world *w, double h) {
     }
     set->count = count;
     set->time_narrow_ms = cpu_ms() - t1;
+    return contact_set_link_bodies(set, w->body_high);
+}
+
+int contact_set_link_bodies(contact_set *set, int body_count) {
+    set->linked_bodies = 0;
+    if (!array_grow((void **)&set->first, &set->first_capacity, body_count, sizeof(int32_t)) ||
+        !array_grow((void **)&set->next, &set->next_capacity, 2 * set->count, sizeof(int32_t))) {
+        return 0;
+    }
+    for (int b = 0; b < body_count; ++b) {
+        set->first[b] = -1;
+    }
+    /* backwards, each pushed in front: every list ends ascending */
+    for (int c = set->count - 1; c >= 0; --c) {
+        const int32_t ends[2] = {set->items[c].body_a, set->items[c].body_b};
+        for (int side = 0; side < 2; ++side) {
+            if (side == 1 && ends[1] == ends[0]) {
+                set->next[2 * c + 1] = -1;
+                continue;
+            }
+            set->next[2 * c + side] = set->first[ends[side]];
+            set->first[ends[side]] = 2 * c + side;
+        }
+    }
+    set->linked_bodies = body_count;
     return 1;
 }
 
 void contact_set_release(contact_set *set) {
     heft_free(set->items);
     heft_free(set->previous);
+    heft_free(set->first);
+    heft_free(set->next);
     memset(set, 0, sizeof *set);
 }
 
@@ -198,6 +225,9 @@ void contact_set_remove_shape(contact_set *set, int32_t shape_index) {
         }
     }
     set->count = kept;
+    if (!contact_set_link_bodies(set, set->linked_bodies)) {
+        set->linked_bodies = 0; /* out of memory: no lists until the next step */
+    }
 }
 
 void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
@@ -291,6 +321,29 @@ heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *ou
     out->friction_impulse =
         heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
     return HEFT_OK;
+}
+
+int heft_body_contacts(const heft_world *w, heft_body_id id, int *out, int max) {
+    if (!world_body(w, id)) {
+        heft_set_error("heft_body_contacts: body id is not valid");
+        return 0;
+    }
+    if (max < 0 || (max > 0 && out == NULL)) {
+        heft_set_error("heft_body_contacts: out must hold max >= 0 entries");
+        return 0;
+    }
+    const contact_set *set = &w->contacts;
+    if (id.index >= set->linked_bodies) {
+        return 0; /* made after the last step */
+    }
+    int n = 0;
+    for (int32_t e = set->first[id.index]; e >= 0; e = set->next[e]) {
+        if (n < max) {
+            out[n] = e >> 1;
+        }
+        n++;
+    }
+    return n;
 }
 
 heft_result heft_world_set_restitution_threshold(heft_world *w, double speed) {

@@ -8,6 +8,7 @@
 #include "body.h"
 #include "broad_phase.h"
 #include "joint.h"
+#include "contact.h"
 #include "shape.h"
 
 /* Persistent solver state of one island, matched across steps by the

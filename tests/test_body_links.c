@@ -3,6 +3,7 @@
  * index order whatever the order of creation and destruction, and jointed
  * bodies stop colliding only with the body they are jointed to. */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "heft.h"
 
@@ -113,5 +114,66 @@ Test(body_links, jointed_bodies_skip_contacts_with_each_other_only) {
     }
     cr_assert_eq(ab, 0, "jointed bodies a and b made %d contacts", ab);
     cr_assert_gt(bc, 0, "b and c overlap and must touch");
+    heft_world_destroy(w);
+}
+
+/* every body's contact list against a scan of heft_world_contact */
+static void expect_contact_lists_match_a_scan(heft_world *w, const heft_body_id *bodies, int n) {
+    const int total = heft_world_contact_count(w);
+    for (int k = 0; k < n; ++k) {
+        int listed[256];
+        const int count = heft_body_contacts(w, bodies[k], listed, 256);
+        cr_assert_leq(count, 256);
+        int expected = 0;
+        for (int i = 0; i < total; ++i) {
+            heft_contact_info c;
+            cr_assert_eq(heft_world_contact(w, i, &c), HEFT_OK);
+            if (c.body_a.index == bodies[k].index || c.body_b.index == bodies[k].index) {
+                cr_assert_lt(expected, count, "body %d: contact %d not listed", k, i);
+                cr_assert_eq(listed[expected], i, "body %d: listed %d, scan %d", k,
+                             listed[expected], i);
+                expected++;
+            }
+        }
+        cr_assert_eq(count, expected, "body %d: %d listed, %d by the scan", k, count, expected);
+    }
+}
+
+Test(body_links, each_bodys_contacts_are_those_a_scan_finds) {
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def gd = heft_default_body_def();
+    gd.type = HEFT_BODY_STATIC;
+    heft_body_id ground = heft_create_body(w, &gd);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    heft_create_shape(w, ground, &plane);
+    enum { N = 6 };
+    heft_body_id b[N + 1];
+    b[0] = ground;
+    for (int i = 0; i < N; ++i) {
+        /* two stacks of three touching boxes */
+        b[i + 1] = add_box(w, 3.0 * (i % 2), 0.5 + 0.99 * (i / 2));
+    }
+    for (int s = 0; s < 5; ++s) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+    }
+    cr_assert_gt(heft_world_contact_count(w), 8);
+    expect_contact_lists_match_a_scan(w, b, N + 1);
+    /* a middle box of each stack touches the box below and the box above */
+    cr_assert_geq(heft_body_contacts(w, b[3], NULL, 0), 8);
+    /* destroying a shape drops its contacts from the lists at once */
+    heft_shape_id shapes[4];
+    cr_assert_eq(heft_body_shapes(w, b[3], shapes, 4), 1);
+    cr_assert_eq(heft_destroy_shape(w, shapes[0]), HEFT_OK);
+    cr_assert_eq(heft_body_contacts(w, b[3], NULL, 0), 0);
+    expect_contact_lists_match_a_scan(w, b, N + 1);
+    /* a body made since the last step has none yet; bad input is refused */
+    heft_body_id late = add_box(w, 10.0, 0.5);
+    cr_assert_eq(heft_body_contacts(w, late, NULL, 0), 0);
+    heft_body_id stale = {late.index, late.generation + 1};
+    cr_assert_eq(heft_body_contacts(w, stale, NULL, 0), 0);
+    cr_assert_str_neq(heft_last_error(), "");
+    cr_assert_eq(heft_body_contacts(w, b[1], NULL, 3), 0);
+    cr_assert_not_null(strstr(heft_last_error(), "heft_body_contacts"));
     heft_world_destroy(w);
 }

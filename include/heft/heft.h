@@ -490,6 +490,11 @@ typedef struct heft_contact_info {
 
 HEFT_API int heft_world_contact_count(const heft_world *world);
 HEFT_API heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info *out);
+/* The last step's contacts of one body, as indices for heft_world_contact,
+ * ascending: up to max of them into out (may be NULL when max is 0).
+ * Returns how many the body has (0 for a body made since the last step,
+ * and 0 with heft_last_error set for an invalid id or a NULL out). */
+HEFT_API int heft_body_contacts(const heft_world *world, heft_body_id body, int *out, int max);
 
 /* Restitution acts only on contacts approaching faster than this, m/s
  * (default 1): slow contacts come to rest instead of jittering. */

@@ -1,0 +1,59 @@
+/* The world's contacts: the contact points of the last step and the step
+ * before, each body's list of them, and the rows they write. Private to the
+ * library. */
+#ifndef HEFT_CONTACT_H
+#define HEFT_CONTACT_H
+
+#include "shape.h"
+
+/* The contacts of the last step and the step before (for warm starts), both
+ * ascending by (key, feature); the two arrays share one capacity. */
+typedef struct contact_set {
+    contact *items;
+    contact *previous;
+    int count;
+    int capacity;
+    /* the last update: its two phases (thread CPU time, ms) and the broad
+     * phase's pairs */
+    double time_broad_ms, time_narrow_ms;
+    int pairs;
+    /* each body's contacts of the last step (engine/contact.c,
+     * contact_set_link_bodies): first[body] is its first contact, -1 for
+     * none; next[2 c + side] follows contact c from its body a (side 0) or
+     * b (side 1); contacts in ascending order */
+    int32_t *first, *next;
+    int first_capacity, next_capacity;
+    int linked_bodies; /* first[] covers bodies 0 .. linked_bodies - 1 */
+} contact_set;
+
+typedef struct heft_world heft_world;
+
+/* Step 2 of the step (h the step's length): updates the broad phase, runs
+ * the narrowphase on every pair and fills w->contacts, warm-started from the
+ * last step's contacts. Returns 0 when out of memory (then no contacts). */
+int contact_set_update(heft_world *w, double h);
+void contact_set_release(contact_set *set);
+/* Drops the contacts of one shape (it is being destroyed). */
+void contact_set_remove_shape(contact_set *set, int32_t shape);
+/* Rebuilds each body's list of contacts (first, next) for bodies
+ * 0 .. body_count - 1. Returns 0 when out of memory (the lists are then
+ * empty). */
+int contact_set_link_bodies(contact_set *set, int body_count);
+/* Frees every shape's data and the broad phase (world destruction). */
+void collision_release(heft_world *w);
+
+typedef struct contact_params {
+    double h;
+    double compliance;            /* epsilon of the contact rows */
+    double proximal;              /* the part of it applied as a proximal term (contact.c) */
+    double slop;                  /* penetration left uncorrected, m */
+    double baumgarte;             /* gamma of penetrating contacts */
+    double restitution_threshold; /* m/s: slower approaches do not bounce */
+} contact_params;
+
+/* Writes the contact's three rows (normal, then two friction rows whose
+ * friction index is first, the normal row's buffer index). */
+void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
+                       int first, row *out);
+
+#endif
