@@ -35,6 +35,7 @@
 #include "mlcp.h"
 #include "row_math.h"
 #include "workspace.h"
+#include "solve_frame.h"
 
 typedef struct baraff_state {
     heft_solver_options options;
@@ -649,11 +650,13 @@ static void add_auxiliary_counts(heft_solver_stats *stats, const heft_solver_sta
 
 static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats) {
     baraff_state *s = state;
-    const double start = heft_time_ms();
-    memset(stats, 0, sizeof *stats);
-    stats->n = p->n;
+    heft_solve_frame frame;
+    const int begun = heft_solve_begin(p, stats, &frame);
+    if (begun >= 0)
+        return begun;
+    const double start = frame.start;
     const int n = p->n;
-    if (n < 0 || p->b == NULL || p->lo == NULL || p->hi == NULL || p->findex == NULL)
+    if (p->b == NULL || p->lo == NULL || p->hi == NULL || p->findex == NULL)
         return HEFT_SOLVE_FAILED;
     if (p->rows == NULL)
         return solve_with_bpp(s, p, lambda, stats); /* dense only: no structure to use */
@@ -752,12 +755,9 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
     refine_primary(s, p, lambda);
     stats->time_solve_ms = heft_time_ms() - t2;
 
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda, s->measure);
-    stats->error_max = err.max;
-    stats->error_sum = err.sum;
-    stats->bound_violations = err.bound_violations;
-    stats->converged = converged;
-    stats->time_total_ms = heft_time_ms() - start;
+    const heft_solve_frame end_frame = {start};
+    const heft_mlcp_error err =
+        heft_solve_finish(p, lambda, converged, &end_frame, s->measure, stats);
     int finite = err.nonfinite == 0;
     for (int i = 0; i < n; ++i)
         finite = finite && isfinite(lambda[i]);

@@ -63,6 +63,7 @@
 #include "bpp.h"
 #include "pgs.h"
 #include "workspace.h"
+#include "solve_frame.h"
 
 /* Block steps allowed without a new low of the infeasible count before the
  * pivoting counts as stalled (Júdice & Pires' p). */
@@ -1002,15 +1003,8 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
 }
 
 int heft_bpp_begin(const heft_mlcp *p, heft_solver_stats *stats) {
-    memset(stats, 0, sizeof *stats);
-    stats->n = p->n;
-    if (p->n < 0 || (p->A == NULL && p->rows == NULL && p->n > 0))
-        return HEFT_SOLVE_FAILED;
-    if (p->n == 0) {
-        stats->converged = 1;
-        return HEFT_SOLVE_OK;
-    }
-    return -1;
+    heft_solve_frame frame;
+    return heft_solve_begin(p, stats, &frame);
 }
 
 /* ---- restart from PGS: when the pivoting stalls ---------------------------------------- */

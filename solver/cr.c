@@ -81,6 +81,7 @@
 
 #include "row_math.h"
 #include "workspace.h"
+#include "solve_frame.h"
 
 #define CR_ALPHA_THETA 0.3             /* Alg. 3 line 8: 0.01 in the paper; see the header */
 #define CR_COS_EPS_THETA 0.99978068718 /* cos(1.2 degrees), Alg. 3 line 6 */
@@ -656,16 +657,11 @@ static void clamp_into_boxes(const heft_mlcp *p, double *lambda) {
 
 static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     cr_state *s = state;
-    const double t0 = heft_time_ms();
+    heft_solve_frame frame;
+    const int begun = heft_solve_begin(p, stats, &frame);
+    if (begun >= 0)
+        return begun;
     const int n = p->n;
-    memset(stats, 0, sizeof *stats);
-    stats->n = n;
-    if (n < 0)
-        return HEFT_SOLVE_FAILED;
-    if (n == 0) {
-        stats->converged = 1;
-        return HEFT_SOLVE_OK;
-    }
     if (p->rows == NULL || p->bodies == NULL || p->nbodies <= 0)
         return HEFT_SOLVE_FAILED; /* the KKT system needs J and M */
     const int nb = p->nbodies;
@@ -822,7 +818,7 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
     stats->error_sum = err.sum;
     stats->bound_violations = err.bound_violations;
     stats->converged = converged;
-    stats->time_total_ms = heft_time_ms() - t0;
+    stats->time_total_ms = heft_time_ms() - frame.start;
     if (err.nonfinite > 0) {
         s->kept_n = -1;
         return HEFT_SOLVE_FAILED;

@@ -30,6 +30,7 @@
 
 #include "workspace.h"
 #include "row_math.h"
+#include "solve_frame.h"
 
 extern const heft_solver_vtable heft_pgs_solver;
 
@@ -234,12 +235,9 @@ static double sweep(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, const 
 
 static int finish(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, heft_solver_stats *stats,
                   double start, int converged) {
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda, s->measure_work);
-    stats->error_max = err.max;
-    stats->error_sum = err.sum;
-    stats->bound_violations = err.bound_violations;
-    stats->converged = converged;
-    stats->time_total_ms = heft_time_ms() - start;
+    const heft_solve_frame frame = {start};
+    const heft_mlcp_error err =
+        heft_solve_finish(p, lambda, converged, &frame, s->measure_work, stats);
     int finite = err.nonfinite == 0;
     for (int i = 0; i < p->n; ++i)
         finite = finite && isfinite(lambda[i]);
@@ -255,11 +253,13 @@ static int finish(ldl_pgs_state *s, const heft_mlcp *p, double *lambda, heft_sol
 static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda,
                          heft_solver_stats *stats) {
     ldl_pgs_state *s = state;
-    const double start = heft_time_ms();
-    memset(stats, 0, sizeof *stats);
-    stats->n = p->n;
+    heft_solve_frame frame;
+    const int begun = heft_solve_begin(p, stats, &frame);
+    if (begun >= 0)
+        return begun;
+    const double start = frame.start;
     const int n = p->n;
-    if (n < 0 || p->b == NULL || p->lo == NULL || p->hi == NULL || p->findex == NULL)
+    if (p->b == NULL || p->lo == NULL || p->hi == NULL || p->findex == NULL)
         return HEFT_SOLVE_FAILED;
     if (p->rows == NULL) { /* dense only: nothing to factor by structure; plain PGS */
         if (s->pgs == NULL && (s->pgs = heft_pgs_solver.create(&s->options)) == NULL)

@@ -33,6 +33,7 @@
  * the largest problem of an island has been seen, a solve allocates nothing. */
 #include "pgs.h"
 #include "row_math.h"
+#include "solve_frame.h"
 
 #include <math.h>
 #include <string.h>
@@ -316,13 +317,13 @@ static double sweep_dense(const heft_mlcp *p, const pgs_state *s, double *lambda
 
 static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats) {
     pgs_state *s = state;
-    const double start = heft_time_ms();
+    heft_solve_frame frame;
+    const int begun = heft_solve_begin(p, stats, &frame);
+    if (begun >= 0)
+        return begun;
+    const double start = frame.start;
     const int n = p->n;
     const int structured = p->rows != NULL;
-    memset(stats, 0, sizeof *stats);
-    stats->n = n;
-    if (n < 0 || (!structured && p->A == NULL && n > 0))
-        return HEFT_SOLVE_FAILED;
 
     if (!heft_pgs_reserve(s, p))
         return HEFT_SOLVE_FAILED;
@@ -358,13 +359,8 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     }
     stats->time_solve_ms = heft_time_ms() - solve_start;
     stats->iterations = sweeps;
-    stats->converged = converged;
-
-    const heft_mlcp_error err = heft_mlcp_measure(p, lambda, s->measure_work);
-    stats->error_max = err.max;
-    stats->error_sum = err.sum;
-    stats->bound_violations = err.bound_violations;
-    stats->time_total_ms = heft_time_ms() - start;
+    const heft_mlcp_error err =
+        heft_solve_finish(p, lambda, converged, &frame, s->measure_work, stats);
 
     /* An answer with NaN or Inf in lambda (or in w: a broken row that PGS
      * could not move) is no answer. */

@@ -220,3 +220,35 @@ Test(degenerate_solves, nan_in_b_is_never_converged) {
         cr_assert_neq(r.status, HEFT_SOLVE_OK, "%s converged on a NaN b", solver);
     }
 }
+
+/* Every solver runs in the one solve frame (solver/solve_frame.c): nothing
+ * to solve is converged, a negative size is refused, and an answer's
+ * statistics carry its size, its total time and the error measure of what
+ * was answered. */
+Test(degenerate_solves, every_solver_reports_through_the_solve_frame) {
+    planted_problem pp = planted_structured(24, 0.1, 1, 5);
+    heft_mlcp *p = pp.p;
+    cr_assert_not_null(p);
+    double lambda[24];
+    double *work = malloc(sizeof(double) * (size_t)(p->n + 6 * p->nbodies));
+    for (int s = 0; s < heft_solver_count(); ++s) {
+        const char *solver = heft_solver_at(s)->name;
+        heft_solver_stats st;
+        heft_mlcp empty = {0};
+        cr_assert_eq(heft_solve(solver, NULL, &empty, lambda, &st), HEFT_SOLVE_OK, "%s", solver);
+        cr_assert_eq(st.converged, 1, "%s", solver);
+        empty.n = -1;
+        cr_assert_eq(heft_solve(solver, NULL, &empty, lambda, &st), HEFT_SOLVE_FAILED, "%s",
+                     solver);
+        const int rc = heft_solve(solver, NULL, p, lambda, &st);
+        cr_assert_neq(rc, HEFT_SOLVE_FAILED, "%s", solver);
+        cr_assert_eq(st.n, p->n, "%s", solver);
+        cr_assert_geq(st.time_total_ms, 0.0, "%s", solver);
+        const heft_mlcp_error e = heft_mlcp_measure(p, lambda, work);
+        cr_assert_eq(st.error_max, e.max, "%s: %.17g reported, %.17g measured", solver,
+                     st.error_max, e.max);
+        cr_assert_eq(st.converged, rc == HEFT_SOLVE_OK, "%s", solver);
+    }
+    free(work);
+    planted_free(&pp);
+}

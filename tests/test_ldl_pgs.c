@@ -516,8 +516,12 @@ Test(ldl_pgs, bad_input_fails_cleanly) {
     }
     cr_assert_neq(heft_solve("ldl-pgs", NULL, d, lambda, &st), HEFT_SOLVE_FAILED);
     cr_assert_eq(st.fallback, 1);
-    /* empty problem */
+    /* an empty problem has nothing to solve (as for every solver: the solve
+     * frame answers it); a negative size is refused */
     heft_mlcp empty = {0};
+    cr_assert_eq(heft_solve("ldl-pgs", NULL, &empty, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert_eq(st.converged, 1);
+    empty.n = -1;
     cr_assert_eq(heft_solve("ldl-pgs", NULL, &empty, lambda, &st), HEFT_SOLVE_FAILED);
     heft_mlcp_destroy(d);
     heft_mlcp_destroy(p);

@@ -1,0 +1,28 @@
+/* Heft: the frame every solver's solve() runs in (private header of the
+ * solver library). The start zeroes the statistics, records the problem's
+ * size, starts the clock and refuses a problem no solver can take; the end
+ * measures the answer by the one error measure (mlcp-format.md), records
+ * whether it converged and the total time. Each solver adds only what is its
+ * own: its phases' times and counts. */
+#ifndef HEFT_SOLVE_FRAME_H
+#define HEFT_SOLVE_FRAME_H
+
+#include "mlcp.h"
+
+typedef struct heft_solve_frame {
+    double start; /* heft_time_ms() at the start */
+} heft_solve_frame;
+
+/* Returns HEFT_SOLVE_FAILED for a problem with a negative size or, with rows
+ * to solve, neither A nor the structured form; HEFT_SOLVE_OK (converged)
+ * when there is nothing to solve (n == 0); -1 when the solve goes on. */
+int heft_solve_begin(const heft_mlcp *p, heft_solver_stats *stats, heft_solve_frame *frame);
+
+/* Fills stats' error fields from lambda (measure_work: n + 6 nbodies
+ * doubles), converged and time_total_ms, and returns the measurement (its
+ * nonfinite count tells a solver whether it has an answer at all). */
+heft_mlcp_error heft_solve_finish(const heft_mlcp *p, const double *lambda, int converged,
+                                  const heft_solve_frame *frame, double *measure_work,
+                                  heft_solver_stats *stats);
+
+#endif
