@@ -2,6 +2,7 @@
  * starts by feature id), the set kept across steps, the rows each contact
  * point writes (docs/architecture.md "The MLCP of an island": a normal row and two
  * friction rows coupled to it through the friction index) and the readback. */
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 
@@ -94,6 +95,8 @@ static int boxes_touch(const shape *a, const shape *b) {
                                        : aabb_overlap(&a->box, &reach);
 }
 
+static int record_events(heft_world *w, contact_set *set, int previous_count);
+
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
@@ -181,7 +184,86 @@ int contact_set_update(heft_world *w, double h) {
     }
     set->count = count;
     set->time_narrow_ms = cpu_ms() - t1;
-    return contact_set_link_bodies(set, w->body_high);
+    return record_events(w, set, previous_count) && contact_set_link_bodies(set, w->body_high);
+}
+
+void contact_set_clear_events(contact_set *set) {
+    set->begin_count = set->end_count = 0;
+}
+
+static heft_shape_id shape_id_of(const heft_world *w, int32_t index) {
+    heft_shape_id id = {index, w->shapes[index].slot.generation};
+    return id;
+}
+
+static heft_body_id body_id_of(const heft_world *w, int32_t index) {
+    heft_body_id id = {index, w->bodies[index].slot.generation};
+    return id;
+}
+
+/* The pairs that began and ended since the update before: both lists are
+ * sorted by key (shape pair), so one merge finds them. */
+static int record_events(heft_world *w, contact_set *set, int previous_count) {
+    int i = 0, j = 0;
+    while (i < set->count || j < previous_count) {
+        const uint64_t now = i < set->count ? set->items[i].key : UINT64_MAX;
+        const uint64_t before = j < previous_count ? set->previous[j].key : UINT64_MAX;
+        if (now == before) {
+            while (i < set->count && set->items[i].key == now)
+                ++i;
+            while (j < previous_count && set->previous[j].key == before)
+                ++j;
+            continue;
+        }
+        if (now < before) {
+            if (!array_grow((void **)&set->begin_events, &set->begin_capacity, set->begin_count + 1,
+                            sizeof *set->begin_events)) {
+                return 0;
+            }
+            const contact *c = &set->items[i];
+            const body *ba = &w->bodies[c->body_a], *bb = &w->bodies[c->body_b];
+            heft_contact_begin_event *e = &set->begin_events[set->begin_count++];
+            e->shape_a = shape_id_of(w, c->shape_a);
+            e->shape_b = shape_id_of(w, c->shape_b);
+            e->body_a = body_id_of(w, c->body_a);
+            e->body_b = body_id_of(w, c->body_b);
+            e->point = c->point;
+            e->normal = c->normal;
+            const heft_vec3 relative =
+                heft_v3_sub(body_point_velocity(bb, c->point), body_point_velocity(ba, c->point));
+            e->approach_speed = -heft_v3_dot(relative, c->normal);
+            while (i < set->count && set->items[i].key == now)
+                ++i;
+        } else {
+            if (!array_grow((void **)&set->end_events, &set->end_capacity, set->end_count + 1,
+                            sizeof *set->end_events)) {
+                return 0;
+            }
+            const contact *c = &set->previous[j];
+            heft_contact_end_event *e = &set->end_events[set->end_count++];
+            e->shape_a = shape_id_of(w, c->shape_a);
+            e->shape_b = shape_id_of(w, c->shape_b);
+            e->body_a = body_id_of(w, c->body_a);
+            e->body_b = body_id_of(w, c->body_b);
+            while (j < previous_count && set->previous[j].key == before)
+                ++j;
+        }
+    }
+    return 1;
+}
+
+heft_contact_events heft_world_contact_events(const heft_world *w) {
+    heft_contact_events ev;
+    memset(&ev, 0, sizeof ev);
+    if (w == NULL) {
+        heft_set_error("heft_world_contact_events: world is NULL");
+        return ev;
+    }
+    ev.begin = w->contacts.begin_events;
+    ev.begin_count = w->contacts.begin_count;
+    ev.end = w->contacts.end_events;
+    ev.end_count = w->contacts.end_count;
+    return ev;
 }
 
 int contact_set_link_bodies(contact_set *set, int body_count) {
@@ -214,6 +296,8 @@ void contact_set_release(contact_set *set) {
     heft_free(set->previous);
     heft_free(set->first);
     heft_free(set->next);
+    heft_free(set->begin_events);
+    heft_free(set->end_events);
     memset(set, 0, sizeof *set);
 }
 

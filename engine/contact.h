@@ -24,6 +24,11 @@ typedef struct contact_set {
     int32_t *first, *next;
     int first_capacity, next_capacity;
     int linked_bodies; /* first[] covers bodies 0 .. linked_bodies - 1 */
+    /* the contact events of the current step (every substep's), by shape
+     * pair: begun and ended since the update before */
+    heft_contact_begin_event *begin_events;
+    heft_contact_end_event *end_events;
+    int begin_count, end_count, begin_capacity, end_capacity;
 } contact_set;
 
 typedef struct heft_world heft_world;
@@ -35,6 +40,8 @@ int contact_set_update(heft_world *w, double h);
 void contact_set_release(contact_set *set);
 /* Drops the contacts of one shape (it is being destroyed). */
 void contact_set_remove_shape(contact_set *set, int32_t shape);
+/* Forgets the contact events (at the start of a step). */
+void contact_set_clear_events(contact_set *set);
 /* Rebuilds each body's list of contacts (first, next) for bodies
  * 0 .. body_count - 1. Returns 0 when out of memory (the lists are then
  * empty). */

@@ -562,6 +562,7 @@ heft_result heft_world_step(heft_world *w, double h) {
     }
     heft_step_stats total, one;
     memset(&total, 0, sizeof total);
+    contact_set_clear_events(&w->contacts);
     heft_result rc = HEFT_OK;
     for (int i = 0; i < n && rc == HEFT_OK; ++i) {
         rc = step_once(w, h / n, &one);

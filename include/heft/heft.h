@@ -490,6 +490,38 @@ typedef struct heft_contact_info {
 
 HEFT_API int heft_world_contact_count(const heft_world *world);
 HEFT_API heft_result heft_world_contact(const heft_world *world, int i, heft_contact_info *out);
+/* Contact events of the last heft_world_step, read after it (nothing is
+ * called during the step). A shape pair begins touching when it has contact
+ * points and had none at the step before; it ends when it had and has none.
+ * Contact points are made within the contact margin (heft_world_def), so a
+ * pair "touches" from that distance. With substeps, the events of every
+ * substep are reported. A pair whose shape is destroyed between steps ends
+ * without an event. The arrays are the world's and stay valid until the next
+ * step or the world's destruction. */
+typedef struct heft_contact_begin_event {
+    heft_shape_id shape_a, shape_b;
+    heft_body_id body_a, body_b;
+    heft_vec3 point;       /* the pair's first contact point, on b's surface */
+    heft_vec3 normal;      /* from a towards b */
+    double approach_speed; /* m/s: -(v_b - v_a) . normal at the point before the step's
+                              solve; positive when the shapes close in */
+} heft_contact_begin_event;
+
+typedef struct heft_contact_end_event {
+    heft_shape_id shape_a, shape_b;
+    heft_body_id body_a, body_b;
+} heft_contact_end_event;
+
+typedef struct heft_contact_events {
+    const heft_contact_begin_event *begin; /* in ascending order of shape pair */
+    int begin_count;
+    const heft_contact_end_event *end;
+    int end_count;
+} heft_contact_events;
+
+/* The last step's contact events; empty for a NULL world. */
+HEFT_API heft_contact_events heft_world_contact_events(const heft_world *world);
+
 /* The last step's contacts of one body, as indices for heft_world_contact,
  * ascending: up to max of them into out (may be NULL when max is 0).
  * Returns how many the body has (0 for a body made since the last step,
