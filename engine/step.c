@@ -186,7 +186,23 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         if (!j->slot.alive) {
             continue;
         }
+        /* the reaction a breakable joint may break under, for its event */
+        const int breakable = !j->broken && j->row_count > 0 &&
+                              (isfinite(j->break_force) || isfinite(j->break_torque));
+        heft_vec3 force = heft_v3(0.0, 0.0, 0.0), torque = force;
+        if (breakable) {
+            joint_reaction_of_rows(j, w->bodies, 0, j->row_count, &force, &torque);
+        }
         r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
+        if (breakable && j->broken &&
+            array_grow((void **)&w->broken_events, &w->broken_capacity, w->broken_count + 1,
+                       sizeof *w->broken_events)) {
+            heft_joint_broken_event *e = &w->broken_events[w->broken_count++];
+            e->joint.index = i;
+            e->joint.generation = j->slot.generation;
+            e->force = force;
+            e->torque = torque;
+        }
     }
     /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (docs/architecture.md,
      * epsilon = 1 / (h c + h^2 k) without damping), on top of the rigid one */
@@ -542,6 +558,17 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->answers_zero += s->answers_zero;
 }
 
+heft_joint_events heft_world_joint_events(const heft_world *w) {
+    heft_joint_events ev = {NULL, 0};
+    if (w == NULL) {
+        heft_set_error("heft_world_joint_events: world is NULL");
+        return ev;
+    }
+    ev.broken = w->broken_events;
+    ev.broken_count = w->broken_count;
+    return ev;
+}
+
 heft_result heft_world_step(heft_world *w, double h) {
     if (!w) {
         heft_set_error("heft_world_step: world is NULL");
@@ -563,6 +590,7 @@ heft_result heft_world_step(heft_world *w, double h) {
     heft_step_stats total, one;
     memset(&total, 0, sizeof total);
     contact_set_clear_events(&w->contacts);
+    w->broken_count = 0;
     heft_result rc = HEFT_OK;
     for (int i = 0; i < n && rc == HEFT_OK; ++i) {
         rc = step_once(w, h / n, &one);

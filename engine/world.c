@@ -132,6 +132,7 @@ void heft_world_destroy(heft_world *w) {
     collision_release(w);
     heft_free(w->shapes);
     contact_set_release(&w->contacts);
+    heft_free(w->broken_events);
     heft_free(w->island_stats);
     arena_release(&w->scratch);
     heft_free(w);

@@ -45,6 +45,9 @@ struct heft_world {
     int shape_capacity, shape_high, shape_free, shape_live;
 
     contact_set contacts;
+    /* joints broken in the current step (heft_world_joint_events) */
+    heft_joint_broken_event *broken_events;
+    int broken_count, broken_capacity;
 
     island_slots velocity_slots; /* the step's MLCPs */
     island_slots position_slots; /* post-stabilization's projections */

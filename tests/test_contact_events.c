@@ -117,3 +117,47 @@ Test(contact_events, begin_and_end_match_a_diff_of_the_contact_pairs) {
     (void)thrown;
     heft_world_destroy(w);
 }
+
+/* A joint broken by an overload is reported once, in the step it broke,
+ * with the reaction that broke it; a joint strong enough never is. */
+Test(joint_events, a_broken_joint_is_reported_once_in_the_step_it_broke) {
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    bd.mass = 10.0;
+    bd.position = heft_v3(0.0, 0.0, 1.0);
+    heft_body_id weak_end = heft_create_body(w, &bd);
+    bd.position = heft_v3(3.0, 0.0, 1.0);
+    heft_body_id strong_end = heft_create_body(w, &bd);
+    heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
+    jd.body_a = HEFT_WORLD_FRAME;
+    jd.body_b = weak_end;
+    heft_joint_def_set_world_frame(w, &jd, heft_v3(0.0, 0.0, 1.5), heft_v3(0, 0, 1));
+    jd.break_force = 50.0; /* the body weighs 98 N */
+    heft_joint_id weak = heft_create_joint(w, &jd);
+    cr_assert(heft_joint_is_valid(w, weak), "%s", heft_last_error());
+    jd.body_b = strong_end;
+    heft_joint_def_set_world_frame(w, &jd, heft_v3(3.0, 0.0, 1.5), heft_v3(0, 0, 1));
+    jd.break_force = 1e4;
+    heft_joint_id strong = heft_create_joint(w, &jd);
+    int reported = 0, broke_at = -1, reported_at = -1;
+    for (int step = 0; step < 60; ++step) {
+        const int was = heft_joint_is_broken(w, weak);
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+        if (!was && heft_joint_is_broken(w, weak))
+            broke_at = step;
+        const heft_joint_events ev = heft_world_joint_events(w);
+        for (int i = 0; i < ev.broken_count; ++i) {
+            cr_assert_eq(ev.broken[i].joint.index, weak.index, "the strong joint broke");
+            cr_assert_eq(ev.broken[i].joint.generation, weak.generation);
+            cr_assert_gt(heft_v3_length(ev.broken[i].force), 50.0,
+                         "the reaction that broke it: %g N", heft_v3_length(ev.broken[i].force));
+            reported++;
+            reported_at = step;
+        }
+    }
+    cr_assert_eq(reported, 1, "%d reports", reported);
+    cr_assert_geq(broke_at, 0);
+    cr_assert_eq(reported_at, broke_at);
+    cr_assert(!heft_joint_is_broken(w, strong));
+    heft_world_destroy(w);
+}

@@ -784,6 +784,23 @@ HEFT_API heft_joint_type heft_joint_get_type(const heft_world *world, heft_joint
 /* 1 once the joint broke (break_force, break_torque): it writes no rows. */
 HEFT_API int heft_joint_is_broken(const heft_world *world, heft_joint_id id);
 
+/* The joints that broke in the last heft_world_step, each reported once, in
+ * the step it broke, with the reaction that broke it (the last step's force
+ * on body b at the anchor, N, and torque about the anchor, N m). Read after
+ * the step; the array is the world's and stays valid until the next step. */
+typedef struct heft_joint_broken_event {
+    heft_joint_id joint;
+    heft_vec3 force, torque;
+} heft_joint_broken_event;
+
+typedef struct heft_joint_events {
+    const heft_joint_broken_event *broken;
+    int broken_count;
+} heft_joint_events;
+
+/* Empty for a NULL world. */
+HEFT_API heft_joint_events heft_world_joint_events(const heft_world *world);
+
 /* Where a joint is now, for drawing and inspection: its two bodies (body_a
  * HEFT_WORLD_FRAME for the world frame), its anchor on each (world frame) and
  * each body's joint frame (x along the joint axis, see above). Gear and rack:
