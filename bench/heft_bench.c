@@ -50,6 +50,19 @@ static int close_output(FILE *f, const char *path) {
     return 0;
 }
 
+/* Opens DIR/SCENE-SUFFIX for writing, its name into path; NULL (reported
+ * and counted as lost output) when it cannot be made. */
+static FILE *open_output(const char *dir, const char *scene, const char *suffix, char *path,
+                         size_t path_size) {
+    snprintf(path, path_size, "%s/%s-%s", dir, scene, suffix);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+        output_failed = 1;
+    }
+    return f;
+}
+
 /* ---- recording: deep copies of the islands' problems --------------------- */
 
 typedef struct recorded {
@@ -303,11 +316,8 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
         return 0;
     }
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s-imaginary.csv", bc->out, scene);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = open_output(bc->out, scene, "imaginary.csv", path, sizeof path);
     if (!csv) {
-        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
-        output_failed = 1;
         return 0;
     }
     fprintf(csv, "step,rows");
@@ -363,11 +373,8 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
     static const int kinds[KINDS] = {HEFT_PRECOND_JACOBI, HEFT_PRECOND_IC0_IMAGINARY,
                                      HEFT_PRECOND_IC0_SHIFT};
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s-imaginary-pcg.csv", bc->out, scene);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = open_output(bc->out, scene, "imaginary-pcg.csv", path, sizeof path);
     if (!csv) {
-        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
-        output_failed = 1;
         return 0;
     }
     fprintf(csv, "step,rows,imaginary_columns,imaginary_percent,jacobi,ic0-imaginary,ic0-shift,"
@@ -599,8 +606,7 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
 
     /* CSV of the per-step times and tight fraction (bench items 4) */
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s-steps.csv", bc->out, scene);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = open_output(bc->out, scene, "steps.csv", path, sizeof path);
     int written = 0;
     if (csv) {
         fprintf(csv, "step,rows,tight_fraction");
@@ -620,9 +626,6 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
             fputc('\n', csv);
         }
         written = close_output(csv, path) == 0;
-    } else {
-        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
-        output_failed = 1;
     }
     /* plot (bench item 4), when gnuplot is there */
     snprintf(path, sizeof path,

@@ -66,6 +66,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bpp.h"
 #include "workspace.h"
 
 enum { ROW_FIXED, ROW_FREE, ROW_LOWER, ROW_UPPER, ROW_BOX, ROW_FRICTION };
@@ -622,18 +623,7 @@ static void basis_answer(heft_lemke *ws, const heft_mlcp *p, int N, double *z, d
             l -= fmax(z[rv[1]], 0.0);
         lambda[i] = l * ws->scale[i];
     }
-    /* clamp, normal rows before the friction rows they bound */
-    for (int pass = 0; pass < 2; ++pass)
-        for (int i = 0; i < p->n; ++i) {
-            if (friction(p, i) != pass)
-                continue;
-            double lo, hi;
-            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
-            if (lambda[i] < lo)
-                lambda[i] = lo;
-            else if (lambda[i] > hi)
-                lambda[i] = hi;
-        }
+    heft_bpp_clamp_answer(p, lambda);
 }
 
 static int reserve(heft_lemke *ws, int n, int N) {
