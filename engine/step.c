@@ -186,22 +186,16 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         if (!j->slot.alive) {
             continue;
         }
-        /* the reaction a breakable joint may break under, for its event */
-        const int breakable = !j->broken && j->row_count > 0 &&
-                              (isfinite(j->break_force) || isfinite(j->break_torque));
-        heft_vec3 force = heft_v3(0.0, 0.0, 0.0), torque = force;
-        if (breakable) {
-            joint_reaction_of_rows(j, w->bodies, 0, j->row_count, &force, &torque);
-        }
+        const int was_broken = j->broken;
         r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
-        if (breakable && j->broken &&
+        if (!was_broken && j->broken &&
             array_grow((void **)&w->broken_events, &w->broken_capacity, w->broken_count + 1,
                        sizeof *w->broken_events)) {
             heft_joint_broken_event *e = &w->broken_events[w->broken_count++];
             e->joint.index = i;
             e->joint.generation = j->slot.generation;
-            e->force = force;
-            e->torque = torque;
+            e->force = j->broken_force;
+            e->torque = j->broken_torque;
         }
     }
     /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (docs/architecture.md,

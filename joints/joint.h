@@ -74,6 +74,7 @@ typedef struct joint {
     int32_t edge_next[2], edge_prev[2];
     double break_force, break_torque;
     int broken;
+    heft_vec3 broken_force, broken_torque; /* the reaction it broke under */
     char name[HEFT_NAME_MAX];
     void *user_data;
     /* results of the last step, and warm starts for the next */

@@ -148,6 +148,8 @@ int joint_write_rows(joint *j, const body *bodies, const row_context *ctx, int f
         joint_reaction_of_rows(j, bodies, 0, j->row_count, &f, &t);
         if (heft_v3_length(f) > j->break_force || heft_v3_length(t) > j->break_torque) {
             j->broken = 1;
+            j->broken_force = f;
+            j->broken_torque = t;
         }
     }
     /* warm starts by slot: a row that was there last step starts from its impulse */
