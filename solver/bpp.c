@@ -132,6 +132,7 @@ void heft_bpp_destroy(void *state) {
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
     heft_lemke_release(&s->lemke);
+    heft_envelope_work_release(&s->env);
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
                       s->set,
@@ -157,9 +158,6 @@ void heft_bpp_destroy(void *state) {
                       s->tight_perm,
                       s->px,
                       s->py,
-                      s->response,
-                      s->body_start,
-                      s->body_entries,
                       s->downdate_cost,
                       s->block_end,
                       s->factored_tight,
