@@ -65,7 +65,7 @@ typedef struct run_result {
     /* the solvers' counts of heft_step_stats, summed over the steps */
     long solves; /* island solves, substeps included */
     long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
-        backstop_pivots, factorizations, downdates;
+        backstop_pivots, newton_steps, factorizations, downdates;
     long answers_solver, answers_backstop, answers_pgs, answers_warm_start, answers_zero;
     run_joint *joints;
     int joint_count;

@@ -79,6 +79,8 @@
  * engine step cannot wait for those: larger problems go without it (their
  * stalled solves end at the frozen boxes' answer, as before). */
 #define BPP_BACKSTOP_MAX_VARIABLES 400
+/* Steps of the backstop's Newton stage (newton.c) */
+#define BPP_NEWTON_STEPS 50
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -132,6 +134,7 @@ void heft_bpp_destroy(void *state) {
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
     heft_lemke_release(&s->lemke);
+    heft_newton_release(&s->newton);
     heft_envelope_work_release(&s->env);
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
@@ -1094,6 +1097,62 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
     return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
 }
 
+/* The backstop's Newton stage from the given points (NULL ones skipped),
+ * the one with the smallest error first, then the others while the step
+ * budget lasts: a start from which the min-map's kinks stalled the line
+ * search was, on the winch, an answer from another. Returns 1 when
+ * s->fz_best holds an answer within tau, 0 when it holds the best answer
+ * found, better than every start (clamped), -1 when there is none. */
+static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
+                        double tau, heft_solver_stats *stats) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    double error[4];
+    int order[4], used = 0;
+    double start_best = INFINITY;
+    for (int k = 0; k < count && k < 4; ++k) {
+        if (points[k] == NULL)
+            continue;
+        memcpy(s->fz_t, points[k], vec);
+        heft_bpp_clamp_answer(p, s->fz_t);
+        error[k] = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        if (!(error[k] < INFINITY))
+            continue;
+        start_best = fmin(start_best, error[k]);
+        int at = used++;
+        while (at > 0 && error[order[at - 1]] > error[k]) {
+            order[at] = order[at - 1];
+            --at;
+        }
+        order[at] = k;
+    }
+    if (used == 0) {
+        memset(s->fz_t, 0, vec);
+        start_best = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        points = NULL;
+        used = 1;
+    }
+    double found = INFINITY;
+    int budget = BPP_NEWTON_STEPS;
+    stats->backstops++;
+    for (int k = 0; k < used && budget > 0; ++k) {
+        if (points != NULL)
+            memcpy(s->fz_t, points[order[k]], vec);
+        heft_newton_result r;
+        heft_newton_solve(&s->newton, p, s->fz_t, tau, budget, s->fz_d, s->measure_work, &r);
+        budget -= r.steps > 0 ? r.steps : 1;
+        stats->backstop_pivots += r.steps;
+        stats->newton_steps += r.steps;
+        if (r.status != HEFT_NEWTON_FAILED && r.error_max < found) {
+            found = r.error_max;
+            memcpy(s->fz_best, s->fz_d, vec);
+        }
+        if (found <= tau)
+            return 1;
+    }
+    return found < start_best ? 0 : -1;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1186,6 +1245,22 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (frozen >= 0) {
             converged = frozen;
             heft_bpp_read_sets(p, s->lambda, s->set);
+        }
+    }
+
+    if (!converged) {
+        /* the backstop's first stage (newton.c): semismooth Newton from the
+         * points seen, the best (by the error measure) first */
+        const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
+                                   pgs_answered ? s->pgs_lambda : NULL,
+                                   have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
+        const int solved = newton_stage(p, s, points, 4, tau, stats);
+        if (solved >= 0) {
+            memcpy(s->lambda, s->fz_best, vec);
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            frozen = 1; /* an answer in s->lambda */
+            converged = solved;
+            source = HEFT_ANSWER_BACKSTOP;
         }
     }
 
