@@ -53,6 +53,8 @@
 #define NEWTON_HOLD_ROUNDS 4
 /* a pivot below this fraction of its row's scale: a dependent row */
 #define NEWTON_DEPENDENT 1e-10
+/* the shift of the free rows' diagonal, relative to A_ii (direction()) */
+#define NEWTON_PROXIMAL 1e-6
 
 enum { NEWTON_FREE = 0, NEWTON_AT_LO = 1, NEWTON_AT_HI = 2, NEWTON_HELD = 3 };
 
@@ -334,6 +336,13 @@ static int direction(heft_newton *ws, const heft_mlcp *p, int *outside) {
             *outside += couple(ws, inverse[t], inverse[p->findex[t]], kappa[t]);
     for (int r = 0; r < n; ++r)
         ws->pivot_scale[r] = fmax(fabs(ws->lower[ws->start[r]]), ws->A_sky[ws->start[r]]);
+    /* Levenberg-Marquardt's shift of the free rows' diagonal: along the
+     * near-null directions of a singular A_FF (redundant contacts) the
+     * unshifted step was long and refused by the line search; the shift
+     * bounds it and leaves the answer alone (the residual is exact, and at
+     * an answer the step is zero whatever the matrix) */
+    for (int r = 0; r < n; ++r)
+        ws->lower[ws->start[r]] += NEWTON_PROXIMAL * ws->A_sky[ws->start[r]];
 
     const int dropped = factor(ws, n);
     if (dropped < 0)
