@@ -9,6 +9,7 @@
 #include "broad_phase.h"
 #include "error.h"
 #include "joint.h"
+#include "sleep.h"
 #include "world.h"
 
 static int grow(contact **array, int *capacity, int need) {
@@ -97,6 +98,19 @@ static int boxes_touch(const shape *a, const shape *b) {
 
 static int record_events(heft_world *w, contact_set *set, int previous_count);
 
+/* Copies the pair's points of the last step to items[count ..]; returns how
+ * many (a pair between sleeping and resting bodies is kept as it was). */
+static int keep_points(contact_set *set, uint64_t key, int previous_count, int *old, int count) {
+    while (*old < previous_count && set->previous[*old].key < key) {
+        ++*old;
+    }
+    int n = 0;
+    while (*old < previous_count && set->previous[*old].key == key) {
+        set->items[count + n++] = set->previous[(*old)++];
+    }
+    return n;
+}
+
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
@@ -128,6 +142,10 @@ int contact_set_update(heft_world *w, double h) {
         uint64_t key = bp->pairs[p];
         int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
         const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+        if (!body_touch_active(&w->bodies[sa->body]) && !body_touch_active(&w->bodies[sb->body])) {
+            count += keep_points(set, key, previous_count, &old, count);
+            continue;
+        }
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
             continue;
         }
