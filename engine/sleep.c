@@ -101,17 +101,9 @@ void sleep_wake_all(heft_world *w) {
     }
 }
 
-static void drop_reported(heft_body_id *events, int *count, int *reported) {
-    if (*reported > 0) {
-        memmove(events, events + *reported, sizeof(heft_body_id) * (size_t)(*count - *reported));
-        *count -= *reported;
-        *reported = 0;
-    }
-}
-
 void sleep_begin_step(heft_world *w) {
-    drop_reported(w->woke_events, &w->woke_count, &w->woke_reported);
-    drop_reported(w->slept_events, &w->slept_count, &w->slept_reported);
+    w->woke_count = 0;
+    w->slept_count = 0;
 }
 
 /* Wakes body s's island if it sleeps and body t is active. */
@@ -180,8 +172,6 @@ void sleep_update(heft_world *w, const island_set *is, double h) {
             island_fall_asleep(w, index);
         }
     }
-    w->woke_reported = w->woke_count;
-    w->slept_reported = w->slept_count;
 }
 
 void sleep_count(const heft_world *w, int *islands, int *bodies) {

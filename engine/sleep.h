@@ -39,7 +39,7 @@ void sleep_wake_joint(heft_world *w, int32_t j);
 /* Wakes every island (the world changed for all of them). */
 void sleep_wake_all(heft_world *w);
 
-/* In the step. Drops the events the last step reported. */
+/* In the step. Forgets the events of the last step and of the calls since. */
 void sleep_begin_step(heft_world *w);
 /* After the contacts: wakes the sleeping islands that an awake body, a
  * moving kinematic one or an application's change touches (a contact or a

@@ -70,11 +70,11 @@ struct heft_world {
     int32_t *island_scratch; /* the split's lists */
     int island_scratch_capacity;
     int wake_contacts_pending; /* bodies with wake_contacts set */
-    /* bodies that woke and fell asleep: in the last step, then by calls
-     * since (heft_world_body_events); *_reported: those of the last step */
+    /* bodies that woke and fell asleep in the last step and by calls since
+     * (heft_world_body_events) */
     heft_body_id *woke_events, *slept_events;
-    int woke_count, woke_capacity, woke_reported;
-    int slept_count, slept_capacity, slept_reported;
+    int woke_count, woke_capacity;
+    int slept_count, slept_capacity;
 
     island_slots velocity_slots; /* the step's MLCPs */
     island_slots position_slots; /* post-stabilization's projections */
