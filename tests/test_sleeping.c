@@ -290,6 +290,39 @@ Test(sleeping, the_api_wakes_a_sleeping_body) {
     heft_world_destroy(w);
 }
 
+Test(sleeping, what_a_sleeping_body_rests_on_or_meets_wakes_it) {
+    /* a static box made where it overlaps the sleeping box */
+    heft_world *w = sleeping_world("pgs");
+    heft_body_id b = sleeping_box(w);
+    heft_body_def sd = heft_default_body_def();
+    sd.type = HEFT_BODY_STATIC;
+    sd.position = heft_v3(0.35, 0.0, HALF);
+    heft_body_id wall = heft_create_body(w, &sd);
+    heft_shape_def box = heft_default_shape_def();
+    box.type = HEFT_SHAPE_BOX;
+    box.half_extents = heft_v3(HALF, HALF, HALF);
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, wall, &box)));
+    cr_assert_eq(heft_body_is_awake(w, b), 0, "not before the step finds the contact");
+    cr_assert_eq(heft_world_step(w, STEP), HEFT_OK);
+    cr_assert_eq(heft_body_is_awake(w, b), 1, "the new static box's contact woke it");
+    heft_world_destroy(w);
+
+    /* the lower box of a sleeping pair is destroyed: the upper one falls */
+    w = sleeping_world("bpp-skyline");
+    heft_body_id lower = add_box(w, heft_v3(0.0, 0.0, HALF + 0.005));
+    heft_body_id upper = add_box(w, heft_v3(0.0, 0.0, 3 * HALF + 0.01));
+    settle(w, 2);
+    const double z = heft_body_position(w, upper).z;
+    cr_assert_eq(heft_destroy_body(w, lower), HEFT_OK);
+    cr_assert_eq(heft_body_is_awake(w, upper), 1, "destroying what it rests on wakes it");
+    for (int i = 0; i < 60; ++i) {
+        cr_assert_eq(heft_world_step(w, STEP), HEFT_OK);
+    }
+    cr_assert_lt(heft_body_position(w, upper).z, z - 0.3, "it fell onto the ground");
+    cr_assert_eq(heft_world_stats(w)->islands + heft_world_stats(w)->islands_sleeping, 1);
+    heft_world_destroy(w);
+}
+
 Test(sleeping, a_body_that_may_not_sleep_keeps_its_island_awake) {
     heft_world *w = sleeping_world("bpp-skyline");
     heft_body_id a = add_box(w, heft_v3(0.0, 0.0, HALF + 0.005));
