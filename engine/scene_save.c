@@ -265,6 +265,21 @@ static void save_world(saver *s, members *top) {
     put_int(&m, "post_stabilization", d->post_stabilization);
     put_int(&m, "substeps", d->substeps);
     put_number(&m, "restitution_threshold", s->w->restitution_threshold);
+    /* sleeping (docs/sleeping.md): only what differs from the defaults, so
+     * that a world without it saves as it always did */
+    const heft_world_def base = heft_default_world_def();
+    if (d->enable_sleep != base.enable_sleep) {
+        put_bool(&m, "enable_sleep", d->enable_sleep);
+    }
+    if (d->sleep_linear_speed != base.sleep_linear_speed) {
+        put_number(&m, "sleep_linear_speed", d->sleep_linear_speed);
+    }
+    if (d->sleep_angular_speed != base.sleep_angular_speed) {
+        put_number(&m, "sleep_angular_speed", d->sleep_angular_speed);
+    }
+    if (d->time_to_sleep != base.time_to_sleep) {
+        put_number(&m, "time_to_sleep", d->time_to_sleep);
+    }
     close_object(&m);
 }
 
@@ -400,6 +415,9 @@ static void save_body(saver *s, int32_t index) {
     put_number(&m, "linear_damping", b->linear_damping);
     put_number(&m, "angular_damping", b->angular_damping);
     put_number(&m, "gravity_scale", b->gravity_scale);
+    if (!b->sleep_enabled) {
+        put_bool(&m, "enable_sleep", 0);
+    }
     key(&m, "shapes");
     out_raw(&s->out, "[", 1);
     int n = 0;

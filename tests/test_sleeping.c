@@ -3,7 +3,10 @@
  * the API's changes wake a body; islands keep their ids while their bodies
  * stay joined. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "heft.h"
 
@@ -467,5 +470,32 @@ Test(sleeping, bad_thresholds_and_ids_are_refused) {
     cr_assert_eq(heft_world_set_sleeping(NULL, 1), HEFT_ERROR_INVALID_ARGUMENT);
     heft_body_events ev = heft_world_body_events(NULL);
     cr_assert(ev.woke == NULL && ev.woke_count == 0 && ev.fell_asleep_count == 0);
+    heft_world_destroy(w);
+}
+
+Test(sleeping, the_settings_round_trip_through_a_scene_file) {
+    heft_world *w = sleeping_world("pgs");
+    cr_assert_eq(heft_world_set_sleep_thresholds(w, 0.02, 0.03, 1.25), HEFT_OK);
+    heft_body_id a = add_box(w, heft_v3(0.0, 0.0, 1.0));
+    heft_body_id b = add_box(w, heft_v3(2.0, 0.0, 1.0));
+    cr_assert_eq(heft_body_set_sleep_enabled(w, b, 0), HEFT_OK);
+    char path[] = "/tmp/heft-sleeping-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    cr_assert_eq(heft_world_save(w, path, NULL), HEFT_OK, "%s", heft_last_error());
+    heft_world *back = heft_world_load(path, NULL);
+    remove(path);
+    cr_assert_not_null(back, "%s", heft_last_error());
+    heft_world_def d = heft_world_get_def(back);
+    cr_assert_eq(d.enable_sleep, 1);
+    cr_assert(d.sleep_linear_speed == 0.02 && d.sleep_angular_speed == 0.03 &&
+              d.time_to_sleep == 1.25);
+    heft_body_id ids[4];
+    cr_assert_eq(heft_world_bodies(back, ids, 4), 3);
+    cr_assert_eq(heft_body_sleep_enabled(back, ids[1]), 1, "box a");
+    cr_assert_eq(heft_body_sleep_enabled(back, ids[2]), 0, "box b");
+    (void)a;
+    heft_world_destroy(back);
     heft_world_destroy(w);
 }
