@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counting_allocator.h"
 #include "heft.h"
 
 #define STEP (1.0 / 60.0)
@@ -498,4 +499,29 @@ Test(sleeping, the_settings_round_trip_through_a_scene_file) {
     (void)a;
     heft_world_destroy(back);
     heft_world_destroy(w);
+}
+
+/* The islands, their solver states and the event arrays are kept: once a
+ * pile has fallen asleep and woken once, doing it again allocates nothing. */
+Test(sleeping, sleeping_and_waking_again_allocates_nothing) {
+    counting_allocator_install();
+    heft_world *w = sleeping_world("bpp-skyline");
+    heft_body_id pile[PILE];
+    add_pile(w, pile);
+    long calls = 0;
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        settle(w, PILE);
+        for (int k = 0; k < STACKS * STACKS; ++k) {
+            cr_assert_eq(heft_body_wake(w, pile[k * HIGH]), HEFT_OK);
+        }
+        cr_assert_eq(heft_world_stats(w)->bodies_sleeping, PILE, "the stats are the last step's");
+        cr_assert_eq(heft_world_body_events(w).woke_count, PILE);
+        if (cycle == 1) {
+            counting_allocator_calls = 0;
+        }
+    }
+    calls = counting_allocator_calls;
+    heft_world_destroy(w);
+    heft_set_allocator(NULL);
+    cr_assert_eq(calls, 0, "%ld allocations in the third cycle", calls);
 }
