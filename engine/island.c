@@ -76,6 +76,16 @@ static void unlink_body(heft_world *w, int32_t b) {
 }
 
 int islands_ensure(heft_world *w) {
+    /* room for every body's event, taken when bodies are added, so that
+     * falling asleep for the first time allocates nothing in the step */
+    if (w->woke_capacity < w->body_high || w->slept_capacity < w->body_high) {
+        if (!array_grow((void **)&w->woke_events, &w->woke_capacity, w->body_high,
+                        sizeof(heft_body_id)) ||
+            !array_grow((void **)&w->slept_events, &w->slept_capacity, w->body_high,
+                        sizeof(heft_body_id))) {
+            return 0;
+        }
+    }
     for (int32_t i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
         if (b->slot.alive && body_is_dynamic(b) && b->island_id < 0) {
