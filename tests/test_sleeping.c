@@ -101,6 +101,8 @@ Test(sleeping, a_settled_pile_falls_asleep_and_the_step_leaves_it_alone) {
         cr_assert_eq(st->contacts, contacts);
         cr_assert_eq(heft_world_body_events(w).woke_count, 0);
         cr_assert_eq(heft_world_body_events(w).fell_asleep_count, 0);
+        heft_contact_events ce = heft_world_contact_events(w);
+        cr_assert_eq(ce.begin_count + ce.end_count, 0, "kept contacts neither begin nor end");
     }
     for (int i = 0; i < PILE; ++i) {
         heft_vec3 p = heft_body_position(w, pile[i]);
