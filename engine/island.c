@@ -152,14 +152,14 @@ void island_remove_body(heft_world *w, int32_t b) {
         return;
     }
     int32_t k = bd->island_id;
-    /* what rested on the body must fall: its island wakes */
-    island_wake(w, k);
     unlink_body(w, b);
     bd->sleeping = 0;
     bd->sleep_time = 0.0;
     if (w->islands[k].body_count == 0) {
         island_free(w, k);
     } else {
+        /* what rested on the body must fall: the rest of its island wakes */
+        island_wake(w, k);
         w->islands[k].links_removed++;
     }
 }

@@ -392,8 +392,9 @@ HEFT_API int64_t heft_body_island_id(const heft_world *world, heft_body_id id);
 
 /* Bodies that woke and fell asleep in the last step, in order, and those
  * woken by calls made since it (heft_body_wake, a force, a new joint ...).
- * Every body of an island is reported when the island changes state. The
- * arrays live until the next step or world destruction. */
+ * Every body of an island is reported when the island changes state; an id
+ * may name a body destroyed since. The arrays live until the next step or
+ * world destruction. */
 typedef struct heft_body_events {
     const heft_body_id *woke;
     int woke_count;
