@@ -168,8 +168,8 @@ static void describe(const importer *im, const xml_element *e, const char *attri
     for (int k = n - 1; k >= 0 && used < size; --k) {
         const xml_element *x = chain[k];
         const char *name = k == n - 1 ? xml_attribute(x, "name") : NULL;
-        int w = name ? snprintf(out + used, size - used, "%s \"%s\" ", x->name, name)
-                     : snprintf(out + used, size - used, "<%s>", x->name);
+        int w = name && name[0] ? snprintf(out + used, size - used, "%s \"%s\" ", x->name, name)
+                                : snprintf(out + used, size - used, "<%s>", x->name);
         used += w > 0 ? (size_t)w : 0;
     }
     if (used < size && attribute) {
@@ -531,6 +531,9 @@ static int read_joint(importer *im, urdf_joint *j) {
     }
     if (j->friction > HEFT_TORQUE_MAX || j->damping > HEFT_TORQUE_MAX) {
         return fail(im, dynamics, NULL, "friction or damping beyond %g", HEFT_TORQUE_MAX);
+    }
+    if (im->opt.joint_dynamics && j->friction > 0.0 && j->damping > 0.0) {
+        note(im, dynamics, "damping not mapped: the joint's motor holds its friction");
     }
     if (xml_child(e, "mimic")) {
         note(im, xml_child(e, "mimic"), "not mapped: the joint moves on its own");
