@@ -105,6 +105,9 @@ typedef struct urdf_joint {
     double lower, upper;
     double damping, friction;
     int merged; /* the child joined its parent's body */
+    int mimic;  /* the joint this one follows through a gear or rack, or -1 */
+    double multiplier;
+    heft_joint_id made;
 } urdf_joint;
 
 typedef struct urdf_group {
@@ -535,9 +538,7 @@ static int read_joint(importer *im, urdf_joint *j) {
     if (im->opt.joint_dynamics && j->friction > 0.0 && j->damping > 0.0) {
         note(im, dynamics, "damping not mapped: the joint's motor holds its friction");
     }
-    if (xml_child(e, "mimic")) {
-        note(im, xml_child(e, "mimic"), "not mapped: the joint moves on its own");
-    }
+    j->mimic = -1;
     return 1;
 }
 
@@ -570,6 +571,76 @@ static int read_joints(importer *im) {
             return fail(im, later->e, "name", "joint \"%s\" is already defined on line %d",
                         later->name, first->e->line);
         }
+    }
+    return 1;
+}
+
+static int find_joint(const importer *im, const char *name) {
+    int lo = 0, hi = im->joint_count - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = strcmp(name, im->joint_names[mid].name);
+        if (c == 0) {
+            return im->joint_names[mid].index;
+        }
+        if (c < 0) {
+            hi = mid - 1;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return -1;
+}
+
+static int is_hinge(const urdf_joint *j) {
+    return j->type == URDF_REVOLUTE || j->type == URDF_CONTINUOUS;
+}
+
+/* <mimic joint multiplier offset>: a hinge following a hinge is a gear, a
+ * prismatic joint following a hinge a rack; both hold the ratio from the
+ * zero position, so a non-zero offset is noted, as is every other pair. */
+static int read_mimics(importer *im) {
+    for (int k = 0; k < im->joint_count; ++k) {
+        urdf_joint *j = &im->joints[k];
+        const xml_element *m = xml_child(j->e, "mimic");
+        if (!m) {
+            continue;
+        }
+        const char *name = xml_attribute(m, "joint");
+        if (!name) {
+            return fail(im, m, "joint", "is missing");
+        }
+        int other = find_joint(im, name);
+        if (other < 0) {
+            return fail(im, m, "joint", "no joint is named \"%.60s\"", name);
+        }
+        if (other == k) {
+            return fail(im, m, "joint", "a joint cannot follow itself");
+        }
+        double multiplier = 1.0, offset = 0.0;
+        if (!read_number(im, m, "multiplier", &multiplier, 0) ||
+            !read_number(im, m, "offset", &offset, 0)) {
+            return 0;
+        }
+        if (fabs(multiplier) > 1e6) {
+            return fail(im, m, "multiplier", "beyond 1e6");
+        }
+        const urdf_joint *o = &im->joints[other];
+        if (!is_hinge(o) || !(is_hinge(j) || j->type == URDF_PRISMATIC)) {
+            note(im, m,
+                 "not mapped: Heft couples a hinge to a hinge (gear) or a prismatic "
+                 "joint to a hinge (rack) only");
+            continue;
+        }
+        if (im->links[o->child].group == im->links[j->child].group) {
+            note(im, m, "not mapped: both joints move the same body");
+            continue;
+        }
+        if (offset != 0.0) {
+            note(im, m, "offset not mapped: the coupling holds the ratio from the zero position");
+        }
+        j->mimic = other;
+        j->multiplier = multiplier;
     }
     return 1;
 }
@@ -991,9 +1062,27 @@ static int make_all(importer *im, heft_world *w, int *made_bodies) {
         if (l->parent_joint < 0 || im->joints[l->parent_joint].merged) {
             continue;
         }
-        heft_joint_id id;
-        if (!make_joint(im, w, &im->joints[l->parent_joint], &id)) {
+        urdf_joint *j = &im->joints[l->parent_joint];
+        if (!make_joint(im, w, j, &j->made)) {
             return 0;
+        }
+        joints++;
+    }
+    for (int k = 0; k < im->joint_count; ++k) {
+        const urdf_joint *j = &im->joints[k];
+        if (j->mimic < 0) {
+            continue;
+        }
+        heft_joint_def d =
+            heft_default_joint_def(j->type == URDF_PRISMATIC ? HEFT_JOINT_RACK : HEFT_JOINT_GEAR);
+        d.joint_a = im->joints[j->mimic].made;
+        d.joint_b = j->made;
+        d.ratio = j->multiplier;
+        char name[64];
+        snprintf(name, sizeof name, "%.40s.mimic", j->name);
+        d.name = name;
+        if (!heft_joint_is_valid(w, heft_create_joint(w, &d))) {
+            return engine_refused(im, xml_child(j->e, "mimic"));
         }
         joints++;
     }
@@ -1123,7 +1212,7 @@ static heft_result import(heft_world *w, const char *text, size_t length, const 
     } else if (im.link_count > URDF_MAX_LINKS) {
         fail(&im, im.robot, NULL, "more than %d links", URDF_MAX_LINKS);
     } else if (allocate(&im) && read_links(&im) && read_joints(&im) && order_links(&im) &&
-               make_groups(&im) && read_shapes(&im)) {
+               make_groups(&im) && read_mimics(&im) && read_shapes(&im)) {
         const char *name = xml_attribute(im.robot, "name");
         snprintf(im.result.robot, sizeof im.result.robot, "%s", name ? name : "");
         scratch = heft_world_create(NULL);

@@ -595,3 +595,63 @@ Test(urdf, package_paths_resolve_under_the_package_root) {
     cr_expect_eq(heft_world_body_count(w), 1);
     heft_world_destroy(w);
 }
+
+/* <mimic>: a hinge following a hinge is a gear of the multiplier, a
+ * prismatic joint following a hinge a rack; turning the first hinge turns
+ * the second by the multiplier (to 1e-3 rad after 1 s of a torque). */
+Test(urdf, mimic_joints_become_gears_and_racks) {
+    const char *text =
+        "<robot name=\"g\">\n"
+        " <link name=\"base\"/>\n"
+        " <link name=\"a\"><inertial><mass value=\"1\"/>"
+        "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>"
+        "</link>\n"
+        " <link name=\"b\"><inertial><mass value=\"1\"/>"
+        "<inertia ixx=\"0.2\" ixy=\"0\" ixz=\"0\" iyy=\"0.2\" iyz=\"0\" izz=\"0.2\"/></inertial>"
+        "</link>\n"
+        " <link name=\"c\"><inertial><mass value=\"1\"/>"
+        "<inertia ixx=\"0.2\" ixy=\"0\" ixz=\"0\" iyy=\"0.2\" iyz=\"0\" izz=\"0.2\"/></inertial>"
+        "</link>\n"
+        " <joint name=\"ja\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>"
+        "<axis xyz=\"0 0 1\"/></joint>\n"
+        " <joint name=\"jb\" type=\"continuous\"><parent link=\"base\"/><child link=\"b\"/>"
+        "<origin xyz=\"1 0 0\"/><axis xyz=\"0 0 1\"/><mimic joint=\"ja\" multiplier=\"-2\"/>"
+        "</joint>\n"
+        " <joint name=\"jc\" type=\"prismatic\"><parent link=\"base\"/><child link=\"c\"/>"
+        "<origin xyz=\"0 2 0\"/><axis xyz=\"1 0 0\"/>"
+        "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>"
+        "<mimic joint=\"ja\" multiplier=\"0.05\" offset=\"0.1\"/></joint>\n"
+        "</robot>\n";
+    heft_world_def def = heft_default_world_def();
+    def.gravity = heft_v3(0, 0, 0);
+    def.solver = "bpp-skyline";
+    heft_world *w = heft_world_create(&def);
+    heft_urdf_result r;
+    cr_assert_eq(heft_world_import_urdf_text(w, text, strlen(text), "g.urdf", NULL, &r), HEFT_OK,
+                 "%s", heft_last_error());
+    cr_expect_eq(r.joint_count, 5);
+    cr_expect_eq(r.ignored, 1, "the offset is noted");
+    cr_expect(strstr(r.note, "g.urdf:8: joint \"jc\" <mimic>: offset not mapped") == r.note, "%s",
+              r.note);
+    heft_joint_def d;
+    cr_assert_eq(heft_joint_get_def(w, joint_named(w, "jb.mimic"), &d), HEFT_OK);
+    cr_expect_eq(d.type, HEFT_JOINT_GEAR);
+    cr_expect_eq(d.ratio, -2.0);
+    cr_assert_eq(heft_joint_get_def(w, joint_named(w, "jc.mimic"), &d), HEFT_OK);
+    cr_expect_eq(d.type, HEFT_JOINT_RACK);
+    cr_expect_eq(d.ratio, 0.05);
+    heft_joint_id ja = joint_named(w, "ja"), jb = joint_named(w, "jb"), jc = joint_named(w, "jc");
+    for (int step = 0; step < 60; ++step) {
+        cr_assert_eq(heft_body_apply_torque(w, body_named(w, "a"), heft_v3(0, 0, 0.2)), HEFT_OK);
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+    }
+    double qa = heft_joint_coordinate(w, ja, HEFT_DOF_RX);
+    cr_expect_gt(qa, 0.05, "the first hinge turned %g rad", qa);
+    cr_expect_leq(fabs(heft_joint_coordinate(w, jb, HEFT_DOF_RX) + 2.0 * qa), 1e-3, "gear: %g, %g",
+                  qa, heft_joint_coordinate(w, jb, HEFT_DOF_RX));
+    cr_expect_leq(fabs(heft_joint_coordinate(w, jc, HEFT_DOF_X) - 0.05 * qa), 1e-4, "rack: %g, %g",
+                  qa, heft_joint_coordinate(w, jc, HEFT_DOF_X));
+    heft_world_destroy(w);
+    refused(edit(text, "joint=\"ja\" multiplier=\"-2\"", "joint=\"jz\""),
+            "bad.urdf:7: joint \"jb\" <mimic> joint: no joint is named \"jz\"");
+}
