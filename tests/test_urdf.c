@@ -655,3 +655,32 @@ Test(urdf, mimic_joints_become_gears_and_racks) {
     refused(edit(text, "joint=\"ja\" multiplier=\"-2\"", "joint=\"jz\""),
             "bad.urdf:7: joint \"jb\" <mimic> joint: no joint is named \"jz\"");
 }
+
+/* The imported arm saved as a scene and loaded again steps bit for bit as
+ * the imported world does (600 steps). */
+Test(urdf, arm_through_a_scene_file_steps_bit_identically) {
+    heft_world *w = heft_world_create(NULL);
+    cr_assert_eq(heft_world_import_urdf(w, ARM, NULL, NULL), HEFT_OK, "%s", heft_last_error());
+    size_t n = 0;
+    char *saved = heft_world_save_text(w, NULL, &n);
+    heft_world *loaded = heft_world_load_text(saved, n, "arm6.json", NULL);
+    cr_assert_not_null(loaded, "%s", heft_last_error());
+    for (int step = 0; step < 600; ++step) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+        cr_assert_eq(heft_world_step(loaded, 1.0 / 60.0), HEFT_OK);
+    }
+    heft_body_id a[8], b[8];
+    int na = heft_world_bodies(w, a, 8), nb = heft_world_bodies(loaded, b, 8);
+    cr_assert_eq(na, nb);
+    for (int k = 0; k < na; ++k) {
+        heft_body_state sa, sb;
+        heft_body_get_state(w, a[k], &sa);
+        heft_body_get_state(loaded, b[k], &sb);
+        cr_expect(memcmp(&sa.position, &sb.position, sizeof sa.position) == 0 &&
+                      memcmp(&sa.orientation, &sb.orientation, sizeof sa.orientation) == 0,
+                  "%s differs", heft_body_name(w, a[k]));
+    }
+    heft_free(saved);
+    heft_world_destroy(loaded);
+    heft_world_destroy(w);
+}
