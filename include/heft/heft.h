@@ -986,6 +986,7 @@ typedef uint32_t heft_color;
 #define HEFT_COLOR_STATIC 0x8C8C8Cu    /* shapes of static bodies */
 #define HEFT_COLOR_KINEMATIC 0x6495EDu /* of kinematic bodies */
 #define HEFT_COLOR_DYNAMIC 0xE6C27Au   /* of dynamic bodies */
+#define HEFT_COLOR_SENSOR 0x40E0A0u    /* sensor shapes, whatever their body */
 #define HEFT_COLOR_AABB 0xFF00FFu
 #define HEFT_COLOR_CONTACT 0xFF4040u          /* contact points */
 #define HEFT_COLOR_CONTACT_NORMAL 0x40E040u   /* normals, and the normal forces */
