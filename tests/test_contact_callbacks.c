@@ -496,24 +496,32 @@ Test(pre_solve, a_disabled_contact_makes_no_rows) {
 }
 
 static heft_world *stepping;
-static int nested_result;
+static int nested_result[3];
 
 static int step_inside(void *context, heft_pre_solve_contact *c) {
     (void)context;
     (void)c;
-    nested_result = heft_world_step(stepping, h);
+    nested_result[0] = heft_world_step(stepping, h);
+    nested_result[1] = heft_world_set_pre_solve(stepping, NULL, NULL);
+    nested_result[2] = heft_world_set_pair_filter(stepping, NULL, NULL);
     return 1;
 }
 
-/* The callbacks must not change the world: a step from inside is refused. */
+/* The callbacks must not change the world: a step, or setting a callback,
+ * from inside one is refused. */
 Test(pre_solve, a_step_from_inside_the_callback_is_refused) {
     stepping = world_with_ground(NULL);
     ball(stepping, heft_v3(0, 0, 0.1), heft_v3(0, 0, 0), 0.1, NULL);
     heft_world_set_pre_solve(stepping, step_inside, NULL);
-    nested_result = HEFT_OK;
     cr_assert_eq(heft_world_step(stepping, h), HEFT_OK);
-    cr_assert_eq(nested_result, HEFT_ERROR_INVALID_ARGUMENT);
+    for (int k = 0; k < 3; ++k) {
+        cr_assert_eq(nested_result[k], HEFT_ERROR_INVALID_ARGUMENT, "call %d", k);
+    }
     cr_assert_eq(heft_world_step_count(stepping), 1);
+    /* the callback is still set: it runs again in the next step */
+    nested_result[0] = HEFT_OK;
+    cr_assert_eq(heft_world_step(stepping, h), HEFT_OK);
+    cr_assert_eq(nested_result[0], HEFT_ERROR_INVALID_ARGUMENT);
     heft_world_destroy(stepping);
 }
 
