@@ -527,7 +527,7 @@ Test(pre_solve, a_step_from_inside_the_callback_is_refused) {
 
 /* ---- scene files --------------------------------------------------------------- */
 
-Test(sensors, the_sensor_flag_survives_save_and_load) {
+Test(sensors, the_sensor_flag_and_the_hit_threshold_survive_save_and_load) {
     heft_world *w = world_with_ground(NULL);
     heft_shape_def sd = heft_default_shape_def();
     sd.is_sensor = 1;
@@ -552,6 +552,16 @@ Test(sensors, the_sensor_flag_survives_save_and_load) {
     char *text2 = heft_world_save_text(back, NULL, &length2);
     cr_assert_eq(length2, length);
     cr_assert_eq(memcmp(text, text2, length), 0);
+    /* the default hit threshold is not written; another one is, and read */
+    cr_assert_null(strstr(text, "hit_event_threshold"));
+    cr_assert_eq(heft_world_set_hit_event_threshold(w, 2.5), HEFT_OK);
+    heft_free(text);
+    text = heft_world_save_text(w, NULL, &length);
+    cr_assert_not_null(strstr(text, "\"hit_event_threshold\": 2.5"));
+    heft_world *again = heft_world_load_text(text, length, "saved", NULL);
+    cr_assert_not_null(again, "%s", heft_last_error());
+    cr_assert_eq(heft_world_hit_event_threshold(again), 2.5);
+    heft_world_destroy(again);
     heft_free(text);
     heft_free(text2);
     heft_world_destroy(back);
