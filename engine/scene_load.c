@@ -267,6 +267,7 @@ typedef struct world_settings {
     char solver[32];
     heft_solver_options options;
     double restitution_threshold;
+    double hit_event_threshold;
 } world_settings;
 
 static int read_world(loader *L, world_settings *ws) {
@@ -282,11 +283,13 @@ static int read_world(loader *L, world_settings *ws) {
                                        "post_stabilization",
                                        "substeps",
                                        "restitution_threshold",
+                                       "hit_event_threshold",
                                        NULL};
     ws->def = heft_default_world_def();
     ws->options = heft_solver_default_options();
     snprintf(ws->solver, sizeof ws->solver, "pgs");
     ws->restitution_threshold = 1.0;
+    ws->hit_event_threshold = 1.0;
     const cJSON *w = member(L->root, "world");
     snprintf(L->where, sizeof L->where, "world");
     if (w) {
@@ -302,7 +305,8 @@ static int read_world(loader *L, world_settings *ws) {
             !read_bool(L, w, "geometric_stiffness", &ws->def.geometric_stiffness) ||
             !read_int(L, w, "post_stabilization", &ws->def.post_stabilization, 0, 100) ||
             !read_int(L, w, "substeps", &ws->def.substeps, 1, 1000) ||
-            !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG)) {
+            !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG) ||
+            !read_number(L, w, "hit_event_threshold", &ws->hit_event_threshold, NUM_NONNEG)) {
             return 0;
         }
         ws->def.gyroscopic = (heft_gyroscopic)gyro;
@@ -453,6 +457,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
                                        "density",
                                        "category_bits",
                                        "mask_bits",
+                                       "is_sensor",
                                        NULL};
     *d = heft_default_shape_def();
     int type = -1;
@@ -475,7 +480,8 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
         !read_number(L, o, "restitution", &d->restitution, NUM_NONNEG) ||
         !read_number(L, o, "density", &d->density, NUM_NONNEG) ||
         !read_bits(L, o, "category_bits", &d->category_bits) ||
-        !read_bits(L, o, "mask_bits", &d->mask_bits)) {
+        !read_bits(L, o, "mask_bits", &d->mask_bits) ||
+        !read_bool(L, o, "is_sensor", &d->is_sensor)) {
         return 0;
     }
     if (d->type == HEFT_SHAPE_HULL) {
@@ -1219,7 +1225,8 @@ static heft_world *make_world(loader *L, const world_settings *ws) {
         return NULL;
     }
     if (heft_world_set_solver_options(w, &ws->options) != HEFT_OK ||
-        heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK) {
+        heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK ||
+        heft_world_set_hit_event_threshold(w, ws->hit_event_threshold) != HEFT_OK) {
         snprintf(L->where, sizeof L->where, "solver");
         engine_refused(L, member(L->root, "solver"));
         heft_world_destroy(w);

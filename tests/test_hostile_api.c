@@ -220,6 +220,22 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     }
     REFUSED(heft_world_set_restitution_threshold(world, -1.0));
     REFUSED(heft_world_set_restitution_threshold(NULL, 1.0));
+    for (int k = 0; k < 3; ++k) { /* as the restitution threshold */
+        REFUSED(heft_world_set_hit_event_threshold(world, bad_scalars[k]));
+    }
+    REFUSED(heft_world_set_hit_event_threshold(world, -1.0));
+    REFUSED(heft_world_set_hit_event_threshold(world, -0.5e-300));
+    REFUSED(heft_world_set_hit_event_threshold(NULL, 1.0));
+    REFUSED(heft_world_set_pair_filter(NULL, NULL, NULL));
+    REFUSED(heft_world_set_pre_solve(NULL, NULL, NULL));
+    mark();
+    heft_sensor_events se = heft_world_sensor_events(NULL);
+    expect_refused(se.begin == NULL && se.begin_count == 0 && se.end == NULL && se.end_count == 0,
+                   "heft_world_sensor_events(NULL)", __LINE__);
+    mark();
+    heft_contact_events ce = heft_world_contact_events(NULL);
+    expect_refused(ce.begin_count == 0 && ce.end_count == 0 && ce.hit == NULL && ce.hit_count == 0,
+                   "heft_world_contact_events(NULL)", __LINE__);
 
     /* queries change nothing even when they succeed, and refuse bad input */
     heft_ray_hit hit;
@@ -452,6 +468,10 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
 
 Test(hostile_api, shape_functions_refuse_hostile_values) {
     heft_shape_def base = heft_default_shape_def();
+    for (int k = 0; k < N_SHAPE_IDS; ++k) {
+        NEUTRAL(heft_shape_is_sensor(world, bad_shape(k)), 0);
+    }
+    NEUTRAL(heft_shape_is_sensor(NULL, box), 0);
     REFUSED_ID(heft_create_shape(NULL, dyn, &base));
     REFUSED_ID(heft_create_shape(world, dyn, NULL));
     for (int k = 0; k < N_BODY_IDS; ++k) {
@@ -732,6 +752,7 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     cr_assert_null(heft_world_stats(NULL));
     cr_assert_str_eq(heft_world_solver(NULL), "");
     cr_assert_eq(heft_world_contact_count(NULL), 0);
+    cr_assert_eq(heft_world_hit_event_threshold(NULL), 1.0);
     heft_world_set_island_callback(NULL, NULL, NULL);
     heft_world_destroy(NULL);
     /* a negative max writes nothing and still counts */

@@ -22,8 +22,9 @@ typedef struct world_snapshot {
      * bytes unspecified, which would make memcmp flaky) */
     int64_t steps;
     double restitution_threshold;
+    double hit_event_threshold;
     int shapes;
-    double shape_fields[WORLD_SNAPSHOT_SHAPES][16];
+    double shape_fields[WORLD_SNAPSHOT_SHAPES][17];
     double joint_fields[WORLD_SNAPSHOT_JOINTS][8];
 } world_snapshot;
 
@@ -54,6 +55,7 @@ static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
             f[13] = d.category_bits;
             f[14] = d.mask_bits;
             f[15] = d.offset;
+            f[16] = d.is_sensor;
         }
     }
 }
@@ -73,6 +75,7 @@ static inline void world_snapshot_take(const heft_world *w, world_snapshot *s) {
     s->time = heft_world_time(w);
     s->steps = heft_world_step_count(w);
     s->restitution_threshold = heft_world_restitution_threshold(w);
+    s->hit_event_threshold = heft_world_hit_event_threshold(w);
     world_snapshot_shapes(w, s, ids, n);
     heft_joint_id joints[WORLD_SNAPSHOT_JOINTS];
     int nj = heft_world_joints(w, joints, WORLD_SNAPSHOT_JOINTS);
