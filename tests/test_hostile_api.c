@@ -762,3 +762,56 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     world_snapshot_take(world, &after);
     cr_assert(world_snapshot_equal(&before, &after));
 }
+
+/* URDF import: bad options, NULL arguments, missing files and text that is
+ * not a robot are refused with the world unchanged. Without URDF support
+ * (HEFT_URDF off) every call is refused alike. */
+Test(hostile_api, urdf_import_refuses_hostile_values) {
+    static const char robot[] = "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/>"
+                                "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
+                                "izz=\"1\"/></inertial></link></robot>";
+    size_t n = sizeof robot - 1;
+    heft_urdf_options o = heft_default_urdf_options();
+    heft_urdf_result r;
+    REFUSED(heft_world_import_urdf_text(NULL, robot, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, NULL, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(NULL, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(world, NULL, &o, &r));
+    REFUSED(heft_world_import_urdf(world, "/nonexistent/robot.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, robot, n - 1, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "<robot/>", 8, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "\0\0\0", 3, NULL, &o, &r));
+    for (int k = 0; k < N_VECS; ++k) {
+        o = heft_default_urdf_options();
+        o.position = bad_vec(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_QUATS; ++k) {
+        o = heft_default_urdf_options();
+        o.orientation = bad_quat(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_SCALARS; ++k) {
+        o = heft_default_urdf_options();
+        o.friction = bad_scalars[k];
+        if (!(bad_scalars[k] >= 0.0 && isfinite(bad_scalars[k]))) {
+            REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        }
+    }
+    o = heft_default_urdf_options();
+    o.friction = -1.0;
+    REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    int flags[] = {-1, 2, INT_MAX, INT_MIN};
+    for (int k = 0; k < 4; ++k) {
+        o = heft_default_urdf_options();
+        o.fixed_base = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.merge_fixed = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.joint_dynamics = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    cr_log_info("URDF import: %d hostile calls, %d refused", tried, refused);
+}

@@ -1118,6 +1118,57 @@ HEFT_API char *heft_world_save_text(const heft_world *world, const heft_scene_in
 HEFT_API heft_result heft_scene_operator_apply(heft_world *world, heft_scene_operator *op,
                                                double value);
 
+/* ---- URDF import (docs/urdf.md) ------------------------------------------ */
+
+/* How a URDF robot is placed and mapped. */
+typedef struct heft_urdf_options {
+    heft_vec3 position;       /* the root link's frame in the world; default the origin */
+    heft_quat orientation;    /* default identity */
+    int fixed_base;           /* 1 (default): the root link is a static body, fixed to the world;
+                                 0: it is free (it needs a mass) */
+    int merge_fixed;          /* 1: every link on a fixed joint becomes part of its parent's body;
+                                 0 (default): only links without mass (or under one) do, the
+                                 others are welded with a fixed joint */
+    int joint_dynamics;       /* 1 (default): a joint's <dynamics> friction and damping become a
+                                 velocity motor holding 0 (docs/urdf.md); 0: ignored */
+    double friction;          /* Coulomb mu of every shape, >= 0; default 1 */
+    uint32_t category_bits;   /* filter of every shape; default 1 */
+    uint32_t mask_bits;       /* default all ones */
+    const char *package_root; /* folder holding the packages of package://NAME/... mesh paths;
+                                 NULL (default): such paths are refused */
+} heft_urdf_options;
+
+/* What an import made. */
+typedef struct heft_urdf_result {
+    char robot[64];    /* the <robot> name */
+    heft_body_id root; /* the root link's body */
+    int body_count;    /* bodies made, one per link less the merged ones */
+    int shape_count;
+    int joint_count;
+    int merged_links; /* links made part of their parent's body */
+    int ignored;      /* things read and not mapped (mimic, joint friction with damping ...) */
+    char note[192];   /* the first of them, naming its line; "" when none */
+} heft_urdf_result;
+
+HEFT_API heft_urdf_options heft_default_urdf_options(void);
+
+/* Adds the links of a URDF file to world as bodies (named after their
+ * links, each body's frame at its centre of mass with its link's axes),
+ * their collision geometry as shapes and their joints as joints, in the
+ * joints' zero position. options and result may be NULL. Malformed or
+ * unmappable files are refused (an error naming the file, the line, the
+ * element and attribute), leaving the world exactly as it was. Refused
+ * too when the library was built without URDF support (HEFT_URDF). */
+HEFT_API heft_result heft_world_import_urdf(heft_world *world, const char *path,
+                                            const heft_urdf_options *options,
+                                            heft_urdf_result *result);
+/* The same from text in memory; source names it in messages, and relative
+ * mesh paths start from its folder. */
+HEFT_API heft_result heft_world_import_urdf_text(heft_world *world, const char *text, size_t length,
+                                                 const char *source,
+                                                 const heft_urdf_options *options,
+                                                 heft_urdf_result *result);
+
 #ifdef __cplusplus
 }
 #endif
