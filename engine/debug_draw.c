@@ -164,12 +164,13 @@ static void draw_shapes(const heft_world *w, const heft_debug_draw *d, uint32_t 
         const body *b = &w->bodies[s->body];
         transform t = shape_transform(s, b);
         if (flags & HEFT_DRAW_SHAPES) {
+            const heft_color color = s->sensor ? HEFT_COLOR_SENSOR : body_color(b);
             if (d->shape) {
                 heft_shape_id id = {i, s->slot.generation};
                 d->shape(d->context, id, s->type, t.p,
-                         heft_quat_mul(b->orientation, s->local_orientation), body_color(b));
+                         heft_quat_mul(b->orientation, s->local_orientation), color);
             } else {
-                shape_wireframe(d, s, &t, body_color(b));
+                shape_wireframe(d, s, &t, color);
             }
         }
         if ((flags & HEFT_DRAW_AABBS) && s->type != HEFT_SHAPE_PLANE) {

@@ -265,6 +265,9 @@ static void save_world(saver *s, members *top) {
     put_int(&m, "post_stabilization", d->post_stabilization);
     put_int(&m, "substeps", d->substeps);
     put_number(&m, "restitution_threshold", s->w->restitution_threshold);
+    if (heft_world_hit_event_threshold(s->w) != 1.0) { /* the default is not written */
+        put_number(&m, "hit_event_threshold", heft_world_hit_event_threshold(s->w));
+    }
     /* sleeping (docs/sleeping.md): only what differs from the defaults, so
      * that a world without it saves as it always did */
     const heft_world_def base = heft_default_world_def();
@@ -393,6 +396,9 @@ static void save_shape(saver *s, const heft_shape_def *d, int indent) {
     put_number(&m, "density", d->density);
     put_int(&m, "category_bits", d->category_bits);
     put_int(&m, "mask_bits", d->mask_bits);
+    if (d->is_sensor) { /* written only when set: files without sensors are unchanged */
+        put_bool(&m, "is_sensor", 1);
+    }
     close_object(&m);
 }
 

@@ -546,6 +546,12 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     }
     island_slots_keep_sleeping(w, &w->velocity_slots);
     island_slots_sweep(w, &w->velocity_slots);
+    /* hit events: the contacts' impulses are the solve's, the velocities
+     * still those the contacts were found with */
+    if (!contact_set_record_hits(w)) {
+        heft_set_error("out of memory recording hit events");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
 
     double t2 = heft_time_ms();
     apply_impulses(w, rows, nrows);
@@ -629,6 +635,10 @@ heft_joint_events heft_world_joint_events(const heft_world *w) {
 heft_result heft_world_step(heft_world *w, double h) {
     if (!w) {
         heft_set_error("heft_world_step: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (w->contacts.in_callback) {
+        heft_set_error("heft_world_step: called from a pair filter or pre-solve callback");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (!isfinite(h) || !(h > 0.0)) {

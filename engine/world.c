@@ -124,6 +124,7 @@ heft_world *heft_world_create(const heft_world_def *def) {
     arena_init(&w->scratch);
     broad_phase_init(&w->broad);
     w->restitution_threshold = HEFT_DEFAULT_RESTITUTION_THRESHOLD;
+    w->contacts.hit_threshold = HEFT_DEFAULT_HIT_THRESHOLD;
     return w;
 }
 

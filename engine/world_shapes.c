@@ -117,6 +117,7 @@ heft_result heft_shape_get_def(const heft_world *w, heft_shape_id id, heft_shape
     d.category_bits = s->category;
     d.mask_bits = s->mask;
     d.user_data = s->user_data;
+    d.is_sensor = s->sensor;
     if (s->type == HEFT_SHAPE_HULL) {
         d.hull.points = s->hull->vertices;
         d.hull.count = s->hull->vertex_count;

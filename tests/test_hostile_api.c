@@ -235,6 +235,22 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     }
     REFUSED(heft_world_set_restitution_threshold(world, -1.0));
     REFUSED(heft_world_set_restitution_threshold(NULL, 1.0));
+    for (int k = 0; k < 3; ++k) { /* as the restitution threshold */
+        REFUSED(heft_world_set_hit_event_threshold(world, bad_scalars[k]));
+    }
+    REFUSED(heft_world_set_hit_event_threshold(world, -1.0));
+    REFUSED(heft_world_set_hit_event_threshold(world, -0.5e-300));
+    REFUSED(heft_world_set_hit_event_threshold(NULL, 1.0));
+    REFUSED(heft_world_set_pair_filter(NULL, NULL, NULL));
+    REFUSED(heft_world_set_pre_solve(NULL, NULL, NULL));
+    mark();
+    heft_sensor_events se = heft_world_sensor_events(NULL);
+    expect_refused(se.begin == NULL && se.begin_count == 0 && se.end == NULL && se.end_count == 0,
+                   "heft_world_sensor_events(NULL)", __LINE__);
+    mark();
+    heft_contact_events ce = heft_world_contact_events(NULL);
+    expect_refused(ce.begin_count == 0 && ce.end_count == 0 && ce.hit == NULL && ce.hit_count == 0,
+                   "heft_world_contact_events(NULL)", __LINE__);
 
     /* queries change nothing even when they succeed, and refuse bad input */
     heft_ray_hit hit;
@@ -493,6 +509,10 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
 
 Test(hostile_api, shape_functions_refuse_hostile_values) {
     heft_shape_def base = heft_default_shape_def();
+    for (int k = 0; k < N_SHAPE_IDS; ++k) {
+        NEUTRAL(heft_shape_is_sensor(world, bad_shape(k)), 0);
+    }
+    NEUTRAL(heft_shape_is_sensor(NULL, box), 0);
     REFUSED_ID(heft_create_shape(NULL, dyn, &base));
     REFUSED_ID(heft_create_shape(world, dyn, NULL));
     for (int k = 0; k < N_BODY_IDS; ++k) {
@@ -773,6 +793,7 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     cr_assert_null(heft_world_stats(NULL));
     cr_assert_str_eq(heft_world_solver(NULL), "");
     cr_assert_eq(heft_world_contact_count(NULL), 0);
+    cr_assert_eq(heft_world_hit_event_threshold(NULL), 1.0);
     heft_world_set_island_callback(NULL, NULL, NULL);
     heft_world_destroy(NULL);
     /* a negative max writes nothing and still counts */
@@ -781,4 +802,57 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     world_snapshot after;
     world_snapshot_take(world, &after);
     cr_assert(world_snapshot_equal(&before, &after));
+}
+
+/* URDF import: bad options, NULL arguments, missing files and text that is
+ * not a robot are refused with the world unchanged. Without URDF support
+ * (HEFT_URDF off) every call is refused alike. */
+Test(hostile_api, urdf_import_refuses_hostile_values) {
+    static const char robot[] = "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/>"
+                                "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
+                                "izz=\"1\"/></inertial></link></robot>";
+    size_t n = sizeof robot - 1;
+    heft_urdf_options o = heft_default_urdf_options();
+    heft_urdf_result r;
+    REFUSED(heft_world_import_urdf_text(NULL, robot, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, NULL, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(NULL, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(world, NULL, &o, &r));
+    REFUSED(heft_world_import_urdf(world, "/nonexistent/robot.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, robot, n - 1, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "<robot/>", 8, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "\0\0\0", 3, NULL, &o, &r));
+    for (int k = 0; k < N_VECS; ++k) {
+        o = heft_default_urdf_options();
+        o.position = bad_vec(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_QUATS; ++k) {
+        o = heft_default_urdf_options();
+        o.orientation = bad_quat(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_SCALARS; ++k) {
+        o = heft_default_urdf_options();
+        o.friction = bad_scalars[k];
+        if (!(bad_scalars[k] >= 0.0 && isfinite(bad_scalars[k]))) {
+            REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        }
+    }
+    o = heft_default_urdf_options();
+    o.friction = -1.0;
+    REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    int flags[] = {-1, 2, INT_MAX, INT_MIN};
+    for (int k = 0; k < 4; ++k) {
+        o = heft_default_urdf_options();
+        o.fixed_base = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.merge_fixed = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.joint_dynamics = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    cr_log_info("URDF import: %d hostile calls, %d refused", tried, refused);
 }

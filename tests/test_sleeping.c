@@ -527,3 +527,34 @@ Test(sleeping, sleeping_and_waking_again_allocates_nothing) {
     heft_set_allocator(NULL);
     cr_assert_eq(calls, 0, "%ld allocations in the third cycle", calls);
 }
+
+/* A box asleep inside a static sensor stays inside it: no end event while it
+ * sleeps; kicked out, it ends once. */
+Test(sleeping, a_sensor_keeps_a_sleeping_visitor) {
+    heft_world *w = sleeping_world("pgs");
+    heft_body_def sd = heft_default_body_def();
+    sd.type = HEFT_BODY_STATIC;
+    sd.position = heft_v3(0.0, 0.0, 0.5);
+    heft_body_id zone = heft_create_body(w, &sd);
+    heft_shape_def sensor = heft_default_shape_def();
+    sensor.type = HEFT_SHAPE_BOX;
+    sensor.half_extents = heft_v3(1.0, 1.0, 0.5);
+    sensor.is_sensor = 1;
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, zone, &sensor)), "%s", heft_last_error());
+    heft_body_id b = add_box(w, heft_v3(0.0, 0.0, HALF));
+    int begins = 0, ends = 0, slept_steps = 0;
+    for (int i = 0; i < 120; ++i) {
+        cr_assert_eq(heft_world_step(w, STEP), HEFT_OK);
+        begins += heft_world_sensor_events(w).begin_count;
+        ends += heft_world_sensor_events(w).end_count;
+        slept_steps += !heft_body_is_awake(w, b);
+    }
+    cr_assert_gt(slept_steps, 60, "the box slept");
+    cr_assert_eq(begins, 1);
+    cr_assert_eq(ends, 0, "no end while it sleeps inside");
+    cr_assert_eq(heft_body_set_transform(w, b, heft_v3(5.0, 0.0, HALF), heft_quat_identity()),
+                 HEFT_OK);
+    cr_assert_eq(heft_world_step(w, STEP), HEFT_OK);
+    cr_assert_eq(heft_world_sensor_events(w).end_count, 1, "moved out: one end");
+    heft_world_destroy(w);
+}

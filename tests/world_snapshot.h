@@ -22,8 +22,9 @@ typedef struct world_snapshot {
      * bytes unspecified, which would make memcmp flaky) */
     int64_t steps;
     double restitution_threshold;
+    double hit_event_threshold;
     int shapes;
-    double shape_fields[WORLD_SNAPSHOT_SHAPES][16];
+    double shape_fields[WORLD_SNAPSHOT_SHAPES][17];
     double joint_fields[WORLD_SNAPSHOT_JOINTS][8];
     /* sleeping: each body's state and switch, the world's settings */
     int awake[64], sleep_enabled[64];
@@ -58,6 +59,7 @@ static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
             f[13] = d.category_bits;
             f[14] = d.mask_bits;
             f[15] = d.offset;
+            f[16] = d.is_sensor;
         }
     }
 }
@@ -77,6 +79,7 @@ static inline void world_snapshot_take(const heft_world *w, world_snapshot *s) {
     s->time = heft_world_time(w);
     s->steps = heft_world_step_count(w);
     s->restitution_threshold = heft_world_restitution_threshold(w);
+    s->hit_event_threshold = heft_world_hit_event_threshold(w);
     world_snapshot_shapes(w, s, ids, n);
     for (int i = 0; i < n && i < 64; ++i) {
         s->awake[i] = heft_body_is_awake(w, ids[i]);
