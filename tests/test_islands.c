@@ -136,10 +136,11 @@ static uint32_t next_random(uint32_t *s) {
 /* Bodies and joints made and destroyed, bodies kicked, put to sleep and
  * woken at random, with sleeping on and a short time to sleep: after every
  * call and every step the lists hold. */
-Test(islands, lists_hold_through_random_churn) {
+static void churn(int substeps) {
     heft_world_def wd = heft_default_world_def();
     wd.enable_sleep = 1;
     wd.time_to_sleep = 0.1;
+    wd.substeps = substeps;
     heft_world *w = heft_world_create(&wd);
     heft_body_def gd = heft_default_body_def();
     gd.type = HEFT_BODY_STATIC;
@@ -196,4 +197,12 @@ Test(islands, lists_hold_through_random_churn) {
                 heft_world_body_count(w), heft_world_joint_count(w), w->island_live, slept, split);
     cr_assert_gt(slept, 0, "the churn never let an island sleep");
     heft_world_destroy(w);
+}
+
+Test(islands, lists_hold_through_random_churn) {
+    churn(1);
+}
+
+Test(islands, lists_hold_through_random_churn_in_substeps) {
+    churn(3);
 }
