@@ -558,3 +558,37 @@ Test(sleeping, a_sensor_keeps_a_sleeping_visitor) {
     cr_assert_eq(heft_world_sensor_events(w).end_count, 1, "moved out: one end");
     heft_world_destroy(w);
 }
+
+typedef struct sleep_boxes {
+    int segments, other;
+} sleep_boxes;
+
+static void count_segment(void *context, heft_vec3 a, heft_vec3 b, heft_color color) {
+    (void)a;
+    (void)b;
+    sleep_boxes *c = context;
+    if (color == HEFT_COLOR_SLEEP) {
+        c->segments++;
+    } else {
+        c->other++;
+    }
+}
+
+/* HEFT_DRAW_SLEEP: one box (12 segments) a sleeping island, nothing awake. */
+Test(sleeping, debug_draw_shows_the_sleeping_islands) {
+    heft_world *w = sleeping_world("bpp-skyline");
+    heft_body_id pile[PILE];
+    add_pile(w, pile);
+    sleep_boxes c = {0, 0};
+    heft_debug_draw d = heft_default_debug_draw();
+    d.segment = count_segment;
+    d.context = &c;
+    heft_world_step(w, STEP);
+    cr_assert_eq(heft_world_draw(w, &d, HEFT_DRAW_SLEEP), HEFT_OK);
+    cr_assert_eq(c.segments + c.other, 0, "nothing asleep, nothing drawn");
+    settle(w, PILE);
+    cr_assert_eq(heft_world_draw(w, &d, HEFT_DRAW_SLEEP), HEFT_OK);
+    cr_assert_eq(c.segments, 12 * STACKS * STACKS);
+    cr_assert_eq(c.other, 0);
+    heft_world_destroy(w);
+}

@@ -1047,6 +1047,7 @@ typedef uint32_t heft_color;
 #define HEFT_COLOR_JOINT 0x40C0FFu
 #define HEFT_COLOR_JOINT_LIMIT 0xFF8C00u
 #define HEFT_COLOR_TEXT 0xFFFFFFu
+#define HEFT_COLOR_SLEEP 0x7878A0u /* boxes of sleeping islands */
 
 /* What heft_world_draw draws (or-ed together). */
 typedef enum heft_draw_flags {
@@ -1058,7 +1059,8 @@ typedef enum heft_draw_flags {
     HEFT_DRAW_JOINT_LIMITS = 1 << 5,   /* enabled limits: segments (linear), arcs (angular),
                                           the ball joint's cone */
     HEFT_DRAW_ISLANDS = 1 << 6,        /* the last step's islands as boxes around their shapes */
-    HEFT_DRAW_SLEEP = 1 << 7,          /* reserved for sleeping bodies: draws nothing yet */
+    HEFT_DRAW_SLEEP = 1 << 7,          /* each sleeping island as a box around its shapes
+                                          (docs/sleeping.md) */
     HEFT_DRAW_MASS = 1 << 8,           /* each dynamic body's centre of mass and axes */
     HEFT_DRAW_NAMES = 1 << 9           /* the names of named bodies, at their centres */
 } heft_draw_flags;
