@@ -121,8 +121,8 @@ static void link_bodies(heft_world *w, int32_t a, int32_t b) {
         return;
     }
     const body *ba = &w->bodies[a], *bb = &w->bodies[b];
-    if (!body_is_dynamic(ba) || !body_is_dynamic(bb) || ba->sleeping || bb->sleeping ||
-        ba->island_id < 0 || bb->island_id < 0 || ba->island_id == bb->island_id) {
+    if (ba->sleeping || bb->sleeping || ba->island_id == bb->island_id || ba->island_id < 0 ||
+        bb->island_id < 0 || !body_is_dynamic(ba) || !body_is_dynamic(bb)) {
         return;
     }
     merge(w, ba->island_id, bb->island_id);

@@ -128,8 +128,14 @@ int sleep_wake_touched(heft_world *w) {
     const int first = w->woke_count;
     for (int i = 0; i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
-        wake_if_touched(w, c->body_a, c->body_b);
-        wake_if_touched(w, c->body_b, c->body_a);
+        const int active_a = body_touch_active(&w->bodies[c->body_a]);
+        const int active_b = body_touch_active(&w->bodies[c->body_b]);
+        if (active_b) {
+            wake_if_touched(w, c->body_a, c->body_b);
+        }
+        if (active_a) {
+            wake_if_touched(w, c->body_b, c->body_a);
+        }
     }
     for (int32_t i = 0; i < w->joint_high; ++i) {
         const joint *j = &w->joints[i];
