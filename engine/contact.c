@@ -10,6 +10,7 @@
 #include "error.h"
 #include "joint.h"
 #include "shape_cast.h"
+#include "sleep.h"
 #include "slots.h"
 #include "world.h"
 
@@ -149,6 +150,32 @@ static int push_sensor_pair(contact_set *set, uint64_t key) {
     return 1;
 }
 
+/* Copies the pair's points of the last step to items[count ..]; returns how
+ * many (a pair between sleeping and resting bodies is kept as it was). */
+static int keep_points(contact_set *set, uint64_t key, int previous_count, int *old, int count) {
+    while (*old < previous_count && set->previous[*old].key < key) {
+        ++*old;
+    }
+    int n = 0;
+    while (*old < previous_count && set->previous[*old].key == key) {
+        set->items[count + n++] = set->previous[(*old)++];
+    }
+    return n;
+}
+
+/* A sensor's overlap with a sleeping body is kept as it was (both lists
+ * ascend by key, *old walks the last update's). Returns 0 when out of
+ * memory. */
+static int keep_sensor_overlap(contact_set *set, uint64_t key, int *old) {
+    while (*old < set->sensor_previous_count && set->sensor_previous[*old] < key) {
+        ++*old;
+    }
+    if (*old < set->sensor_previous_count && set->sensor_previous[*old] == key) {
+        return push_sensor_pair(set, key);
+    }
+    return 1;
+}
+
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
@@ -185,11 +212,20 @@ int contact_set_update(heft_world *w, double h) {
     set->sensor_pairs = sensor_swap;
     set->sensor_capacity = sensor_swap_capacity;
     set->sensor_count = 0;
-    int count = 0, old = 0;
+    int count = 0, old = 0, old_sensor = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         uint64_t key = bp->pairs[p];
         int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
         const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+        if (!body_touch_active(&w->bodies[sa->body]) && !body_touch_active(&w->bodies[sb->body])) {
+            /* sleeping (engine/sleep.c): kept as it was, callbacks not called */
+            if ((sa->sensor || sb->sensor) && !keep_sensor_overlap(set, key, &old_sensor)) {
+                set->count = 0;
+                return 0;
+            }
+            count += keep_points(set, key, previous_count, &old, count);
+            continue;
+        }
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
             continue;
         }
@@ -503,6 +539,7 @@ heft_result heft_world_set_pair_filter(heft_world *w, heft_pair_filter_fn fn, vo
     }
     w->contacts.pair_filter = fn;
     w->contacts.pair_filter_context = fn ? context : NULL;
+    sleep_wake_all(w); /* every pair is judged anew */
     return HEFT_OK;
 }
 
@@ -517,6 +554,7 @@ heft_result heft_world_set_pre_solve(heft_world *w, heft_pre_solve_fn fn, void *
     }
     w->contacts.pre_solve = fn;
     w->contacts.pre_solve_context = fn ? context : NULL;
+    sleep_wake_all(w); /* every pair is judged anew */
     return HEFT_OK;
 }
 

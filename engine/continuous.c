@@ -123,7 +123,8 @@ static double body_time_of_impact(heft_world *w, int32_t i, const cast_motion *m
 void continuous_collision(heft_world *w, double h) {
     for (int32_t i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive || b->type != HEFT_BODY_DYNAMIC || !b->fast || b->shapes < 0) {
+        if (!b->slot.alive || b->type != HEFT_BODY_DYNAMIC || !b->fast || b->shapes < 0 ||
+            b->sleeping) {
             continue;
         }
         cast_motion m;

@@ -284,6 +284,10 @@ static int read_world(loader *L, world_settings *ws) {
                                        "substeps",
                                        "restitution_threshold",
                                        "hit_event_threshold",
+                                       "enable_sleep",
+                                       "sleep_linear_speed",
+                                       "sleep_angular_speed",
+                                       "time_to_sleep",
                                        NULL};
     ws->def = heft_default_world_def();
     ws->options = heft_solver_default_options();
@@ -306,7 +310,11 @@ static int read_world(loader *L, world_settings *ws) {
             !read_int(L, w, "post_stabilization", &ws->def.post_stabilization, 0, 100) ||
             !read_int(L, w, "substeps", &ws->def.substeps, 1, 1000) ||
             !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG) ||
-            !read_number(L, w, "hit_event_threshold", &ws->hit_event_threshold, NUM_NONNEG)) {
+            !read_number(L, w, "hit_event_threshold", &ws->hit_event_threshold, NUM_NONNEG) ||
+            !read_bool(L, w, "enable_sleep", &ws->def.enable_sleep) ||
+            !read_number(L, w, "sleep_linear_speed", &ws->def.sleep_linear_speed, NUM_NONNEG) ||
+            !read_number(L, w, "sleep_angular_speed", &ws->def.sleep_angular_speed, NUM_NONNEG) ||
+            !read_number(L, w, "time_to_sleep", &ws->def.time_to_sleep, NUM_NONNEG)) {
             return 0;
         }
         ws->def.gyroscopic = (heft_gyroscopic)gyro;
@@ -639,6 +647,7 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
                                        "linear_damping",
                                        "angular_damping",
                                        "gravity_scale",
+                                       "enable_sleep",
                                        "shapes",
                                        NULL};
     heft_body_def d = heft_default_body_def();
@@ -664,7 +673,8 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
         !read_bool(L, o, "mass_from_shapes", &from_shapes) ||
         !read_number(L, o, "linear_damping", &d.linear_damping, NUM_NONNEG) ||
         !read_number(L, o, "angular_damping", &d.angular_damping, NUM_NONNEG) ||
-        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE)) {
+        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE) ||
+        !read_bool(L, o, "enable_sleep", &d.enable_sleep)) {
         return 0;
     }
     d.type = (heft_body_type)type;

@@ -109,6 +109,7 @@ static heft_shape_id bad_shape(int k) {
 
 static void setup(void) {
     heft_world_def wd = heft_default_world_def();
+    wd.enable_sleep = 1;
     world = heft_world_create(&wd);
     heft_body_def bd = heft_default_body_def();
     bd.type = HEFT_BODY_STATIC;
@@ -155,6 +156,9 @@ static void setup(void) {
     for (int i = 0; i < 3; ++i) {
         heft_world_step(world, 1.0 / 60.0);
     }
+    /* asleep, so that a refused call that wakes it shows */
+    heft_body_set_awake(world, dyn, 0);
+    cr_assert(!heft_body_is_awake(world, dyn));
     cr_assert(heft_body_is_valid(world, dyn) && heft_joint_is_valid(world, hinge) &&
               heft_joint_is_valid(world, rod) && heft_shape_is_valid(world, box) &&
               !heft_body_is_valid(world, stale_body) && !heft_joint_is_valid(world, stale_joint));
@@ -190,6 +194,17 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
         REFUSED(heft_joint_set_geometric_stiffness(world, hinge, flags[k]));
     }
     REFUSED(heft_world_set_geometric_stiffness(NULL, 1));
+    for (int k = 0; k < 4; ++k) {
+        REFUSED(heft_world_set_sleeping(world, flags[k]));
+    }
+    REFUSED(heft_world_set_sleeping(NULL, 0));
+    for (int k = 0; k < N_SCALARS; ++k) {
+        const double bad = isfinite(bad_scalars[k]) ? -fabs(bad_scalars[k]) : bad_scalars[k];
+        REFUSED(heft_world_set_sleep_thresholds(world, bad, 0.05, 0.5));
+        REFUSED(heft_world_set_sleep_thresholds(world, 0.05, bad, 0.5));
+        REFUSED(heft_world_set_sleep_thresholds(world, 0.05, 0.05, bad));
+    }
+    REFUSED(heft_world_set_sleep_thresholds(NULL, 0.05, 0.05, 0.5));
     int iterations[] = {-1, 101, INT_MAX, INT_MIN};
     for (int k = 0; k < 4; ++k) {
         REFUSED(heft_world_set_post_stabilization(world, iterations[k]));
@@ -308,6 +323,14 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
     NO_WORLD(geometric_stiffness, 2);
     NO_WORLD(post_stabilization, -1);
     NO_WORLD(substeps, 0);
+    NO_WORLD(enable_sleep, 2);
+    NO_WORLD(enable_sleep, -1);
+    for (int k = 0; k < N_SCALARS; ++k) {
+        const double bad = isfinite(bad_scalars[k]) ? -fabs(bad_scalars[k]) : bad_scalars[k];
+        NO_WORLD(sleep_linear_speed, bad);
+        NO_WORLD(sleep_angular_speed, bad);
+        NO_WORLD(time_to_sleep, bad);
+    }
 
     /* every option, each with NaN or a value beyond its range */
     struct {
@@ -431,6 +454,13 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
         REFUSED(heft_body_apply_force(world, id, heft_v3(1, 0, 0), heft_v3(0, 0, 0)));
         REFUSED(heft_body_apply_torque(world, id, heft_v3(1, 0, 0)));
         REFUSED(heft_body_set_mass_from_shapes(world, id));
+        REFUSED(heft_body_wake(world, id));
+        REFUSED(heft_body_set_awake(world, id, 1));
+        REFUSED(heft_body_set_awake(world, id, 0));
+        REFUSED(heft_body_set_sleep_enabled(world, id, 0));
+        NEUTRAL(heft_body_is_awake(world, id), 0);
+        NEUTRAL(heft_body_sleep_enabled(world, id), 0);
+        NEUTRAL(heft_body_island_id(world, id), -1);
         cr_assert_eq(heft_body_is_valid(world, id), 0);
         NEUTRAL(heft_body_mass(world, id), 0.0);
         NEUTRAL(heft_body_user_data(world, id), NULL);
@@ -447,6 +477,17 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
         expect_refused(q.w == 1.0 && q.x == 0.0 && q.y == 0.0 && q.z == 0.0,
                        "heft_body_orientation", __LINE__);
     }
+    int switches[] = {-1, 2, INT_MAX, INT_MIN};
+    for (int k = 0; k < 4; ++k) {
+        REFUSED(heft_body_set_awake(world, dyn, switches[k]));
+        REFUSED(heft_body_set_sleep_enabled(world, dyn, switches[k]));
+    }
+    REFUSED(heft_body_wake(NULL, dyn));
+    REFUSED(heft_body_set_awake(NULL, dyn, 1));
+    REFUSED(heft_body_set_sleep_enabled(NULL, dyn, 1));
+    NEUTRAL(heft_body_is_awake(NULL, dyn), 0);
+    NEUTRAL(heft_body_island_id(NULL, dyn), -1);
+    NEUTRAL(heft_world_body_events(NULL).woke_count, 0);
     REFUSED(heft_body_get_state(world, dyn, NULL));
     REFUSED(heft_body_get_state(NULL, dyn, &st));
     REFUSED(heft_destroy_body(NULL, dyn));

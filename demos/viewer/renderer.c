@@ -135,6 +135,9 @@ static const float palette[][3] = {
 #define PALETTE_SIZE ((int)(sizeof palette / sizeof palette[0]))
 
 static int body_at_rest(const viewer *v, heft_body_id id) {
+    if (heft_world_sleeping(v->world)) {
+        return !heft_body_is_awake(v->world, id);
+    }
     return heft_v3_length(heft_body_linear_velocity(v->world, id)) < 0.02 &&
            heft_v3_length(heft_body_angular_velocity(v->world, id)) < 0.02 && v->step_index > 30;
 }

@@ -116,6 +116,13 @@ typedef struct heft_world_def {
                                   points (redundant rows), which the pivoting solvers need
                                   (docs/collision.md) */
     void *user_data;           /* the application's, never read by the engine; default NULL */
+    /* Sleeping (docs/sleeping.md): an island whose bodies all stay below both
+     * speeds for time_to_sleep seconds falls asleep and the step skips it
+     * until something wakes it. */
+    int enable_sleep;           /* 1 or 0; default 0: every body is stepped every step */
+    double sleep_linear_speed;  /* m/s, finite, >= 0; default 0.05 */
+    double sleep_angular_speed; /* rad/s, finite, >= 0; default 0.05 */
+    double time_to_sleep;       /* s, finite, >= 0; default 0.5 */
 } heft_world_def;
 
 HEFT_API heft_world_def heft_default_world_def(void);
@@ -177,10 +184,12 @@ typedef struct heft_island_stats {
                                  answer was kept (HEFT_ANSWER_PGS when the engine's rescue's);
                                  solver.fallback is the solver's own flag */
     int rescue_sweeps;        /* PGS sweeps of the engine's rescue (also in solver.iterations) */
+    int64_t island_id;        /* the island's stable id (heft_body_island_id), which keys its
+                                 solver state from step to step */
 } heft_island_stats;
 
 typedef struct heft_step_stats {
-    int islands;        /* islands of dynamic bodies (a lone body is one) */
+    int islands;        /* awake islands of dynamic bodies (a lone body is one) */
     int islands_solved; /* islands with at least one row */
     int bodies;         /* dynamic bodies stepped */
     int rows;           /* rows over all islands */
@@ -237,6 +246,8 @@ typedef struct heft_step_stats {
                                          kinetic plus gravitational energy; <= 0 (to rounding)
                                          without geometric stiffness, reported as it is with
                                          it */
+    int islands_sleeping;             /* sleeping islands after the step (docs/sleeping.md) */
+    int bodies_sleeping;              /* dynamic bodies in them */
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
@@ -289,6 +300,9 @@ typedef struct heft_body_def {
                  body's sweep is stopped at its first contact with static,
                  kinematic and non-fast dynamic shapes, so that it cannot
                  pass through them; default 0 */
+    /* 1 (default): the body may fall asleep with its island; 0: it never
+     * does, and keeps its island awake (docs/sleeping.md) */
+    int enable_sleep;
 } heft_body_def;
 
 HEFT_API heft_body_def heft_default_body_def(void);
@@ -352,6 +366,42 @@ HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, 
  * effect. */
 HEFT_API heft_result heft_body_set_fast(heft_world *world, heft_body_id id, int fast);
 HEFT_API int heft_body_is_fast(const heft_world *world, heft_body_id id);
+
+/* ---- sleeping (docs/sleeping.md) ----------------------------------------- */
+
+/* The world's switch: 0 wakes every sleeping island and keeps them awake. */
+HEFT_API heft_result heft_world_set_sleeping(heft_world *world, int enabled);
+HEFT_API int heft_world_sleeping(const heft_world *world);
+/* m/s, rad/s and s, each finite and >= 0 (heft_world_def). */
+HEFT_API heft_result heft_world_set_sleep_thresholds(heft_world *world, double linear_speed,
+                                                     double angular_speed, double time_to_sleep);
+/* 1 for a dynamic body whose island is awake and for a kinematic body; 0
+ * for a sleeping or static body, and for an invalid id (with an error). */
+HEFT_API int heft_body_is_awake(const heft_world *world, heft_body_id id);
+/* 1 wakes the body's island; 0 puts it to sleep now, whatever its speeds
+ * (velocities set to zero). No effect on static and kinematic bodies. */
+HEFT_API heft_result heft_body_set_awake(heft_world *world, heft_body_id id, int awake);
+HEFT_API heft_result heft_body_wake(heft_world *world, heft_body_id id);
+/* Per body (heft_body_def.enable_sleep): 0 wakes its island and keeps it awake. */
+HEFT_API heft_result heft_body_set_sleep_enabled(heft_world *world, heft_body_id id, int enabled);
+HEFT_API int heft_body_sleep_enabled(const heft_world *world, heft_body_id id);
+/* The stable id of the body's island (> 0), kept while the island's bodies
+ * stay joined; -1 for static and kinematic bodies, for a body created since
+ * the last step and for an invalid id. */
+HEFT_API int64_t heft_body_island_id(const heft_world *world, heft_body_id id);
+
+/* Bodies that woke and fell asleep in the last step, in order, and those
+ * woken by calls made since it (heft_body_wake, a force, a new joint ...).
+ * Every body of an island is reported when the island changes state; an id
+ * may name a body destroyed since. The arrays live until the next step or
+ * world destruction. */
+typedef struct heft_body_events {
+    const heft_body_id *woke;
+    int woke_count;
+    const heft_body_id *fell_asleep;
+    int fell_asleep_count;
+} heft_body_events;
+HEFT_API heft_body_events heft_world_body_events(const heft_world *world);
 
 /* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
@@ -586,7 +636,10 @@ HEFT_API int heft_shape_is_sensor(const heft_world *world, heft_shape_id id);
 /* The two callbacks below are called during heft_world_step, from the thread
  * that called it, in ascending order of shape pair. They may read the world
  * (every const call: poses, velocities, shapes, user data) but must not
- * change it: no step, no creation or destruction, no setter. */
+ * change it: no step, no creation or destruction, no setter. Neither is
+ * called for a pair whose bodies sleep or rest (docs/sleeping.md): setting
+ * either wakes every island, and a callback that starts to answer otherwise
+ * wakes the bodies it concerns with heft_body_wake. */
 
 /* Custom pair filter: called for each candidate shape pair of the step (its
  * boxes grown by the contact margin overlap) that passed the category and
@@ -994,6 +1047,7 @@ typedef uint32_t heft_color;
 #define HEFT_COLOR_JOINT 0x40C0FFu
 #define HEFT_COLOR_JOINT_LIMIT 0xFF8C00u
 #define HEFT_COLOR_TEXT 0xFFFFFFu
+#define HEFT_COLOR_SLEEP 0x7878A0u /* boxes of sleeping islands */
 
 /* What heft_world_draw draws (or-ed together). */
 typedef enum heft_draw_flags {
@@ -1005,7 +1059,8 @@ typedef enum heft_draw_flags {
     HEFT_DRAW_JOINT_LIMITS = 1 << 5,   /* enabled limits: segments (linear), arcs (angular),
                                           the ball joint's cone */
     HEFT_DRAW_ISLANDS = 1 << 6,        /* the last step's islands as boxes around their shapes */
-    HEFT_DRAW_SLEEP = 1 << 7,          /* reserved for sleeping bodies: draws nothing yet */
+    HEFT_DRAW_SLEEP = 1 << 7,          /* each sleeping island as a box around its shapes
+                                          (docs/sleeping.md) */
     HEFT_DRAW_MASS = 1 << 8,           /* each dynamic body's centre of mass and axes */
     HEFT_DRAW_NAMES = 1 << 9           /* the names of named bodies, at their centres */
 } heft_draw_flags;
