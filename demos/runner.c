@@ -70,7 +70,8 @@ static int open_scene_file(const run_config *cfg, run_result *r, int *steps, dou
         (cfg->geometric_stiffness && heft_world_set_geometric_stiffness(r->world, 1) != HEFT_OK) ||
         (cfg->post_stabilization > wd.post_stabilization &&
          heft_world_set_post_stabilization(r->world, cfg->post_stabilization) != HEFT_OK) ||
-        (cfg->substeps > 0 && heft_world_set_substeps(r->world, cfg->substeps) != HEFT_OK)) {
+        (cfg->substeps > 0 && heft_world_set_substeps(r->world, cfg->substeps) != HEFT_OK) ||
+        (cfg->sleeping && heft_world_set_sleeping(r->world, 1) != HEFT_OK)) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
         return -1;
     }
@@ -117,6 +118,9 @@ static int run_build_scenario(const run_config *cfg, run_result *r, int *steps, 
     }
     if (cfg->contact_compliance >= 0.0 && cfg->has_contact_compliance) {
         wd.contact_compliance = cfg->contact_compliance;
+    }
+    if (cfg->sleeping) {
+        wd.enable_sleep = 1;
     }
     r->world = heft_world_create(&wd);
     if (!r->world) {
@@ -210,6 +214,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
     r->geometric_stiffness = wd.geometric_stiffness;
     r->post_stabilization = wd.post_stabilization;
     r->substeps = wd.substeps;
+    r->sleeping = heft_world_sleeping(r->world);
     for (int step = 0; step < r->steps; ++step) {
         if (r->desc->control) {
             r->desc->control(r->scene, r->world, step, r->h);
@@ -265,6 +270,10 @@ int run_scenario(const run_config *cfg, run_result *r) {
         r->fallbacks += st->fallbacks;
         r->not_converged += st->not_converged;
         r->nonfinite_rejected += st->nonfinite_rejected;
+        r->sleeping_bodies_max = st->bodies_sleeping > r->sleeping_bodies_max
+                                     ? st->bodies_sleeping
+                                     : r->sleeping_bodies_max;
+        r->sleeping_steps += st->bodies_sleeping > 0;
         add_counts(r, st);
         if (cfg->csv) {
             fprintf(
@@ -347,6 +356,7 @@ void run_write_json(FILE *f, const run_result *r) {
     fprintf(f,
             ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
             r->geometric_stiffness ? "true" : "false", r->post_stabilization, r->substeps);
+    fprintf(f, ",\n  \"sleeping\": %s", r->sleeping ? "true" : "false");
     fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
     json_number(f, r->h);
     fputs(",\n  \"time\": ", f);
@@ -408,6 +418,8 @@ void run_write_json(FILE *f, const run_result *r) {
             ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
             "\"nonfinite_rejected\": %d",
             r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
+    fprintf(f, ", \"sleeping_bodies_max\": %d, \"sleeping_steps\": %d", r->sleeping_bodies_max,
+            r->sleeping_steps);
     fprintf(f,
             ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
             "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "

@@ -22,7 +22,8 @@ typedef struct run_config {
     int substeps;              /* 0: 1 */
     double contact_compliance; /* m/N (heft_world_def), when has_contact_compliance */
     int has_contact_compliance;
-    FILE *csv; /* per-step statistics, may be NULL */
+    int sleeping; /* 1: the world's sleeping on (docs/sleeping.md) */
+    FILE *csv;    /* per-step statistics, may be NULL */
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);
     void *frame_user;
@@ -62,6 +63,9 @@ typedef struct run_result {
     int nonfinite_steps;      /* steps with a body whose pose is not finite */
     char first_violation[96]; /* the first body out of bounds or not finite, and when */
     int fallbacks, not_converged, nonfinite_rejected;
+    int sleeping;            /* the world's sleeping switch as run */
+    int sleeping_bodies_max; /* most bodies asleep after any step */
+    int sleeping_steps;      /* steps after which some body slept */
     /* the solvers' counts of heft_step_stats, summed over the steps */
     long solves; /* island solves, substeps included */
     long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
