@@ -80,7 +80,9 @@
  * it. Larger problems end at the best answer of the stages before. */
 #define BPP_BACKSTOP_MAX_VARIABLES 1000
 /* Steps of the backstop's Newton stage (newton.c) */
-#define BPP_NEWTON_STEPS 50
+#define BPP_NEWTON_STEPS 60
+/* ... and at most this many from one start point */
+#define BPP_NEWTON_START_STEPS 25
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1139,7 +1141,8 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         if (points != NULL)
             memcpy(s->fz_t, points[order[k]], vec);
         heft_newton_result r;
-        heft_newton_solve(&s->newton, p, s->fz_t, tau, budget, s->fz_d, s->measure_work, &r);
+        const int share = budget < BPP_NEWTON_START_STEPS ? budget : BPP_NEWTON_START_STEPS;
+        heft_newton_solve(&s->newton, p, s->fz_t, tau, share, s->fz_d, s->measure_work, &r);
         budget -= r.steps > 0 ? r.steps : 1;
         stats->backstop_pivots += r.steps;
         stats->newton_steps += r.steps;

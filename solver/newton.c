@@ -51,6 +51,9 @@
 #define NEWTON_MEMORY 5
 /* re-solves of a step after rows leaving their boxes were held */
 #define NEWTON_HOLD_ROUNDS 4
+/* steps shorter than this fraction of the Newton step, NEWTON_CRAWL in a row, end a start */
+#define NEWTON_SHORT_STEP (1.0 / 64.0)
+#define NEWTON_CRAWL 6
 /* a pivot below this fraction of its row's scale: a dependent row */
 #define NEWTON_DEPENDENT 1e-10
 /* the shift of the free rows' diagonal, relative to A_ii (direction()) */
@@ -423,6 +426,7 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
     double psi = classify(ws, p, ws->lambda, ws->w, ws->set, &emax);
     double best = INFINITY;
     double recent[NEWTON_MEMORY] = {0};
+    int crawl = 0;
     int status = HEFT_NEWTON_BUDGET;
     for (;;) {
         if (isfinite(psi) && emax < best) {
@@ -483,7 +487,10 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
                 break;
             }
         }
-        if (!accepted) {
+        /* a run of short steps is a crawl along a kink: the start is given
+         * up, for the caller's next one (or Lemke's method) */
+        crawl = accepted && t < NEWTON_SHORT_STEP ? crawl + 1 : 0;
+        if (!accepted || crawl >= NEWTON_CRAWL) {
             status = HEFT_NEWTON_STALLED;
             break;
         }
