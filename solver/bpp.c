@@ -83,6 +83,8 @@
 #define BPP_NEWTON_STEPS 60
 /* ... and at most this many from one start point */
 #define BPP_NEWTON_START_STEPS 25
+/* ... and before the restart from PGS (heft_bpp_solve) */
+#define BPP_NEWTON_EARLY_STEPS 25
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1106,7 +1108,7 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
  * s->fz_best holds an answer within tau, 0 when it holds the best answer
  * found, better than every start (clamped), -1 when there is none. */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
-                        double tau, heft_solver_stats *stats) {
+                        double tau, int steps, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     double error[4];
@@ -1135,7 +1137,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         used = 1;
     }
     double found = INFINITY;
-    int budget = BPP_NEWTON_STEPS;
+    int budget = steps;
     stats->backstops++;
     for (int k = 0; k < used && budget > 0; ++k) {
         if (points != NULL)
@@ -1205,6 +1207,37 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     int steps = 0;
     pivot_best best = {0, 0, INFINITY};
     int converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
+    int source = HEFT_ANSWER_SOLVER;
+    if (!converged && steps < max_steps && (warm || best.found)) {
+        /* stalled: the frozen boxes and the Newton stage from the warm start
+         * (else the best iterate) first, before the restart from PGS. On
+         * the winch they ended most stalled solves exactly from there, in a
+         * tenth of the restart's time, where from PGS's answer the Newton
+         * stage stalled more often and left Lemke's method 30 solves of
+         * seconds each; on the towers the restart's point is the better one
+         * and is tried next. */
+        stats->fallback = 1;
+        for (int i = 0; i < n; ++i) {
+            const double v = warm ? p->lambda0[i] : s->best_lambda[i];
+            s->fz_d[i] = isfinite(v) ? v : 0.0;
+        }
+        heft_bpp_clamp_answer(p, s->fz_d);
+        const int fr = frozen_boxes(p, s, s->fz_d, tau, max_steps, stats);
+        if (fr > 0) {
+            converged = 1;
+        } else {
+            const double *points[3] = {fr == 0 ? s->lambda : NULL,
+                                       best.found ? s->best_lambda : NULL,
+                                       warm ? p->lambda0 : NULL};
+            if (newton_stage(p, s, points, 3, tau, BPP_NEWTON_EARLY_STEPS, stats) > 0) {
+                memcpy(s->lambda, s->fz_best, vec);
+                converged = 1;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+        if (converged)
+            heft_bpp_read_sets(p, s->lambda, s->set);
+    }
     int pgs_answered = 0;
     double pgs_error = INFINITY;
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
@@ -1220,7 +1253,6 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     }
     const int have_best = best.found;
     stats->iterations = steps;
-    int source = HEFT_ANSWER_SOLVER;
 
     int frozen = -1;
     if (!converged && steps > 0) {
@@ -1257,7 +1289,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
-        const int solved = newton_stage(p, s, points, 4, tau, stats);
+        const int solved = newton_stage(p, s, points, 4, tau, BPP_NEWTON_STEPS, stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
