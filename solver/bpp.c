@@ -1208,14 +1208,15 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     pivot_best best = {0, 0, INFINITY};
     int converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
     int source = HEFT_ANSWER_SOLVER;
-    if (!converged && steps < max_steps && (warm || best.found)) {
+    if (!converged && steps < max_steps && (warm || best.found) && s->options.bpp_pgs_sweeps > 0) {
         /* stalled: the frozen boxes and the Newton stage from the warm start
          * (else the best iterate) first, before the restart from PGS. On
          * the winch they ended most stalled solves exactly from there, in a
          * tenth of the restart's time, where from PGS's answer the Newton
          * stage stalled more often and left Lemke's method 30 solves of
          * seconds each; on the towers the restart's point is the better one
-         * and is tried next. */
+         * and is tried next. (Without the restart the stages below do the
+         * same from the same point.) */
         stats->fallback = 1;
         for (int i = 0; i < n; ++i) {
             const double v = warm ? p->lambda0[i] : s->best_lambda[i];
