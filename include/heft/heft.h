@@ -229,14 +229,15 @@ typedef struct heft_step_stats {
                                          not act: the solver is iterative (pgs, ldl-pgs, cr),
                                          whose approximate impulses feed no stiffness
                                          (docs/heavy-loads.md) */
-    int post_stabilization_limited;   /* without geometric stiffness: islands whose
-                                         post-stabilization would have added energy (lifting
-                                         a load against gravity): their velocities were
-                                         scaled down to pay for it, or the projection undone */
+    int post_stabilization_limited;   /* where geometric stiffness does not act (off, or an
+                                         iterative solver): islands whose post-stabilization
+                                         would have added energy (lifting a load against
+                                         gravity): their velocities were scaled down to pay
+                                         for it, or the projection undone */
     double post_stabilization_energy; /* J: the change post-stabilization made to the islands'
-                                         kinetic plus gravitational energy; <= 0 (to rounding)
-                                         without geometric stiffness, reported as it is with
-                                         it */
+                                         kinetic plus gravitational energy; at most the
+                                         islands' weight times 1 nm where geometric stiffness
+                                         does not act, reported as it is where it does */
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
