@@ -5,7 +5,11 @@
  *   - non-finite poses or velocities (counted over all steps and bodies),
  *   - steps with a dynamic body outside the scene's bounds,
  *   - the mechanical energy (kinetic plus gravity's potential, J) at its
- *     largest in the first and in the last simulated minute,
+ *     largest in the first and in the last simulated minute (--window:
+ *     another span, for runs too slow for minutes; --settle: the first
+ *     window starts later, once a scene that changes phase, such as the
+ *     winch winding its whole chain in, has reached the state it then
+ *     holds, so that like is compared with like),
  *   - the mean step time of the first and of the last minute, and their
  *     ratio (the step must not grow slower); process CPU time, so that the
  *     ratio means something on a machine that is busy with other work,
@@ -89,8 +93,8 @@ static double energy(heft_world *w, heft_vec3 g, const scenario_desc *d, long *n
     return e;
 }
 
-static soak_result soak(const scenario_desc *d, const char *solver, double seconds,
-                        const scenario_params *params) {
+static soak_result soak(const scenario_desc *d, const char *solver, double seconds, double settle,
+                        double window, const scenario_params *params) {
     soak_result r;
     memset(&r, 0, sizeof r);
     r.failed_step = -1;
@@ -115,7 +119,10 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
     }
     const double h = d->h > 0.0 ? d->h : 1.0 / 60.0;
     const int steps = (int)(seconds / h + 0.5);
-    const int minute = (int)(60.0 / h + 0.5) < steps ? (int)(60.0 / h + 0.5) : steps;
+    const int settle_steps = (int)(settle / h + 0.5) < steps ? (int)(settle / h + 0.5) : 0;
+    const int window_steps = (int)(window / h + 0.5) < steps - settle_steps
+                                 ? (int)(window / h + 0.5)
+                                 : steps - settle_steps;
     const heft_vec3 g = wd.gravity;
     double t_first = 0.0, t_last = 0.0;
     for (int i = 0; i < steps; ++i) {
@@ -132,21 +139,21 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
         int outside = 0;
         const double e = fabs(energy(w, g, d, &r.nonfinite, &outside));
         r.out_of_bounds_steps += outside;
-        if (i < minute) {
+        if (i >= settle_steps && i < settle_steps + window_steps) {
             t_first += dt;
             r.energy_first = fmax(r.energy_first, e);
         }
-        if (i >= steps - minute) {
+        if (i >= steps - window_steps) {
             t_last += dt;
             r.energy_last = fmax(r.energy_last, e);
         }
-        if (i == minute - 1)
+        if (i == settle_steps + window_steps - 1)
             r.rss_first_mb = rss_mb();
         r.steps = i + 1;
     }
     r.rss_last_mb = rss_mb();
-    r.step_ms_first = minute > 0 ? t_first / minute : 0.0;
-    r.step_ms_last = minute > 0 ? t_last / minute : 0.0;
+    r.step_ms_first = window_steps > 0 ? t_first / window_steps : 0.0;
+    r.step_ms_last = window_steps > 0 ? t_last / window_steps : 0.0;
     d->destroy(s);
     heft_world_destroy(w);
     return r;
@@ -162,15 +169,18 @@ static int soak_passes(const soak_result *r, int steps_wanted) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: heft-soak [--seconds S] [--solver NAME]... [--scenario NAME]...\n"
+    fprintf(f, "usage: heft-soak [--seconds S] [--window S] [--settle S] [--solver NAME]...\n"
+               "                 [--scenario NAME]...\n"
                "                 [--variant NAME] [--size N] [--csv FILE]\n"
                "Runs each scene under each solver for S simulated seconds (default 600)\n"
                "and prints a Markdown row per run (docs/benchmarks.md, \"Soaks\").\n"
+               "The first and the last --window seconds (default 60) are compared; the\n"
+               "first starts after --settle seconds (default 0).\n"
                "Defaults: every scene, pgs and bpp-skyline.\n");
 }
 
 int main(int argc, char **argv) {
-    double seconds = 600.0;
+    double seconds = 600.0, window = 60.0, settle = 0.0;
     const char *solvers[16];
     int nsolvers = 0;
     const char *scenes[32];
@@ -182,6 +192,7 @@ int main(int argc, char **argv) {
         {"seconds", required_argument, NULL, 't'},  {"solver", required_argument, NULL, 's'},
         {"scenario", required_argument, NULL, 'c'}, {"variant", required_argument, NULL, 'v'},
         {"size", required_argument, NULL, 'n'},     {"csv", required_argument, NULL, 'o'},
+        {"window", required_argument, NULL, 'w'},   {"settle", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -191,6 +202,20 @@ int main(int argc, char **argv) {
             seconds = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(seconds > 0.0) || seconds > 86400.0) {
                 fprintf(stderr, "heft-soak: --seconds must lie in (0, 86400], got %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'w':
+            window = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(window > 0.0) || window > 3600.0) {
+                fprintf(stderr, "heft-soak: --window must lie in (0, 3600], got %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'e':
+            settle = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(settle >= 0.0) || settle > 86400.0) {
+                fprintf(stderr, "heft-soak: --settle must lie in [0, 86400], got %s\n", optarg);
                 return 2;
             }
             break;
@@ -235,6 +260,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "heft-soak: unexpected argument \"%s\"\n", argv[optind]);
         return 2;
     }
+    if (settle > 0.0 && settle + 2.0 * window > seconds) {
+        fprintf(stderr,
+                "heft-soak: --settle %g and two windows of %g s do not fit in --seconds %g\n",
+                settle, window, seconds);
+        return 2;
+    }
     if (nsolvers == 0) {
         solvers[nsolvers++] = "pgs";
         solvers[nsolvers++] = "bpp-skyline";
@@ -253,15 +284,25 @@ int main(int argc, char **argv) {
                      "energy_first_j,energy_last_j,step_ms_first,step_ms_last,rss_first_mb,"
                      "rss_last_mb,pass\n");
     }
+    char span[64];
+    if (window == 60.0)
+        snprintf(span, sizeof span, "minute");
+    else
+        snprintf(span, sizeof span, "%g s", window);
+    if (settle > 0.0) {
+        const size_t used = strlen(span);
+        snprintf(span + used, sizeof span - used, " (first from %g s)", settle);
+    }
     printf("| scene | solver | simulated s | non-finite | steps out of bounds | max energy, first "
-           "/ last minute (J) | ms a step, first / last minute | growth | RSS MB, after 1 min / "
-           "end | pass |\n");
+           "/ last %s (J) | ms a step, first / last %s | growth | RSS MB, after the first %s / "
+           "end | pass |\n",
+           span, span, span);
     printf("|---|---|---|---|---|---|---|---|---|---|\n");
     int all = 1;
     for (int c = 0; c < nscenes; ++c) {
         const scenario_desc *d = scenario_find(scenes[c]);
         for (int k = 0; k < nsolvers; ++k) {
-            const soak_result r = soak(d, solvers[k], seconds, &params);
+            const soak_result r = soak(d, solvers[k], seconds, settle, window, &params);
             const double h = d->h > 0.0 ? d->h : 1.0 / 60.0;
             const int wanted = (int)(seconds / h + 0.5);
             const int pass = soak_passes(&r, wanted);

@@ -11,8 +11,8 @@ static void csv_header(FILE *f) {
     fprintf(f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
                "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
                "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,newton_steps,factorizations,"
-               "downdates,"
-               "answers_solver,answers_backstop,answers_pgs,answers_warm_start,answers_zero\n");
+               "downdates,updates,answers_solver,answers_backstop,answers_pgs,answers_warm_start,"
+               "answers_zero\n");
 }
 
 /* The step's island solves, substeps included: every solve keeps one answer
@@ -35,11 +35,31 @@ static void add_counts(run_result *r, const heft_step_stats *st) {
     r->newton_steps += st->newton_steps;
     r->factorizations += st->factorizations;
     r->downdates += st->downdates;
+    r->updates += st->updates;
     r->answers_solver += st->answers_solver;
     r->answers_backstop += st->answers_backstop;
     r->answers_pgs += st->answers_pgs;
     r->answers_warm_start += st->answers_warm_start;
     r->answers_zero += st->answers_zero;
+}
+
+/* Counts the last step's island solves by the solver "auto" gave them to. */
+static void count_delegates(run_result *r, const heft_step_stats *st) {
+    for (int i = 0; i < st->islands; ++i) {
+        heft_island_stats ist;
+        if (heft_world_island_stats(r->world, i, &ist) != HEFT_OK || ist.rows == 0 ||
+            ist.solver.delegate == NULL)
+            continue;
+        int k = 0;
+        while (k < r->delegate_count && strcmp(r->delegate_names[k], ist.solver.delegate) != 0)
+            ++k;
+        if (k == r->delegate_count) {
+            if (k == RUN_DELEGATES)
+                continue;
+            r->delegate_names[r->delegate_count++] = ist.solver.delegate;
+        }
+        r->delegate_solves[k]++;
+    }
 }
 
 /* Hands the engine's island callback on to the run's, with the step number. */
@@ -275,18 +295,19 @@ int run_scenario(const run_config *cfg, run_result *r) {
                                      : r->sleeping_bodies_max;
         r->sleeping_steps += st->bodies_sleeping > 0;
         add_counts(r, st);
+        count_delegates(r, st);
         if (cfg->csv) {
             fprintf(
                 cfg->csv,
                 "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
-                "%d,%d,%d,%d\n",
+                "%d,%d,%d,%d,%d\n",
                 step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
                 st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
                 st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
                 st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
                 st->backstop_pivots, st->newton_steps, st->factorizations, st->downdates,
-                st->answers_solver, st->answers_backstop, st->answers_pgs, st->answers_warm_start,
-                st->answers_zero);
+                st->updates, st->answers_solver, st->answers_backstop, st->answers_pgs,
+                st->answers_warm_start, st->answers_zero);
         }
         if (cfg->csv && ferror(cfg->csv)) {
             /* a full disk or a closed pipe: stop now, not after a long run */
@@ -424,13 +445,23 @@ void run_write_json(FILE *f, const run_result *r) {
             ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
             "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "
             "\"backstop_pivots\": %ld, \"newton_steps\": %ld, \"factorizations\": %ld, "
-            "\"downdates\": %ld, "
+            "\"downdates\": %ld, \"updates\": %ld, "
             "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
-            "\"answers_warm_start\": %ld, \"answers_zero\": %ld},\n  \"checks\": [",
+            "\"answers_warm_start\": %ld, \"answers_zero\": %ld",
             r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps,
             r->frozen_rounds, r->backstops, r->backstop_pivots, r->newton_steps, r->factorizations,
-            r->downdates, r->answers_solver, r->answers_backstop, r->answers_pgs,
+            r->downdates, r->updates, r->answers_solver, r->answers_backstop, r->answers_pgs,
             r->answers_warm_start, r->answers_zero);
+    if (r->delegate_count > 0) {
+        fputs(", \"delegates\": {", f);
+        for (int k = 0; k < r->delegate_count; ++k) {
+            fputs(k ? ", " : "", f);
+            json_string(f, r->delegate_names[k]);
+            fprintf(f, ": %ld", r->delegate_solves[k]);
+        }
+        fputc('}', f);
+    }
+    fputs("},\n  \"checks\": [", f);
     for (int i = 0; i < r->check_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
         json_string(f, r->checks[i].name);

@@ -8,6 +8,9 @@
 
 #include "scenario.h"
 
+/* solvers "auto" may hand islands to, counted by name in run_result */
+#define RUN_DELEGATES 8
+
 typedef struct run_config {
     const char *scenario;
     const char *scene_file; /* a scene file to run instead (docs/scene-format.md) */
@@ -69,8 +72,13 @@ typedef struct run_result {
     /* the solvers' counts of heft_step_stats, summed over the steps */
     long solves; /* island solves, substeps included */
     long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
-        backstop_pivots, newton_steps, factorizations, downdates;
+        backstop_pivots, newton_steps, factorizations, downdates, updates;
     long answers_solver, answers_backstop, answers_pgs, answers_warm_start, answers_zero;
+    /* the solver "auto" handed each island solve to (heft_solver_stats.delegate),
+     * counted over the last substep of every step; none under another solver */
+    const char *delegate_names[RUN_DELEGATES];
+    long delegate_solves[RUN_DELEGATES];
+    int delegate_count;
     run_joint *joints;
     int joint_count;
     scenario_check checks[SCENARIO_MAX_CHECKS];

@@ -62,7 +62,9 @@ int solver_cli_option(int id, const char *v, heft_solver_options *o, char *err, 
     case SOLVER_CLI_ADAPTIVE_REGULARIZATION:
         rc = cli_double("--adaptive-regularization", v, 0.0, HUGE_VAL, CLI_LO_OPEN, NULL,
                         &o->regularization_shift, err, err_size);
-        o->adaptive_regularization = 1;
+        if (rc == 0) { /* a refused value changes nothing */
+            o->adaptive_regularization = 1;
+        }
         break;
     case SOLVER_CLI_LDL_ORDERING: {
         int k = 0;

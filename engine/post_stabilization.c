@@ -214,6 +214,19 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
     return 1;
 }
 
+/* the lift of an island's weight a projection may add without paying, m */
+#define POST_STABILIZATION_FREE_LIFT 1e-9
+
+/* the weight of island k's bodies, N */
+static double island_weight(const heft_world *w, const island_set *is, int k) {
+    double m = 0.0;
+    for (int x = is->body_start[k]; x < is->body_start[k + 1]; ++x) {
+        const body *b = &w->bodies[is->bodies[x]];
+        m += b->mass * fabs(b->gravity_scale);
+    }
+    return m * heft_v3_length(w->def.gravity);
+}
+
 /* Kinetic and gravitational potential energy of island k's bodies, J (the
  * potential from the world's origin: only differences are used). */
 static void island_energy(const heft_world *w, const island_set *is, int k, double *kinetic,
@@ -231,21 +244,30 @@ static void island_energy(const heft_world *w, const island_set *is, int k, doub
 }
 
 /* Post-stabilization moves positions without touching velocities, so it may
- * lift a body against gravity (a heavy load at the end of a stretched chain:
- * +13x to +138x the swing energy of the 2,000:1 chain under the direct
- * solvers). An island whose projection raised its energy gives the gain back
- * from its kinetic energy, all velocities scaled by one factor (which keeps
- * J v = 0 for the joints); when its kinetic energy cannot pay for it, the
- * projection is undone. Returns 1 when the island was limited. */
+ * lift a body against gravity. Where the joints stretch (no geometric
+ * stiffness, or an iterative solver, through which it cannot act) it does so
+ * by as much as they stretched: +13x to +138x the swing energy of the 2,000:1
+ * chain under the direct solvers, up to 1.3 MJ in a step on the forklift
+ * under pgs. There an island whose projection raised its energy gives the
+ * gain back from its kinetic energy, all velocities scaled by one factor
+ * (which keeps J v = 0 for the joints); when its kinetic energy cannot pay,
+ * the projection is undone. Allowed without payment: rounding of the sums and
+ * a lift of the island's weight by 1 nm (the gaps a direct solve leaves;
+ * undoing those would make the motion depend on round-off). With geometric
+ * stiffness acting the joints hold to 1e-5 m and the projection is not
+ * limited: what it lifts is the rise of a swinging load along its arc,
+ * R (omega h)^2 / 2 a step, which the velocity solve linearised away and
+ * gravity takes back in the next steps (docs/heavy-loads.md); paying for it
+ * here as well would damp the swing. Returns 1 when the island was limited. */
 static int keep_energy(heft_world *w, const island_set *is, int k, double kinetic_before,
                        double potential_before, const heft_vec3 *positions,
                        const heft_quat *orientations) {
     double kinetic, potential;
     island_energy(w, is, k, &kinetic, &potential);
     const double before = kinetic_before + potential_before;
-    /* rounding of the sums: a relative 1e-12 of the energies moved around */
     const double slack =
-        1e-12 * (fabs(kinetic_before) + fabs(potential_before) + fabs(kinetic) + fabs(potential));
+        1e-12 * (fabs(kinetic_before) + fabs(potential_before) + fabs(kinetic) + fabs(potential)) +
+        island_weight(w, is, k) * POST_STABILIZATION_FREE_LIFT;
     if (kinetic + potential <= before + slack) {
         return 0;
     }
@@ -301,12 +323,9 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
     }
     island_slots_keep_sleeping(w, &w->position_slots);
     island_slots_sweep(w, &w->position_slots);
-    /* With geometric stiffness asked for (the heavy scenes), the projection
-     * is left as it is and its energy change only reported: there it gains
-     * far less (up to 5.8 kJ a step on the forklift under pgs, 0.4 kJ on the
-     * crane, against 0.44 MJ on the 2,000:1 chain without it) and those
-     * scenes' checks are tuned with it. */
-    const int guard = !w->def.geometric_stiffness;
+    /* geometric stiffness acts only through a direct solver's impulses
+     * (geometric_stiffness_skipped) */
+    const int guard = !w->def.geometric_stiffness || !w->solver->direct;
     for (int k = 0; k < is->count; ++k) {
         const int first = is->body_start[k];
         st->post_stabilization_limited +=

@@ -539,6 +539,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->newton_steps += s->newton_steps;
         st->factorizations += s->factorizations;
         st->downdates += s->downdates;
+        st->updates += s->updates;
         ++*answer_count(st, s->answer);
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
@@ -614,6 +615,7 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->newton_steps += s->newton_steps;
     t->factorizations += s->factorizations;
     t->downdates += s->downdates;
+    t->updates += s->updates;
     t->answers_solver += s->answers_solver;
     t->answers_backstop += s->answers_backstop;
     t->answers_pgs += s->answers_pgs;

@@ -51,6 +51,7 @@ struct scenario {
     heft_joint_id cable_joints[CRANE_LINKS + 1]; /* links and the hook */
     heft_joint_id sling[2];
     double rope_length;
+    double luff_angle; /* the luff servo's target, rad (> 0 lowers the boom) */
     double pipe_start_z;
     double max_stretch;
     double max_rope_lag;
@@ -119,7 +120,7 @@ static int crane_build(scenario *s, heft_world *w) {
     jd.body_b = s->boom;
     jd.name = "luff";
     heft_joint_def_set_world_frame(w, &jd, pivot, heft_v3(0.0, 1.0, 0.0));
-    jd.motor[HEFT_DOF_RX].mode = HEFT_MOTOR_VELOCITY;
+    jd.motor[HEFT_DOF_RX].mode = HEFT_MOTOR_VELOCITY; /* crane_apply makes it a servo */
     jd.motor[HEFT_DOF_RX].max_force = 2.0e6;
     s->luff = heft_create_joint(w, &jd);
     if (!heft_joint_is_valid(w, s->slew) || !heft_joint_is_valid(w, s->luff)) {
@@ -234,8 +235,17 @@ static scenario *crane_create(heft_world *w, const scenario_params *p) {
 
 static void crane_apply(scenario *s, heft_world *w, double h) {
     heft_joint_set_motor_velocity(w, s->slew, HEFT_DOF_RX, s->controls.axis[0].value);
-    /* the luff hinge's axis is +y: a positive angle lowers the boom */
-    heft_joint_set_motor_velocity(w, s->luff, HEFT_DOF_RX, -s->controls.axis[1].value);
+    /* the luff hinge's axis is +y: a positive angle lowers the boom. The
+     * motor is a servo on the angle the operator's rate has reached, like a
+     * luffing ram: as a velocity motor at rate 0 it had no memory of the
+     * angle, so every correction that moved the boom stayed (the 2,000 kg
+     * pipe's weight on the cable's projections), and the boom held aloft sank
+     * 0.56 m in the first minute and laid the pipe on the ground after 8
+     * (heft-soak). A scene file's luff axis stays a velocity motor. */
+    const double luff_rate = -s->controls.axis[1].value;
+    s->luff_angle += h * luff_rate;
+    heft_joint_motor luff = {HEFT_MOTOR_POSITION, luff_rate, s->luff_angle, 2.0e6, 0.0, 0.0};
+    heft_joint_set_motor(w, s->luff, HEFT_DOF_RX, &luff);
     double len = s->rope_length - h * s->controls.axis[2].value;
     len = len < 0.5 ? 0.5 : (len > 12.0 ? 12.0 : len);
     if (len != s->rope_length) {

@@ -227,6 +227,7 @@ typedef struct heft_step_stats {
     int factorizations;  /* factorizations (bpp-skyline's refactorings, bpp-pcg's
                             preconditioners included) */
     int downdates;
+    int updates; /* row additions to a sparse factor (bpp-sparse) */
     /* Island solves by the answer kept (heft_answer_source), summed over the
      * substeps: with one substep they add up to islands_solved. answers_pgs counts a pivoting
      * solver's own restart answer and the engine's rescue alike (fallbacks tells them apart). */
@@ -239,14 +240,15 @@ typedef struct heft_step_stats {
                                          not act: the solver is iterative (pgs, ldl-pgs, cr),
                                          whose approximate impulses feed no stiffness
                                          (docs/heavy-loads.md) */
-    int post_stabilization_limited;   /* without geometric stiffness: islands whose
-                                         post-stabilization would have added energy (lifting
-                                         a load against gravity): their velocities were
-                                         scaled down to pay for it, or the projection undone */
+    int post_stabilization_limited;   /* where geometric stiffness does not act (off, or an
+                                         iterative solver): islands whose post-stabilization
+                                         would have added energy (lifting a load against
+                                         gravity): their velocities were scaled down to pay
+                                         for it, or the projection undone */
     double post_stabilization_energy; /* J: the change post-stabilization made to the islands'
-                                         kinetic plus gravitational energy; <= 0 (to rounding)
-                                         without geometric stiffness, reported as it is with
-                                         it */
+                                         kinetic plus gravitational energy; at most the
+                                         islands' weight times 1 nm where geometric stiffness
+                                         does not act, reported as it is where it does */
     int islands_sleeping;             /* sleeping islands after the step (docs/sleeping.md) */
     int bodies_sleeping;              /* dynamic bodies in them */
 } heft_step_stats;
