@@ -36,11 +36,13 @@
  * boxes it took over 500 steps on a winch island. Heft instead freezes the
  * friction boxes and solves the box-constrained QP by projected Newton,
  * which cannot cycle ("frozen friction boxes" below), with a budget of
- * options.max_pivots steps of its own. What neither ends within the
- * tolerance goes to the exact backstop, Lemke's method on an LCP form of
- * the problem (lemke.c, docs/friction-backstop.md), which needs no
+ * options.max_pivots steps of its own; with the restart on, the frozen
+ * boxes and the Newton stage run from the warm start first, before it.
+ * What none of them ends within the tolerance goes to the backstop:
+ * semismooth Newton on the error measure's residual (newton.c), then
+ * Lemke's method on an LCP form of the problem (lemke.c), which needs no
  * factorization of A_FF and so also answers a singular one (redundant
- * contacts). With adaptive regularization on,
+ * contacts); docs/friction-backstop.md gives the order. With adaptive regularization on,
  * block pivoting goes on instead (the shifts end the cycle, [Ho 2022] §5.4). The
  * best pivoting iterate (fewest variables breaking eq. 2.1, then the
  * smallest error) is kept for when neither finishes ([Ho 2022] §2.5.2: "we simply
