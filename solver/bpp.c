@@ -81,11 +81,13 @@
  * 0.4 to 1 s on the exported islands of 600 to 812 variables that reach
  * it. Larger problems end at the best answer of the stages before. */
 #define BPP_BACKSTOP_MAX_VARIABLES 1000
-/* Steps of the backstop's Newton stage (newton.c) */
+/* Steps of the backstop's Newton stage (newton.c), at most twice
+ * options.max_pivots, so that the pivot budget bounds the whole solve */
 #define BPP_NEWTON_STEPS 60
 /* ... and at most this many from one start point */
 #define BPP_NEWTON_START_STEPS 25
-/* ... and before the restart from PGS (heft_bpp_solve) */
+/* ... and before the restart from PGS (heft_bpp_solve), at most
+ * options.max_pivots */
 #define BPP_NEWTON_EARLY_STEPS 25
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
@@ -192,6 +194,10 @@ void heft_bpp_destroy(void *state) {
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
     heft_free(s);
+}
+
+static int imin(int a, int b) {
+    return a < b ? a : b;
 }
 
 /* ---- the backend -------------------------------------------------------------------- */
@@ -1232,7 +1238,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, BPP_NEWTON_EARLY_STEPS, stats) > 0) {
+            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps), stats) > 0) {
                 memcpy(s->lambda, s->fz_best, vec);
                 converged = 1;
                 source = HEFT_ANSWER_BACKSTOP;
@@ -1292,7 +1298,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
-        const int solved = newton_stage(p, s, points, 4, tau, BPP_NEWTON_STEPS, stats);
+        const int solved =
+            newton_stage(p, s, points, 4, tau, imin(BPP_NEWTON_STEPS, 2 * max_steps), stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
