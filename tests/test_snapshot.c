@@ -1,0 +1,364 @@
+/* Snapshots (docs/snapshots.md): a state saved at step 300 and restored
+ * steps on to step 600 with the same bits as the run that never stopped,
+ * for every scene file in assets/scenes/ under pgs and bpp-skyline, also
+ * restored into another world loaded from the same file; a buffer of
+ * another layout, damaged or truncated is refused and changes nothing. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heft.h"
+#include "world_snapshot.h"
+
+#ifndef HEFT_SCENES_DIR
+#error "HEFT_SCENES_DIR must name assets/scenes"
+#endif
+
+/* The steps before the snapshot and after it (sanitized builds run fewer). */
+#ifdef HEFT_SANITIZED
+#define SAVE_AT 40
+#define RUN_TO 80
+#else
+#define SAVE_AT 300
+#define RUN_TO 600
+#endif
+
+typedef struct poses {
+    int n;
+    double *values; /* 13 per body: position, orientation, velocities */
+} poses;
+
+static poses take_poses(const heft_world *w) {
+    poses p;
+    p.n = heft_world_bodies(w, NULL, 0);
+    heft_body_id *ids = calloc((size_t)p.n + 1, sizeof *ids);
+    p.values = calloc((size_t)p.n * 13 + 1, sizeof(double));
+    cr_assert(ids && p.values);
+    heft_world_bodies(w, ids, p.n);
+    for (int i = 0; i < p.n; ++i) {
+        heft_body_state s;
+        cr_assert_eq(heft_body_get_state(w, ids[i], &s), HEFT_OK);
+        double *v = &p.values[13 * i];
+        const double all[13] = {s.position.x,        s.position.y,        s.position.z,
+                                s.orientation.w,     s.orientation.x,     s.orientation.y,
+                                s.orientation.z,     s.linear_velocity.x, s.linear_velocity.y,
+                                s.linear_velocity.z, s.angular_velocity.x, s.angular_velocity.y,
+                                s.angular_velocity.z};
+        memcpy(v, all, sizeof all);
+    }
+    free(ids);
+    return p;
+}
+
+/* Bit for bit: memcmp, not a tolerance. */
+static void assert_same_poses(const poses *a, const poses *b, const char *what) {
+    cr_assert_eq(a->n, b->n, "%s", what);
+    for (int i = 0; i < a->n * 13; ++i) {
+        cr_assert(memcmp(&a->values[i], &b->values[i], sizeof(double)) == 0,
+                  "%s: body %d value %d differs: %.17g vs %.17g", what, i / 13, i % 13,
+                  a->values[i], b->values[i]);
+    }
+}
+
+/* How far the bodies moved between two pose sets: the run must do something. */
+static double largest_motion(const poses *a, const poses *b) {
+    double m = 0.0;
+    for (int i = 0; i < a->n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+            m = fmax(m, fabs(a->values[13 * i + k] - b->values[13 * i + k]));
+        }
+    }
+    return m;
+}
+
+static void *save(const heft_world *w, size_t *size) {
+    cr_assert_eq(heft_world_save_state(w, NULL, 0, size), HEFT_OK, "%s", heft_last_error());
+    void *buffer = malloc(*size);
+    cr_assert(buffer);
+    size_t written = 0;
+    cr_assert_eq(heft_world_save_state(w, buffer, *size, &written), HEFT_OK, "%s",
+                 heft_last_error());
+    cr_assert_eq(written, *size);
+    return buffer;
+}
+
+static void step_to(heft_world *w, int64_t to, double h, const char *what) {
+    while (heft_world_step_count(w) < to) {
+        cr_assert_eq(heft_world_step(w, h), HEFT_OK, "%s: %s", what, heft_last_error());
+    }
+}
+
+static heft_world *load_scene(const char *file, const char *solver, heft_scene_info *info) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", HEFT_SCENES_DIR, file);
+    heft_world *w = heft_world_load(path, info);
+    cr_assert(w, "%s", heft_last_error());
+    cr_assert_eq(heft_world_set_solver(w, solver), HEFT_OK, "%s", heft_last_error());
+    return w;
+}
+
+/* Step to SAVE_AT, save, step to RUN_TO; restore, step to RUN_TO again; and
+ * restore into a second world loaded from the file and step it too. */
+static void restore_steps_bit_identically(const char *file, const char *solver) {
+    char what[256];
+    snprintf(what, sizeof what, "%s under %s", file, solver);
+    heft_scene_info info;
+    heft_world *w = load_scene(file, solver, &info);
+    const double h = info.time_step;
+    poses start = take_poses(w);
+    step_to(w, SAVE_AT, h, what);
+    size_t size = 0;
+    void *snap = save(w, &size);
+    step_to(w, RUN_TO, h, what);
+    poses straight = take_poses(w);
+    const double t_end = heft_world_time(w);
+
+    cr_assert_eq(heft_world_restore_state(w, snap, size), HEFT_OK, "%s: %s", what,
+                 heft_last_error());
+    cr_assert_eq(heft_world_step_count(w), SAVE_AT, "%s", what);
+    /* saving the restored state gives the same bytes */
+    size_t size2 = 0;
+    void *again = save(w, &size2);
+    cr_assert(size2 == size && memcmp(again, snap, size) == 0, "%s: save after restore differs",
+              what);
+    step_to(w, RUN_TO, h, what);
+    poses resumed = take_poses(w);
+    assert_same_poses(&straight, &resumed, what);
+    cr_assert(heft_world_time(w) == t_end, "%s", what);
+
+    heft_world *other = load_scene(file, solver, NULL);
+    cr_assert_eq(heft_world_restore_state(other, snap, size), HEFT_OK, "%s: %s", what,
+                 heft_last_error());
+    step_to(other, RUN_TO, h, what);
+    poses elsewhere = take_poses(other);
+    assert_same_poses(&straight, &elsewhere, what);
+    cr_log_info("%s: %d bodies, snapshot %zu bytes, moved up to %.3g m, steps %d-%d identical",
+                what, straight.n, size, largest_motion(&start, &straight), SAVE_AT, RUN_TO);
+
+    free(start.values);
+    free(straight.values);
+    free(resumed.values);
+    free(elsewhere.values);
+    free(snap);
+    free(again);
+    heft_world_destroy(w);
+    heft_world_destroy(other);
+}
+
+static int every_scene_file(char names[][128], int max) {
+    DIR *d = opendir(HEFT_SCENES_DIR);
+    cr_assert(d, "cannot open %s", HEFT_SCENES_DIR);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
+            snprintf(names[n++], 128, "%s", e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, 128, (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+static void every_scene_under(const char *solver) {
+    char names[64][128];
+    int n = every_scene_file(names, 64);
+    cr_assert_geq(n, 11, "the demo scenes are in %s", HEFT_SCENES_DIR);
+    for (int i = 0; i < n; ++i) {
+        restore_steps_bit_identically(names[i], solver);
+    }
+}
+
+Test(snapshot, every_scene_file_resumes_bit_identically_under_pgs, .timeout = 900) {
+    every_scene_under("pgs");
+}
+
+Test(snapshot, every_scene_file_resumes_bit_identically_under_bpp_skyline, .timeout = 900) {
+    every_scene_under("bpp-skyline");
+}
+
+/* The other solvers save what their next solve starts from too. */
+Test(snapshot, other_solvers_resume_the_hanging_chain_bit_identically, .timeout = 900) {
+    const char *solvers[] = {"bpp", "bpp-downdate", "bpp-pcg", "ldl-pgs", "baraff", "pgcg", "cr"};
+    for (size_t i = 0; i < sizeof solvers / sizeof solvers[0]; ++i) {
+        restore_steps_bit_identically("hanging-chain.json", solvers[i]);
+        restore_steps_bit_identically("stacking-boxes.json", solvers[i]);
+    }
+}
+
+/* ---- what a snapshot holds beside the poses ---------------------------------- */
+
+static heft_world *arm_on_a_hinge(double break_force, heft_joint_id *hinge, heft_body_id *arm) {
+    heft_world_def def = heft_default_world_def();
+    heft_world *w = heft_world_create(&def);
+    heft_body_def bd = heft_default_body_def();
+    bd.position = heft_v3(0.5, 0.0, 1.0);
+    bd.mass = 3.0;
+    bd.inertia = heft_inertia_box(3.0, heft_v3(0.5, 0.1, 0.1));
+    *arm = heft_create_body(w, &bd);
+    heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_HINGE);
+    jd.body_a = HEFT_WORLD_FRAME;
+    jd.body_b = *arm;
+    jd.local_anchor_a = heft_v3(0.0, 0.0, 1.0);
+    jd.local_anchor_b = heft_v3(-0.5, 0.0, 0.0);
+    jd.local_axis_a = heft_v3(0.0, 0.0, 1.0);
+    jd.local_axis_b = heft_v3(0.0, 0.0, 1.0);
+    jd.motor[HEFT_DOF_RX].mode = HEFT_MOTOR_VELOCITY;
+    jd.motor[HEFT_DOF_RX].target_velocity = 9.0; /* rad/s: whole turns in a second */
+    jd.motor[HEFT_DOF_RX].max_force = 1e4;
+    jd.break_force = break_force;
+    *hinge = heft_create_joint(w, &jd);
+    cr_assert(hinge->generation != 0, "%s", heft_last_error());
+    return w;
+}
+
+/* The hinge's angle counts whole turns; a motor changed after the snapshot
+ * is put back by the restore; pending forces are part of the state. */
+Test(snapshot, whole_turn_angles_motors_and_pending_forces_come_back) {
+    heft_joint_id hinge;
+    heft_body_id arm;
+    heft_world *w = arm_on_a_hinge(INFINITY, &hinge, &arm);
+    const double h = 1.0 / 60.0;
+    step_to(w, 120, h, "hinge");
+    double angle = heft_joint_coordinate(w, hinge, HEFT_DOF_RX);
+    cr_assert_gt(angle, 2.0 * 6.283185307179586, "the arm turned twice: %g rad", angle);
+    heft_body_state s;
+    heft_body_get_state(w, arm, &s);
+    cr_assert_eq(heft_body_apply_force(w, arm, heft_v3(0.0, 0.0, 50.0), s.position), HEFT_OK);
+    size_t size = 0;
+    void *snap = save(w, &size);
+    cr_assert_eq(heft_joint_set_motor_velocity(w, hinge, HEFT_DOF_RX, -3.0), HEFT_OK);
+    step_to(w, 240, h, "hinge");
+    cr_assert_eq(heft_world_restore_state(w, snap, size), HEFT_OK, "%s", heft_last_error());
+    cr_assert(heft_joint_coordinate(w, hinge, HEFT_DOF_RX) == angle, "%.17g vs %.17g",
+              heft_joint_coordinate(w, hinge, HEFT_DOF_RX), angle);
+    heft_joint_def back;
+    cr_assert_eq(heft_joint_get_def(w, hinge, &back), HEFT_OK);
+    cr_assert(back.motor[HEFT_DOF_RX].target_velocity == 9.0, "the motor came back: %g rad/s",
+              back.motor[HEFT_DOF_RX].target_velocity);
+    heft_body_get_state(w, arm, &s);
+    cr_assert(s.force.z == 50.0, "the pending force came back: %g N", s.force.z);
+    free(snap);
+    heft_world_destroy(w);
+}
+
+/* A joint broken after the snapshot is whole again after the restore, and a
+ * broken one stays broken. */
+Test(snapshot, broken_flags_come_back) {
+    heft_joint_id hinge;
+    heft_body_id arm;
+    heft_world *w = arm_on_a_hinge(1.0, &hinge, &arm); /* a 3 kg arm breaks a 1 N hinge */
+    const double h = 1.0 / 60.0;
+    size_t size = 0;
+    void *whole = save(w, &size);
+    step_to(w, 5, h, "hinge");
+    cr_assert(heft_joint_is_broken(w, hinge), "the hinge broke");
+    size_t size_broken = 0;
+    void *broken = save(w, &size_broken);
+    cr_assert_eq(heft_world_restore_state(w, whole, size), HEFT_OK, "%s", heft_last_error());
+    cr_assert(!heft_joint_is_broken(w, hinge));
+    cr_assert_eq(heft_world_restore_state(w, broken, size_broken), HEFT_OK);
+    cr_assert(heft_joint_is_broken(w, hinge));
+    free(whole);
+    free(broken);
+    heft_world_destroy(w);
+}
+
+/* ---- refused buffers ---------------------------------------------------------- */
+
+static void assert_refused_and_unchanged(heft_world *w, const void *buffer, size_t size,
+                                         const char *expect, const char *what) {
+    world_snapshot before, after;
+    world_snapshot_take(w, &before);
+    size_t n0 = 0;
+    void *state_before = save(w, &n0);
+    cr_assert_eq(heft_world_restore_state(w, buffer, size), HEFT_ERROR_INVALID_ARGUMENT, "%s",
+                 what);
+    cr_assert(strstr(heft_last_error(), expect) != NULL, "%s: message '%s' lacks '%s'", what,
+              heft_last_error(), expect);
+    world_snapshot_take(w, &after);
+    cr_assert(memcmp(&before, &after, sizeof before) == 0, "%s: the world changed", what);
+    size_t n1 = 0;
+    void *state_after = save(w, &n1);
+    cr_assert(n0 == n1 && memcmp(state_before, state_after, n0) == 0,
+              "%s: the world's state changed", what);
+    free(state_before);
+    free(state_after);
+}
+
+Test(snapshot, another_layout_damage_and_truncation_are_refused_and_change_nothing) {
+    heft_scene_info info;
+    heft_world *w = load_scene("stacking-boxes.json", "bpp-skyline", &info);
+    step_to(w, 30, info.time_step, "boxes");
+    size_t size = 0;
+    unsigned char *snap = save(w, &size);
+    step_to(w, 40, info.time_step, "boxes");
+
+    /* damaged: one byte of a body's position */
+    unsigned char *bad = malloc(size);
+    memcpy(bad, snap, size);
+    bad[size / 2] ^= 0x10;
+    assert_refused_and_unchanged(w, bad, size, "checksum", "a damaged byte");
+    assert_refused_and_unchanged(w, snap, size - 1, "bytes", "one byte short");
+    assert_refused_and_unchanged(w, snap, 10, "header", "ten bytes");
+    memcpy(bad, snap, size);
+    bad[0] = 'X';
+    assert_refused_and_unchanged(w, bad, size, "HEFTSNAP", "no magic");
+    memcpy(bad, snap, size);
+    bad[8] = 99; /* the format */
+    assert_refused_and_unchanged(w, bad, size, "format", "another format");
+
+    /* another layout: a body created since, then destroyed again (the same
+     * counts, another generation) */
+    heft_body_def bd = heft_default_body_def();
+    bd.position = heft_v3(30.0, 0.0, 5.0);
+    heft_body_id extra = heft_create_body(w, &bd);
+    assert_refused_and_unchanged(w, snap, size, "another world layout", "a body created since");
+    cr_assert_eq(heft_destroy_body(w, extra), HEFT_OK);
+    heft_body_id again = heft_create_body(w, &bd);
+    heft_body_id ids[256];
+    int n = heft_world_bodies(w, ids, 256);
+    cr_assert_eq(heft_destroy_body(w, ids[0]), HEFT_OK); /* the ground */
+    (void)again;
+    (void)n;
+    assert_refused_and_unchanged(w, snap, size, "another world layout",
+                                 "one body destroyed, another created");
+
+    cr_assert_eq(heft_world_restore_state(NULL, snap, size), HEFT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(heft_world_restore_state(w, NULL, size), HEFT_ERROR_INVALID_ARGUMENT);
+    size_t need = 0;
+    cr_assert_eq(heft_world_save_state(w, NULL, 0, NULL), HEFT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(heft_world_save_state(NULL, NULL, 0, &need), HEFT_ERROR_INVALID_ARGUMENT);
+    cr_assert_eq(heft_world_save_state(w, NULL, 0, &need), HEFT_OK);
+    cr_assert_eq(heft_world_save_state(w, bad, 16, &need), HEFT_ERROR_INVALID_ARGUMENT);
+    cr_assert(strstr(heft_last_error(), "needs") != NULL, "%s", heft_last_error());
+    free(bad);
+    free(snap);
+    heft_world_destroy(w);
+}
+
+/* A snapshot taken under another solver restores the bodies and contacts;
+ * the island solver states start afresh under the world's solver. */
+Test(snapshot, another_solvers_snapshot_restores_the_bodies) {
+    heft_scene_info info;
+    heft_world *w = load_scene("stacking-boxes.json", "pgs", &info);
+    step_to(w, 30, info.time_step, "boxes");
+    poses at30 = take_poses(w);
+    size_t size = 0;
+    void *snap = save(w, &size);
+    cr_assert_eq(heft_world_set_solver(w, "bpp-skyline"), HEFT_OK);
+    step_to(w, 40, info.time_step, "boxes");
+    cr_assert_eq(heft_world_restore_state(w, snap, size), HEFT_OK, "%s", heft_last_error());
+    cr_assert_str_eq(heft_world_solver(w), "bpp-skyline");
+    poses back = take_poses(w);
+    assert_same_poses(&at30, &back, "restored under another solver");
+    step_to(w, 40, info.time_step, "boxes");
+    free(at30.values);
+    free(back.values);
+    free(snap);
+    heft_world_destroy(w);
+}
