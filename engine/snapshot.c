@@ -150,6 +150,8 @@ static int32_t get_index(reader *r, int32_t lo, int32_t hi, const char *why) {
     return v;
 }
 
+#define HASH_START 0xcbf29ce484222325ULL
+
 /* FNV-1a, 64 bits */
 static uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
@@ -160,11 +162,24 @@ static uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+/* The buffer's checksum: FNV-1a's step over 8-byte words (native order),
+ * then over the bytes left; a word at a time is 8 times fewer multiplies on
+ * the 0.3 MB of a pyramid. */
+static uint64_t checksum(const unsigned char *p, size_t n) {
+    uint64_t h = HASH_START;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, p + i, sizeof word);
+        h ^= word;
+        h *= 0x100000001b3ULL;
+    }
+    return hash_bytes(h, p + i, n - i);
+}
+
 static uint64_t hash_i32(uint64_t h, int32_t v) {
     return hash_bytes(h, &v, sizeof v);
 }
-
-#define HASH_START 0xcbf29ce484222325ULL
 
 /* The world's layout: which slots are alive, their generations, the bodies
  * and types of joints and shapes. */
@@ -358,13 +373,13 @@ static void save_solver(const heft_world *w, writer *out) {
     section_end(out, at);
 }
 
-static void put_header(const heft_world *w, writer *out, uint64_t checksum, uint32_t sections) {
+static void put_header(const heft_world *w, writer *out, uint64_t sum, uint32_t sections) {
     put(out, SNAPSHOT_MAGIC, 8);
     put_u32(out, SNAPSHOT_FORMAT);
     put_u32(out, sections);
     put_u64(out, (uint64_t)out->capacity);
     put_u64(out, layout_hash(w));
-    put_u64(out, checksum);
+    put_u64(out, sum);
     put_i32(out, w->body_high);
     put_i32(out, w->body_live);
     put_i32(out, w->joint_high);
@@ -396,10 +411,9 @@ heft_result heft_world_save_state(const heft_world *w, void *buffer, size_t capa
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     unsigned char *bytes = buffer;
-    uint64_t checksum =
-        hash_bytes(HASH_START, bytes + SNAPSHOT_HEADER, out.size - SNAPSHOT_HEADER);
+    uint64_t sum = checksum(bytes + SNAPSHOT_HEADER, out.size - SNAPSHOT_HEADER);
     writer head = {buffer, out.size, 0};
-    put_header(w, &head, checksum, 5);
+    put_header(w, &head, sum, 5);
     return HEFT_OK;
 }
 
@@ -449,8 +463,8 @@ static void load_world(heft_world *w, reader *r, int apply) {
         fail(r, "its step count is negative");
     }
     if (!apply) {
-        if (!r->bad && !array_grow((void **)&w->island_stats, &w->island_stats_capacity,
-                                   count + 1, sizeof(heft_island_stats))) {
+        if (!r->bad && !array_grow((void **)&w->island_stats, &w->island_stats_capacity, count + 1,
+                                   sizeof(heft_island_stats))) {
             fail(r, "out of memory");
         }
         r->at += bytes;
@@ -762,7 +776,7 @@ static const char *check_header(const heft_world *w, const unsigned char *bytes,
     *sections = get_u32(&r);
     uint64_t total = get_u64(&r);
     uint64_t layout = get_u64(&r);
-    uint64_t checksum = get_u64(&r);
+    uint64_t sum = get_u64(&r);
     int32_t counts[6];
     for (int i = 0; i < 6; ++i) {
         counts[i] = get_i32(&r);
@@ -772,7 +786,7 @@ static const char *check_header(const heft_world *w, const unsigned char *bytes,
                        (unsigned long long)total, size);
         return "";
     }
-    if (hash_bytes(HASH_START, bytes + SNAPSHOT_HEADER, size - SNAPSHOT_HEADER) != checksum) {
+    if (checksum(bytes + SNAPSHOT_HEADER, size - SNAPSHOT_HEADER) != sum) {
         return "its checksum does not match its bytes (a damaged or truncated copy)";
     }
     const int32_t mine[6] = {w->body_high,  w->body_live,  w->joint_high,
@@ -879,7 +893,7 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
                 plan_release(w, &plan);
                 heft_set_error("heft_world_restore_state: refused: %s", r.bad);
                 return strcmp(r.bad, "out of memory") == 0 ? HEFT_ERROR_OUT_OF_MEMORY
-                                                            : HEFT_ERROR_INVALID_ARGUMENT;
+                                                           : HEFT_ERROR_INVALID_ARGUMENT;
             }
         }
     }

@@ -32,8 +32,8 @@ int heft_bpp_restore_state(void *state, const void *buffer, size_t size) {
     heft_bpp_reset(s);
     s->factored_valid = 0;
     state_reader r = {buffer, size, 0, 0};
-    const int kept = state_get_kept(&r, &s->kept_set, &s->kept_set_cap, &s->kept_lambda,
-                                    &s->kept_lambda_cap);
+    const int kept =
+        state_get_kept(&r, &s->kept_set, &s->kept_set_cap, &s->kept_lambda, &s->kept_lambda_cap);
     const int32_t wood_n = state_get_int(&r, 0, INT32_MAX / 16);
     if (kept < -1 || r.bad)
         goto refused;

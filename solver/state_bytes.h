@@ -77,7 +77,8 @@ static inline int state_get_kept(state_reader *r, uint8_t **set, size_t *set_cap
     if (n <= 0)
         return -1;
     const size_t un = (size_t)n;
-    if ((set != NULL && !HEFT_RESERVE(*set, *set_cap, un)) || !HEFT_RESERVE(*lambda, *lambda_cap, un))
+    if ((set != NULL && !HEFT_RESERVE(*set, *set_cap, un)) ||
+        !HEFT_RESERVE(*lambda, *lambda_cap, un))
         return -2;
     if ((set != NULL && !state_get(r, *set, un)) || !state_get(r, *lambda, sizeof(double) * un))
         return -2;

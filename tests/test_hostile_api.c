@@ -275,12 +275,20 @@ static void expect_no_world(const heft_world_def *wd, const char *what, int line
         expect_no_world(&wd_, #field " = " #value, __LINE__);                                      \
     } while (0)
 
-/* FNV-1a 64 of the bytes after a snapshot's 64-byte header, stored at
- * byte 32 of it (engine/snapshot.c): a hostile buffer with a checksum that
- * matches must still be refused for what it holds. */
+/* The checksum of the bytes after a snapshot's 64-byte header (FNV-1a's
+ * step over 8-byte words, then the bytes left), stored at byte 32 of it
+ * (engine/snapshot.c, docs/snapshots.md): a hostile buffer with a checksum
+ * that matches must still be refused for what it holds. */
 static void snapshot_reseal(unsigned char *bytes, size_t size) {
     uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 64; i < size; ++i) {
+    size_t i = 64;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, sizeof word);
+        h ^= word;
+        h *= 0x100000001b3ULL;
+    }
+    for (; i < size; ++i) {
         h ^= bytes[i];
         h *= 0x100000001b3ULL;
     }
