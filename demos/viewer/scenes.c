@@ -115,7 +115,7 @@ static void add_file_entries(void) {
     while ((f = readdir(d)) != NULL && n < MAX_ENTRIES) {
         size_t len = strlen(f->d_name);
         if (len > 5 && len < sizeof names[0] && strcmp(f->d_name + len - 5, ".json") == 0) {
-            snprintf(names[n++], sizeof names[0], "%s", f->d_name);
+            memcpy(names[n++], f->d_name, len + 1); /* len < sizeof names[0] */
         }
     }
     closedir(d);
