@@ -9,7 +9,7 @@ usage() {
     echo "usage: $0 [--viewer] [--bench] [--peers]" >&2
 }
 
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libcjson-dev python3 libsuitesparse-dev)
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libcjson-dev libexpat1-dev python3 libsuitesparse-dev)
 viewer_packages=(libglfw3-dev libcglm-dev python3-glad xvfb xauth libgl1-mesa-dri libgl-dev libstb-dev)
 bench_packages=(gnuplot-nox)
 peers_packages=(libbullet-dev libode-dev libmujoco-dev gnuplot-nox)

@@ -29,8 +29,21 @@ typedef struct body {
     heft_mat3 step_inv_inertia; /* (I_world + h^2 K~)^-1 with geometric stiffness */
     heft_vec3 free_linear_velocity; /* v + h M^-1 f: the velocity without constraints */
     heft_vec3 free_angular_velocity;
-    int island;       /* island of the step, -1 for static and kinematic bodies */
+    int island;       /* index of its island in the step's island set, -1 for static,
+                         kinematic and sleeping bodies */
     int island_local; /* index in its island's body list */
+    /* Persistent island and sleeping (engine/island.c, engine/sleep.c): the
+     * state a snapshot of the world carries besides the pose. */
+    int32_t island_id;                /* w->islands index, -1 for static and kinematic bodies
+                                         and for a dynamic body before its first step */
+    int32_t island_prev, island_next; /* the island's body list, -1 at its ends */
+    int32_t island_flood;             /* scratch of the island split */
+    double sleep_time;                /* s spent below the world's sleep thresholds */
+    int sleeping;                     /* its island sleeps: the step does not touch it */
+    int sleep_enabled;                /* 0: neither it nor its island falls asleep */
+    int wake_contacts;                /* a static or kinematic body moved or given a shape by the
+                                         application: its pairs are tested in the next step and wake the
+                                         sleeping bodies they touch */
     /* what is attached (engine/body_links.c): the first joint edge
      * (2 * joint + end) and the first shape, -1 for none */
     int32_t joint_edges;

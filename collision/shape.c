@@ -147,6 +147,7 @@ int shape_build(shape *s, int32_t body_index, const heft_shape_def *d) {
     s->category = d->category_bits;
     s->mask = d->mask_bits;
     s->user_data = d->user_data;
+    s->sensor = d->is_sensor != 0;
     s->hull = NULL;
     s->mesh = NULL;
     s->field = NULL;

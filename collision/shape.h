@@ -36,6 +36,7 @@ typedef struct shape {
     heft_vec3 plane_n;  /* planes: the world plane n . x = plane_d the pairs were found for */
     double plane_d;
     void *user_data; /* the application's */
+    int sensor;      /* heft_shape_def.is_sensor: overlaps only, no contacts */
 } shape;
 
 /* One contact point: the normal row and two friction rows share a block. */
@@ -48,7 +49,8 @@ typedef struct contact {
     heft_vec3 normal; /* from a towards b */
     double separation;
     double friction, restitution;
-    double lambda[3]; /* normal, tangent 1, tangent 2; warm start for the next step */
+    heft_vec3 tangent_velocity; /* target of the friction rows (pre-solve), m/s */
+    double lambda[3];           /* normal, tangent 1, tangent 2; warm start for the next step */
 } contact;
 
 int shape_check_def(const heft_shape_def *def, const body *owner);
@@ -70,5 +72,6 @@ double material_friction(double a, double b);
 double material_restitution(double a, double b);
 
 #define HEFT_DEFAULT_RESTITUTION_THRESHOLD 1.0
+#define HEFT_DEFAULT_HIT_THRESHOLD 1.0 /* m/s, hit events */
 
 #endif

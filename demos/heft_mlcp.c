@@ -316,6 +316,12 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.factorizations);
         json_key(f, "downdates", &first);
         fprintf(f, "%d", st.downdates);
+        json_key(f, "updates", &first);
+        fprintf(f, "%d", st.updates);
+        if (st.delegate != NULL) {
+            json_key(f, "delegate", &first);
+            json_string(f, st.delegate);
+        }
         json_key(f, "tight_trace", &first);
         fputc('[', f);
         for (int i = 0; i < st.tight_trace_count && i < HEFT_MAX_PIVOT_TRACE; ++i) {
@@ -374,6 +380,8 @@ static int cmd_solve(const command_line *c) {
                "%.4f ms\n",
                c->file, c->solver, p->n, status, st.iterations, st.factorizations, st.downdates,
                st.fallback ? ", fallback used" : "", st.time_total_ms);
+        if (st.delegate != NULL)
+            printf("  solved by %s\n", st.delegate);
         printf("  answer: %s; %d restarts from PGS (%d sweeps), %d frozen-box rounds, "
                "%d backstops (%d pivots)\n",
                answer_name(st.answer), st.restarts, st.pgs_sweeps, st.frozen_rounds, st.backstops,

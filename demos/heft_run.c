@@ -18,7 +18,7 @@ static void usage(FILE *f) {
                "                [--links N] [--link-mass KG] [--load-mass KG] [--angle DEG]\n"
                "                [--length M] [--variant NAME] [--size N]\n"
                "                [--geometric-stiffness] [--post-stabilization N] [--substeps N]\n"
-               "                [--contact-compliance M_PER_N]\n"
+               "                [--contact-compliance M_PER_N] [--sleep]\n"
                "                [--json] [--csv FILE] [--ascii] [--strict] [--list]\n"
                "                [--export-mlcp DIR [--at STEP[,STEP...]] [--every K]]\n");
     solver_cli_usage(f, "                ");
@@ -251,6 +251,7 @@ enum {
     OPT_POST_STABILIZATION,
     OPT_SUBSTEPS,
     OPT_CONTACT_COMPLIANCE,
+    OPT_SLEEP,
     OPT_JSON,
     OPT_CSV,
     OPT_ASCII,
@@ -279,6 +280,7 @@ static const struct option long_options[] = {
     {"post-stabilization", required_argument, NULL, OPT_POST_STABILIZATION},
     {"substeps", required_argument, NULL, OPT_SUBSTEPS},
     {"contact-compliance", required_argument, NULL, OPT_CONTACT_COMPLIANCE},
+    {"sleep", no_argument, NULL, OPT_SLEEP},
     {"json", no_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"ascii", no_argument, NULL, OPT_ASCII},
@@ -369,6 +371,9 @@ static int take_option(int id, const char *v, run_config *cfg, run_output *out,
         cfg->has_contact_compliance = 1;
         return cli_double("--contact-compliance", v, 0.0, 1.0, 0, NULL, &cfg->contact_compliance,
                           err, err_size);
+    case OPT_SLEEP:
+        cfg->sleeping = 1;
+        return 0;
     case OPT_JSON:
         out->json = 1;
         return 0;

@@ -8,10 +8,11 @@
 #include <string.h>
 
 static void csv_header(FILE *f) {
-    fprintf(f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
-               "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
-               "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,factorizations,downdates,"
-               "answers_solver,answers_backstop,answers_pgs,answers_warm_start,answers_zero\n");
+    fprintf(
+        f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
+           "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
+           "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,factorizations,downdates,"
+           "updates,answers_solver,answers_backstop,answers_pgs,answers_warm_start,answers_zero\n");
 }
 
 /* The step's island solves, substeps included: every solve keeps one answer
@@ -33,11 +34,31 @@ static void add_counts(run_result *r, const heft_step_stats *st) {
     r->backstop_pivots += st->backstop_pivots;
     r->factorizations += st->factorizations;
     r->downdates += st->downdates;
+    r->updates += st->updates;
     r->answers_solver += st->answers_solver;
     r->answers_backstop += st->answers_backstop;
     r->answers_pgs += st->answers_pgs;
     r->answers_warm_start += st->answers_warm_start;
     r->answers_zero += st->answers_zero;
+}
+
+/* Counts the last step's island solves by the solver "auto" gave them to. */
+static void count_delegates(run_result *r, const heft_step_stats *st) {
+    for (int i = 0; i < st->islands; ++i) {
+        heft_island_stats ist;
+        if (heft_world_island_stats(r->world, i, &ist) != HEFT_OK || ist.rows == 0 ||
+            ist.solver.delegate == NULL)
+            continue;
+        int k = 0;
+        while (k < r->delegate_count && strcmp(r->delegate_names[k], ist.solver.delegate) != 0)
+            ++k;
+        if (k == r->delegate_count) {
+            if (k == RUN_DELEGATES)
+                continue;
+            r->delegate_names[r->delegate_count++] = ist.solver.delegate;
+        }
+        r->delegate_solves[k]++;
+    }
 }
 
 /* Hands the engine's island callback on to the run's, with the step number. */
@@ -68,7 +89,8 @@ static int open_scene_file(const run_config *cfg, run_result *r, int *steps, dou
         (cfg->geometric_stiffness && heft_world_set_geometric_stiffness(r->world, 1) != HEFT_OK) ||
         (cfg->post_stabilization > wd.post_stabilization &&
          heft_world_set_post_stabilization(r->world, cfg->post_stabilization) != HEFT_OK) ||
-        (cfg->substeps > 0 && heft_world_set_substeps(r->world, cfg->substeps) != HEFT_OK)) {
+        (cfg->substeps > 0 && heft_world_set_substeps(r->world, cfg->substeps) != HEFT_OK) ||
+        (cfg->sleeping && heft_world_set_sleeping(r->world, 1) != HEFT_OK)) {
         snprintf(r->error, sizeof r->error, "%s", heft_last_error());
         return -1;
     }
@@ -115,6 +137,9 @@ static int run_build_scenario(const run_config *cfg, run_result *r, int *steps, 
     }
     if (cfg->contact_compliance >= 0.0 && cfg->has_contact_compliance) {
         wd.contact_compliance = cfg->contact_compliance;
+    }
+    if (cfg->sleeping) {
+        wd.enable_sleep = 1;
     }
     r->world = heft_world_create(&wd);
     if (!r->world) {
@@ -208,6 +233,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
     r->geometric_stiffness = wd.geometric_stiffness;
     r->post_stabilization = wd.post_stabilization;
     r->substeps = wd.substeps;
+    r->sleeping = heft_world_sleeping(r->world);
     for (int step = 0; step < r->steps; ++step) {
         if (r->desc->control) {
             r->desc->control(r->scene, r->world, step, r->h);
@@ -263,18 +289,24 @@ int run_scenario(const run_config *cfg, run_result *r) {
         r->fallbacks += st->fallbacks;
         r->not_converged += st->not_converged;
         r->nonfinite_rejected += st->nonfinite_rejected;
+        r->sleeping_bodies_max = st->bodies_sleeping > r->sleeping_bodies_max
+                                     ? st->bodies_sleeping
+                                     : r->sleeping_bodies_max;
+        r->sleeping_steps += st->bodies_sleeping > 0;
         add_counts(r, st);
+        count_delegates(r, st);
         if (cfg->csv) {
             fprintf(
                 cfg->csv,
                 "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
-                "%d,%d,%d,%d\n",
+                "%d,%d,%d,%d,%d\n",
                 step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
                 st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
                 st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
                 st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
-                st->backstop_pivots, st->factorizations, st->downdates, st->answers_solver,
-                st->answers_backstop, st->answers_pgs, st->answers_warm_start, st->answers_zero);
+                st->backstop_pivots, st->factorizations, st->downdates, st->updates,
+                st->answers_solver, st->answers_backstop, st->answers_pgs, st->answers_warm_start,
+                st->answers_zero);
         }
         if (cfg->csv && ferror(cfg->csv)) {
             /* a full disk or a closed pipe: stop now, not after a long run */
@@ -344,6 +376,7 @@ void run_write_json(FILE *f, const run_result *r) {
     fprintf(f,
             ",\n  \"geometric_stiffness\": %s,\n  \"post_stabilization\": %d,\n  \"substeps\": %d",
             r->geometric_stiffness ? "true" : "false", r->post_stabilization, r->substeps);
+    fprintf(f, ",\n  \"sleeping\": %s", r->sleeping ? "true" : "false");
     fprintf(f, ",\n  \"steps\": %d,\n  \"h\": ", r->steps);
     json_number(f, r->h);
     fputs(",\n  \"time\": ", f);
@@ -405,16 +438,29 @@ void run_write_json(FILE *f, const run_result *r) {
             ", \"islands_max\": %d, \"rows_max\": %d, \"fallbacks\": %d, \"not_converged\": %d, "
             "\"nonfinite_rejected\": %d",
             r->islands_max, r->rows_max, r->fallbacks, r->not_converged, r->nonfinite_rejected);
-    fprintf(f,
-            ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
-            "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "
-            "\"backstop_pivots\": %ld, \"factorizations\": %ld, \"downdates\": %ld, "
-            "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
-            "\"answers_warm_start\": %ld, \"answers_zero\": %ld},\n  \"checks\": [",
-            r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps,
-            r->frozen_rounds, r->backstops, r->backstop_pivots, r->factorizations, r->downdates,
-            r->answers_solver, r->answers_backstop, r->answers_pgs, r->answers_warm_start,
-            r->answers_zero);
+    fprintf(f, ", \"sleeping_bodies_max\": %d, \"sleeping_steps\": %d", r->sleeping_bodies_max,
+            r->sleeping_steps);
+    fprintf(
+        f,
+        ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
+        "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "
+        "\"backstop_pivots\": %ld, \"factorizations\": %ld, \"downdates\": %ld, \"updates\": %ld, "
+        "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
+        "\"answers_warm_start\": %ld, \"answers_zero\": %ld",
+        r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps, r->frozen_rounds,
+        r->backstops, r->backstop_pivots, r->factorizations, r->downdates, r->updates,
+        r->answers_solver, r->answers_backstop, r->answers_pgs, r->answers_warm_start,
+        r->answers_zero);
+    if (r->delegate_count > 0) {
+        fputs(", \"delegates\": {", f);
+        for (int k = 0; k < r->delegate_count; ++k) {
+            fputs(k ? ", " : "", f);
+            json_string(f, r->delegate_names[k]);
+            fprintf(f, ": %ld", r->delegate_solves[k]);
+        }
+        fputc('}', f);
+    }
+    fputs("},\n  \"checks\": [", f);
     for (int i = 0; i < r->check_count; ++i) {
         fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
         json_string(f, r->checks[i].name);

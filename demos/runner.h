@@ -8,6 +8,9 @@
 
 #include "scenario.h"
 
+/* solvers "auto" may hand islands to, counted by name in run_result */
+#define RUN_DELEGATES 8
+
 typedef struct run_config {
     const char *scenario;
     const char *scene_file; /* a scene file to run instead (docs/scene-format.md) */
@@ -22,7 +25,8 @@ typedef struct run_config {
     int substeps;              /* 0: 1 */
     double contact_compliance; /* m/N (heft_world_def), when has_contact_compliance */
     int has_contact_compliance;
-    FILE *csv; /* per-step statistics, may be NULL */
+    int sleeping; /* 1: the world's sleeping on (docs/sleeping.md) */
+    FILE *csv;    /* per-step statistics, may be NULL */
     /* called after every step, e.g. to draw; may be NULL */
     void (*frame)(void *user, heft_world *world, int step);
     void *frame_user;
@@ -62,11 +66,19 @@ typedef struct run_result {
     int nonfinite_steps;      /* steps with a body whose pose is not finite */
     char first_violation[96]; /* the first body out of bounds or not finite, and when */
     int fallbacks, not_converged, nonfinite_rejected;
+    int sleeping;            /* the world's sleeping switch as run */
+    int sleeping_bodies_max; /* most bodies asleep after any step */
+    int sleeping_steps;      /* steps after which some body slept */
     /* the solvers' counts of heft_step_stats, summed over the steps */
     long solves; /* island solves, substeps included */
     long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
-        backstop_pivots, factorizations, downdates;
+        backstop_pivots, factorizations, downdates, updates;
     long answers_solver, answers_backstop, answers_pgs, answers_warm_start, answers_zero;
+    /* the solver "auto" handed each island solve to (heft_solver_stats.delegate),
+     * counted over the last substep of every step; none under another solver */
+    const char *delegate_names[RUN_DELEGATES];
+    long delegate_solves[RUN_DELEGATES];
+    int delegate_count;
     run_joint *joints;
     int joint_count;
     scenario_check checks[SCENARIO_MAX_CHECKS];

@@ -4,6 +4,8 @@
 #include "error.h"
 #include "body_links.h"
 #include "input_check.h"
+#include "island.h"
+#include "sleep.h"
 #include "world.h"
 
 heft_body_def heft_default_body_def(void) {
@@ -13,6 +15,7 @@ heft_body_def heft_default_body_def(void) {
     d.orientation = heft_quat_identity();
     d.mass = 1.0;
     d.gravity_scale = 1.0;
+    d.enable_sleep = 1;
     return d;
 }
 
@@ -196,6 +199,8 @@ heft_body_id heft_create_body(heft_world *w, const heft_body_def *def) {
     b->user_data = def->user_data;
     b->fast = def->fast != 0;
     b->island = -1;
+    b->island_id = b->island_prev = b->island_next = -1;
+    b->sleep_enabled = def->enable_sleep != 0;
     copy_name(b->name, def->name);
     body_set_mass_properties(b, def->mass, inertia);
     w->body_live++;
@@ -218,6 +223,10 @@ heft_result heft_destroy_body(heft_world *w, heft_body_id id) {
     while (b->shapes >= 0) {
         heft_shape_id sid = {b->shapes, w->shapes[b->shapes].slot.generation};
         heft_destroy_shape(w, sid);
+    }
+    island_remove_body(w, id.index);
+    if (b->wake_contacts) {
+        w->wake_contacts_pending--;
     }
     slots_release(w->bodies, sizeof(body), id.index, &w->body_free);
     w->body_live--;
@@ -302,6 +311,9 @@ heft_result heft_body_set_transform(heft_world *w, heft_body_id id, heft_vec3 p,
     if (!check_position(p, "position") || !check_quat(q)) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
+    /* what rested on it at the old pose, and what it meets at the new one */
+    sleep_wake_touching(w, id.index);
+    sleep_wake_body(w, id.index);
     b->position = p;
     b->orientation = heft_quat_normalize(q);
     body_update_world_inertia(b);
@@ -318,6 +330,7 @@ heft_result heft_body_set_linear_velocity(heft_world *w, heft_body_id id, heft_v
     }
     if (b->type != HEFT_BODY_STATIC) {
         b->linear_velocity = v;
+        sleep_wake_body(w, id.index);
     }
     return HEFT_OK;
 }
@@ -332,6 +345,7 @@ heft_result heft_body_set_angular_velocity(heft_world *w, heft_body_id id, heft_
     }
     if (b->type != HEFT_BODY_STATIC) {
         b->angular_velocity = v;
+        sleep_wake_body(w, id.index);
     }
     return HEFT_OK;
 }
@@ -349,6 +363,7 @@ heft_result heft_body_set_mass(heft_world *w, heft_body_id id, double mass, heft
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     body_set_mass_properties(b, mass, inertia);
+    sleep_wake_body(w, id.index);
     return HEFT_OK;
 }
 
@@ -374,6 +389,7 @@ heft_result heft_body_apply_force(heft_world *w, heft_body_id id, heft_vec3 f, h
         }
         b->force = force;
         b->torque = torque;
+        sleep_wake_body(w, id.index);
     }
     return HEFT_OK;
 }
@@ -393,6 +409,7 @@ heft_result heft_body_apply_torque(heft_world *w, heft_body_id id, heft_vec3 t) 
             return HEFT_ERROR_INVALID_ARGUMENT;
         }
         b->torque = torque;
+        sleep_wake_body(w, id.index);
     }
     return HEFT_OK;
 }

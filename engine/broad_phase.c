@@ -180,6 +180,9 @@ void broad_phase_refresh(heft_world *w) {
             }
             continue;
         }
+        if (w->bodies[s->body].sleeping) {
+            continue; /* it has not moved since it fell asleep */
+        }
         shape_box(w, s);
         if (!aabb_contains(&s->fat, &s->box)) {
             s->fat = aabb_grow(s->box, extension(&s->box));

@@ -9,6 +9,9 @@
 #include "broad_phase.h"
 #include "error.h"
 #include "joint.h"
+#include "shape_cast.h"
+#include "sleep.h"
+#include "slots.h"
 #include "world.h"
 
 static int grow(contact **array, int *capacity, int need) {
@@ -96,6 +99,82 @@ static int boxes_touch(const shape *a, const shape *b) {
 }
 
 static int record_events(heft_world *w, contact_set *set, int previous_count);
+static int record_sensor_events(heft_world *w, contact_set *set);
+static int sensor_overlap(heft_world *w, int32_t sensor, int32_t visitor);
+static int pre_solve(heft_world *w, contact *points, int n);
+
+static heft_shape_id shape_id_of(const heft_world *w, int32_t index) {
+    heft_shape_id id = {index, w->shapes[index].slot.generation};
+    return id;
+}
+
+static heft_body_id body_id_of(const heft_world *w, int32_t index) {
+    heft_body_id id = {index, w->bodies[index].slot.generation};
+    return id;
+}
+
+/* The application's pair filter on shapes ia, ib (1 without one). */
+static int pair_filter_accepts(heft_world *w, int32_t ia, int32_t ib) {
+    contact_set *set = &w->contacts;
+    if (!set->pair_filter) {
+        return 1;
+    }
+    const int32_t lo = ia < ib ? ia : ib, hi = ia < ib ? ib : ia;
+    set->in_callback = 1;
+    const int keep =
+        set->pair_filter(set->pair_filter_context, shape_id_of(w, lo), shape_id_of(w, hi),
+                         body_id_of(w, w->shapes[lo].body), body_id_of(w, w->shapes[hi].body));
+    set->in_callback = 0;
+    return keep != 0;
+}
+
+int contact_pair_allowed(heft_world *w, int32_t ia, int32_t ib) {
+    const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+    if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || sa->sensor || sb->sensor) {
+        return 0;
+    }
+    if (w->bodies[sa->body].joint_edges >= 0 && w->bodies[sb->body].joint_edges >= 0 &&
+        joint_bodies_connected(w, sa->body, sb->body)) {
+        return 0;
+    }
+    return pair_filter_accepts(w, ia, ib);
+}
+
+/* Adds key to the step's list of sensor overlaps. */
+static int push_sensor_pair(contact_set *set, uint64_t key) {
+    if (!array_grow((void **)&set->sensor_pairs, &set->sensor_capacity, set->sensor_count + 1,
+                    sizeof *set->sensor_pairs)) {
+        return 0;
+    }
+    set->sensor_pairs[set->sensor_count++] = key;
+    return 1;
+}
+
+/* Copies the pair's points of the last step to items[count ..]; returns how
+ * many (a pair between sleeping and resting bodies is kept as it was). */
+static int keep_points(contact_set *set, uint64_t key, int previous_count, int *old, int count) {
+    while (*old < previous_count && set->previous[*old].key < key) {
+        ++*old;
+    }
+    int n = 0;
+    while (*old < previous_count && set->previous[*old].key == key) {
+        set->items[count + n++] = set->previous[(*old)++];
+    }
+    return n;
+}
+
+/* A sensor's overlap with a sleeping body is kept as it was (both lists
+ * ascend by key, *old walks the last update's). Returns 0 when out of
+ * memory. */
+static int keep_sensor_overlap(contact_set *set, uint64_t key, int *old) {
+    while (*old < set->sensor_previous_count && set->sensor_previous[*old] < key) {
+        ++*old;
+    }
+    if (*old < set->sensor_previous_count && set->sensor_previous[*old] == key) {
+        return push_sensor_pair(set, key);
+    }
+    return 1;
+}
 
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
@@ -123,17 +202,54 @@ int contact_set_update(heft_world *w, double h) {
     set->previous = set->items;
     set->items = swap;
     int previous_count = set->count;
-    int count = 0, old = 0;
+    set->previous_count = previous_count;
+    /* the sensors' overlaps of the last update become the previous ones */
+    uint64_t *sensor_swap = set->sensor_previous;
+    int sensor_swap_capacity = set->sensor_previous_capacity;
+    set->sensor_previous = set->sensor_pairs;
+    set->sensor_previous_capacity = set->sensor_capacity;
+    set->sensor_previous_count = set->sensor_count;
+    set->sensor_pairs = sensor_swap;
+    set->sensor_capacity = sensor_swap_capacity;
+    set->sensor_count = 0;
+    int count = 0, old = 0, old_sensor = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         uint64_t key = bp->pairs[p];
         int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
         const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+        if (!body_touch_active(&w->bodies[sa->body]) && !body_touch_active(&w->bodies[sb->body])) {
+            /* sleeping (engine/sleep.c): kept as it was, callbacks not called */
+            if ((sa->sensor || sb->sensor) && !keep_sensor_overlap(set, key, &old_sensor)) {
+                set->count = 0;
+                return 0;
+            }
+            count += keep_points(set, key, previous_count, &old, count);
+            continue;
+        }
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
+            continue;
+        }
+        if (sa->sensor || sb->sensor) {
+            /* a sensor sees the bodies joined to its own too; two sensors
+             * do not see each other */
+            if (sa->sensor && sb->sensor) {
+                continue;
+            }
+            const int overlap = pair_filter_accepts(w, ia, ib)
+                                    ? sensor_overlap(w, sa->sensor ? ia : ib, sa->sensor ? ib : ia)
+                                    : 0;
+            if (overlap < 0 || (overlap > 0 && !push_sensor_pair(set, key))) {
+                set->count = 0;
+                return 0;
+            }
             continue;
         }
         /* only bodies that have a joint need the joint filter */
         if (w->bodies[sa->body].joint_edges >= 0 && w->bodies[sb->body].joint_edges >= 0 &&
             joint_bodies_connected(w, sa->body, sb->body)) {
+            continue;
+        }
+        if (!pair_filter_accepts(w, ia, ib)) {
             continue;
         }
         /* static shapes are a, as the ground was in the foundation */
@@ -170,6 +286,10 @@ int contact_set_update(heft_world *w, double h) {
             c->separation = m.points[i].separation;
             c->friction = material_friction(sa->friction, sb->friction);
             c->restitution = material_restitution(sa->restitution, sb->restitution);
+            c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
+        }
+        if (set->pre_solve && !pre_solve(w, fresh, m.count)) {
+            continue; /* disabled for this step */
         }
         /* the pair's points of the last step (both lists ascend by key) */
         while (old < previous_count && set->previous[old].key < key) {
@@ -184,21 +304,258 @@ int contact_set_update(heft_world *w, double h) {
     }
     set->count = count;
     set->time_narrow_ms = cpu_ms() - t1;
-    return record_events(w, set, previous_count) && contact_set_link_bodies(set, w->body_high);
+    return record_events(w, set, previous_count) && record_sensor_events(w, set) &&
+           contact_set_link_bodies(set, w->body_high);
 }
 
 void contact_set_clear_events(contact_set *set) {
     set->begin_count = set->end_count = 0;
+    set->hit_count = 0;
+    set->sensor_begin_count = set->sensor_end_count = 0;
 }
 
-static heft_shape_id shape_id_of(const heft_world *w, int32_t index) {
-    heft_shape_id id = {index, w->shapes[index].slot.generation};
-    return id;
+/* ---- pre-solve ------------------------------------------------------------- */
+
+/* Hands a pair's n fresh points to the application's pre-solve callback;
+ * returns 0 when it disabled the pair. What it changed is taken only within
+ * range, so no NaN reaches the rows. */
+static int pre_solve(heft_world *w, contact *points, int n) {
+    contact_set *set = &w->contacts;
+    heft_pre_solve_contact pc;
+    memset(&pc, 0, sizeof pc);
+    pc.shape_a = shape_id_of(w, points[0].shape_a);
+    pc.shape_b = shape_id_of(w, points[0].shape_b);
+    pc.body_a = body_id_of(w, points[0].body_a);
+    pc.body_b = body_id_of(w, points[0].body_b);
+    pc.point_count = n < HEFT_PRE_SOLVE_MAX_POINTS ? n : HEFT_PRE_SOLVE_MAX_POINTS;
+    for (int i = 0; i < pc.point_count; ++i) {
+        pc.points[i] = points[i].point;
+        pc.normals[i] = points[i].normal;
+        pc.separations[i] = points[i].separation;
+    }
+    pc.friction = points[0].friction;
+    pc.restitution = points[0].restitution;
+    set->in_callback = 1;
+    const int keep = set->pre_solve(set->pre_solve_context, &pc);
+    set->in_callback = 0;
+    if (!keep) {
+        return 0;
+    }
+    const int friction_ok = isfinite(pc.friction) && pc.friction >= 0.0;
+    const int restitution_ok = pc.restitution >= 0.0 && pc.restitution <= 1.0;
+    const int tangent_ok = heft_v3_isfinite(pc.tangent_velocity) &&
+                           fabs(pc.tangent_velocity.x) <= HEFT_SPEED_MAX &&
+                           fabs(pc.tangent_velocity.y) <= HEFT_SPEED_MAX &&
+                           fabs(pc.tangent_velocity.z) <= HEFT_SPEED_MAX;
+    for (int i = 0; i < n; ++i) {
+        if (friction_ok) {
+            points[i].friction = pc.friction;
+        }
+        if (restitution_ok) {
+            points[i].restitution = pc.restitution;
+        }
+        if (tangent_ok) {
+            points[i].tangent_velocity = pc.tangent_velocity;
+        }
+    }
+    return 1;
 }
 
-static heft_body_id body_id_of(const heft_world *w, int32_t index) {
-    heft_body_id id = {index, w->bodies[index].slot.generation};
-    return id;
+/* ---- sensors --------------------------------------------------------------- */
+
+/* 1 when the volumes of shapes sensor and visitor touch or intersect, 0 when
+ * not (or when neither is convex), -1 out of memory. */
+static int sensor_overlap(heft_world *w, int32_t sensor, int32_t visitor) {
+    const shape *s = &w->shapes[sensor], *v = &w->shapes[visitor];
+    const transform identity = transform_make(heft_v3(0.0, 0.0, 0.0), heft_quat_identity());
+    cast_shape c;
+    if (cast_shape_make(&c, s, &identity)) {
+        const transform ts = shape_transform(s, &w->bodies[s->body]);
+        const transform tv = shape_transform(v, &w->bodies[v->body]);
+        return overlap_against(&c, &ts, v, &tv, &w->broad.scratch);
+    }
+    if (cast_shape_make(&c, v, &identity)) {
+        const transform ts = shape_transform(s, &w->bodies[s->body]);
+        const transform tv = shape_transform(v, &w->bodies[v->body]);
+        return overlap_against(&c, &tv, s, &ts, &w->broad.scratch);
+    }
+    return 0;
+}
+
+static int push_sensor_event(heft_world *w, heft_sensor_event **events, int *count, int *capacity,
+                             uint64_t key) {
+    if (!array_grow((void **)events, capacity, *count + 1, sizeof **events)) {
+        return 0;
+    }
+    int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
+    if (!w->shapes[ia].sensor) {
+        const int32_t t = ia;
+        ia = ib;
+        ib = t;
+    }
+    heft_sensor_event *e = &(*events)[(*count)++];
+    e->sensor = shape_id_of(w, ia);
+    e->visitor = shape_id_of(w, ib);
+    e->sensor_body = body_id_of(w, w->shapes[ia].body);
+    e->visitor_body = body_id_of(w, w->shapes[ib].body);
+    return 1;
+}
+
+/* The sensor overlaps that began and ended since the update before: one
+ * merge of the two ascending lists of keys. */
+static int record_sensor_events(heft_world *w, contact_set *set) {
+    int i = 0, j = 0;
+    while (i < set->sensor_count || j < set->sensor_previous_count) {
+        const uint64_t now = i < set->sensor_count ? set->sensor_pairs[i] : UINT64_MAX;
+        const uint64_t before =
+            j < set->sensor_previous_count ? set->sensor_previous[j] : UINT64_MAX;
+        if (now == before) {
+            ++i;
+            ++j;
+        } else if (now < before) {
+            if (!push_sensor_event(w, &set->sensor_begin, &set->sensor_begin_count,
+                                   &set->sensor_begin_capacity, now)) {
+                return 0;
+            }
+            ++i;
+        } else {
+            if (!push_sensor_event(w, &set->sensor_end, &set->sensor_end_count,
+                                   &set->sensor_end_capacity, before)) {
+                return 0;
+            }
+            ++j;
+        }
+    }
+    return 1;
+}
+
+heft_sensor_events heft_world_sensor_events(const heft_world *w) {
+    heft_sensor_events ev;
+    memset(&ev, 0, sizeof ev);
+    if (w == NULL) {
+        heft_set_error("heft_world_sensor_events: world is NULL");
+        return ev;
+    }
+    ev.begin = w->contacts.sensor_begin;
+    ev.begin_count = w->contacts.sensor_begin_count;
+    ev.end = w->contacts.sensor_end;
+    ev.end_count = w->contacts.sensor_end_count;
+    return ev;
+}
+
+int heft_shape_is_sensor(const heft_world *w, heft_shape_id id) {
+    const shape *s =
+        w ? slots_get(w->shapes, sizeof(shape), w->shape_high, id.index, id.generation) : NULL;
+    if (!s) {
+        heft_set_error("heft_shape_is_sensor: shape id is not valid");
+        return 0;
+    }
+    return s->sensor;
+}
+
+/* ---- hits ------------------------------------------------------------------ */
+
+/* A strike is the first step of a push: a speculative point stops a body
+ * on the surface with the rest of its approach, which the next step's
+ * solve removes, and that is the same strike. */
+int contact_set_record_hits(heft_world *w) {
+    contact_set *set = &w->contacts;
+    int old = 0;
+    for (int i = 0; i < set->count;) {
+        const uint64_t key = set->items[i].key;
+        int pushed_before = 0;
+        while (old < set->previous_count && set->previous[old].key < key) {
+            old++;
+        }
+        for (; old < set->previous_count && set->previous[old].key == key; ++old) {
+            pushed_before |= set->previous[old].lambda[0] > 0.0;
+        }
+        int best = -1;
+        double best_speed = set->hit_threshold;
+        for (; i < set->count && set->items[i].key == key; ++i) {
+            if (pushed_before) {
+                continue;
+            }
+            const contact *c = &set->items[i];
+            if (!(c->lambda[0] > 0.0)) {
+                continue; /* not pushed: a speculative point that did not close */
+            }
+            const body *ba = &w->bodies[c->body_a], *bb = &w->bodies[c->body_b];
+            const heft_vec3 relative =
+                heft_v3_sub(body_point_velocity(bb, c->point), body_point_velocity(ba, c->point));
+            const double speed = -heft_v3_dot(relative, c->normal);
+            if (speed > best_speed) {
+                best_speed = speed;
+                best = i;
+            }
+        }
+        if (best < 0) {
+            continue;
+        }
+        if (!array_grow((void **)&set->hit_events, &set->hit_capacity, set->hit_count + 1,
+                        sizeof *set->hit_events)) {
+            return 0;
+        }
+        const contact *c = &set->items[best];
+        heft_contact_hit_event *e = &set->hit_events[set->hit_count++];
+        e->shape_a = shape_id_of(w, c->shape_a);
+        e->shape_b = shape_id_of(w, c->shape_b);
+        e->body_a = body_id_of(w, c->body_a);
+        e->body_b = body_id_of(w, c->body_b);
+        e->point = c->point;
+        e->normal = c->normal;
+        e->approach_speed = best_speed;
+    }
+    return 1;
+}
+
+heft_result heft_world_set_hit_event_threshold(heft_world *w, double speed) {
+    if (!w) {
+        heft_set_error("heft_world_set_hit_event_threshold: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!isfinite(speed) || speed < 0.0) {
+        heft_set_error("the hit event threshold must be a finite speed >= 0 m/s (got %g)", speed);
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->contacts.hit_threshold = speed;
+    return HEFT_OK;
+}
+
+double heft_world_hit_event_threshold(const heft_world *w) {
+    return w ? w->contacts.hit_threshold : HEFT_DEFAULT_HIT_THRESHOLD;
+}
+
+/* ---- callbacks --------------------------------------------------------------- */
+
+heft_result heft_world_set_pair_filter(heft_world *w, heft_pair_filter_fn fn, void *context) {
+    if (!w) {
+        heft_set_error("heft_world_set_pair_filter: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (w->contacts.in_callback) {
+        heft_set_error("heft_world_set_pair_filter: called from a callback during the step");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->contacts.pair_filter = fn;
+    w->contacts.pair_filter_context = fn ? context : NULL;
+    sleep_wake_all(w); /* every pair is judged anew */
+    return HEFT_OK;
+}
+
+heft_result heft_world_set_pre_solve(heft_world *w, heft_pre_solve_fn fn, void *context) {
+    if (!w) {
+        heft_set_error("heft_world_set_pre_solve: world is NULL");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (w->contacts.in_callback) {
+        heft_set_error("heft_world_set_pre_solve: called from a callback during the step");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    w->contacts.pre_solve = fn;
+    w->contacts.pre_solve_context = fn ? context : NULL;
+    sleep_wake_all(w); /* every pair is judged anew */
+    return HEFT_OK;
 }
 
 /* The pairs that began and ended since the update before: both lists are
@@ -263,6 +620,8 @@ heft_contact_events heft_world_contact_events(const heft_world *w) {
     ev.begin_count = w->contacts.begin_count;
     ev.end = w->contacts.end_events;
     ev.end_count = w->contacts.end_count;
+    ev.hit = w->contacts.hit_events;
+    ev.hit_count = w->contacts.hit_count;
     return ev;
 }
 
@@ -298,6 +657,11 @@ void contact_set_release(contact_set *set) {
     heft_free(set->next);
     heft_free(set->begin_events);
     heft_free(set->end_events);
+    heft_free(set->hit_events);
+    heft_free(set->sensor_pairs);
+    heft_free(set->sensor_previous);
+    heft_free(set->sensor_begin);
+    heft_free(set->sensor_end);
     memset(set, 0, sizeof *set);
 }
 
@@ -309,6 +673,14 @@ void contact_set_remove_shape(contact_set *set, int32_t shape_index) {
         }
     }
     set->count = kept;
+    kept = 0;
+    for (int i = 0; i < set->sensor_count; ++i) {
+        const uint64_t key = set->sensor_pairs[i];
+        if ((int32_t)(key >> 32) != shape_index && (int32_t)(key & 0xFFFFFFFFu) != shape_index) {
+            set->sensor_pairs[kept++] = key;
+        }
+    }
+    set->sensor_count = kept;
     if (!contact_set_link_bodies(set, set->linked_bodies)) {
         set->linked_bodies = 0; /* out of memory: no lists until the next step */
     }
@@ -362,6 +734,9 @@ void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp,
             r->lo = -c->friction;
             r->hi = c->friction;
             r->findex = first;
+            /* J v of a friction row is the tangential speed of b relative
+             * to a: a conveyor's belt speed is its target */
+            r->target = heft_v3_dot(c->tangent_velocity, dirs[k]);
         }
         /* The contact compliance regularizes, it does not soften: with
          * w = J v + epsilon lambda, a resting contact would creep at

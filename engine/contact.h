@@ -12,6 +12,7 @@ typedef struct contact_set {
     contact *items;
     contact *previous;
     int count;
+    int previous_count; /* of the last update's previous */
     int capacity;
     /* the last update: its two phases (thread CPU time, ms) and the broad
      * phase's pairs */
@@ -29,6 +30,25 @@ typedef struct contact_set {
     heft_contact_begin_event *begin_events;
     heft_contact_end_event *end_events;
     int begin_count, end_count, begin_capacity, end_capacity;
+    /* hits of the current step (every substep's): strikes faster than
+     * hit_threshold, m/s */
+    heft_contact_hit_event *hit_events;
+    int hit_count, hit_capacity;
+    double hit_threshold;
+    /* sensors: the shape pairs (keys) of the last update whose sensor
+     * overlaps its visitor and those of the update before, ascending; and
+     * the sensor events of the current step */
+    uint64_t *sensor_pairs, *sensor_previous;
+    int sensor_count, sensor_previous_count, sensor_capacity, sensor_previous_capacity;
+    heft_sensor_event *sensor_begin, *sensor_end;
+    int sensor_begin_count, sensor_end_count, sensor_begin_capacity, sensor_end_capacity;
+    /* the application's callbacks (heft_world_set_pair_filter, _pre_solve);
+     * in_callback is set while one runs */
+    heft_pair_filter_fn pair_filter;
+    void *pair_filter_context;
+    heft_pre_solve_fn pre_solve;
+    void *pre_solve_context;
+    int in_callback;
 } contact_set;
 
 typedef struct heft_world heft_world;
@@ -46,6 +66,13 @@ void contact_set_clear_events(contact_set *set);
  * 0 .. body_count - 1. Returns 0 when out of memory (the lists are then
  * empty). */
 int contact_set_link_bodies(contact_set *set, int body_count);
+/* After the step's solve: records the hit events of the contacts (their
+ * impulses are the solve's, the bodies' velocities still those before it).
+ * Returns 0 when out of memory. */
+int contact_set_record_hits(heft_world *w);
+/* Whether shapes ia and ib may touch: filter bits, the joint filter and the
+ * pair filter (continuous collision asks it too). */
+int contact_pair_allowed(heft_world *w, int32_t ia, int32_t ib);
 /* Frees every shape's data and the broad phase (world destruction). */
 void collision_release(heft_world *w);
 

@@ -32,7 +32,7 @@ typedef struct sweep {
     int ok;
 } sweep;
 
-static int may_hit(const heft_world *w, int32_t fast_shape, int32_t other) {
+static int may_hit(heft_world *w, int32_t fast_shape, int32_t other) {
     const shape *a = &w->shapes[fast_shape], *b = &w->shapes[other];
     if (a->body == b->body) {
         return 0;
@@ -41,10 +41,8 @@ static int may_hit(const heft_world *w, int32_t fast_shape, int32_t other) {
     if (ob->type == HEFT_BODY_DYNAMIC && ob->fast) {
         return 0; /* fast against fast: the contacts only */
     }
-    if (!(a->category & b->mask) || !(b->category & a->mask)) {
-        return 0;
-    }
-    return !joint_bodies_connected(w, a->body, b->body);
+    /* filter bits, joints, sensors and the application's pair filter */
+    return contact_pair_allowed(w, fast_shape, other);
 }
 
 static void sweep_one(sweep *s, int32_t other) {
@@ -125,7 +123,8 @@ static double body_time_of_impact(heft_world *w, int32_t i, const cast_motion *m
 void continuous_collision(heft_world *w, double h) {
     for (int32_t i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive || b->type != HEFT_BODY_DYNAMIC || !b->fast || b->shapes < 0) {
+        if (!b->slot.alive || b->type != HEFT_BODY_DYNAMIC || !b->fast || b->shapes < 0 ||
+            b->sleeping) {
             continue;
         }
         cast_motion m;

@@ -164,12 +164,13 @@ static void draw_shapes(const heft_world *w, const heft_debug_draw *d, uint32_t 
         const body *b = &w->bodies[s->body];
         transform t = shape_transform(s, b);
         if (flags & HEFT_DRAW_SHAPES) {
+            const heft_color color = s->sensor ? HEFT_COLOR_SENSOR : body_color(b);
             if (d->shape) {
                 heft_shape_id id = {i, s->slot.generation};
                 d->shape(d->context, id, s->type, t.p,
-                         heft_quat_mul(b->orientation, s->local_orientation), body_color(b));
+                         heft_quat_mul(b->orientation, s->local_orientation), color);
             } else {
-                shape_wireframe(d, s, &t, body_color(b));
+                shape_wireframe(d, s, &t, color);
             }
         }
         if ((flags & HEFT_DRAW_AABBS) && s->type != HEFT_SHAPE_PLANE) {
@@ -312,6 +313,30 @@ static heft_result draw_islands(const heft_world *w, const heft_debug_draw *d) {
     return HEFT_OK;
 }
 
+/* Each sleeping island as a box around its bodies' shapes. */
+static void draw_sleeping(const heft_world *w, const heft_debug_draw *d) {
+    for (int32_t k = 0; k < w->island_high; ++k) {
+        const world_island *is = &w->islands[k];
+        if (is->id == 0 || !is->sleeping) {
+            continue;
+        }
+        aabb box;
+        int seen = 0;
+        for (int32_t i = is->body_first; i >= 0; i = w->bodies[i].island_next) {
+            const body *b = &w->bodies[i];
+            for (int32_t s = b->shapes; s >= 0; s = w->shapes[s].body_next) {
+                transform t = shape_transform(&w->shapes[s], b);
+                aabb sb = shape_aabb(&w->shapes[s], &t);
+                box = seen ? aabb_union(box, sb) : sb;
+                seen = 1;
+            }
+        }
+        if (seen) {
+            box_edges(d, box, HEFT_COLOR_SLEEP);
+        }
+    }
+}
+
 static void draw_bodies(const heft_world *w, const heft_debug_draw *d, uint32_t flags) {
     for (int i = 0; i < w->body_high; ++i) {
         const body *b = &w->bodies[i];
@@ -352,6 +377,9 @@ heft_result heft_world_draw(const heft_world *w, const heft_debug_draw *d, uint3
     }
     if (flags & (HEFT_DRAW_MASS | HEFT_DRAW_NAMES)) {
         draw_bodies(w, d, flags);
+    }
+    if (flags & HEFT_DRAW_SLEEP) {
+        draw_sleeping(w, d);
     }
     if (flags & HEFT_DRAW_ISLANDS) {
         return draw_islands(w, d);

@@ -1,12 +1,13 @@
 /* The persistent solver state of each island (design "The solver interface":
  * per-island state belongs to the solver and is rebuilt when the island's
- * topology changes). Islands are matched across steps by their lowest body
- * index; a changed row signature resets the state. */
+ * topology changes). Islands are matched across steps by their stable id
+ * (engine/island.c), so an island keeps its state when bodies elsewhere
+ * come and go; a changed row signature resets the state. */
 #include <string.h>
 
 #include "world.h"
 
-void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature) {
+void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t signature) {
     int lo = 0, hi = set->count - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
@@ -43,7 +44,7 @@ void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t
     return state;
 }
 
-void island_slots_keep(island_slots *set, int32_t key) {
+void island_slots_keep(island_slots *set, int64_t key) {
     int lo = 0, hi = set->count - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
@@ -55,6 +56,14 @@ void island_slots_keep(island_slots *set, int32_t key) {
             lo = mid + 1;
         } else {
             hi = mid - 1;
+        }
+    }
+}
+
+void island_slots_keep_sleeping(heft_world *w, island_slots *set) {
+    for (int32_t k = 0; k < w->island_high; ++k) {
+        if (w->islands[k].id != 0 && w->islands[k].sleeping) {
+            island_slots_keep(set, w->islands[k].id);
         }
     }
 }

@@ -7,6 +7,8 @@
 #include "error.h"
 #include "body_links.h"
 #include "input_check.h"
+#include "island.h"
+#include "sleep.h"
 #include "world.h"
 
 heft_joint_def heft_default_joint_def(heft_joint_type type) {
@@ -446,6 +448,7 @@ heft_joint_id heft_create_joint(heft_world *w, const heft_joint_def *def) {
         }
     }
     body_link_joint(w, index);
+    sleep_wake_joint(w, index);
     w->joint_live++;
     heft_joint_id id = {index, j->slot.generation};
     return id;
@@ -456,6 +459,11 @@ heft_result heft_destroy_joint(heft_world *w, heft_joint_id id) {
     if (!j) {
         heft_set_error("joint id is not valid");
         return HEFT_ERROR_INVALID_ID;
+    }
+    sleep_wake_joint(w, id.index);
+    if (!j->broken && j->body_a >= 0 && body_is_dynamic(&w->bodies[j->body_a]) && j->body_b >= 0 &&
+        body_is_dynamic(&w->bodies[j->body_b])) {
+        island_mark_link_removed(w, j->body_b);
     }
     body_unlink_joint(w, id.index);
     slots_release(w->joints, sizeof(joint), id.index, &w->joint_free);
@@ -540,6 +548,7 @@ heft_result heft_joint_set_motor(heft_world *w, heft_joint_id id, heft_joint_dof
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     j->motor[dof] = *motor;
+    sleep_wake_joint(w, id.index);
     return HEFT_OK;
 }
 
@@ -564,6 +573,7 @@ static heft_result set_target(heft_world *w, heft_joint_id id, heft_joint_dof do
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     j->motor[dof] = m;
+    sleep_wake_joint(w, id.index);
     return HEFT_OK;
 }
 
@@ -593,6 +603,7 @@ heft_result heft_joint_set_limit(heft_world *w, heft_joint_id id, heft_joint_dof
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     j->limit[dof] = *limit;
+    sleep_wake_joint(w, id.index);
     return HEFT_OK;
 }
 
@@ -611,6 +622,7 @@ heft_result heft_joint_set_length(heft_world *w, heft_joint_id id, double length
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     j->length = length;
+    sleep_wake_joint(w, id.index);
     return HEFT_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "joint.h"
+#include "sleep.h"
 #include "world.h"
 
 typedef struct mass_props {
@@ -196,5 +197,6 @@ heft_result heft_body_set_mass_from_shapes(heft_world *w, heft_body_id id) {
         }
     }
     body_set_mass_properties(b, total, inertia);
+    sleep_wake_body(w, id.index);
     return HEFT_OK;
 }

@@ -195,7 +195,7 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
         p.epsilon[i] = r->kind == HEFT_ROW_NORMAL ? r->epsilon : w->def.rigid_compliance;
         sig = mix(sig, ((uint64_t)(uint32_t)p.rows[i].a << 32) | (uint32_t)p.rows[i].b);
     }
-    void *state = island_slots_state(w, &w->position_slots, is->bodies[is->body_start[k]], sig);
+    void *state = island_slots_state(w, &w->position_slots, is->key[k], sig);
     heft_solver_stats st;
     memset(&st, 0, sizeof st);
     int rc = state ? w->solver->solve(state, &p, mu, &st) : HEFT_SOLVE_FAILED;
@@ -299,6 +299,7 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
             }
         }
     }
+    island_slots_keep_sleeping(w, &w->position_slots);
     island_slots_sweep(w, &w->position_slots);
     /* With geometric stiffness asked for (the heavy scenes), the projection
      * is left as it is and its energy change only reported: there it gains

@@ -12,6 +12,7 @@
 #include <cJSON.h>
 
 #include "error.h"
+#include "mesh_file.h"
 #include "scene.h"
 #include "world.h"
 
@@ -266,6 +267,7 @@ typedef struct world_settings {
     char solver[32];
     heft_solver_options options;
     double restitution_threshold;
+    double hit_event_threshold;
 } world_settings;
 
 static int read_world(loader *L, world_settings *ws) {
@@ -281,11 +283,17 @@ static int read_world(loader *L, world_settings *ws) {
                                        "post_stabilization",
                                        "substeps",
                                        "restitution_threshold",
+                                       "hit_event_threshold",
+                                       "enable_sleep",
+                                       "sleep_linear_speed",
+                                       "sleep_angular_speed",
+                                       "time_to_sleep",
                                        NULL};
     ws->def = heft_default_world_def();
     ws->options = heft_solver_default_options();
     snprintf(ws->solver, sizeof ws->solver, "pgs");
     ws->restitution_threshold = 1.0;
+    ws->hit_event_threshold = 1.0;
     const cJSON *w = member(L->root, "world");
     snprintf(L->where, sizeof L->where, "world");
     if (w) {
@@ -301,7 +309,12 @@ static int read_world(loader *L, world_settings *ws) {
             !read_bool(L, w, "geometric_stiffness", &ws->def.geometric_stiffness) ||
             !read_int(L, w, "post_stabilization", &ws->def.post_stabilization, 0, 100) ||
             !read_int(L, w, "substeps", &ws->def.substeps, 1, 1000) ||
-            !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG)) {
+            !read_number(L, w, "restitution_threshold", &ws->restitution_threshold, NUM_NONNEG) ||
+            !read_number(L, w, "hit_event_threshold", &ws->hit_event_threshold, NUM_NONNEG) ||
+            !read_bool(L, w, "enable_sleep", &ws->def.enable_sleep) ||
+            !read_number(L, w, "sleep_linear_speed", &ws->def.sleep_linear_speed, NUM_NONNEG) ||
+            !read_number(L, w, "sleep_angular_speed", &ws->def.sleep_angular_speed, NUM_NONNEG) ||
+            !read_number(L, w, "time_to_sleep", &ws->def.time_to_sleep, NUM_NONNEG)) {
             return 0;
         }
         ws->def.gyroscopic = (heft_gyroscopic)gyro;
@@ -395,123 +408,6 @@ static int read_world(loader *L, world_settings *ws) {
     return 1;
 }
 
-/* ---- meshes from Wavefront OBJ files ---------------------------------------- */
-
-typedef struct mesh_data {
-    heft_vec3 *vertices;
-    int vertex_count, vertex_capacity;
-    int32_t *indices;
-    int index_count, index_capacity;
-} mesh_data;
-
-static void mesh_data_free(mesh_data *m) {
-    heft_free(m->vertices);
-    heft_free(m->indices);
-    memset(m, 0, sizeof *m);
-}
-
-static int push_vertex(mesh_data *m, heft_vec3 v) {
-    if (m->vertex_count == m->vertex_capacity) {
-        int cap = m->vertex_capacity ? 2 * m->vertex_capacity : 64;
-        heft_vec3 *p = heft_realloc(m->vertices, sizeof *p * (size_t)cap);
-        if (!p) {
-            return 0;
-        }
-        m->vertices = p;
-        m->vertex_capacity = cap;
-    }
-    m->vertices[m->vertex_count++] = v;
-    return 1;
-}
-
-static int push_index(mesh_data *m, int32_t i) {
-    if (m->index_count == m->index_capacity) {
-        int cap = m->index_capacity ? 2 * m->index_capacity : 192;
-        int32_t *p = heft_realloc(m->indices, sizeof *p * (size_t)cap);
-        if (!p) {
-            return 0;
-        }
-        m->indices = p;
-        m->index_capacity = cap;
-    }
-    m->indices[m->index_count++] = i;
-    return 1;
-}
-
-/* v x y z and f a b c ... (polygons as fans; a/b/c forms and negative
- * indices); everything else is ignored. Returns 0 with message set. */
-static int obj_read(const char *path, mesh_data *m, char *message, size_t size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(message, size, "cannot open mesh file \"%s\"", path);
-        return 0;
-    }
-    char line[1024];
-    int number = 0, ok = 1;
-    while (ok && fgets(line, sizeof line, f)) {
-        number++;
-        char *p = line;
-        while (*p == ' ' || *p == '\t') {
-            p++;
-        }
-        if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
-            double x, y, z;
-            if (sscanf(p + 2, "%lf %lf %lf", &x, &y, &z) != 3 || !isfinite(x) || !isfinite(y) ||
-                !isfinite(z)) {
-                snprintf(message, size, "%s:%d: a vertex needs three finite numbers", path, number);
-                ok = 0;
-            } else if (!push_vertex(m, heft_v3(x, y, z))) {
-                snprintf(message, size, "out of memory");
-                ok = 0;
-            }
-        } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
-            int32_t corner[3];
-            int n = 0;
-            p += 2;
-            for (;;) {
-                char *end;
-                long k = strtol(p, &end, 10);
-                if (end == p) {
-                    break;
-                }
-                p = end;
-                while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-                    p++; /* /texture/normal */
-                }
-                long index = k > 0 ? k - 1 : m->vertex_count + k;
-                if (k == 0 || index < 0 || index >= m->vertex_count) {
-                    snprintf(message, size, "%s:%d: face index %ld out of range", path, number, k);
-                    ok = 0;
-                    break;
-                }
-                if (n < 3) {
-                    corner[n] = (int32_t)index;
-                } else {
-                    corner[1] = corner[2];
-                    corner[2] = (int32_t)index;
-                }
-                if (++n >= 3 && (!push_index(m, corner[0]) || !push_index(m, corner[1]) ||
-                                 !push_index(m, corner[2]))) {
-                    snprintf(message, size, "out of memory");
-                    ok = 0;
-                    break;
-                }
-            }
-            if (ok && n < 3) {
-                snprintf(message, size, "%s:%d: a face needs at least three vertices", path,
-                         number);
-                ok = 0;
-            }
-        }
-    }
-    fclose(f);
-    if (ok && m->index_count == 0) {
-        snprintf(message, size, "%s: no faces", path);
-        ok = 0;
-    }
-    return ok;
-}
-
 /* ---- shapes ------------------------------------------------------------------ */
 
 typedef struct shape_data {
@@ -539,7 +435,7 @@ static int read_point_list(loader *L, const cJSON *obj, const char *key, mesh_da
         if (!numbers_of(L, c, key, x, 3, NUM_FINITE)) {
             return 0;
         }
-        if (!push_vertex(m, heft_v3(x[0], x[1], x[2]))) {
+        if (!mesh_data_push_vertex(m, heft_v3(x[0], x[1], x[2]))) {
             return fail(L, c, key, "out of memory");
         }
     }
@@ -569,6 +465,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
                                        "density",
                                        "category_bits",
                                        "mask_bits",
+                                       "is_sensor",
                                        NULL};
     *d = heft_default_shape_def();
     int type = -1;
@@ -591,7 +488,8 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
         !read_number(L, o, "restitution", &d->restitution, NUM_NONNEG) ||
         !read_number(L, o, "density", &d->density, NUM_NONNEG) ||
         !read_bits(L, o, "category_bits", &d->category_bits) ||
-        !read_bits(L, o, "mask_bits", &d->mask_bits)) {
+        !read_bits(L, o, "mask_bits", &d->mask_bits) ||
+        !read_bool(L, o, "is_sensor", &d->is_sensor)) {
         return 0;
     }
     if (d->type == HEFT_SHAPE_HULL) {
@@ -614,7 +512,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             }
             int absolute = file->valuestring[0] == '/';
             snprintf(path, sizeof path, "%s%s", absolute ? "" : L->dir, file->valuestring);
-            if (!obj_read(path, &data->mesh, message, sizeof message)) {
+            if (!mesh_data_read_obj(path, &data->mesh, message, sizeof message)) {
                 return fail(L, file, "file", "%s", message);
             }
         } else {
@@ -634,7 +532,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
                     if (x[k] != floor(x[k]) || x[k] >= data->mesh.vertex_count) {
                         return fail(L, c, "triangles", "index %g is not a vertex", x[k]);
                     }
-                    if (!push_index(&data->mesh, (int32_t)x[k])) {
+                    if (!mesh_data_push_index(&data->mesh, (int32_t)x[k])) {
                         return fail(L, c, "triangles", "out of memory");
                     }
                 }
@@ -749,6 +647,7 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
                                        "linear_damping",
                                        "angular_damping",
                                        "gravity_scale",
+                                       "enable_sleep",
                                        "shapes",
                                        NULL};
     heft_body_def d = heft_default_body_def();
@@ -774,7 +673,8 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
         !read_bool(L, o, "mass_from_shapes", &from_shapes) ||
         !read_number(L, o, "linear_damping", &d.linear_damping, NUM_NONNEG) ||
         !read_number(L, o, "angular_damping", &d.angular_damping, NUM_NONNEG) ||
-        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE)) {
+        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE) ||
+        !read_bool(L, o, "enable_sleep", &d.enable_sleep)) {
         return 0;
     }
     d.type = (heft_body_type)type;
@@ -1335,7 +1235,8 @@ static heft_world *make_world(loader *L, const world_settings *ws) {
         return NULL;
     }
     if (heft_world_set_solver_options(w, &ws->options) != HEFT_OK ||
-        heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK) {
+        heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK ||
+        heft_world_set_hit_event_threshold(w, ws->hit_event_threshold) != HEFT_OK) {
         snprintf(L->where, sizeof L->where, "solver");
         engine_refused(L, member(L->root, "solver"));
         heft_world_destroy(w);

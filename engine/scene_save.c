@@ -265,6 +265,24 @@ static void save_world(saver *s, members *top) {
     put_int(&m, "post_stabilization", d->post_stabilization);
     put_int(&m, "substeps", d->substeps);
     put_number(&m, "restitution_threshold", s->w->restitution_threshold);
+    if (heft_world_hit_event_threshold(s->w) != 1.0) { /* the default is not written */
+        put_number(&m, "hit_event_threshold", heft_world_hit_event_threshold(s->w));
+    }
+    /* sleeping (docs/sleeping.md): only what differs from the defaults, so
+     * that a world without it saves as it always did */
+    const heft_world_def base = heft_default_world_def();
+    if (d->enable_sleep != base.enable_sleep) {
+        put_bool(&m, "enable_sleep", d->enable_sleep);
+    }
+    if (d->sleep_linear_speed != base.sleep_linear_speed) {
+        put_number(&m, "sleep_linear_speed", d->sleep_linear_speed);
+    }
+    if (d->sleep_angular_speed != base.sleep_angular_speed) {
+        put_number(&m, "sleep_angular_speed", d->sleep_angular_speed);
+    }
+    if (d->time_to_sleep != base.time_to_sleep) {
+        put_number(&m, "time_to_sleep", d->time_to_sleep);
+    }
     close_object(&m);
 }
 
@@ -378,6 +396,9 @@ static void save_shape(saver *s, const heft_shape_def *d, int indent) {
     put_number(&m, "density", d->density);
     put_int(&m, "category_bits", d->category_bits);
     put_int(&m, "mask_bits", d->mask_bits);
+    if (d->is_sensor) { /* written only when set: files without sensors are unchanged */
+        put_bool(&m, "is_sensor", 1);
+    }
     close_object(&m);
 }
 
@@ -400,6 +421,9 @@ static void save_body(saver *s, int32_t index) {
     put_number(&m, "linear_damping", b->linear_damping);
     put_number(&m, "angular_damping", b->angular_damping);
     put_number(&m, "gravity_scale", b->gravity_scale);
+    if (!b->sleep_enabled) {
+        put_bool(&m, "enable_sleep", 0);
+    }
     key(&m, "shapes");
     out_raw(&s->out, "[", 1);
     int n = 0;

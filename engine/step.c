@@ -6,6 +6,7 @@
 #include "error.h"
 #include "geometric_stiffness.h"
 #include "island.h"
+#include "sleep.h"
 #include "world.h"
 
 /* ---- 1. forces: the unconstrained velocities v + h M^-1 f ---------------- */
@@ -108,7 +109,7 @@ static void compute_step_masses(heft_world *w, double h) {
     }
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive || !body_is_dynamic(b)) {
+        if (!b->slot.alive || !body_is_dynamic(b) || b->sleeping) {
             continue;
         }
         body_update_world_inertia(b);
@@ -131,37 +132,81 @@ static void compute_step_masses(heft_world *w, double h) {
 }
 
 /* v_free = M~^-1 (M v + h f): with M~ = M this is v + h M^-1 f. */
+static void free_velocity(heft_world *w, body *b, double h) {
+    if (!body_is_dynamic(b)) {
+        b->free_linear_velocity = b->linear_velocity;
+        b->free_angular_velocity = b->angular_velocity;
+        return;
+    }
+    heft_vec3 g = heft_v3_scale(w->def.gravity, b->gravity_scale);
+    heft_vec3 omega = gyroscopic_update(b, b->angular_velocity, h, w->def.gyroscopic);
+    heft_vec3 v;
+    if (b->step_inv_mass == b->inv_mass) {
+        v = heft_v3_add(b->linear_velocity,
+                        heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
+        omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
+    } else {
+        /* geometric stiffness: the added mass resists every velocity change */
+        heft_vec3 momentum = heft_v3_add(heft_v3_scale(b->linear_velocity, b->mass),
+                                         heft_v3_scale(heft_v3_madd(b->force, b->mass, g), h));
+        v = heft_v3_scale(momentum, b->step_inv_mass);
+        heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
+        heft_vec3 L = heft_v3_madd(heft_mat3_mulv(Iw, omega), h, b->torque);
+        omega = heft_mat3_mulv(b->step_inv_inertia, L);
+    }
+    /* damping as the implicit solution of dv/dt = -c v */
+    b->free_linear_velocity = heft_v3_scale(v, 1.0 / (1.0 + h * b->linear_damping));
+    b->free_angular_velocity = heft_v3_scale(omega, 1.0 / (1.0 + h * b->angular_damping));
+}
+
 static void compute_free_velocities(heft_world *w, double h) {
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive) {
-            continue;
+        if (b->slot.alive && !b->sleeping) {
+            free_velocity(w, b, h);
         }
-        if (!body_is_dynamic(b)) {
-            b->free_linear_velocity = b->linear_velocity;
-            b->free_angular_velocity = b->angular_velocity;
-            continue;
-        }
-        heft_vec3 g = heft_v3_scale(w->def.gravity, b->gravity_scale);
-        heft_vec3 omega = gyroscopic_update(b, b->angular_velocity, h, w->def.gyroscopic);
-        heft_vec3 v;
-        if (b->step_inv_mass == b->inv_mass) {
-            v = heft_v3_add(b->linear_velocity,
-                            heft_v3_scale(heft_v3_madd(g, b->inv_mass, b->force), h));
-            omega = heft_v3_madd(omega, h, heft_mat3_mulv(b->inv_inertia_world, b->torque));
-        } else {
-            /* geometric stiffness: the added mass resists every velocity change */
-            heft_vec3 momentum = heft_v3_add(heft_v3_scale(b->linear_velocity, b->mass),
-                                             heft_v3_scale(heft_v3_madd(b->force, b->mass, g), h));
-            v = heft_v3_scale(momentum, b->step_inv_mass);
-            heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
-            heft_vec3 L = heft_v3_madd(heft_mat3_mulv(Iw, omega), h, b->torque);
-            omega = heft_mat3_mulv(b->step_inv_inertia, L);
-        }
-        /* damping as the implicit solution of dv/dt = -c v */
-        b->free_linear_velocity = heft_v3_scale(v, 1.0 / (1.0 + h * b->linear_damping));
-        b->free_angular_velocity = heft_v3_scale(omega, 1.0 / (1.0 + h * b->angular_damping));
     }
+}
+
+/* A body woken in this step after its masses and free velocity were due:
+ * its own masses (its joints' geometric stiffness waits for the next step). */
+static void prepare_woken_body(heft_world *w, body *b, double h) {
+    if (!b->slot.alive || !body_is_dynamic(b) || b->sleeping) {
+        return;
+    }
+    body_update_world_inertia(b);
+    b->step_inv_mass = b->inv_mass;
+    b->step_inv_inertia = b->inv_inertia_world;
+    free_velocity(w, b, h);
+}
+
+/* ---- sleeping islands: wake what is touched, then join and split ------- */
+
+/* Returns 0 when out of memory. */
+static int update_islands(heft_world *w, double h, int ends_before) {
+    const int woke_from = sleep_wake_touched(w);
+    for (int i = woke_from; i < w->woke_count; ++i) {
+        prepare_woken_body(w, &w->bodies[w->woke_events[i].index], h);
+    }
+    /* a contact between two dynamic bodies that ended may split their island */
+    const contact_set *cs = &w->contacts;
+    for (int i = ends_before; i < cs->end_count; ++i) {
+        const int32_t a = cs->end_events[i].body_a.index, b = cs->end_events[i].body_b.index;
+        if (body_is_dynamic(&w->bodies[a]) && body_is_dynamic(&w->bodies[b])) {
+            island_mark_link_removed(w, a);
+        }
+    }
+    if (!islands_ensure(w)) {
+        return 0;
+    }
+    islands_link(w);
+    (void)islands_split_marked(w); /* out of memory, an island stays whole: only slower */
+    return 1;
+}
+
+/* Does a row between bodies a and b belong to a sleeping island? */
+static int row_asleep(const heft_world *w, int32_t a, int32_t b) {
+    return (a >= 0 && w->bodies[a].sleeping) || (b >= 0 && w->bodies[b].sleeping);
 }
 
 /* ---- 2, 3. collision and rows ------------------------------------------- */
@@ -183,7 +228,7 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
     int r = 0, block = 0;
     for (int i = 0; i < w->joint_high; ++i) {
         joint *j = &w->joints[i];
-        if (!j->slot.alive) {
+        if (!j->slot.alive || row_asleep(w, j->body_a, j->body_b)) {
             continue;
         }
         const int was_broken = j->broken;
@@ -197,6 +242,10 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
             e->force = j->broken_force;
             e->torque = j->broken_torque;
         }
+        if (!was_broken && j->broken && j->body_a >= 0 && body_is_dynamic(&w->bodies[j->body_a]) &&
+            body_is_dynamic(&w->bodies[j->body_b])) {
+            island_mark_link_removed(w, j->body_b);
+        }
     }
     /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (docs/architecture.md,
      * epsilon = 1 / (h c + h^2 k) without damping), on top of the rigid one */
@@ -208,7 +257,11 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                          w->def.contact_baumgarte,
                          w->restitution_threshold};
     for (int i = 0; i < w->contacts.count; ++i) {
-        contact_fill_rows(&w->contacts.items[i], w->bodies, &cp, block++, r, &rows[r]);
+        contact *c = &w->contacts.items[i];
+        if (row_asleep(w, c->body_a, c->body_b)) {
+            continue;
+        }
+        contact_fill_rows(c, w->bodies, &cp, block++, r, &rows[r]);
         r += 3;
     }
     *rows_out = rows;
@@ -323,7 +376,7 @@ static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *
 static void apply_impulses(heft_world *w, const row *rows, int nrows) {
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (b->slot.alive && body_is_dynamic(b)) {
+        if (b->slot.alive && body_is_dynamic(b) && !b->sleeping) {
             b->linear_velocity = b->free_linear_velocity;
             b->angular_velocity = b->free_angular_velocity;
         }
@@ -353,7 +406,7 @@ static int integrate_positions(heft_world *w, double h) {
     int rejected = 0;
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive || b->type == HEFT_BODY_STATIC) {
+        if (!b->slot.alive || b->type == HEFT_BODY_STATIC || b->sleeping) {
             continue;
         }
         /* semi-implicit Euler, [Ho 2022] eq. 2.7 */
@@ -406,8 +459,13 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     compute_free_velocities(w, h);
 
     double t0 = heft_time_ms();
+    const int ends_before = w->contacts.end_count;
     if (!contact_set_update(w, h)) {
         heft_set_error("out of memory finding contacts");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    if (!update_islands(w, h, ends_before)) {
+        heft_set_error("out of memory building islands");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
     st->contacts = w->contacts.count;
@@ -419,8 +477,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     island_set is;
     int *row_local =
         nrows >= 0 ? arena_alloc(&w->scratch, sizeof(int) * (size_t)(nrows + 1)) : NULL;
-    if (nrows < 0 || !row_local ||
-        !islands_build(&w->scratch, w->bodies, w->body_high, rows, nrows, &is)) {
+    if (nrows < 0 || !row_local || !islands_gather(w, &w->scratch, rows, nrows, &is)) {
         heft_set_error("out of memory building rows");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
@@ -439,11 +496,12 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         ist->bodies = is.body_start[k + 1] - is.body_start[k];
         ist->rows = is.row_start[k + 1] - is.row_start[k];
         ist->first_body = is.bodies[is.body_start[k]];
+        ist->island_id = is.key[k];
         st->bodies += ist->bodies;
         if (ist->rows == 0) {
-            /* a rope gone slack leaves its island without rows for a while:
-             * keep the island's solver state rather than rebuild it later */
-            island_slots_keep(&w->velocity_slots, ist->first_body);
+            /* an island without rows for a while keeps its solver state
+             * rather than rebuild it later */
+            island_slots_keep(&w->velocity_slots, is.key[k]);
             continue;
         }
         double ta = heft_time_ms();
@@ -454,7 +512,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
             heft_set_error("out of memory building an island");
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
-        void *state = island_slots_state(w, &w->velocity_slots, ist->first_body, signature);
+        void *state = island_slots_state(w, &w->velocity_slots, is.key[k], signature);
         st->time_rows_ms += heft_time_ms() - ta;
         solve_island(w, &p, state, lambda, ist);
         if (w->island_callback) {
@@ -480,13 +538,21 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->backstop_pivots += s->backstop_pivots;
         st->factorizations += s->factorizations;
         st->downdates += s->downdates;
+        st->updates += s->updates;
         ++*answer_count(st, s->answer);
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
         st->error_sum += s->error_sum;
         st->time_solve_ms += s->time_total_ms;
     }
+    island_slots_keep_sleeping(w, &w->velocity_slots);
     island_slots_sweep(w, &w->velocity_slots);
+    /* hit events: the contacts' impulses are the solve's, the velocities
+     * still those the contacts were found with */
+    if (!contact_set_record_hits(w)) {
+        heft_set_error("out of memory recording hit events");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
 
     double t2 = heft_time_ms();
     apply_impulses(w, rows, nrows);
@@ -498,6 +564,8 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->time_post_stabilization_ms = heft_time_ms() - t3;
     }
     continuous_collision(w, h); /* fast bodies: back to their time of impact */
+    sleep_update(w, &is, h);
+    sleep_count(w, &st->islands_sleeping, &st->bodies_sleeping);
     w->time += h;
     st->time_total_ms = heft_time_ms() - t_start;
     return HEFT_OK;
@@ -545,11 +613,14 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->backstop_pivots += s->backstop_pivots;
     t->factorizations += s->factorizations;
     t->downdates += s->downdates;
+    t->updates += s->updates;
     t->answers_solver += s->answers_solver;
     t->answers_backstop += s->answers_backstop;
     t->answers_pgs += s->answers_pgs;
     t->answers_warm_start += s->answers_warm_start;
     t->answers_zero += s->answers_zero;
+    t->islands_sleeping = s->islands_sleeping;
+    t->bodies_sleeping = s->bodies_sleeping;
 }
 
 heft_joint_events heft_world_joint_events(const heft_world *w) {
@@ -568,6 +639,10 @@ heft_result heft_world_step(heft_world *w, double h) {
         heft_set_error("heft_world_step: world is NULL");
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
+    if (w->contacts.in_callback) {
+        heft_set_error("heft_world_step: called from a pair filter or pre-solve callback");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
     if (!isfinite(h) || !(h > 0.0)) {
         heft_set_error("time step must be finite and positive (got %g)", h);
         return HEFT_ERROR_INVALID_ARGUMENT;
@@ -584,6 +659,7 @@ heft_result heft_world_step(heft_world *w, double h) {
     heft_step_stats total, one;
     memset(&total, 0, sizeof total);
     contact_set_clear_events(&w->contacts);
+    sleep_begin_step(w);
     w->broken_count = 0;
     heft_result rc = HEFT_OK;
     for (int i = 0; i < n && rc == HEFT_OK; ++i) {

@@ -4,6 +4,8 @@
 
 #include "error.h"
 #include "input_check.h"
+#include "island.h"
+#include "sleep.h"
 #include "world.h"
 
 heft_world_def heft_default_world_def(void) {
@@ -21,6 +23,10 @@ heft_world_def heft_default_world_def(void) {
     d.post_stabilization = 0;
     d.substeps = 1;
     d.contact_compliance = 1e-8;
+    d.enable_sleep = 0;
+    d.sleep_linear_speed = 0.05;
+    d.sleep_angular_speed = 0.05;
+    d.time_to_sleep = 0.5;
     return d;
 }
 
@@ -81,6 +87,13 @@ static int check_world_def(const heft_world_def *d) {
         heft_set_error("substeps must lie in [1, 1000]");
         return 0;
     }
+    if (d->enable_sleep != 0 && d->enable_sleep != 1) {
+        heft_set_error("enable_sleep is 0 or 1");
+        return 0;
+    }
+    if (!sleep_check_thresholds(d->sleep_linear_speed, d->sleep_angular_speed, d->time_to_sleep)) {
+        return 0;
+    }
     return 1;
 }
 
@@ -107,10 +120,11 @@ heft_world *heft_world_create(const heft_world_def *def) {
     snprintf(w->solver_name, sizeof w->solver_name, "%s", solver->name);
     w->def.solver = w->solver_name;
     w->fallback = heft_fallback_create(&w->solver_options);
-    w->body_free = w->joint_free = w->shape_free = -1;
+    w->body_free = w->joint_free = w->shape_free = w->island_free = -1;
     arena_init(&w->scratch);
     broad_phase_init(&w->broad);
     w->restitution_threshold = HEFT_DEFAULT_RESTITUTION_THRESHOLD;
+    w->contacts.hit_threshold = HEFT_DEFAULT_HIT_THRESHOLD;
     return w;
 }
 
@@ -134,6 +148,8 @@ void heft_world_destroy(heft_world *w) {
     contact_set_release(&w->contacts);
     heft_free(w->broken_events);
     heft_free(w->island_stats);
+    islands_release(w);
+    sleep_release(w);
     arena_release(&w->scratch);
     heft_free(w);
 }
@@ -190,6 +206,7 @@ heft_result heft_world_set_gravity(heft_world *w, heft_vec3 g) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     w->def.gravity = g;
+    sleep_wake_all(w);
     return HEFT_OK;
 }
 
@@ -234,6 +251,7 @@ heft_result heft_joint_set_geometric_stiffness(heft_world *w, heft_joint_id id, 
         return j ? HEFT_ERROR_INVALID_ARGUMENT : HEFT_ERROR_INVALID_ID;
     }
     j->geometric_stiffness_off = !enabled;
+    sleep_wake_joint(w, id.index);
     return HEFT_OK;
 }
 

@@ -12,13 +12,26 @@
 #include "shape.h"
 
 /* Persistent solver state of one island, matched across steps by the
- * island's lowest body index and reset when its rows change. */
+ * island's stable id and reset when its rows change. */
 typedef struct island_slot {
-    int32_t key;        /* lowest body index of the island */
+    int64_t key;        /* the island's id (island.id) */
     uint64_t signature; /* hash of the island's rows (bodies, kinds) */
     void *state;
     int used; /* seen in the current step */
 } island_slot;
+
+/* A persistent island (engine/island.c): dynamic bodies joined by joints
+ * and contacts, kept from step to step. Joined when a joint or contact first
+ * joins two of them, split when one of its links has ended. */
+typedef struct island {
+    int64_t id;         /* stable and never reused (keys the solver states); 0 when free */
+    int32_t body_first; /* its bodies (body.island_next), -1 when empty */
+    int body_count;
+    int32_t free_next; /* free list of island slots */
+    int links_removed; /* joints and contacts between its bodies ended since its last split */
+    int sleeping;      /* the step skips its bodies, rows and solve */
+    int step_index;    /* index in the step's island set, -1 */
+} world_island;
 
 /* The states of the current solver for every island, ascending by key. */
 typedef struct island_slots {
@@ -49,6 +62,20 @@ struct heft_world {
     heft_joint_broken_event *broken_events;
     int broken_count, broken_capacity;
 
+    /* persistent islands and sleeping (engine/island.c, engine/sleep.c); the
+     * settings are in def (enable_sleep, sleep_*_speed, time_to_sleep) */
+    world_island *islands;
+    int island_capacity, island_high, island_free, island_live;
+    int64_t island_next_id;
+    int32_t *island_scratch; /* the split's lists */
+    int island_scratch_capacity;
+    int wake_contacts_pending; /* bodies with wake_contacts set */
+    /* bodies that woke and fell asleep in the last step and by calls since
+     * (heft_world_body_events) */
+    heft_body_id *woke_events, *slept_events;
+    int woke_count, woke_capacity;
+    int slept_count, slept_capacity;
+
     island_slots velocity_slots; /* the step's MLCPs */
     island_slots position_slots; /* post-stabilization's projections */
 
@@ -70,8 +97,10 @@ struct heft_world {
 };
 
 /* island solver states (island_slots.c) */
-void *island_slots_state(heft_world *w, island_slots *set, int32_t key, uint64_t signature);
-void island_slots_keep(island_slots *set, int32_t key); /* an island without rows keeps its state */
+void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t signature);
+void island_slots_keep(island_slots *set, int64_t key); /* an island without rows keeps its state */
+void island_slots_keep_sleeping(heft_world *w,
+                                island_slots *set);        /* sleeping islands keep theirs */
 void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not used this step */
 void island_slots_clear(heft_world *w, island_slots *set); /* drops every state */
 

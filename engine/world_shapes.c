@@ -5,6 +5,8 @@
 
 #include "error.h"
 #include "body_links.h"
+#include "island.h"
+#include "sleep.h"
 #include "world.h"
 
 void collision_release(heft_world *w) {
@@ -54,6 +56,7 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
         return invalid;
     }
     body_link_shape(w, index);
+    sleep_wake_body(w, body_id.index);
     w->shape_live++;
     heft_shape_id id = {index, s->slot.generation};
     return id;
@@ -65,6 +68,10 @@ heft_result heft_destroy_shape(heft_world *w, heft_shape_id id) {
         heft_set_error("shape id is not valid");
         return HEFT_ERROR_INVALID_ID;
     }
+    /* what it held up wakes, and its island may come apart */
+    sleep_wake_touching(w, s->body);
+    sleep_wake_body(w, s->body);
+    island_mark_link_removed(w, s->body);
     broad_phase_remove(w, id.index);
     contact_set_remove_shape(&w->contacts, id.index);
     shape_release(s);
@@ -110,6 +117,7 @@ heft_result heft_shape_get_def(const heft_world *w, heft_shape_id id, heft_shape
     d.category_bits = s->category;
     d.mask_bits = s->mask;
     d.user_data = s->user_data;
+    d.is_sensor = s->sensor;
     if (s->type == HEFT_SHAPE_HULL) {
         d.hull.points = s->hull->vertices;
         d.hull.count = s->hull->vertex_count;
@@ -159,6 +167,7 @@ heft_result heft_shape_set_material(heft_world *w, heft_shape_id id, double fric
     }
     s->friction = friction;
     s->restitution = restitution;
+    sleep_wake_body(w, s->body);
     return HEFT_OK;
 }
 
@@ -171,6 +180,7 @@ heft_result heft_shape_set_filter(heft_world *w, heft_shape_id id, uint32_t cate
     }
     s->category = category;
     s->mask = mask;
+    sleep_wake_body(w, s->body);
     return HEFT_OK;
 }
 

@@ -13,6 +13,9 @@
  *     diagonal), A_FF is cut out and its preconditioner (precond.h,
  *     options.preconditioner, IC(0) with imaginary columns by default) is
  *     recomputed; a plain IC(0) that breaks down falls back to Jacobi;
+ *   - when the PCG iterations on one preconditioner pass the free rows'
+ *     count, the rest of the solve uses a nearly complete ICT (below,
+ *     "the strong preconditioner");
  *   - PCG (Alg. 8) starts from the current lambda_F: at the first step the
  *     previous answer kept with the index sets, later the previous step's
  *     ([Ho 2022] §5.3, warm starting), and stops at options.pcg_tolerance and
@@ -40,15 +43,39 @@
 #define BPP_PCG_TIGHTEN HEFT_PCG_TIGHTEN
 #define BPP_PCG_TOLERANCE_FLOOR HEFT_PCG_TOLERANCE_FLOOR
 
+/* The strong preconditioner. A pivoting step with friction coupled to k
+ * free normal rows solves A_FF k + 2 times (bpp.c couple_friction), about
+ * 200 times a step on a pyramid of base 10, and the contact islands' A_FF
+ * is nearly singular (more contact rows than degrees of freedom, held apart
+ * by the contact compliance only): there IC(0) with imaginary columns took
+ * 200 to 1,000 iterations a solve on 450 free rows, 333,505 in all in the
+ * first step of that pyramid. So once the PCG iterations run on one
+ * preconditioner pass BPP_PCG_STRONG_AFTER times its free rows, the rest
+ * of the solve builds ICT with a fill of BPP_PCG_STRONG_FILL per column and
+ * a drop tolerance of BPP_PCG_STRONG_DROP instead, nearly a complete factor
+ * whose cost the many solves share: 3,242 iterations on that step, 1,246
+ * instead of 20,285 on the tower island of tests/data. Tried on that step:
+ * ICT of fill 10 and drop 1e-3 (the options' default) 288,440 iterations,
+ * fill 40 and drop 1e-4 27,337, fill 100 and drop 1e-6 5,010, fill 200 and
+ * drop 1e-8 2,248, a complete factor 1,817 (at twice the factor time). */
+#define BPP_PCG_STRONG_AFTER 1
+#define BPP_PCG_STRONG_FILL 200
+#define BPP_PCG_STRONG_DROP 1e-8
+
 struct bpp_pcg_backend {
     heft_sparse_sym A, AFF;
+    heft_sparse_full A_full; /* A's columns for add_column */
     heft_precond P;
     heft_pcg_work work;
     int *local;
-    double *bF, *xF, *unit, *column;
-    size_t local_cap, bF_cap, xF_cap, unit_cap, column_cap;
+    double *bF, *xF, *column;
+    size_t local_cap, bF_cap, xF_cap, column_cap;
     int P_usable;     /* 0 after a breakdown of plain IC(0): Jacobi was used */
     int P_ready;      /* P initialized for the options' preconditioner */
+    int base_kind;    /* ... which is this one */
+    int strong;       /* this solve's preconditioners are the strong ICT (below) */
+    int P_strong;     /* P is one */
+    long spent;       /* PCG iterations run on P */
     double tolerance; /* PCG's relative tolerance now: options.pcg_tolerance at the
                          start of a solve, then tightened (heft_bpp_pcg_tighten) */
 };
@@ -67,23 +94,26 @@ int heft_bpp_pcg_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *st
     int kind = s->options.preconditioner;
     if (kind < 0 || kind >= HEFT_PRECOND_COUNT)
         kind = HEFT_PRECOND_IC0_IMAGINARY;
-    if (!b->P_ready || b->P.kind != kind) {
+    if (!b->P_ready || b->base_kind != kind) {
         heft_precond_release(&b->P);
         heft_precond_init(&b->P, kind);
+        b->base_kind = kind;
         b->P_ready = 1;
     }
+    b->P.kind = kind; /* the strong ICT of the last solve is not kept */
+    b->strong = 0;
+    b->P_strong = 0;
     b->P.ict_drop = s->options.ict_drop_tolerance;
     b->P.ict_fill = s->options.ict_fill;
-    if (heft_sparse_sym_from_mlcp(&b->A, p) != 0 || !HEFT_RESERVE(b->local, b->local_cap, un) ||
-        !HEFT_RESERVE(b->bF, b->bF_cap, un) || !HEFT_RESERVE(b->xF, b->xF_cap, un) ||
-        !HEFT_RESERVE(b->unit, b->unit_cap, un) || !HEFT_RESERVE(b->column, b->column_cap, un) ||
+    if (heft_sparse_sym_from_mlcp(&b->A, p) != 0 ||
+        heft_sparse_full_from_sym(&b->A_full, &b->A) != 0 ||
+        !HEFT_RESERVE(b->local, b->local_cap, un) || !HEFT_RESERVE(b->bF, b->bF_cap, un) ||
+        !HEFT_RESERVE(b->xF, b->xF_cap, un) || !HEFT_RESERVE(b->column, b->column_cap, un) ||
         !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
         !heft_pcg_reserve(&b->work, n))
         return -1;
-    for (int j = 0; j < n; ++j) {
+    for (int j = 0; j < n; ++j)
         s->diag[j] = b->A.val[b->A.col_start[j]];
-        b->unit[j] = 0.0;
-    }
     s->factored_valid = 0;
     b->tolerance = s->options.pcg_tolerance;
     stats->time_assembly_ms += heft_time_ms() - start;
@@ -95,21 +125,31 @@ void heft_bpp_pcg_multiply(bpp_state *s, int n, const double *x, double *y) {
     heft_sparse_sym_multiply(&s->pcg->A, x, y);
 }
 
+/* A column of A from its entries alone: the friction coupling asks for two
+ * per coupled normal row, about 2,000 a pivoting step on the pyramid of base
+ * 20, where a product of A with a unit vector cost a pass over all of A's
+ * entries each time. */
 void heft_bpp_pcg_add_column(bpp_state *s, int n, int j, double c, double *out) {
-    struct bpp_pcg_backend *b = s->pcg;
-    b->unit[j] = 1.0;
-    heft_sparse_sym_multiply(&b->A, b->unit, b->column);
-    b->unit[j] = 0.0;
-    for (int i = 0; i < n; ++i)
-        out[i] += c * b->column[i];
+    const heft_sparse_full *a = &s->pcg->A_full;
+    (void)n;
+    for (int q = a->col_start[j]; q < a->col_start[j + 1]; ++q)
+        out[a->row[q]] += c * a->val[q];
 }
 
 int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                        const double *guess, heft_solver_stats *stats) {
     struct bpp_pcg_backend *b = s->pcg;
-    if (!s->factored_valid || memcmp(s->factored_tight, tight, (size_t)n) != 0) {
+    if (!s->factored_valid || memcmp(s->factored_tight, tight, (size_t)n) != 0 ||
+        b->strong != b->P_strong) {
         const double start = heft_time_ms();
         s->factored_valid = 0;
+        if (b->strong) {
+            b->P.kind = HEFT_PRECOND_ICT;
+            b->P.ict_fill = BPP_PCG_STRONG_FILL;
+            b->P.ict_drop = BPP_PCG_STRONG_DROP;
+        }
+        b->P_strong = b->strong;
+        b->spent = 0;
         /* the free rows: keep = !tight, reusing column as a byte mask */
         unsigned char *keep = (unsigned char *)b->column;
         for (int i = 0; i < n; ++i)
@@ -156,11 +196,13 @@ int heft_bpp_pcg_solve(bpp_state *s, int n, const unsigned char *tight, double *
     if (r.iterations < 0)
         return -1;
     stats->inner_iterations += r.iterations;
+    b->spent += r.iterations;
+    if (!b->strong && b->spent > BPP_PCG_STRONG_AFTER * (long)f)
+        b->strong = 1;
     for (int i = 0; i < n; ++i) {
         const int l = b->local[i];
         x[i] = l < 0 ? 0.0 : b->xF[l];
     }
-    (void)f;
     return 0;
 }
 
@@ -178,12 +220,12 @@ void heft_bpp_pcg_release(bpp_state *s) {
         return;
     heft_sparse_sym_release(&b->A);
     heft_sparse_sym_release(&b->AFF);
+    heft_sparse_full_release(&b->A_full);
     heft_precond_release(&b->P);
     heft_pcg_release(&b->work);
     heft_free(b->local);
     heft_free(b->bF);
     heft_free(b->xF);
-    heft_free(b->unit);
     heft_free(b->column);
     heft_free(b);
     s->pcg = NULL;

@@ -19,6 +19,7 @@ extern const heft_solver_vtable heft_baraff_solver;
 extern const heft_solver_vtable heft_bpp_pcg_solver;
 extern const heft_solver_vtable heft_pgcg_solver;
 extern const heft_solver_vtable heft_cr_solver;
+extern const heft_solver_vtable heft_auto_solver;
 #ifdef HEFT_HAVE_CHOLMOD
 extern const heft_solver_vtable heft_bpp_sparse_solver;
 #endif
@@ -32,8 +33,9 @@ static const heft_solver_vtable *solvers[HEFT_SOLVER_CAPACITY] = {
 #ifdef HEFT_HAVE_CHOLMOD
     &heft_bpp_sparse_solver,
 #endif
+    &heft_auto_solver,
 };
-static int solver_count = 9
+static int solver_count = 10
 #ifdef HEFT_HAVE_CHOLMOD
                           + 1
 #endif

@@ -246,3 +246,49 @@ void heft_sparse_sym_release(heft_sparse_sym *a) {
         heft_free(arrays[k]);
     memset(a, 0, sizeof *a);
 }
+
+int heft_sparse_full_from_sym(heft_sparse_full *f, const heft_sparse_sym *a) {
+    const int n = a->n;
+    const size_t nnz = (size_t)a->col_start[n];
+    const size_t full = n > 0 ? 2 * nnz - (size_t)n : 1;
+    if (!HEFT_RESERVE(f->col_start, f->col_start_cap, (size_t)n + 1) ||
+        !HEFT_RESERVE(f->fill, f->fill_cap, (size_t)(n > 0 ? n : 1)) ||
+        !HEFT_RESERVE(f->row, f->row_cap, full) || !HEFT_RESERVE(f->val, f->val_cap, full))
+        return -1;
+    f->n = n;
+    for (int j = 0; j <= n; ++j)
+        f->col_start[j] = 0;
+    for (int j = 0; j < n; ++j)
+        for (int q = a->col_start[j]; q < a->col_start[j + 1]; ++q) {
+            const int i = a->row[q];
+            f->col_start[j + 1]++;
+            if (i != j)
+                f->col_start[i + 1]++;
+        }
+    for (int j = 0; j < n; ++j) {
+        f->col_start[j + 1] += f->col_start[j];
+        f->fill[j] = f->col_start[j];
+    }
+    /* column by column: the rows above the diagonal arrive from earlier
+     * columns in ascending order, then the column's own, ascending too */
+    for (int j = 0; j < n; ++j)
+        for (int q = a->col_start[j]; q < a->col_start[j + 1]; ++q) {
+            const int i = a->row[q];
+            const double v = a->val[q];
+            f->row[f->fill[j]] = i;
+            f->val[f->fill[j]++] = v;
+            if (i != j) {
+                f->row[f->fill[i]] = j;
+                f->val[f->fill[i]++] = v;
+            }
+        }
+    return 0;
+}
+
+void heft_sparse_full_release(heft_sparse_full *f) {
+    heft_free(f->col_start);
+    heft_free(f->row);
+    heft_free(f->val);
+    heft_free(f->fill);
+    memset(f, 0, sizeof *f);
+}

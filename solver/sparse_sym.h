@@ -48,4 +48,22 @@ void heft_sparse_sym_multiply(const heft_sparse_sym *a, const double *x, double 
 
 void heft_sparse_sym_release(heft_sparse_sym *a);
 
+/* Both triangles of a symmetric matrix in compressed columns, each column's
+ * rows ascending: column j of A in O(its entries), where the lower triangle
+ * alone needs a pass over every earlier column. */
+typedef struct heft_sparse_full {
+    int n;
+    int *col_start; /* n + 1 */
+    int *row;       /* nnz */
+    double *val;    /* nnz */
+    int *fill;      /* n, scratch */
+    size_t col_start_cap, row_cap, val_cap, fill_cap;
+} heft_sparse_full;
+
+/* f from the lower triangle a, into arrays that only grow. Returns 0, or -1
+ * when out of memory. */
+int heft_sparse_full_from_sym(heft_sparse_full *f, const heft_sparse_sym *a);
+
+void heft_sparse_full_release(heft_sparse_full *f);
+
 #endif

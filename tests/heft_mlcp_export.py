@@ -22,7 +22,7 @@ failures = []
 # Solvers that are direct (pivoting on a factorization): held to the format's
 # "exact" bound. Every other registered solver is iterative and held to 1e-6 J
 # with a large iteration budget.
-DIRECT = {"bpp", "bpp-downdate", "bpp-skyline", "baraff"}
+DIRECT = {"bpp", "bpp-downdate", "bpp-skyline", "baraff", "auto"}
 ITERATIVE_OPTIONS = ["--iterations", "300000", "--tolerance", "1e-30"]
 
 

@@ -44,6 +44,11 @@ Test(allocation, heavy_chain_with_every_remedy_and_bpp_skyline_allocates_nothing
     steps_without_allocation_with("hanging-chain", "bpp-skyline", 1, 10, 200);
 }
 
+/* auto hands the chain's island to bpp-skyline and keeps its state */
+Test(allocation, heavy_chain_under_auto_allocates_nothing_after_warmup) {
+    steps_without_allocation_with("hanging-chain", "auto", 1, 10, 200);
+}
+
 Test(allocation, hanging_chain_steps_allocate_nothing_after_warmup) {
     steps_without_allocation("hanging-chain", 10, 200);
 }

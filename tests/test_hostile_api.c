@@ -110,6 +110,7 @@ static heft_shape_id bad_shape(int k) {
 
 static void setup(void) {
     heft_world_def wd = heft_default_world_def();
+    wd.enable_sleep = 1;
     world = heft_world_create(&wd);
     heft_body_def bd = heft_default_body_def();
     bd.type = HEFT_BODY_STATIC;
@@ -156,6 +157,9 @@ static void setup(void) {
     for (int i = 0; i < 3; ++i) {
         heft_world_step(world, 1.0 / 60.0);
     }
+    /* asleep, so that a refused call that wakes it shows */
+    heft_body_set_awake(world, dyn, 0);
+    cr_assert(!heft_body_is_awake(world, dyn));
     cr_assert(heft_body_is_valid(world, dyn) && heft_joint_is_valid(world, hinge) &&
               heft_joint_is_valid(world, rod) && heft_shape_is_valid(world, box) &&
               !heft_body_is_valid(world, stale_body) && !heft_joint_is_valid(world, stale_joint));
@@ -191,6 +195,17 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
         REFUSED(heft_joint_set_geometric_stiffness(world, hinge, flags[k]));
     }
     REFUSED(heft_world_set_geometric_stiffness(NULL, 1));
+    for (int k = 0; k < 4; ++k) {
+        REFUSED(heft_world_set_sleeping(world, flags[k]));
+    }
+    REFUSED(heft_world_set_sleeping(NULL, 0));
+    for (int k = 0; k < N_SCALARS; ++k) {
+        const double bad = isfinite(bad_scalars[k]) ? -fabs(bad_scalars[k]) : bad_scalars[k];
+        REFUSED(heft_world_set_sleep_thresholds(world, bad, 0.05, 0.5));
+        REFUSED(heft_world_set_sleep_thresholds(world, 0.05, bad, 0.5));
+        REFUSED(heft_world_set_sleep_thresholds(world, 0.05, 0.05, bad));
+    }
+    REFUSED(heft_world_set_sleep_thresholds(NULL, 0.05, 0.05, 0.5));
     int iterations[] = {-1, 101, INT_MAX, INT_MIN};
     for (int k = 0; k < 4; ++k) {
         REFUSED(heft_world_set_post_stabilization(world, iterations[k]));
@@ -221,6 +236,22 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     }
     REFUSED(heft_world_set_restitution_threshold(world, -1.0));
     REFUSED(heft_world_set_restitution_threshold(NULL, 1.0));
+    for (int k = 0; k < 3; ++k) { /* as the restitution threshold */
+        REFUSED(heft_world_set_hit_event_threshold(world, bad_scalars[k]));
+    }
+    REFUSED(heft_world_set_hit_event_threshold(world, -1.0));
+    REFUSED(heft_world_set_hit_event_threshold(world, -0.5e-300));
+    REFUSED(heft_world_set_hit_event_threshold(NULL, 1.0));
+    REFUSED(heft_world_set_pair_filter(NULL, NULL, NULL));
+    REFUSED(heft_world_set_pre_solve(NULL, NULL, NULL));
+    mark();
+    heft_sensor_events se = heft_world_sensor_events(NULL);
+    expect_refused(se.begin == NULL && se.begin_count == 0 && se.end == NULL && se.end_count == 0,
+                   "heft_world_sensor_events(NULL)", __LINE__);
+    mark();
+    heft_contact_events ce = heft_world_contact_events(NULL);
+    expect_refused(ce.begin_count == 0 && ce.end_count == 0 && ce.hit == NULL && ce.hit_count == 0,
+                   "heft_world_contact_events(NULL)", __LINE__);
 
     /* queries change nothing even when they succeed, and refuse bad input */
     heft_ray_hit hit;
@@ -365,6 +396,14 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
     NO_WORLD(geometric_stiffness, 2);
     NO_WORLD(post_stabilization, -1);
     NO_WORLD(substeps, 0);
+    NO_WORLD(enable_sleep, 2);
+    NO_WORLD(enable_sleep, -1);
+    for (int k = 0; k < N_SCALARS; ++k) {
+        const double bad = isfinite(bad_scalars[k]) ? -fabs(bad_scalars[k]) : bad_scalars[k];
+        NO_WORLD(sleep_linear_speed, bad);
+        NO_WORLD(sleep_angular_speed, bad);
+        NO_WORLD(time_to_sleep, bad);
+    }
 
     /* every option, each with NaN or a value beyond its range */
     struct {
@@ -488,6 +527,13 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
         REFUSED(heft_body_apply_force(world, id, heft_v3(1, 0, 0), heft_v3(0, 0, 0)));
         REFUSED(heft_body_apply_torque(world, id, heft_v3(1, 0, 0)));
         REFUSED(heft_body_set_mass_from_shapes(world, id));
+        REFUSED(heft_body_wake(world, id));
+        REFUSED(heft_body_set_awake(world, id, 1));
+        REFUSED(heft_body_set_awake(world, id, 0));
+        REFUSED(heft_body_set_sleep_enabled(world, id, 0));
+        NEUTRAL(heft_body_is_awake(world, id), 0);
+        NEUTRAL(heft_body_sleep_enabled(world, id), 0);
+        NEUTRAL(heft_body_island_id(world, id), -1);
         cr_assert_eq(heft_body_is_valid(world, id), 0);
         NEUTRAL(heft_body_mass(world, id), 0.0);
         NEUTRAL(heft_body_user_data(world, id), NULL);
@@ -504,6 +550,17 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
         expect_refused(q.w == 1.0 && q.x == 0.0 && q.y == 0.0 && q.z == 0.0,
                        "heft_body_orientation", __LINE__);
     }
+    int switches[] = {-1, 2, INT_MAX, INT_MIN};
+    for (int k = 0; k < 4; ++k) {
+        REFUSED(heft_body_set_awake(world, dyn, switches[k]));
+        REFUSED(heft_body_set_sleep_enabled(world, dyn, switches[k]));
+    }
+    REFUSED(heft_body_wake(NULL, dyn));
+    REFUSED(heft_body_set_awake(NULL, dyn, 1));
+    REFUSED(heft_body_set_sleep_enabled(NULL, dyn, 1));
+    NEUTRAL(heft_body_is_awake(NULL, dyn), 0);
+    NEUTRAL(heft_body_island_id(NULL, dyn), -1);
+    NEUTRAL(heft_world_body_events(NULL).woke_count, 0);
     REFUSED(heft_body_get_state(world, dyn, NULL));
     REFUSED(heft_body_get_state(NULL, dyn, &st));
     REFUSED(heft_destroy_body(NULL, dyn));
@@ -525,6 +582,10 @@ Test(hostile_api, body_functions_refuse_hostile_values) {
 
 Test(hostile_api, shape_functions_refuse_hostile_values) {
     heft_shape_def base = heft_default_shape_def();
+    for (int k = 0; k < N_SHAPE_IDS; ++k) {
+        NEUTRAL(heft_shape_is_sensor(world, bad_shape(k)), 0);
+    }
+    NEUTRAL(heft_shape_is_sensor(NULL, box), 0);
     REFUSED_ID(heft_create_shape(NULL, dyn, &base));
     REFUSED_ID(heft_create_shape(world, dyn, NULL));
     for (int k = 0; k < N_BODY_IDS; ++k) {
@@ -805,6 +866,7 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     cr_assert_null(heft_world_stats(NULL));
     cr_assert_str_eq(heft_world_solver(NULL), "");
     cr_assert_eq(heft_world_contact_count(NULL), 0);
+    cr_assert_eq(heft_world_hit_event_threshold(NULL), 1.0);
     heft_world_set_island_callback(NULL, NULL, NULL);
     heft_world_destroy(NULL);
     /* a negative max writes nothing and still counts */
@@ -813,4 +875,57 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     world_snapshot after;
     world_snapshot_take(world, &after);
     cr_assert(world_snapshot_equal(&before, &after));
+}
+
+/* URDF import: bad options, NULL arguments, missing files and text that is
+ * not a robot are refused with the world unchanged. Without URDF support
+ * (HEFT_URDF off) every call is refused alike. */
+Test(hostile_api, urdf_import_refuses_hostile_values) {
+    static const char robot[] = "<robot name=\"r\"><link name=\"a\"><inertial><mass value=\"1\"/>"
+                                "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" "
+                                "izz=\"1\"/></inertial></link></robot>";
+    size_t n = sizeof robot - 1;
+    heft_urdf_options o = heft_default_urdf_options();
+    heft_urdf_result r;
+    REFUSED(heft_world_import_urdf_text(NULL, robot, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, NULL, n, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(NULL, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf(world, NULL, &o, &r));
+    REFUSED(heft_world_import_urdf(world, "/nonexistent/robot.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, robot, n - 1, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "<robot/>", 8, "r.urdf", &o, &r));
+    REFUSED(heft_world_import_urdf_text(world, "\0\0\0", 3, NULL, &o, &r));
+    for (int k = 0; k < N_VECS; ++k) {
+        o = heft_default_urdf_options();
+        o.position = bad_vec(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_QUATS; ++k) {
+        o = heft_default_urdf_options();
+        o.orientation = bad_quat(k);
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    for (int k = 0; k < N_SCALARS; ++k) {
+        o = heft_default_urdf_options();
+        o.friction = bad_scalars[k];
+        if (!(bad_scalars[k] >= 0.0 && isfinite(bad_scalars[k]))) {
+            REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        }
+    }
+    o = heft_default_urdf_options();
+    o.friction = -1.0;
+    REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    int flags[] = {-1, 2, INT_MAX, INT_MIN};
+    for (int k = 0; k < 4; ++k) {
+        o = heft_default_urdf_options();
+        o.fixed_base = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.merge_fixed = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+        o = heft_default_urdf_options();
+        o.joint_dynamics = flags[k];
+        REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
+    }
+    cr_log_info("URDF import: %d hostile calls, %d refused", tried, refused);
 }

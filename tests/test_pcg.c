@@ -716,6 +716,35 @@ Test(bpp_pcg, converges_on_a_pyramid_of_base_12_with_the_default_tolerance, .tim
     cr_assert_eq(rec.solved, 1);
 }
 
+/* Contact islands whose A_FF is nearly singular (more contact rows than
+ * degrees of freedom, kept apart by the contact compliance): with IC(0) of
+ * imaginary columns alone, the k + 2 solves of each coupled pivoting step
+ * took 20,285 (the log tower), 33,129 and 60,823 (the winch) PCG iterations
+ * in all; bpp_pcg.c's strong preconditioner takes over once the iterations
+ * on one preconditioner pass the free rows' count: 1,246, 1,650 and 1,034.
+ * The bound of 2,500 leaves room for rounding in the iteration counts. */
+Test(bpp_pcg, the_strong_preconditioner_bounds_the_pcg_iterations_on_contact_islands) {
+    const char *files[3] = {"tower15-step30.mlcp", "winch-step70.mlcp", "winch-stall-step300.mlcp"};
+    for (int f = 0; f < 3; ++f) {
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, files[f]);
+        heft_mlcp *p = NULL;
+        cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
+        double *lambda = malloc(sizeof(double) * (size_t)p->n);
+        heft_solver_stats st;
+        solve_with("bpp-pcg", NULL, p, lambda, &st);
+        cr_log_info("%s (%d rows): %d steps, %d PCG iterations, %d preconditioners, %.2e J",
+                    files[f], p->n, st.iterations, st.inner_iterations, st.factorizations,
+                    st.error_max);
+        cr_assert(st.converged, "%s: not converged (%.2e J)", files[f], st.error_max);
+        cr_assert_lt(st.error_max, 1e-10, "%s: %.2e J", files[f], st.error_max);
+        cr_assert_leq(st.inner_iterations, 2500, "%s: %d PCG iterations", files[f],
+                      st.inner_iterations);
+        free(lambda);
+        heft_mlcp_destroy(p);
+    }
+}
+
 /* ---- adaptive regularization --------------------------------------------------------- */
 
 /* A planted friction problem (60 rows, seed 7, no added dominance) on which

@@ -370,6 +370,41 @@ Test(viewer, every_scene_renders_and_switches_without_a_crash, .timeout = 600) {
     viewer_destroy(v);
 }
 
+static void count_segment(void *context, heft_vec3 a, heft_vec3 b, heft_color c) {
+    (void)a;
+    (void)b;
+    (void)c;
+    ++*(int *)context;
+}
+
+/* The debug layers (c, j, b, i) are the engine's debug draw: the viewer's
+ * lines are exactly the segments heft_world_draw gives for the same flags. */
+Test(viewer, the_debug_layers_are_drawn_by_heft_world_draw, .timeout = 600) {
+    viewer *v = open_viewer(NULL, 20, "c j b i", NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_assert(v->show.contacts && v->show.joints && v->show.aabbs && v->show.islands);
+    const uint32_t flags = renderer_debug_flags(v);
+    const uint32_t expected = HEFT_DRAW_CONTACTS | HEFT_DRAW_CONTACT_FORCES | HEFT_DRAW_JOINTS |
+                              HEFT_DRAW_JOINT_LIMITS | HEFT_DRAW_AABBS | HEFT_DRAW_ISLANDS;
+    cr_assert_eq(flags, expected);
+    renderer_draw(v->renderer, v); /* the world as it is now */
+    int segments = 0;
+    heft_debug_draw draw = heft_default_debug_draw();
+    draw.segment = count_segment;
+    draw.context = &segments;
+    cr_assert_eq(heft_world_draw(v->world, &draw, flags), HEFT_OK);
+    cr_log_info("debug layers: %d segments, %d contacts, %d joints", segments,
+                heft_world_contact_count(v->world), heft_world_joint_count(v->world));
+    cr_assert_gt(segments, 0);
+    cr_assert_eq(renderer_debug_segments(v->renderer), segments);
+    /* every layer off: nothing */
+    v->show.contacts = v->show.joints = v->show.aabbs = v->show.islands = 0;
+    cr_assert_eq(renderer_debug_flags(v), 0u);
+    renderer_draw(v->renderer, v);
+    cr_assert_eq(renderer_debug_segments(v->renderer), 0);
+    viewer_destroy(v);
+}
+
 static heft_joint_id joint_named(viewer *v, const char *name) {
     heft_joint_id joints[128];
     int n = heft_world_joints(v->world, joints, 128);

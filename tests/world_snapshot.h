@@ -22,9 +22,14 @@ typedef struct world_snapshot {
      * bytes unspecified, which would make memcmp flaky) */
     int64_t steps;
     double restitution_threshold;
+    double hit_event_threshold;
     int shapes;
-    double shape_fields[WORLD_SNAPSHOT_SHAPES][16];
+    double shape_fields[WORLD_SNAPSHOT_SHAPES][17];
     double joint_fields[WORLD_SNAPSHOT_JOINTS][8];
+    /* sleeping: each body's state and switch, the world's settings */
+    int awake[64], sleep_enabled[64];
+    int sleeping;
+    double sleep_settings[3];
 } world_snapshot;
 
 static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
@@ -54,6 +59,7 @@ static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
             f[13] = d.category_bits;
             f[14] = d.mask_bits;
             f[15] = d.offset;
+            f[16] = d.is_sensor;
         }
     }
 }
@@ -73,7 +79,17 @@ static inline void world_snapshot_take(const heft_world *w, world_snapshot *s) {
     s->time = heft_world_time(w);
     s->steps = heft_world_step_count(w);
     s->restitution_threshold = heft_world_restitution_threshold(w);
+    s->hit_event_threshold = heft_world_hit_event_threshold(w);
     world_snapshot_shapes(w, s, ids, n);
+    for (int i = 0; i < n && i < 64; ++i) {
+        s->awake[i] = heft_body_is_awake(w, ids[i]);
+        s->sleep_enabled[i] = heft_body_sleep_enabled(w, ids[i]);
+    }
+    s->sleeping = heft_world_sleeping(w);
+    heft_world_def def = heft_world_get_def(w);
+    s->sleep_settings[0] = def.sleep_linear_speed;
+    s->sleep_settings[1] = def.sleep_angular_speed;
+    s->sleep_settings[2] = def.time_to_sleep;
     heft_joint_id joints[WORLD_SNAPSHOT_JOINTS];
     int nj = heft_world_joints(w, joints, WORLD_SNAPSHOT_JOINTS);
     for (int i = 0; i < nj && i < WORLD_SNAPSHOT_JOINTS; ++i) {

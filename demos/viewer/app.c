@@ -116,6 +116,7 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     heft_solver_options options = v->solver_options;
     options.keep_index_sets = heft_solver_default_options().keep_index_sets;
     wd.geometric_stiffness = v->geometric_stiffness;
+    wd.enable_sleep = v->opt.sleeping;
     if (desc->configure) {
         desc->configure(
             &wd, &options); /* the scene's settings (heavy machines: geometric stiffness ...) */

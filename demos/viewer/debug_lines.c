@@ -66,23 +66,6 @@ void debug_line(debug_lines *d, heft_vec3 a, heft_vec3 b, const float rgba[4]) {
     put(d, b, rgba);
 }
 
-void debug_arrow(debug_lines *d, heft_vec3 from, heft_vec3 to, const float rgba[4]) {
-    heft_vec3 axis = heft_v3_sub(to, from);
-    double len = heft_v3_length(axis);
-    debug_line(d, from, to, rgba);
-    if (len <= 1e-9) {
-        return;
-    }
-    heft_vec3 t1, t2, dir = heft_v3_scale(axis, 1.0 / len);
-    heft_v3_basis(dir, &t1, &t2);
-    double head = 0.2 * len;
-    heft_vec3 back = heft_v3_madd(to, -head, dir);
-    debug_line(d, to, heft_v3_madd(back, 0.4 * head, t1), rgba);
-    debug_line(d, to, heft_v3_madd(back, -0.4 * head, t1), rgba);
-    debug_line(d, to, heft_v3_madd(back, 0.4 * head, t2), rgba);
-    debug_line(d, to, heft_v3_madd(back, -0.4 * head, t2), rgba);
-}
-
 void debug_box(debug_lines *d, heft_vec3 lo, heft_vec3 hi, const float rgba[4]) {
     for (int i = 0; i < 4; ++i) {
         double x0 = (i & 1) ? hi.x : lo.x, y0 = (i & 2) ? hi.y : lo.y;

@@ -26,6 +26,7 @@ void viewer_usage(FILE *out) {
                  "  --samples N         MSAA samples (default 4, 0 on a software renderer)\n"
                  "  --realtime          follow the wall clock even with --frames\n"
                  "  --no-geometric-stiffness   start without the heavy-load remedy\n"
+                 "  --sleep             sleeping islands on (g greys the sleeping bodies)\n"
                  "  --iterations N      PGS sweeps (solver max_iterations)\n"
                  "  --tolerance X       solver tolerance, J\n"
                  "  --links N, --link-mass KG, --load-mass KG, --angle DEG, --length M\n"
@@ -71,6 +72,7 @@ enum {
     OPT_SAMPLES,
     OPT_REALTIME,
     OPT_NO_GEOMETRIC_STIFFNESS,
+    OPT_SLEEP,
     OPT_ITERATIONS,
     OPT_TOLERANCE,
     OPT_LINKS,
@@ -98,6 +100,7 @@ static const struct option long_options[] = {
     {"samples", required_argument, NULL, OPT_SAMPLES},
     {"realtime", no_argument, NULL, OPT_REALTIME},
     {"no-geometric-stiffness", no_argument, NULL, OPT_NO_GEOMETRIC_STIFFNESS},
+    {"sleep", no_argument, NULL, OPT_SLEEP},
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
     {"links", required_argument, NULL, OPT_LINKS},
@@ -180,6 +183,9 @@ static int take_option(int id, const char *value, viewer_options *o, char *err, 
         return 0;
     case OPT_NO_GEOMETRIC_STIFFNESS:
         o->geometric_stiffness = 0;
+        return 0;
+    case OPT_SLEEP:
+        o->sleeping = 1;
         return 0;
     case OPT_ITERATIONS:
         return cli_int("--iterations", value, 1, 1000000, &o->iterations, err, err_size);

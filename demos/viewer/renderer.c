@@ -38,6 +38,7 @@ struct renderer {
     int body_capacity;
     heft_vec3 *triangles;
     int triangle_capacity;
+    int debug_segments; /* segments heft_world_draw gave in the last frame */
 };
 
 static int make_mesh(gpu_mesh *g, int (*build)(mesh_data *)) {
@@ -46,7 +47,7 @@ static int make_mesh(gpu_mesh *g, int (*build)(mesh_data *)) {
         return -1;
     }
     gpu_mesh_create(g, &m);
-    mesh_data_free(&m);
+    shape_mesh_free(&m);
     return 0;
 }
 
@@ -134,6 +135,9 @@ static const float palette[][3] = {
 #define PALETTE_SIZE ((int)(sizeof palette / sizeof palette[0]))
 
 static int body_at_rest(const viewer *v, heft_body_id id) {
+    if (heft_world_sleeping(v->world)) {
+        return !heft_body_is_awake(v->world, id);
+    }
     return heft_v3_length(heft_body_linear_velocity(v->world, id)) < 0.02 &&
            heft_v3_length(heft_body_angular_velocity(v->world, id)) < 0.02 && v->step_index > 30;
 }
@@ -238,7 +242,7 @@ static gpu_mesh *cached(renderer *r, heft_world *w, heft_shape_id sid, const hef
     c->half_length = def->half_length;
     c->shape = sid;
     gpu_mesh_create(&c->mesh, &m);
-    mesh_data_free(&m);
+    shape_mesh_free(&m);
     return &c->mesh;
 }
 
@@ -336,75 +340,99 @@ int renderer_scene_bounds(heft_world *w, heft_vec3 *lo, heft_vec3 *hi) {
 
 /* ---- debug views ------------------------------------------------------- */
 
-static void add_debug(renderer *r, viewer *v, const heft_body_id *ids, int n, double size) {
+/* The debug layers (contacts and their forces, joint frames and limits,
+ * bounding boxes, islands) come from the engine's debug draw
+ * (heft_world_draw): the viewer only turns its callbacks into lines. */
+
+typedef struct line_sink {
+    debug_lines *lines;
+    double axis_length; /* m: the frames of heft_debug_draw.transform */
+    int segments;       /* segments received in this frame */
+} line_sink;
+
+static void colour_of(heft_color c, float rgba[4]) {
+    rgba[0] = (float)((c >> 16) & 0xFFu) / 255.0f;
+    rgba[1] = (float)((c >> 8) & 0xFFu) / 255.0f;
+    rgba[2] = (float)(c & 0xFFu) / 255.0f;
+    rgba[3] = 1.0f;
+}
+
+static void sink_segment(void *context, heft_vec3 a, heft_vec3 b, heft_color c) {
+    line_sink *k = context;
+    float rgba[4];
+    colour_of(c, rgba);
+    debug_line(k->lines, a, b, rgba);
+    k->segments++;
+}
+
+/* size: the cross's half-width in m (the viewer sets point_size in metres) */
+static void sink_point(void *context, heft_vec3 p, double size, heft_color c) {
+    line_sink *k = context;
+    float rgba[4];
+    colour_of(c, rgba);
+    for (int axis = 0; axis < 3; ++axis) {
+        heft_vec3 e = heft_v3(axis == 0, axis == 1, axis == 2);
+        debug_line(k->lines, heft_v3_madd(p, -size, e), heft_v3_madd(p, size, e), rgba);
+    }
+}
+
+static void sink_transform(void *context, heft_vec3 origin, heft_quat orientation) {
+    line_sink *k = context;
+    debug_frame(k->lines, origin, orientation, k->axis_length);
+}
+
+uint32_t renderer_debug_flags(const viewer *v) {
+    const view_toggles *show = &v->show;
+    uint32_t flags = 0;
+    if (show->contacts) {
+        flags |= HEFT_DRAW_CONTACTS | HEFT_DRAW_CONTACT_FORCES;
+    }
+    if (show->joints) {
+        flags |= HEFT_DRAW_JOINTS | HEFT_DRAW_JOINT_LIMITS;
+    }
+    if (show->aabbs) {
+        flags |= HEFT_DRAW_AABBS;
+    }
+    if (show->islands) {
+        flags |= HEFT_DRAW_ISLANDS;
+    }
+    return flags;
+}
+
+/* Metres of arrow per newton: the largest contact force of the last step
+ * spans 15% of the scene, whatever the scene's masses. */
+static double force_scale(const heft_world *w, double h, double size) {
+    double largest = 0.0;
+    int count = heft_world_contact_count(w);
+    for (int c = 0; c < count; ++c) {
+        heft_contact_info info;
+        if (heft_world_contact(w, c, &info) == HEFT_OK) {
+            largest = fmax(largest, fabs(info.normal_impulse) / h);
+            largest = fmax(largest, heft_v3_length(info.friction_impulse) / h);
+        }
+    }
+    return largest > 0.0 ? 0.15 * size / largest : 0.0;
+}
+
+static void add_debug(renderer *r, viewer *v, double size) {
     debug_lines *d = &r->lines;
-    static const float contact_colour[4] = {1.0f, 0.9f, 0.1f, 1.0f};
-    static const float friction_colour[4] = {0.1f, 0.9f, 0.9f, 1.0f};
-    static const float link_colour[4] = {0.9f, 0.9f, 0.9f, 0.8f};
-    static const float gap_colour[4] = {1.0f, 0.1f, 0.1f, 1.0f};
-    static const float aabb_colour[4] = {0.3f, 1.0f, 0.4f, 0.7f};
     static const float spring_colour[4] = {1.0f, 0.3f, 0.9f, 1.0f};
     double h = v->h > 0.0 ? v->h : 1.0 / 60.0;
-    if (v->show.contacts) {
-        int count = heft_world_contact_count(v->world);
-        for (int c = 0; c < count; ++c) {
-            heft_contact_info info;
-            if (heft_world_contact(v->world, c, &info) != HEFT_OK) {
-                continue;
-            }
-            double force = info.normal_impulse / h;
-            double len = 0.1 * size * log10(1.0 + fabs(force));
-            heft_vec3 t1, t2;
-            heft_v3_basis(info.normal, &t1, &t2);
-            double mark = 0.01 * size;
-            debug_line(d, heft_v3_madd(info.point, -mark, t1), heft_v3_madd(info.point, mark, t1),
-                       contact_colour);
-            debug_line(d, heft_v3_madd(info.point, -mark, t2), heft_v3_madd(info.point, mark, t2),
-                       contact_colour);
-            debug_arrow(d, info.point, heft_v3_madd(info.point, len, info.normal), contact_colour);
-            double fr = heft_v3_length(info.friction_impulse) / h;
-            if (fr > 1e-9) {
-                heft_vec3 dir = heft_v3_normalize(info.friction_impulse);
-                debug_arrow(d, info.point,
-                            heft_v3_madd(info.point, 0.1 * size * log10(1.0 + fr), dir),
-                            friction_colour);
-            }
-        }
-    }
-    if (v->show.joints) {
-        int count = heft_world_joints(v->world, NULL, 0);
-        heft_joint_id *jids = calloc((size_t)count + 1, sizeof *jids);
-        if (jids) {
-            heft_world_joints(v->world, jids, count);
-            for (int j = 0; j < count; ++j) {
-                heft_joint_frames f;
-                if (heft_joint_get_frames(v->world, jids[j], &f) != HEFT_OK) {
-                    continue;
-                }
-                if (heft_body_is_valid(v->world, f.body_a)) {
-                    debug_line(d, heft_body_position(v->world, f.body_a), f.anchor_a, link_colour);
-                }
-                debug_line(d, heft_body_position(v->world, f.body_b), f.anchor_b, link_colour);
-                debug_frame(d, f.anchor_a, f.frame_a, 0.04 * size);
-                debug_frame(d, f.anchor_b, f.frame_b, 0.03 * size);
-                if (heft_v3_length(heft_v3_sub(f.anchor_a, f.anchor_b)) > 1e-3) {
-                    debug_line(d, f.anchor_a, f.anchor_b, gap_colour);
-                }
-            }
-            free(jids);
-        }
-    }
-    if (v->show.aabbs) {
-        for (int i = 0; i < n; ++i) {
-            heft_shape_id shapes[16];
-            int count = heft_body_shapes(v->world, ids[i], shapes, 16);
-            for (int s = 0; s < count && s < 16; ++s) {
-                heft_vec3 a, b;
-                if (heft_shape_aabb(v->world, shapes[s], &a, &b) == HEFT_OK &&
-                    heft_v3_isfinite(a) && heft_v3_isfinite(b)) {
-                    debug_box(d, a, b, aabb_colour);
-                }
-            }
+    uint32_t flags = renderer_debug_flags(v);
+    r->debug_segments = 0;
+    if (flags) {
+        line_sink sink = {d, 0.04 * size, 0};
+        heft_debug_draw draw = heft_default_debug_draw();
+        draw.segment = sink_segment;
+        draw.point = sink_point;
+        draw.transform = sink_transform;
+        draw.context = &sink;
+        draw.axis_length = 0.04 * size;
+        draw.point_size = 0.01 * size;
+        draw.force_scale =
+            (flags & HEFT_DRAW_CONTACT_FORCES) ? force_scale(v->world, h, size) : 0.0;
+        if (heft_world_draw(v->world, &draw, flags) == HEFT_OK) {
+            r->debug_segments = sink.segments;
         }
     }
     if (v->drag.active && heft_body_is_valid(v->world, v->drag.body)) {
@@ -414,6 +442,10 @@ static void add_debug(renderer *r, viewer *v, const heft_body_id *ids, int n, do
         debug_box(d, heft_v3_sub(v->drag.target, heft_v3(m, m, m)),
                   heft_v3_add(v->drag.target, heft_v3(m, m, m)), spring_colour);
     }
+}
+
+int renderer_debug_segments(const renderer *r) {
+    return r->debug_segments;
 }
 
 /* ---- the frame --------------------------------------------------------- */
@@ -483,7 +515,7 @@ void renderer_draw(renderer *r, viewer *v) {
     }
     double size = heft_v3_length(heft_v3_sub(hi, lo));
     size = size < 2.0 ? 2.0 : (size > 200.0 ? 200.0 : size);
-    add_debug(r, v, r->bodies, n, size);
+    add_debug(r, v, size);
 
     /* shadow pass */
     vec3 centre = {(float)(0.5 * (lo.x + hi.x)), (float)(0.5 * (lo.y + hi.y)),

@@ -35,6 +35,7 @@ typedef struct viewer_options {
     int fixed_step;          /* one physics step per frame, whatever the clock (default with
                                 frames, so runs are reproducible) */
     int geometric_stiffness; /* 1 (default) or 0 */
+    int sleeping;            /* --sleep: the world's sleeping on (docs/sleeping.md) */
     scenario_params params;  /* the scene's parameters (as heft-run's --links ...) */
     const char *assets;      /* the data files' directory (--assets, assets.h); NULL: search */
     int iterations;          /* solver max_iterations; 0: the default */

@@ -116,6 +116,13 @@ typedef struct heft_world_def {
                                   points (redundant rows), which the pivoting solvers need
                                   (docs/collision.md) */
     void *user_data;           /* the application's, never read by the engine; default NULL */
+    /* Sleeping (docs/sleeping.md): an island whose bodies all stay below both
+     * speeds for time_to_sleep seconds falls asleep and the step skips it
+     * until something wakes it. */
+    int enable_sleep;           /* 1 or 0; default 0: every body is stepped every step */
+    double sleep_linear_speed;  /* m/s, finite, >= 0; default 0.05 */
+    double sleep_angular_speed; /* rad/s, finite, >= 0; default 0.05 */
+    double time_to_sleep;       /* s, finite, >= 0; default 0.5 */
 } heft_world_def;
 
 HEFT_API heft_world_def heft_default_world_def(void);
@@ -177,10 +184,12 @@ typedef struct heft_island_stats {
                                  answer was kept (HEFT_ANSWER_PGS when the engine's rescue's);
                                  solver.fallback is the solver's own flag */
     int rescue_sweeps;        /* PGS sweeps of the engine's rescue (also in solver.iterations) */
+    int64_t island_id;        /* the island's stable id (heft_body_island_id), which keys its
+                                 solver state from step to step */
 } heft_island_stats;
 
 typedef struct heft_step_stats {
-    int islands;        /* islands of dynamic bodies (a lone body is one) */
+    int islands;        /* awake islands of dynamic bodies (a lone body is one) */
     int islands_solved; /* islands with at least one row */
     int bodies;         /* dynamic bodies stepped */
     int rows;           /* rows over all islands */
@@ -217,6 +226,7 @@ typedef struct heft_step_stats {
     int factorizations;  /* factorizations (bpp-skyline's refactorings, bpp-pcg's
                             preconditioners included) */
     int downdates;
+    int updates; /* row additions to a sparse factor (bpp-sparse) */
     /* Island solves by the answer kept (heft_answer_source), summed over the
      * substeps: with one substep they add up to islands_solved. answers_pgs counts a pivoting
      * solver's own restart answer and the engine's rescue alike (fallbacks tells them apart). */
@@ -237,6 +247,8 @@ typedef struct heft_step_stats {
                                          kinetic plus gravitational energy; <= 0 (to rounding)
                                          without geometric stiffness, reported as it is with
                                          it */
+    int islands_sleeping;             /* sleeping islands after the step (docs/sleeping.md) */
+    int bodies_sleeping;              /* dynamic bodies in them */
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
@@ -289,6 +301,9 @@ typedef struct heft_body_def {
                  body's sweep is stopped at its first contact with static,
                  kinematic and non-fast dynamic shapes, so that it cannot
                  pass through them; default 0 */
+    /* 1 (default): the body may fall asleep with its island; 0: it never
+     * does, and keeps its island awake (docs/sleeping.md) */
+    int enable_sleep;
 } heft_body_def;
 
 HEFT_API heft_body_def heft_default_body_def(void);
@@ -352,6 +367,42 @@ HEFT_API heft_result heft_body_apply_torque(heft_world *world, heft_body_id id, 
  * effect. */
 HEFT_API heft_result heft_body_set_fast(heft_world *world, heft_body_id id, int fast);
 HEFT_API int heft_body_is_fast(const heft_world *world, heft_body_id id);
+
+/* ---- sleeping (docs/sleeping.md) ----------------------------------------- */
+
+/* The world's switch: 0 wakes every sleeping island and keeps them awake. */
+HEFT_API heft_result heft_world_set_sleeping(heft_world *world, int enabled);
+HEFT_API int heft_world_sleeping(const heft_world *world);
+/* m/s, rad/s and s, each finite and >= 0 (heft_world_def). */
+HEFT_API heft_result heft_world_set_sleep_thresholds(heft_world *world, double linear_speed,
+                                                     double angular_speed, double time_to_sleep);
+/* 1 for a dynamic body whose island is awake and for a kinematic body; 0
+ * for a sleeping or static body, and for an invalid id (with an error). */
+HEFT_API int heft_body_is_awake(const heft_world *world, heft_body_id id);
+/* 1 wakes the body's island; 0 puts it to sleep now, whatever its speeds
+ * (velocities set to zero). No effect on static and kinematic bodies. */
+HEFT_API heft_result heft_body_set_awake(heft_world *world, heft_body_id id, int awake);
+HEFT_API heft_result heft_body_wake(heft_world *world, heft_body_id id);
+/* Per body (heft_body_def.enable_sleep): 0 wakes its island and keeps it awake. */
+HEFT_API heft_result heft_body_set_sleep_enabled(heft_world *world, heft_body_id id, int enabled);
+HEFT_API int heft_body_sleep_enabled(const heft_world *world, heft_body_id id);
+/* The stable id of the body's island (> 0), kept while the island's bodies
+ * stay joined; -1 for static and kinematic bodies, for a body created since
+ * the last step and for an invalid id. */
+HEFT_API int64_t heft_body_island_id(const heft_world *world, heft_body_id id);
+
+/* Bodies that woke and fell asleep in the last step, in order, and those
+ * woken by calls made since it (heft_body_wake, a force, a new joint ...).
+ * Every body of an island is reported when the island changes state; an id
+ * may name a body destroyed since. The arrays live until the next step or
+ * world destruction. */
+typedef struct heft_body_events {
+    const heft_body_id *woke;
+    int woke_count;
+    const heft_body_id *fell_asleep;
+    int fell_asleep_count;
+} heft_body_events;
+HEFT_API heft_body_events heft_world_body_events(const heft_world *world);
 
 /* ---- shapes, contacts and queries (docs/collision.md) -------------------- */
 
@@ -420,6 +471,9 @@ typedef struct heft_shape_def {
     heft_mesh_def mesh;
     heft_height_field_def height_field;
     void *user_data; /* the application's, never read by the engine; default NULL */
+    int is_sensor;   /* non-zero: a sensor, which makes no contacts and no forces but reports
+                        the shapes it overlaps (heft_world_sensor_events); its density
+                        still counts in heft_body_set_mass_from_shapes; default 0 */
 } heft_shape_def;
 
 HEFT_API heft_shape_def heft_default_shape_def(void);
@@ -512,11 +566,24 @@ typedef struct heft_contact_end_event {
     heft_body_id body_a, body_b;
 } heft_contact_end_event;
 
+/* A shape pair that struck: of its contact points that the step's solve
+ * pushed apart (normal impulse > 0), the one with the largest approach speed,
+ * when that speed is above the world's hit event threshold. */
+typedef struct heft_contact_hit_event {
+    heft_shape_id shape_a, shape_b;
+    heft_body_id body_a, body_b;
+    heft_vec3 point;       /* on b's surface */
+    heft_vec3 normal;      /* from a towards b */
+    double approach_speed; /* m/s, as in heft_contact_begin_event; > the threshold */
+} heft_contact_hit_event;
+
 typedef struct heft_contact_events {
     const heft_contact_begin_event *begin; /* in ascending order of shape pair */
     int begin_count;
     const heft_contact_end_event *end;
     int end_count;
+    const heft_contact_hit_event *hit; /* in ascending order of shape pair (each substep's) */
+    int hit_count;
 } heft_contact_events;
 
 /* The last step's contact events; empty for a NULL world. */
@@ -532,6 +599,90 @@ HEFT_API int heft_body_contacts(const heft_world *world, heft_body_id body, int 
  * (default 1): slow contacts come to rest instead of jittering. */
 HEFT_API heft_result heft_world_set_restitution_threshold(heft_world *world, double speed);
 HEFT_API double heft_world_restitution_threshold(const heft_world *world);
+
+/* ---- hits, sensors and contact callbacks (docs/collision.md) ------------- */
+
+/* Hit events (heft_contact_events.hit) report strikes faster than this, m/s,
+ * finite and >= 0 (default 1). */
+HEFT_API heft_result heft_world_set_hit_event_threshold(heft_world *world, double speed);
+HEFT_API double heft_world_hit_event_threshold(const heft_world *world);
+
+/* Sensor events of the last heft_world_step, read after it. A sensor shape
+ * (heft_shape_def.is_sensor) overlaps a visitor when their volumes touch or
+ * intersect (no margin; meshes and height fields: one of their triangles);
+ * the visitor is any shape that is not a sensor and passes the filters of
+ * contacts (category and mask bits, the pair filter; joints do not filter
+ * sensors), with at least one of the two bodies dynamic. A begin is reported
+ * in the step the overlap starts, an end in the step it stops; with
+ * substeps, every substep's. A pair whose shape is destroyed ends without an
+ * event. The arrays are the world's and stay valid until the next step. */
+typedef struct heft_sensor_event {
+    heft_shape_id sensor, visitor;
+    heft_body_id sensor_body, visitor_body;
+} heft_sensor_event;
+
+typedef struct heft_sensor_events {
+    const heft_sensor_event *begin; /* ascending by shape pair */
+    int begin_count;
+    const heft_sensor_event *end;
+    int end_count;
+} heft_sensor_events;
+
+/* Empty (and heft_last_error set) for a NULL world. */
+HEFT_API heft_sensor_events heft_world_sensor_events(const heft_world *world);
+/* 1 for a sensor shape, 0 for another shape, and 0 with heft_last_error set
+ * for an invalid id. */
+HEFT_API int heft_shape_is_sensor(const heft_world *world, heft_shape_id id);
+
+/* The two callbacks below are called during heft_world_step, from the thread
+ * that called it, in ascending order of shape pair. They may read the world
+ * (every const call: poses, velocities, shapes, user data) but must not
+ * change it: no step, no creation or destruction, no setter. Neither is
+ * called for a pair whose bodies sleep or rest (docs/sleeping.md): setting
+ * either wakes every island, and a callback that starts to answer otherwise
+ * wakes the bodies it concerns with heft_body_wake. */
+
+/* Custom pair filter: called for each candidate shape pair of the step (its
+ * boxes grown by the contact margin overlap) that passed the category and
+ * mask bits and the joint filter, every step while the pair is candidate;
+ * returning 0 refuses the pair for this step (no contact, no sensor
+ * overlap, no continuous collision between the two). */
+typedef int (*heft_pair_filter_fn)(void *context, heft_shape_id shape_a, heft_shape_id shape_b,
+                                   heft_body_id body_a, heft_body_id body_b);
+/* fn NULL removes the filter. Refuses a NULL world. */
+HEFT_API heft_result heft_world_set_pair_filter(heft_world *world, heft_pair_filter_fn fn,
+                                                void *context);
+
+#define HEFT_PRE_SOLVE_MAX_POINTS 4
+
+/* One touching shape pair before its rows are written: the fields above
+ * the line are read only; those below may be changed. */
+typedef struct heft_pre_solve_contact {
+    heft_shape_id shape_a, shape_b;
+    heft_body_id body_a, body_b;
+    int point_count;                              /* 1 .. HEFT_PRE_SOLVE_MAX_POINTS */
+    heft_vec3 points[HEFT_PRE_SOLVE_MAX_POINTS];  /* on b's surface, world frame */
+    heft_vec3 normals[HEFT_PRE_SOLVE_MAX_POINTS]; /* from a towards b */
+    double separations[HEFT_PRE_SOLVE_MAX_POINTS];
+    /* ---- may be changed (starting from the shapes' mixed material) ---- */
+    double friction;            /* mu, finite and >= 0 */
+    double restitution;         /* in [0, 1] */
+    heft_vec3 tangent_velocity; /* m/s, world frame: the velocity the friction rows drive b's
+                                   surface to relative to a's (its component along each
+                                   normal is dropped); default 0. A conveyor belt that is
+                                   shape a moving at u: u; when it is shape b: -u */
+} heft_pre_solve_contact;
+
+/* Called once per touching shape pair (sensors excluded) each step, after
+ * the narrowphase and before the rows are written. Returning 0 disables the
+ * pair for this step: its points are dropped (no rows, not in
+ * heft_world_contact; it ends and begins again in the contact events as if
+ * it had stopped touching). A changed value outside its range is not used
+ * (the pair keeps the mixed material, or a zero tangent velocity). */
+typedef int (*heft_pre_solve_fn)(void *context, heft_pre_solve_contact *contact);
+/* fn NULL removes the callback. Refuses a NULL world. */
+HEFT_API heft_result heft_world_set_pre_solve(heft_world *world, heft_pre_solve_fn fn,
+                                              void *context);
 
 /* ---- queries -------------------------------------------------------------- */
 
@@ -889,6 +1040,7 @@ typedef uint32_t heft_color;
 #define HEFT_COLOR_STATIC 0x8C8C8Cu    /* shapes of static bodies */
 #define HEFT_COLOR_KINEMATIC 0x6495EDu /* of kinematic bodies */
 #define HEFT_COLOR_DYNAMIC 0xE6C27Au   /* of dynamic bodies */
+#define HEFT_COLOR_SENSOR 0x40E0A0u    /* sensor shapes, whatever their body */
 #define HEFT_COLOR_AABB 0xFF00FFu
 #define HEFT_COLOR_CONTACT 0xFF4040u          /* contact points */
 #define HEFT_COLOR_CONTACT_NORMAL 0x40E040u   /* normals, and the normal forces */
@@ -896,6 +1048,7 @@ typedef uint32_t heft_color;
 #define HEFT_COLOR_JOINT 0x40C0FFu
 #define HEFT_COLOR_JOINT_LIMIT 0xFF8C00u
 #define HEFT_COLOR_TEXT 0xFFFFFFu
+#define HEFT_COLOR_SLEEP 0x7878A0u /* boxes of sleeping islands */
 
 /* What heft_world_draw draws (or-ed together). */
 typedef enum heft_draw_flags {
@@ -907,7 +1060,8 @@ typedef enum heft_draw_flags {
     HEFT_DRAW_JOINT_LIMITS = 1 << 5,   /* enabled limits: segments (linear), arcs (angular),
                                           the ball joint's cone */
     HEFT_DRAW_ISLANDS = 1 << 6,        /* the last step's islands as boxes around their shapes */
-    HEFT_DRAW_SLEEP = 1 << 7,          /* reserved for sleeping bodies: draws nothing yet */
+    HEFT_DRAW_SLEEP = 1 << 7,          /* each sleeping island as a box around its shapes
+                                          (docs/sleeping.md) */
     HEFT_DRAW_MASS = 1 << 8,           /* each dynamic body's centre of mass and axes */
     HEFT_DRAW_NAMES = 1 << 9           /* the names of named bodies, at their centres */
 } heft_draw_flags;
@@ -1037,6 +1191,57 @@ HEFT_API heft_result heft_world_save_state(const heft_world *world, void *buffer
  * and the world is left exactly as it was. A buffer saved under another
  * solver restores everything but the solver states, which start afresh. */
 HEFT_API heft_result heft_world_restore_state(heft_world *world, const void *buffer, size_t size);
+
+/* ---- URDF import (docs/urdf.md) ------------------------------------------ */
+
+/* How a URDF robot is placed and mapped. */
+typedef struct heft_urdf_options {
+    heft_vec3 position;       /* the root link's frame in the world; default the origin */
+    heft_quat orientation;    /* default identity */
+    int fixed_base;           /* 1 (default): the root link is a static body, fixed to the world;
+                                 0: it is free (it needs a mass) */
+    int merge_fixed;          /* 1: every link on a fixed joint becomes part of its parent's body;
+                                 0 (default): only links without mass (or under one) do, the
+                                 others are welded with a fixed joint */
+    int joint_dynamics;       /* 1 (default): a joint's <dynamics> friction and damping become a
+                                 velocity motor holding 0 (docs/urdf.md); 0: ignored */
+    double friction;          /* Coulomb mu of every shape, >= 0; default 1 */
+    uint32_t category_bits;   /* filter of every shape; default 1 */
+    uint32_t mask_bits;       /* default all ones */
+    const char *package_root; /* folder holding the packages of package://NAME/... mesh paths;
+                                 NULL (default): such paths are refused */
+} heft_urdf_options;
+
+/* What an import made. */
+typedef struct heft_urdf_result {
+    char robot[64];    /* the <robot> name */
+    heft_body_id root; /* the root link's body */
+    int body_count;    /* bodies made, one per link less the merged ones */
+    int shape_count;
+    int joint_count;
+    int merged_links; /* links made part of their parent's body */
+    int ignored;      /* things read and not mapped (mimic, joint friction with damping ...) */
+    char note[192];   /* the first of them, naming its line; "" when none */
+} heft_urdf_result;
+
+HEFT_API heft_urdf_options heft_default_urdf_options(void);
+
+/* Adds the links of a URDF file to world as bodies (named after their
+ * links, each body's frame at its centre of mass with its link's axes),
+ * their collision geometry as shapes and their joints as joints, in the
+ * joints' zero position. options and result may be NULL. Malformed or
+ * unmappable files are refused (an error naming the file, the line, the
+ * element and attribute), leaving the world exactly as it was. Refused
+ * too when the library was built without URDF support (HEFT_URDF). */
+HEFT_API heft_result heft_world_import_urdf(heft_world *world, const char *path,
+                                            const heft_urdf_options *options,
+                                            heft_urdf_result *result);
+/* The same from text in memory; source names it in messages, and relative
+ * mesh paths start from its folder. */
+HEFT_API heft_result heft_world_import_urdf_text(heft_world *world, const char *text, size_t length,
+                                                 const char *source,
+                                                 const heft_urdf_options *options,
+                                                 heft_urdf_result *result);
 
 #ifdef __cplusplus
 }

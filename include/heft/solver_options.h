@@ -107,6 +107,7 @@ typedef struct heft_solver_stats {
     int downdates;         /* rank-1 downdates (bpp-downdate, bpp-skyline); row deletions from the
                               factor (bpp-sparse) */
     int updates;           /* bpp-sparse: row additions to the factor */
+    const char *delegate;  /* auto: the registry name of the solver that answered; NULL else */
     int tight_trace_count; /* entries used in tight_trace */
     int tight_trace[HEFT_MAX_PIVOT_TRACE]; /* size of the tight set at each pivoting step */
     double time_assembly_ms;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a while: tests/fuzz/run.sh TARGET SECONDS
-#   TARGET   mlcp_reader | mlcp_solve | scene_loader (tests/fuzz/fuzz_TARGET.c)
+#   TARGET   mlcp_reader | mlcp_solve | scene_loader | urdf_import (tests/fuzz/fuzz_TARGET.c)
 #   SECONDS  total time; CI runs 30 per target, a longer audit 1800
 # Builds build-fuzz/ with clang and -DHEFT_FUZZ=ON when needed (override the
 # directory with HEFT_FUZZ_BUILD). The committed seed corpus is copied into a
@@ -11,7 +11,7 @@
 # fuzz_replay_TARGET replays that folder in every build).
 set -euo pipefail
 if [ $# -ne 2 ]; then
-    echo "usage: $0 TARGET SECONDS (TARGET: mlcp_reader, mlcp_solve or scene_loader)" >&2
+    echo "usage: $0 TARGET SECONDS (TARGET: mlcp_reader, mlcp_solve, scene_loader or urdf_import)" >&2
     exit 2
 fi
 target=$1
