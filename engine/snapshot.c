@@ -16,7 +16,7 @@
 #include "world.h"
 
 #define SNAPSHOT_MAGIC "HEFTSNAP"
-#define SNAPSHOT_FORMAT 1
+#define SNAPSHOT_FORMAT 2
 #define SNAPSHOT_HEADER 64
 
 #define SECTION_TAG(a, b, c, d)                                                                    \
@@ -27,6 +27,8 @@
 #define SECTION_CONTACTS SECTION_TAG('C', 'O', 'N', 'T')
 #define SECTION_SOLVER SECTION_TAG('S', 'O', 'L', 'V')
 #define SECTION_BROAD SECTION_TAG('B', 'R', 'P', 'H')
+#define SECTION_SLEEP SECTION_TAG('S', 'L', 'E', 'P')
+#define SECTION_SENSORS SECTION_TAG('S', 'E', 'N', 'S')
 #define SECTION_HEADER 16 /* tag, version, length */
 
 /* ---- bytes ------------------------------------------------------------------ */
@@ -52,6 +54,10 @@ static void put_u32(writer *w, uint32_t v) {
 }
 
 static void put_u64(writer *w, uint64_t v) {
+    put(w, &v, sizeof v);
+}
+
+static void put_i64(writer *w, int64_t v) {
     put(w, &v, sizeof v);
 }
 
@@ -104,6 +110,12 @@ static int32_t get_i32(reader *r) {
 
 static uint32_t get_u32(reader *r) {
     uint32_t v;
+    get(r, &v, sizeof v);
+    return v;
+}
+
+static int64_t get_i64(reader *r) {
+    int64_t v;
     get(r, &v, sizeof v);
     return v;
 }
@@ -212,11 +224,22 @@ static uint64_t layout_hash(const heft_world *w) {
 
 /* ---- sections --------------------------------------------------------------- */
 
-/* What a restore makes before it writes anything: the new solver states. */
+/* A body's island fields as the buffer has them. */
+typedef struct body_sleep {
+    int32_t island_id, prev, next;
+    double sleep_time;
+    int sleeping, sleep_enabled, wake_contacts;
+} body_sleep;
+
+/* What a restore makes before it writes anything: the new solver states,
+ * the island table and the bodies' island fields. */
 typedef struct restore_plan {
     island_slot *slots[2];
     int counts[2];
-    int solver_matches; /* the buffer's solver is the world's: its states are restored */
+    int solver_matches;     /* the buffer's solver is the world's: its states are restored */
+    int64_t island_next_id; /* the buffer's: the solver states' keys are below it */
+    world_island *islands;
+    body_sleep *bodies;
 } restore_plan;
 
 /* Starts a section; returns where its length goes. */
@@ -335,6 +358,7 @@ static void save_contacts(const heft_world *w, writer *out) {
         put_f64(out, c->separation);
         put_f64(out, c->friction);
         put_f64(out, c->restitution);
+        put_vec3(out, c->tangent_velocity);
         put(out, c->lambda, sizeof c->lambda);
     }
 }
@@ -374,7 +398,7 @@ static void save_slots(const heft_world *w, const island_slots *set, writer *out
     put_i32(out, set->count);
     for (int i = 0; i < set->count; ++i) {
         const island_slot *s = &set->items[i];
-        put_i32(out, s->key);
+        put_i64(out, s->key);
         put_u64(out, s->signature);
         if (w->solver->save_state == NULL || w->solver->restore_state == NULL) {
             put_u64(out, NO_SOLVER_STATE);
@@ -418,6 +442,10 @@ static void put_header(const heft_world *w, writer *out, uint64_t sum, uint32_t 
 /* ---- restore -------------------------------------------------------------- */
 
 static void plan_release(heft_world *w, restore_plan *plan) {
+    heft_free(plan->islands);
+    heft_free(plan->bodies);
+    plan->islands = NULL;
+    plan->bodies = NULL;
     for (int k = 0; k < 2; ++k) {
         for (int i = 0; plan->slots[k] && i < plan->counts[k]; ++i) {
             if (plan->slots[k][i].state) {
@@ -642,6 +670,7 @@ static void load_contacts(heft_world *w, reader *r, restore_plan *plan, int appl
         c.separation = get_f64(r);
         c.friction = get_f64(r);
         c.restitution = get_f64(r);
+        c.tangent_velocity = get_vec3(r);
         for (int k = 0; k < 3; ++k) {
             c.lambda[k] = get_f64(r);
         }
@@ -659,7 +688,8 @@ static void load_contacts(heft_world *w, reader *r, restore_plan *plan, int appl
     }
 }
 
-static island_slot *load_slots(heft_world *w, reader *r, int match, int *count_out) {
+static island_slot *load_slots(heft_world *w, reader *r, int match, int64_t next_id,
+                               int *count_out) {
     int count = get_index(r, 0, INT32_MAX / 2, "its island count is negative");
     *count_out = 0;
     if (r->bad) {
@@ -674,9 +704,12 @@ static island_slot *load_slots(heft_world *w, reader *r, int match, int *count_o
         }
         memset(slots, 0, sizeof(island_slot) * (size_t)count);
     }
-    int32_t last_key = -1;
+    int64_t last_key = 0;
     for (int i = 0; i < count && !r->bad; ++i) {
-        int32_t key = get_index(r, 0, w->body_high - 1, "an island's key is out of range");
+        int64_t key = get_i64(r);
+        if (key < 1 || key > next_id) {
+            fail(r, "an island's key is out of range");
+        }
         if (i > 0 && key <= last_key) {
             fail(r, "its islands are out of order");
         }
@@ -722,7 +755,8 @@ static void load_solver(heft_world *w, reader *r, restore_plan *plan, int apply)
     }
     plan->solver_matches = strcmp(name, w->solver_name) == 0;
     for (int k = 0; k < 2 && !r->bad; ++k) {
-        plan->slots[k] = load_slots(w, r, plan->solver_matches, &plan->counts[k]);
+        plan->slots[k] =
+            load_slots(w, r, plan->solver_matches, plan->island_next_id, &plan->counts[k]);
     }
 }
 
@@ -798,6 +832,267 @@ static void load_broad(heft_world *w, reader *r, restore_plan *plan, int apply) 
     }
 }
 
+/* Sleeping (docs/sleeping.md). The islands persist from step to step: their
+ * ids key the solver states, and the order of an island's body list and of
+ * the table's free list decide how a split numbers its parts and which ids
+ * they get, so the table is saved as it is. The settings go with it (a
+ * sleeping island in a world whose sleeping is off would stay asleep until
+ * touched). A sleeping body's shapes keep the boxes and speculative reach
+ * they had when it fell asleep (the broad phase does not refresh them), and
+ * the next step's pair tests read those. */
+static void save_sleep(const heft_world *w, writer *out) {
+    put_i32(out, w->def.enable_sleep);
+    put_f64(out, w->def.sleep_linear_speed);
+    put_f64(out, w->def.sleep_angular_speed);
+    put_f64(out, w->def.time_to_sleep);
+    put_i64(out, w->island_next_id);
+    put_i32(out, w->island_high);
+    put_i32(out, w->island_free);
+    put_i32(out, w->island_live);
+    for (int k = 0; k < w->island_high; ++k) {
+        const world_island *is = &w->islands[k];
+        put_i64(out, is->id);
+        put_i32(out, is->body_first);
+        put_i32(out, is->body_count);
+        put_i32(out, is->free_next);
+        put_i32(out, is->links_removed);
+        put_i32(out, is->sleeping);
+    }
+    for (int i = 0; i < w->body_high; ++i) {
+        const body *b = &w->bodies[i];
+        if (!b->slot.alive) {
+            continue;
+        }
+        put_i32(out, b->island_id);
+        put_i32(out, b->island_prev);
+        put_i32(out, b->island_next);
+        put_f64(out, b->sleep_time);
+        put_i32(out, b->sleeping);
+        put_i32(out, b->sleep_enabled);
+        put_i32(out, b->wake_contacts);
+    }
+    for (int i = 0; i < w->shape_high; ++i) {
+        const shape *sh = &w->shapes[i];
+        if (!sh->slot.alive || sh->type == HEFT_SHAPE_PLANE) {
+            continue;
+        }
+        put_aabb(out, &sh->box);
+        put_f64(out, sh->speculative);
+    }
+}
+
+/* The island table and the bodies' lists must be one consistent structure:
+ * each live island's list runs from its first body through body_count
+ * dynamic bodies of that island (back links matching, so no cycle), every
+ * body in an island is in its list, a body sleeps with its island, and the
+ * free list holds exactly the free slots. */
+static const char *check_islands(const heft_world *w, const world_island *islands, int high,
+                                 int free_head, int live, const body_sleep *bs) {
+    long in_lists = 0, in_bodies = 0;
+    int live_seen = 0;
+    for (int k = 0; k < high; ++k) {
+        const world_island *is = &islands[k];
+        if (is->id == 0) {
+            continue;
+        }
+        live_seen++;
+        int32_t prev = -1, b = is->body_first;
+        for (int n = 0; n < is->body_count; ++n) {
+            if (b < 0 || !w->bodies[b].slot.alive || !body_is_dynamic(&w->bodies[b]) ||
+                bs[b].island_id != k || bs[b].prev != prev || bs[b].sleeping != is->sleeping) {
+                return "an island's body list does not match its bodies";
+            }
+            prev = b;
+            b = bs[b].next;
+        }
+        if (b != -1) {
+            return "an island's body list does not match its bodies";
+        }
+        in_lists += is->body_count;
+    }
+    for (int i = 0; i < w->body_high; ++i) {
+        if (!w->bodies[i].slot.alive) {
+            continue;
+        }
+        if (bs[i].island_id >= 0) {
+            if (islands[bs[i].island_id].id == 0) {
+                return "a body names a free island";
+            }
+            in_bodies++;
+        } else if (bs[i].sleeping || bs[i].prev != -1 || bs[i].next != -1) {
+            return "a body outside every island sleeps or is linked";
+        }
+    }
+    if (in_lists != in_bodies || live_seen != live) {
+        return "its island counts do not match its islands";
+    }
+    int free_seen = 0;
+    for (int32_t k = free_head; k >= 0; k = islands[k].free_next) {
+        if (islands[k].id != 0 || ++free_seen > high) {
+            return "its free list of islands is broken";
+        }
+    }
+    if (free_seen != high - live) {
+        return "its free list of islands is broken";
+    }
+    return NULL;
+}
+
+static void load_sleep(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    int enable = get_index(r, 0, 1, "its sleeping switch is neither 0 nor 1");
+    double linear = get_f64(r), angular = get_f64(r), time_to_sleep = get_f64(r);
+    if (linear < 0.0 || angular < 0.0 || time_to_sleep < 0.0) {
+        fail(r, "a sleep threshold is negative");
+    }
+    int64_t next_id = get_i64(r);
+    int high = get_index(r, 0, INT32_MAX / 64, "its island count is negative");
+    int free_head = get_index(r, -1, high - 1, "its free island is out of range");
+    int live = get_index(r, 0, high, "its live island count is out of range");
+    if (next_id < 0) {
+        fail(r, "its next island id is negative");
+    }
+    if (r->bad) {
+        return;
+    }
+    if (!apply) {
+        /* the writing pass reads into the same memory */
+        plan->island_next_id = next_id;
+        plan->islands = heft_alloc(sizeof(world_island) * ((size_t)high + 1));
+        plan->bodies = heft_alloc(sizeof(body_sleep) * ((size_t)w->body_high + 1));
+        if (plan->islands == NULL || plan->bodies == NULL) {
+            fail(r, "out of memory");
+            return;
+        }
+    }
+    world_island *islands = plan->islands;
+    body_sleep *bs = plan->bodies;
+    for (int k = 0; k < high && !r->bad; ++k) {
+        world_island *is = &islands[k];
+        memset(is, 0, sizeof *is);
+        is->id = get_i64(r);
+        is->body_first =
+            get_index(r, -1, w->body_high - 1, "an island's first body is out of range");
+        is->body_count = get_index(r, 0, w->body_live, "an island's body count is out of range");
+        is->free_next = get_index(r, -1, high - 1, "an island's free link is out of range");
+        is->links_removed = get_index(r, 0, INT32_MAX, "an island's ended links are negative");
+        is->sleeping = get_index(r, 0, 1, "an island's sleeping flag is neither 0 nor 1");
+        is->step_index = -1;
+        if (is->id < 0 || is->id > next_id) {
+            fail(r, "an island's id is out of range");
+        }
+    }
+    for (int i = 0; i < w->body_high && !r->bad; ++i) {
+        if (!w->bodies[i].slot.alive) {
+            continue;
+        }
+        body_sleep *s = &bs[i];
+        s->island_id = get_index(r, -1, high - 1, "a body's island is out of range");
+        s->prev = get_index(r, -1, w->body_high - 1, "a body's island link is out of range");
+        s->next = get_index(r, -1, w->body_high - 1, "a body's island link is out of range");
+        s->sleep_time = get_f64(r);
+        s->sleeping = get_index(r, 0, 1, "a body's sleeping flag is neither 0 nor 1");
+        s->sleep_enabled = get_index(r, 0, 1, "a body's sleep switch is neither 0 nor 1");
+        s->wake_contacts = get_index(r, 0, 1, "a body's wake flag is neither 0 nor 1");
+        if (s->sleep_time < 0.0) {
+            fail(r, "a body's sleep time is negative");
+        }
+    }
+    if (!apply && !r->bad) {
+        const char *why = check_islands(w, islands, high, free_head, live, bs);
+        if (why != NULL) {
+            fail(r, why);
+        }
+    }
+    if (!apply && !r->bad &&
+        !array_grow((void **)&w->islands, &w->island_capacity, high + 1, sizeof(world_island))) {
+        fail(r, "out of memory");
+    }
+    for (int i = 0; i < w->shape_high && !r->bad; ++i) {
+        shape *sh = &w->shapes[i];
+        if (!sh->slot.alive || sh->type == HEFT_SHAPE_PLANE) {
+            continue;
+        }
+        aabb box = get_aabb(r);
+        double speculative = get_f64(r);
+        if (apply && !r->bad) {
+            sh->box = box;
+            sh->speculative = speculative;
+        }
+    }
+    if (apply && !r->bad) {
+        w->def.enable_sleep = enable;
+        w->def.sleep_linear_speed = linear;
+        w->def.sleep_angular_speed = angular;
+        w->def.time_to_sleep = time_to_sleep;
+        w->island_next_id = next_id;
+        w->island_high = high;
+        w->island_free = free_head;
+        w->island_live = live;
+        if (high > 0) {
+            memcpy(w->islands, islands, sizeof(world_island) * (size_t)high);
+        }
+        int pending = 0;
+        for (int i = 0; i < w->body_high; ++i) {
+            body *b = &w->bodies[i];
+            if (!b->slot.alive) {
+                continue;
+            }
+            b->island_id = bs[i].island_id;
+            b->island_prev = bs[i].prev;
+            b->island_next = bs[i].next;
+            b->sleep_time = bs[i].sleep_time;
+            b->sleeping = bs[i].sleeping;
+            b->sleep_enabled = bs[i].sleep_enabled;
+            b->wake_contacts = bs[i].wake_contacts;
+            pending += b->wake_contacts;
+        }
+        w->wake_contacts_pending = pending;
+    }
+}
+
+/* Sensors (docs/collision.md): the pairs whose sensor overlapped its
+ * visitor in the last update. The next update reports a begin for every
+ * overlap not among them, so without them a restore would report every
+ * overlap again; and a sleeping visitor's overlap is kept from them. */
+static void save_sensors(const heft_world *w, writer *out) {
+    const contact_set *set = &w->contacts;
+    put_i32(out, set->sensor_count);
+    put(out, set->sensor_pairs, sizeof(uint64_t) * (size_t)set->sensor_count);
+}
+
+static void load_sensors(heft_world *w, reader *r, restore_plan *plan, int apply) {
+    (void)plan;
+    contact_set *set = &w->contacts;
+    int count = get_index(r, 0, INT32_MAX / 16, "its sensor pair count is negative");
+    size_t bytes = sizeof(uint64_t) * (size_t)count;
+    if (r->bad || bytes > r->size - r->at) {
+        fail(r, "it ends inside a section");
+        return;
+    }
+    const unsigned char *at = r->buffer + r->at;
+    uint64_t last = 0;
+    for (int k = 0; k < count && !r->bad; ++k) {
+        uint64_t key = get_u64(r);
+        int32_t a = (int32_t)(key >> 32), b = (int32_t)(key & 0xFFFFFFFFu);
+        if (!shape_alive(w, a) || !shape_alive(w, b) || a >= b || (k > 0 && key <= last) ||
+            w->shapes[a].sensor == w->shapes[b].sensor) {
+            fail(r, "a sensor pair names shapes that are not a sensor and a visitor of the world");
+        }
+        last = key;
+    }
+    if (!apply && !r->bad &&
+        !array_grow((void **)&set->sensor_pairs, &set->sensor_capacity, count + 1,
+                    sizeof(uint64_t))) {
+        fail(r, "out of memory");
+    }
+    if (apply && !r->bad) {
+        if (count > 0) {
+            memcpy(set->sensor_pairs, at, bytes);
+        }
+        set->sensor_count = count;
+    }
+}
+
 /* Installs the new solver states (or none, for another solver's buffer). */
 static void apply_solver(heft_world *w, restore_plan *plan) {
     island_slots *sets[2] = {&w->velocity_slots, &w->position_slots};
@@ -822,7 +1117,7 @@ static void apply_solver(heft_world *w, restore_plan *plan) {
 }
 
 /* The sections, in the order they are written. A part of the state that
- * a later build adds (sleeping bodies, sensors) is a new entry here with its
+ * a later build adds is a new entry here with its
  * own tag: an older build skips the tag, and a buffer without it is refused
  * by a build that needs it. A section's version changes when its bytes do. */
 typedef struct section_kind {
@@ -836,9 +1131,12 @@ static const section_kind sections[] = {
     {SECTION_WORLD, 1, save_world, load_world},
     {SECTION_BODIES, 1, save_bodies, load_bodies},
     {SECTION_JOINTS, 1, save_joints, load_joints},
-    {SECTION_CONTACTS, 1, save_contacts, load_contacts},
-    {SECTION_SOLVER, 1, save_solver, load_solver},
+    {SECTION_CONTACTS, 2, save_contacts, load_contacts},
+    /* before the solver states: their keys are checked against its next id */
+    {SECTION_SLEEP, 1, save_sleep, load_sleep},
+    {SECTION_SOLVER, 2, save_solver, load_solver},
     {SECTION_BROAD, 1, save_broad, load_broad},
+    {SECTION_SENSORS, 1, save_sensors, load_sensors},
 };
 #define SECTION_COUNT (sizeof sections / sizeof sections[0])
 
@@ -1001,6 +1299,7 @@ heft_result heft_world_restore_state(heft_world *w, const void *buffer, size_t s
     /* the events of the step that made this state are not part of it */
     contact_set_clear_events(&w->contacts);
     w->broken_count = 0;
+    w->woke_count = w->slept_count = 0;
     contact_set_link_bodies(&w->contacts, w->body_high);
     return HEFT_OK;
 }

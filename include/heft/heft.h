@@ -1177,8 +1177,9 @@ HEFT_API heft_result heft_scene_operator_apply(heft_world *world, heft_scene_ope
 /* ---- snapshots (docs/snapshots.md) ----------------------------------------- */
 
 /* Writes the world's changing state (poses, velocities, pending forces, the
- * joints' states and drives, the contacts with their warm starts, each
- * island's solver state, the time and step count) into buffer, and its
+ * joints' states and drives, the contacts with their warm starts, the
+ * islands and who sleeps with the sleep settings, the sensors' overlaps,
+ * each island's solver state, the time and step count) into buffer, and its
  * size into *size. A NULL buffer asks for the size alone. A buffer smaller
  * than the state is HEFT_ERROR_INVALID_ARGUMENT (with *size the bytes
  * needed). Stepping on from a state restored from the buffer is
