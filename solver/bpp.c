@@ -1375,6 +1375,8 @@ const heft_solver_vtable heft_bpp_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };
 
 const heft_solver_vtable heft_bpp_downdate_solver = {
@@ -1386,6 +1388,8 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };
 
 const heft_solver_vtable heft_bpp_skyline_solver = {
@@ -1397,4 +1401,6 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };
