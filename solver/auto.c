@@ -22,6 +22,7 @@
  * kept sets are from an older step. The statistics are the delegate's, with
  * stats->delegate naming it. */
 #include "mlcp.h"
+#include "state_bytes.h"
 
 #include <string.h>
 
@@ -135,6 +136,63 @@ static void auto_destroy(void *state) {
     heft_free(s);
 }
 
+/* What carries over is the last solve's choice (it sets the hysteresis and
+ * whether a delegate is reset) and each created delegate's own state, saved
+ * one after the other with their sizes. */
+static size_t auto_save_state(const void *state, void *buffer, size_t capacity) {
+    const auto_state *s = state;
+    state_writer w = {buffer, capacity, 0};
+    if (s == NULL)
+        return 0;
+    state_put_int(&w, s->current);
+    for (int k = 0; k < AUTO_DELEGATES; ++k) {
+        const heft_solver_vtable *vt = delegate_table(k);
+        const int has = s->delegate[k] != NULL && vt->save_state != NULL;
+        const size_t n = has ? vt->save_state(s->delegate[k], NULL, 0) : 0;
+        const uint64_t size = has ? (uint64_t)n : UINT64_MAX;
+        state_put(&w, &size, sizeof size);
+        if (has) {
+            unsigned char *at = buffer != NULL && w.size <= capacity && n <= capacity - w.size
+                                    ? (unsigned char *)buffer + w.size
+                                    : NULL;
+            if (at != NULL)
+                vt->save_state(s->delegate[k], at, n);
+            w.size += n;
+        }
+    }
+    return w.size;
+}
+
+static int auto_restore_state(void *state, const void *buffer, size_t size) {
+    auto_state *s = state;
+    if (s == NULL || (buffer == NULL && size > 0))
+        return -1;
+    auto_reset(s);
+    state_reader r = {buffer, size, 0, 0};
+    const int current = state_get_int(&r, -1, AUTO_DELEGATES - 1);
+    if (r.bad)
+        return -1;
+    for (int k = 0; k < AUTO_DELEGATES; ++k) {
+        const heft_solver_vtable *vt = delegate_table(k);
+        uint64_t n = 0;
+        if (!state_get(&r, &n, sizeof n))
+            return -1;
+        if (n == UINT64_MAX)
+            continue;
+        if (n > r.size - r.at || vt->restore_state == NULL)
+            return -1;
+        if (s->delegate[k] == NULL && (s->delegate[k] = vt->create(&s->options)) == NULL)
+            return -1;
+        if (vt->restore_state(s->delegate[k], r.buffer + r.at, (size_t)n) != 0)
+            return -1;
+        r.at += (size_t)n;
+    }
+    if (r.at != size)
+        return -1;
+    s->current = current;
+    return 0;
+}
+
 extern const heft_solver_vtable heft_auto_solver;
 
 const heft_solver_vtable heft_auto_solver = {
@@ -146,4 +204,6 @@ const heft_solver_vtable heft_auto_solver = {
     auto_reset,
     auto_destroy,
     1,
+    auto_save_state,
+    auto_restore_state,
 };

@@ -36,6 +36,7 @@
 #include "row_math.h"
 #include "workspace.h"
 #include "solve_frame.h"
+#include "state_bytes.h"
 
 typedef struct baraff_state {
     heft_solver_options options;
@@ -770,6 +771,9 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
     return rc == HEFT_SOLVE_OK && converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
+static size_t baraff_save_state(const void *state, void *buffer, size_t capacity);
+static int baraff_restore_state(void *state, const void *buffer, size_t size);
+
 extern const heft_solver_vtable heft_baraff_solver;
 const heft_solver_vtable heft_baraff_solver = {
     "baraff",
@@ -779,4 +783,56 @@ const heft_solver_vtable heft_baraff_solver = {
     baraff_reset,
     baraff_destroy,
     1,
+    baraff_save_state,
+    baraff_restore_state,
 };
+
+/* Baraff's factorization is rebuilt from the next problem; what carries
+ * over is in its pivoting solvers (the auxiliary rows' and, once made, the
+ * whole problem's), saved one after the other with their sizes. */
+static size_t baraff_save_state(const void *state, void *buffer, size_t capacity) {
+    const baraff_state *s = state;
+    state_writer w = {buffer, capacity, 0};
+    if (s == NULL)
+        return 0;
+    const void *parts[2] = {s->aux_bpp, s->full_bpp};
+    for (int i = 0; i < 2; ++i) {
+        const int has = parts[i] != NULL && s->bpp->save_state != NULL;
+        const size_t n = has ? s->bpp->save_state(parts[i], NULL, 0) : 0;
+        const uint64_t size = has ? (uint64_t)n : UINT64_MAX;
+        state_put(&w, &size, sizeof size);
+        if (has) {
+            unsigned char *at = buffer != NULL && w.size <= capacity && n <= capacity - w.size
+                                    ? (unsigned char *)buffer + w.size
+                                    : NULL;
+            if (at != NULL)
+                s->bpp->save_state(parts[i], at, n);
+            w.size += n;
+        }
+    }
+    return w.size;
+}
+
+static int baraff_restore_state(void *state, const void *buffer, size_t size) {
+    baraff_state *s = state;
+    if (s == NULL || (buffer == NULL && size > 0))
+        return -1;
+    baraff_reset(s);
+    state_reader r = {buffer, size, 0, 0};
+    void **parts[2] = {&s->aux_bpp, &s->full_bpp};
+    for (int i = 0; i < 2; ++i) {
+        uint64_t n = 0;
+        if (!state_get(&r, &n, sizeof n))
+            return -1;
+        if (n == UINT64_MAX)
+            continue;
+        if (n > r.size - r.at || s->bpp->restore_state == NULL)
+            return -1;
+        if (*parts[i] == NULL && (*parts[i] = s->bpp->create(&s->options)) == NULL)
+            return -1;
+        if (s->bpp->restore_state(*parts[i], r.buffer + r.at, (size_t)n) != 0)
+            return -1;
+        r.at += (size_t)n;
+    }
+    return r.at == size ? 0 : -1;
+}

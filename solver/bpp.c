@@ -1493,6 +1493,8 @@ const heft_solver_vtable heft_bpp_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };
 
 const heft_solver_vtable heft_bpp_downdate_solver = {
@@ -1504,6 +1506,8 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };
 
 const heft_solver_vtable heft_bpp_skyline_solver = {
@@ -1515,4 +1519,6 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };

@@ -141,6 +141,10 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend);
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
 void heft_bpp_reset(void *state);
 void heft_bpp_destroy(void *state);
+/* The kept sets and answer, and bpp-pcg's last Woodbury solves, as bytes
+ * (heft_solver_vtable save_state and restore_state; bpp_state.c). */
+size_t heft_bpp_save_state(const void *state, void *buffer, size_t capacity);
+int heft_bpp_restore_state(void *state, const void *buffer, size_t size);
 
 /* ---- the pivoting rules, shared with pgcg (pgcg.c) --------------------------------- */
 

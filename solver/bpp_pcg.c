@@ -326,4 +326,6 @@ const heft_solver_vtable heft_bpp_pcg_solver = {
     heft_bpp_reset,
     heft_bpp_destroy,
     1,
+    heft_bpp_save_state,
+    heft_bpp_restore_state,
 };

@@ -82,6 +82,7 @@
 #include "row_math.h"
 #include "workspace.h"
 #include "solve_frame.h"
+#include "state_bytes.h"
 
 #define CR_ALPHA_THETA 0.3             /* Alg. 3 line 8: 0.01 in the paper; see the header */
 #define CR_COS_EPS_THETA 0.99978068718 /* cos(1.2 degrees), Alg. 3 line 6 */
@@ -826,6 +827,9 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
     return converged ? HEFT_SOLVE_OK : HEFT_SOLVE_NOT_CONVERGED;
 }
 
+static size_t cr_save_state(const void *state, void *buffer, size_t capacity);
+static int cr_restore_state(void *state, const void *buffer, size_t size);
+
 extern const heft_solver_vtable heft_cr_solver;
 
 const heft_solver_vtable heft_cr_solver = {
@@ -837,4 +841,28 @@ const heft_solver_vtable heft_cr_solver = {
     cr_reset,
     cr_destroy,
     0,
+    cr_save_state,
+    cr_restore_state,
 };
+
+/* The kept answer starts the next solve; everything else cr rebuilds. */
+static size_t cr_save_state(const void *state, void *buffer, size_t capacity) {
+    const cr_state *s = state;
+    state_writer w = {buffer, capacity, 0};
+    if (s != NULL)
+        state_put_kept(&w, s->kept_n, NULL, s->kept_lambda);
+    return w.size;
+}
+
+static int cr_restore_state(void *state, const void *buffer, size_t size) {
+    cr_state *s = state;
+    if (s == NULL || (buffer == NULL && size > 0))
+        return -1;
+    cr_reset(s);
+    state_reader r = {buffer, size, 0, 0};
+    const int kept = state_get_kept(&r, NULL, NULL, &s->kept_lambda, &s->kept_lambda_cap);
+    if (kept < -1 || r.at != size)
+        return -1;
+    s->kept_n = kept;
+    return 0;
+}

@@ -335,6 +335,9 @@ static int ldl_pgs_solve(void *state, const heft_mlcp *p, double *lambda,
     return finish(s, p, lambda, stats, start, converged);
 }
 
+static size_t ldl_pgs_save_state(const void *state, void *buffer, size_t capacity);
+static int ldl_pgs_restore_state(void *state, const void *buffer, size_t size);
+
 extern const heft_solver_vtable heft_ldl_pgs_solver;
 const heft_solver_vtable heft_ldl_pgs_solver = {
     "ldl-pgs",
@@ -344,4 +347,23 @@ const heft_solver_vtable heft_ldl_pgs_solver = {
     ldl_pgs_reset,
     ldl_pgs_destroy,
     0,
+    ldl_pgs_save_state,
+    ldl_pgs_restore_state,
 };
+
+/* ldl-pgs keeps only its symbolic factorization, rebuilt the same from the
+ * next problem: its saved state is empty and a restore drops the key. */
+static size_t ldl_pgs_save_state(const void *state, void *buffer, size_t capacity) {
+    (void)state;
+    (void)buffer;
+    (void)capacity;
+    return 0;
+}
+
+static int ldl_pgs_restore_state(void *state, const void *buffer, size_t size) {
+    (void)buffer;
+    if (state == NULL)
+        return -1;
+    ldl_pgs_reset(state);
+    return size == 0 ? 0 : -1;
+}

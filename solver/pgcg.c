@@ -48,6 +48,7 @@
 #include "precond.h"
 #include "sparse_sym.h"
 #include "workspace.h"
+#include "state_bytes.h"
 
 #define PGCG_TOLERANCE_FLOOR 1e-20
 /* frozen-box rounds in a row without a smaller coupled error before they stop */
@@ -815,6 +816,9 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 
+static size_t pgcg_save_state(const void *state, void *buffer, size_t capacity);
+static int pgcg_restore_state(void *state, const void *buffer, size_t size);
+
 extern const heft_solver_vtable heft_pgcg_solver;
 
 const heft_solver_vtable heft_pgcg_solver = {
@@ -826,4 +830,30 @@ const heft_solver_vtable heft_pgcg_solver = {
     pgcg_reset,
     pgcg_destroy,
     1,
+    pgcg_save_state,
+    pgcg_restore_state,
 };
+
+/* The kept index sets and answer start the next solve; the sparse A and
+ * its preconditioner are rebuilt from the next problem. */
+static size_t pgcg_save_state(const void *state, void *buffer, size_t capacity) {
+    const pgcg_state *s = state;
+    state_writer w = {buffer, capacity, 0};
+    if (s != NULL)
+        state_put_kept(&w, s->kept_n, s->kept_set, s->kept_lambda);
+    return w.size;
+}
+
+static int pgcg_restore_state(void *state, const void *buffer, size_t size) {
+    pgcg_state *s = state;
+    if (s == NULL || (buffer == NULL && size > 0))
+        return -1;
+    pgcg_reset(s);
+    state_reader r = {buffer, size, 0, 0};
+    const int kept =
+        state_get_kept(&r, &s->kept_set, &s->kept_set_cap, &s->kept_lambda, &s->kept_lambda_cap);
+    if (kept < -1 || r.at != size)
+        return -1;
+    s->kept_n = kept;
+    return 0;
+}

@@ -380,11 +380,32 @@ void *heft_pgs_create_for_restart(const heft_solver_options *options) {
     return pgs_create(&o);
 }
 
+static size_t pgs_save_state(const void *state, void *buffer, size_t capacity);
+static int pgs_restore_state(void *state, const void *buffer, size_t size);
+
 /* Found by registry.c, which declares it the same way, and by bpp.c and
  * pgcg.c (pgs.h). */
 const heft_solver_vtable heft_pgs_solver = {
-    "pgs",      "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",
-    pgs_create, pgs_solve,
-    pgs_reset,  pgs_destroy,
+    "pgs",
+    "projected Gauss-Seidel with velocity deltas (Mizerski 2020)",
+    pgs_create,
+    pgs_solve,
+    pgs_reset,
+    pgs_destroy,
     0,
+    pgs_save_state,
+    pgs_restore_state,
 };
+
+/* PGS keeps nothing for the next solve: its saved state is empty. */
+static size_t pgs_save_state(const void *state, void *buffer, size_t capacity) {
+    (void)state;
+    (void)buffer;
+    (void)capacity;
+    return 0;
+}
+
+static int pgs_restore_state(void *state, const void *buffer, size_t size) {
+    (void)buffer;
+    return state != NULL && size == 0 ? 0 : -1;
+}

@@ -42,7 +42,9 @@ static const heft_solver_vtable given_solver = {"test-given",
                                                 given_solve,
                                                 given_reset,
                                                 given_destroy,
-                                                0};
+                                                0,
+                                                NULL,
+                                                NULL};
 
 /* PGS with the options, from start (NULL: the problem's warm start). */
 static int pgs_from(const heft_solver_options *o, const heft_mlcp *p, const double *start,

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heft.h"
@@ -304,6 +305,78 @@ static void expect_no_world(const heft_world_def *wd, const char *what, int line
         wd_.field = value;                                                                         \
         expect_no_world(&wd_, #field " = " #value, __LINE__);                                      \
     } while (0)
+
+/* The checksum of the bytes after a snapshot's 64-byte header (FNV-1a's
+ * step over 8-byte words, then the bytes left), stored at byte 32 of it
+ * (engine/snapshot.c, docs/snapshots.md): a hostile buffer with a checksum
+ * that matches must still be refused for what it holds. */
+static void snapshot_reseal(unsigned char *bytes, size_t size) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i = 64;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + i, sizeof word);
+        h ^= word;
+        h *= 0x100000001b3ULL;
+    }
+    for (; i < size; ++i) {
+        h ^= bytes[i];
+        h *= 0x100000001b3ULL;
+    }
+    memcpy(bytes + 32, &h, sizeof h);
+}
+
+Test(hostile_api, snapshot_functions_refuse_hostile_buffers) {
+    size_t size = 0;
+    REFUSED(heft_world_save_state(NULL, NULL, 0, &size));
+    REFUSED(heft_world_save_state(world, NULL, 0, NULL));
+    cr_assert_eq(heft_world_save_state(world, NULL, 0, &size), HEFT_OK);
+    unsigned char *good = malloc(size), *bad = malloc(size);
+    cr_assert(good && bad);
+    REFUSED(heft_world_save_state(world, good, size - 1, &size));
+    cr_assert_eq(heft_world_save_state(world, good, size, &size), HEFT_OK);
+    REFUSED(heft_world_restore_state(NULL, good, size));
+    REFUSED(heft_world_restore_state(world, NULL, size));
+    REFUSED(heft_world_restore_state(world, good, 0));
+    REFUSED(heft_world_restore_state(world, good, size - 1));
+    REFUSED(heft_world_restore_state(world, good, size + 1));
+    /* a NaN, an infinity and a huge index in place of the dynamic body's
+     * position x, each with a checksum that matches */
+    heft_body_state st;
+    heft_body_get_state(world, dyn, &st);
+    size_t at = 0;
+    for (size_t i = 64; i + 8 <= size && at == 0; ++i) {
+        if (memcmp(good + i, &st.position.x, 8) == 0) {
+            at = i;
+        }
+    }
+    cr_assert_gt(at, 0, "the body's position is in the snapshot");
+    const double hostile[] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; ++k) {
+        memcpy(bad, good, size);
+        memcpy(bad + at, &hostile[k], 8);
+        snapshot_reseal(bad, size);
+        REFUSED(heft_world_restore_state(world, bad, size));
+    }
+    /* every byte of the header and the first sections flipped in turn */
+    for (size_t i = 0; i < size && i < 256; ++i) {
+        memcpy(bad, good, size);
+        bad[i] ^= 0xA5;
+        if (i < 32 || i >= 40) {
+            snapshot_reseal(bad, size);
+        }
+        mark();
+        int rc = heft_world_restore_state(world, bad, size);
+        if (rc != HEFT_OK) {
+            expect_refused(1, "a flipped byte", __LINE__);
+        } else {
+            /* a finite value changed for another: taken; put the world back */
+            cr_assert_eq(heft_world_restore_state(world, good, size), HEFT_OK);
+        }
+    }
+    free(good);
+    free(bad);
+}
 
 Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
     for (int k = 0; k < N_VECS; ++k) {

@@ -713,3 +713,122 @@ Test(viewer, a_body_leaving_the_scene_bounds_pauses_the_viewer_and_says_which, .
     cr_expect_eq(v->step_index, 7);
     viewer_destroy(v);
 }
+
+/* ---- scene files, keyframes and rewind ------------------------------------------- */
+
+#define SCENES_DIR HEFT_ASSETS_SOURCE_DIR "/scenes"
+
+static viewer *open_viewer_file(const char *path, int frames) {
+    viewer_options o = viewer_default_options();
+    o.hidden = 1;
+    o.frames = frames;
+    o.scene_file = path;
+    o.samples = 0;
+    char err[512] = "";
+    viewer *v = viewer_create(&o, err, sizeof err);
+    cr_assert_not_null(v, "viewer_create: %s", err);
+    return v;
+}
+
+static void run_frames(viewer *v, int frames) {
+    v->opt.frames = v->frame_index + frames;
+    cr_assert_eq(viewer_run(v), 0);
+}
+
+/* position, orientation and velocities of every body, as bytes */
+static unsigned char *body_bytes(const heft_world *w, size_t *size) {
+    heft_body_id ids[512];
+    int n = heft_world_bodies(w, ids, 512);
+    unsigned char *out = malloc((size_t)n * 13 * sizeof(double) + 1);
+    cr_assert(out);
+    *size = 0;
+    for (int i = 0; i < n; ++i) {
+        heft_body_state s;
+        heft_body_get_state(w, ids[i], &s);
+        memcpy(out + *size, &s.position, sizeof s.position);
+        *size += sizeof s.position;
+        memcpy(out + *size, &s.orientation, sizeof s.orientation);
+        *size += sizeof s.orientation;
+        memcpy(out + *size, &s.linear_velocity, sizeof s.linear_velocity);
+        *size += sizeof s.linear_velocity;
+        memcpy(out + *size, &s.angular_velocity, sizeof s.angular_velocity);
+        *size += sizeof s.angular_velocity;
+    }
+    return out;
+}
+
+/* --scene opens the crane's file with the crane's timeline attached; F5
+ * keeps a keyframe, F9 goes back to it, and the timeline replayed from it
+ * gives the same bits; F6 rewinds 6 steps a press and pauses. */
+Test(viewer, a_scene_file_keyframe_and_rewind_replay_the_same_bits, .timeout = 600) {
+    viewer *v = open_viewer_file(SCENES_DIR "/crane.json", 20);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect_str_eq(v->desc->name, "crane", "the crane's timeline is attached to its file");
+    cr_expect(strstr(v->scene_path, "crane.json") != NULL);
+    cr_assert_eq(v->step_index, 20);
+    viewer_key(v, GLFW_KEY_F5, GLFW_PRESS, 0);
+    cr_expect(strstr(v->status, "keyframe at step 20") != NULL, "status: %s", v->status);
+    size_t key_size = 0;
+    cr_assert_eq(heft_world_save_state(v->world, NULL, 0, &key_size), HEFT_OK);
+    unsigned char *at20 = malloc(key_size), *again = malloc(key_size);
+    cr_assert_eq(heft_world_save_state(v->world, at20, key_size, &key_size), HEFT_OK);
+
+    run_frames(v, 20);
+    cr_assert_eq(v->step_index, 40);
+    size_t n40 = 0;
+    unsigned char *poses40 = body_bytes(v->world, &n40);
+
+    viewer_key(v, GLFW_KEY_F9, GLFW_PRESS, 0);
+    cr_expect_eq(v->step_index, 20, "the timeline is back at the keyframe's step");
+    size_t size = 0;
+    cr_assert_eq(heft_world_save_state(v->world, again, key_size, &size), HEFT_OK);
+    cr_expect(size == key_size && memcmp(at20, again, size) == 0,
+              "the state after F9 is the keyframe's, byte for byte");
+    run_frames(v, 20);
+    size_t n = 0;
+    unsigned char *replay = body_bytes(v->world, &n);
+    cr_expect(n == n40 && memcmp(poses40, replay, n) == 0,
+              "steps 20-40 replayed from the keyframe give the same bits");
+    free(replay);
+
+    /* the ring: 40 steps in, frames at 36, 30, 24 ... */
+    viewer_key(v, GLFW_KEY_F6, GLFW_PRESS, 0);
+    cr_expect_eq(v->step_index, 36, "one rewind: step %d", v->step_index);
+    cr_expect(v->paused, "a rewind pauses");
+    viewer_key(v, GLFW_KEY_F6, GLFW_REPEAT, 0);
+    cr_expect_eq(v->step_index, 30, "held: step %d", v->step_index);
+    cr_expect_eq(heft_world_step_count(v->world), 30);
+    viewer_key(v, GLFW_KEY_SPACE, GLFW_PRESS, 0);
+    run_frames(v, 10);
+    cr_assert_eq(v->step_index, 40);
+    replay = body_bytes(v->world, &n);
+    cr_expect(n == n40 && memcmp(poses40, replay, n) == 0,
+              "steps 30-40 replayed after the rewind give the same bits");
+    free(replay);
+    free(poses40);
+    free(at20);
+    free(again);
+    viewer_destroy(v);
+}
+
+/* A file dropped on the window opens (the script's drop: goes through the
+ * drop callback's path); a file that cannot be read leaves the scene and
+ * says why; F9 without a keyframe says so. */
+Test(viewer, a_dropped_scene_file_opens_and_a_bad_one_changes_nothing, .timeout = 600) {
+    viewer *v = open_viewer(NULL, 3, "drop:" SCENES_DIR "/pendulum.json wait:1 f9", NULL);
+    cr_assert_eq(viewer_run(v), 0);
+    cr_expect_str_eq(v->desc->name, "pendulum");
+    cr_expect(strstr(v->scene_path, "pendulum.json") != NULL, "%s", v->scene_path);
+    cr_expect(strstr(v->status, "no keyframe") != NULL, "status: %s", v->status);
+    heft_world *before = v->world;
+    cr_expect_eq(viewer_load_file(v, SCENES_DIR "/no-such-scene.json"), -1);
+    cr_expect(strstr(v->status, "no-such-scene.json") != NULL, "status: %s", v->status);
+    cr_expect_eq(v->world, before, "the scene stays");
+    /* tab goes on from the file's entry, r reloads the file */
+    int at = viewer_current_scene(v);
+    cr_expect_eq(at, viewer_file_index(v->scene_path));
+    viewer_key(v, GLFW_KEY_R, GLFW_PRESS, 0);
+    cr_expect(strstr(v->scene_path, "pendulum.json") != NULL);
+    cr_expect_eq(v->step_index, 0);
+    viewer_destroy(v);
+}

@@ -78,8 +78,16 @@ Test(viewer_parts, command_line_is_read_and_bad_values_are_refused_with_a_reason
 Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
     int stacking = 0;
     cr_assert_geq(viewer_scene_count(), scenario_count());
+    int files = 0;
     for (int i = 0; i < viewer_scene_count(); ++i) {
         const viewer_scene *e = viewer_scene_at(i);
+        if (e->file[0]) {
+            /* a scene file: found by its path, its camera preset the C scene's it attaches */
+            cr_expect_eq(access(e->file, R_OK), 0, "%s is readable", e->file);
+            cr_expect_eq(viewer_file_index(e->file), i, "%s is found again", e->file);
+            files++;
+            continue;
+        }
         cr_expect(camera_has_preset(e->key), "scene %s has a camera preset", e->key);
         cr_expect_eq(viewer_scene_index(e->desc, e->variant), i, "%s is found again", e->key);
         cr_expect(!e->solver || heft_solver_find(e->solver), "%s opens with a registered solver",
@@ -96,6 +104,24 @@ Test(viewer_parts, every_scene_and_variant_is_offered_with_a_camera_preset) {
         cr_expect(!viewer_scene_has_variant("stacking", "moon"));
     }
     cr_expect_null(viewer_scene_at(viewer_scene_count()));
+    /* every file of assets/scenes/: the eleven demo scenes at least */
+    cr_expect_geq(files, 11, "the scene files are offered (%d)", files);
+}
+
+Test(viewer_parts, scene_takes_a_file_and_the_script_drops_files_and_presses_f5_f6_f9) {
+    viewer_options o;
+    char err[256] = "";
+    cr_assert_eq(parse(err, sizeof err, &o, 3, "--scene", "assets/scenes/crane.json"), OPTIONS_RUN,
+                 "%s", err);
+    cr_expect_str_eq(o.scene_file, "assets/scenes/crane.json");
+    cr_expect_eq(script_key_code("f5"), GLFW_KEY_F5);
+    cr_expect_eq(script_key_code("f6"), GLFW_KEY_F6);
+    cr_expect_eq(script_key_code("f9"), GLFW_KEY_F9);
+    input_script *sc = script_parse("drop:assets/scenes/pendulum.json wait:2 f5", err, sizeof err);
+    cr_expect_not_null(sc, "%s", err);
+    script_free(sc);
+    cr_expect_null(script_parse("drop:", err, sizeof err));
+    cr_expect(strstr(err, "drop:FILE needs a file name") != NULL, "%s", err);
 }
 
 /* The shaders are read from assets/ and built in from the same files: the

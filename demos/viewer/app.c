@@ -14,6 +14,7 @@
 #include "assets.h"
 #include "capture.h"
 #include "renderer.h"
+#include "scene_attach.h"
 #include "script.h"
 #include "viewer.h"
 
@@ -96,6 +97,9 @@ static void destroy_scene(viewer *v) {
     v->world = NULL;
 }
 
+static void install_scene(viewer *v, const scenario_desc *desc, heft_world *world, scenario *scene,
+                          double h);
+
 int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     if (!desc) {
         viewer_set_status(v, "no such scene");
@@ -133,11 +137,24 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
         heft_world_destroy(world);
         return -1;
     }
+    install_scene(v, desc, world, scene, desc->h > 0.0 ? desc->h : 1.0 / 60.0);
+    v->scene_path[0] = '\0';
+    v->geometric_stiffness = wd.geometric_stiffness;
+    v->show.files = 0;
+    char key[96];
+    viewer_set_status(v, "scene %s", viewer_scene_key(v, key, sizeof key));
+    return 0;
+}
+
+/* The new scene in place of the old: the viewer's per-scene state back to
+ * its start. */
+static void install_scene(viewer *v, const scenario_desc *desc, heft_world *world, scenario *scene,
+                          double h) {
     destroy_scene(v);
     v->desc = desc;
     v->world = world;
     v->scene = scene;
-    v->h = desc->h > 0.0 ? desc->h : 1.0 / 60.0;
+    v->h = h;
     v->step_index = 0;
     v->left_bounds = 0;
     v->accumulator = 0.0;
@@ -148,18 +165,68 @@ int viewer_load_scene(viewer *v, const scenario_desc *desc) {
     operator_reset(v);
     snprintf(v->solver, sizeof v->solver, "%s", heft_world_solver(world));
     v->solver_options = heft_world_solver_options(world);
-    v->geometric_stiffness = wd.geometric_stiffness;
     if (v->renderer) {
         renderer_reset(v->renderer);
     }
     solve_plot_clear(&v->plot);
+    history_clear(v);
     viewer_camera_preset(v);
-    char key[96];
-    viewer_set_status(v, "scene %s", viewer_scene_key(v, key, sizeof key));
+}
+
+/* the last part of a path */
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int viewer_load_file(viewer *v, const char *path) {
+    heft_scene_info info;
+    heft_world *world = path ? heft_world_load(path, &info) : NULL;
+    if (!world) {
+        viewer_set_status(v, "%s", path ? heft_last_error() : "no file");
+        return -1;
+    }
+    /* the C scene the file's name means, attached when its objects match */
+    scenario_params params = v->opt.params;
+    char variant[32] = "";
+    params.variant = NULL;
+    const scenario_desc *desc = scene_attach_find(info.name, &params, variant, sizeof variant);
+    char key[96] = "";
+    if (desc) {
+        snprintf(key, sizeof key, "%s%s%s", desc->name, variant[0] ? "/" : "", variant);
+    }
+    const viewer_scene *e = desc ? viewer_scene_at(viewer_scene_index(desc, params.variant)) : NULL;
+    const char *solver = v->solver_chosen ? v->solver : (e && e->solver ? e->solver : NULL);
+    if (solver && heft_world_set_solver(world, solver) != HEFT_OK) {
+        viewer_set_status(v, "solver %s refused: %s", solver, heft_last_error());
+        heft_world_destroy(world);
+        return -1;
+    }
+    heft_world_def wd = heft_world_get_def(world);
+    heft_solver_options options = heft_world_solver_options(world);
+    scenario *scene = desc ? scene_attach(desc, &params, &wd, &options, world) : NULL;
+    if (!scene) {
+        desc = &scenario_file;
+        variant[0] = '\0';
+    }
+    install_scene(v, desc, world, scene, info.time_step);
+    snprintf(v->scene_path, sizeof v->scene_path, "%s", path);
+    v->show.files = 1;
+    snprintf(v->file_variant, sizeof v->file_variant, "%s", variant);
+    v->opt.params.variant = variant[0] ? v->file_variant : NULL;
+    v->geometric_stiffness = wd.geometric_stiffness;
+    viewer_camera_preset(v);
+    viewer_set_status(v, "scene file %s%s%s", base_name(path),
+                      scene ? " with the timeline of " : "", scene ? key : "");
     return 0;
 }
 
 int viewer_reset_scene(viewer *v) {
+    if (v->scene_path[0]) {
+        char path[sizeof v->scene_path];
+        snprintf(path, sizeof path, "%s", v->scene_path);
+        return viewer_load_file(v, path);
+    }
     int r = viewer_load_scene(v, v->desc);
     if (r == 0) {
         viewer_set_status(v, "scene %s reset", v->desc->name);
@@ -240,6 +307,7 @@ void viewer_step(viewer *v) {
         v->desc->observe(v->scene, v->world, v->step_index, v->h);
     }
     v->step_index++;
+    history_record(v);
     check_bounds(v);
 }
 
@@ -354,7 +422,8 @@ viewer *viewer_create(const viewer_options *options, char *err, size_t err_size)
     }
     glfwGetWindowSize(v->window, &v->win_w, &v->win_h);
     glfwGetFramebufferSize(v->window, &v->fb_w, &v->fb_h);
-    if (viewer_load_scene(v, desc) != 0) {
+    if ((v->opt.scene_file ? viewer_load_file(v, v->opt.scene_file) : viewer_load_scene(v, desc)) !=
+        0) {
         snprintf(err, err_size, "%s", v->status);
         viewer_destroy(v);
         return NULL;
@@ -379,6 +448,7 @@ void viewer_destroy(viewer *v) {
         fprintf(stderr, "heft-viewer: ffmpeg did not finish %s\n", v->opt.record);
     }
     destroy_scene(v);
+    history_free(v);
     if (v->window) {
         renderer_destroy(v->renderer);
         ui_free(&v->ui);

@@ -139,3 +139,28 @@ char *assets_read_text(const char *path, char *origin, size_t origin_size, char 
     }
     return copy;
 }
+
+int assets_find_dir(const char *sub, char *out, size_t size) {
+    char candidates[3][4096];
+    int count = 0;
+    const char *dir = chosen_dir ? chosen_dir : getenv("HEFT_ASSETS");
+    if (dir && strcmp(dir, ASSETS_BUILT_IN) == 0) {
+        return -1;
+    }
+    if (dir && *dir) {
+        snprintf(candidates[count++], sizeof candidates[0], "%s", dir);
+    } else {
+        if (installed_dir(candidates[count], sizeof candidates[count]) == 0) {
+            ++count;
+        }
+#ifdef HEFT_SOURCE_ASSETS
+        snprintf(candidates[count++], sizeof candidates[0], "%s", HEFT_SOURCE_ASSETS);
+#endif
+    }
+    for (int k = 0; k < count; ++k) {
+        if (join(out, size, candidates[k], sub) == 0 && access(out, R_OK | X_OK) == 0) {
+            return 0;
+        }
+    }
+    return -1;
+}

@@ -40,6 +40,11 @@ void assets_set_dir(const char *dir);
 char *assets_read_text(const char *path, char *origin, size_t origin_size, char *err,
                        size_t err_size);
 
+/* The directory sub (e.g. "scenes") of the first assets directory of steps
+ * 1-3 that has it, into out; 0, or -1 when none has (the files of such a
+ * directory are not built in). */
+int assets_find_dir(const char *sub, char *out, size_t size);
+
 /* The built-in copy of path, or NULL. */
 const embedded_asset *assets_embedded(const char *path);
 

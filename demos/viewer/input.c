@@ -199,6 +199,15 @@ void viewer_key(viewer *v, int key, int action, int mods) {
             v->quit = 1;
         }
         break;
+    case GLFW_KEY_F5:
+        viewer_keyframe_save(v);
+        break;
+    case GLFW_KEY_F9:
+        viewer_keyframe_restore(v);
+        break;
+    case GLFW_KEY_F6: /* held: on and on, 0.1 s a repeat */
+        viewer_rewind(v);
+        break;
     case GLFW_KEY_Q:
         if (mods & GLFW_MOD_CONTROL) {
             v->quit = 1;
@@ -293,7 +302,15 @@ static void on_scroll(GLFWwindow *w, double dx, double dy) {
     viewer_scroll(from_window(w), dy);
 }
 
+/* A file dropped on the window: the first of them opened as a scene file. */
+static void on_drop(GLFWwindow *w, int count, const char **paths) {
+    if (count > 0) {
+        viewer_load_file(from_window(w), paths[0]);
+    }
+}
+
 void viewer_install_callbacks(viewer *v) {
+    glfwSetDropCallback(v->window, on_drop);
     glfwSetWindowUserPointer(v->window, v);
     glfwSetKeyCallback(v->window, on_key);
     glfwSetMouseButtonCallback(v->window, on_button);

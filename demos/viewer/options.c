@@ -13,6 +13,7 @@ void viewer_usage(FILE *out) {
     fprintf(out, "usage: heft-viewer [--scenario NAME] [--solver NAME] [options]\n"
                  "  --scenario NAME     scene to open (default: crane, else hanging-chain)\n"
                  "  --variant NAME      stacking: boxes (default), pyramid, tower, wall\n"
+                 "  --scene FILE        open a scene file (docs/scene-format.md) instead\n"
                  "  --solver NAME       solver at start (default: bpp-skyline)\n"
                  "  --list              list the scenes and solvers\n"
                  "  --size WxH          window size (default 1280x720)\n"
@@ -39,6 +40,10 @@ void viewer_list(FILE *out) {
     fprintf(out, "scenes (tab in this order):\n");
     for (int i = 0; i < viewer_scene_count(); ++i) {
         const viewer_scene *e = viewer_scene_at(i);
+        if (e->file[0]) {
+            fprintf(out, "  --scene %s\n", e->file);
+            continue;
+        }
         char name[64];
         snprintf(name, sizeof name, "%s%s%s", e->desc->name, e->variant ? " --variant " : "",
                  e->variant ? e->variant : "");
@@ -75,7 +80,8 @@ enum {
     OPT_LOAD_MASS,
     OPT_ANGLE,
     OPT_LENGTH,
-    OPT_ASSETS
+    OPT_ASSETS,
+    OPT_SCENE
 };
 
 static const struct option long_options[] = {
@@ -103,6 +109,7 @@ static const struct option long_options[] = {
     {"angle", required_argument, NULL, OPT_ANGLE},
     {"length", required_argument, NULL, OPT_LENGTH},
     {"assets", required_argument, NULL, OPT_ASSETS},
+    {"scene", required_argument, NULL, OPT_SCENE},
     {NULL, 0, NULL, 0},
 };
 
@@ -129,6 +136,9 @@ static int parse_window_size(const char *value, viewer_options *o, char *err, si
 /* Reads one option; 0, or -1 with a message. */
 static int take_option(int id, const char *value, viewer_options *o, char *err, size_t err_size) {
     switch (id) {
+    case OPT_SCENE:
+        o->scene_file = value; /* read when the viewer opens: its errors name the file */
+        return 0;
     case OPT_SCENARIO:
         if (!scenario_find(value)) {
             snprintf(err, err_size, "unknown scenario \"%s\" (heft-viewer --list shows them)",

@@ -113,21 +113,44 @@ static void controls_panel(viewer *v, float x, float y, float w) {
     ui_context *ui = &v->ui;
     float lh = ui_line_height(ui), bh = lh + 6.0f, pad = 8.0f, bw = w - 2.0f * pad;
     int scenes = viewer_scene_count(), solvers = heft_solver_count();
-    int scene_rows = (scenes + 1) / 2, solver_rows = (solvers + 1) / 2; /* two a row */
+    /* the menu lists the C scenes or the files, with a row to choose */
+    int files = 0;
+    for (int i = 0; i < scenes; ++i) {
+        files += viewer_scene_at(i)->file[0] != '\0';
+    }
+    int listed = files > scenes - files ? files : scenes - files;
+    int scene_rows = (listed + 1) / 2 + (files > 0), solver_rows = (solvers + 1) / 2;
     float height = 4.0f * (lh + 2.0f) + (float)(scene_rows + solver_rows) * (bh + 2.0f) +
                    (float)OPTION_COUNT * (bh + 2.0f) + 5.0f * (bh + 2.0f) + 4.0f * pad;
     ui_panel(ui, x, y, w, height);
     float cy = section(ui, x + pad, y + pad, "scene  (tab, [ ])");
     int current = viewer_current_scene(v);
     float half_w = 0.5f * (bw - 2.0f);
+    if (files > 0) {
+        if (ui_button(ui, x + pad, cy, half_w, bh, "C scenes", !v->show.files)) {
+            v->show.files = 0;
+        }
+        if (ui_button(ui, x + pad + half_w + 2.0f, cy, half_w, bh, "files", v->show.files)) {
+            v->show.files = 1;
+        }
+        cy += bh + 2.0f;
+    }
+    int shown = 0;
     for (int i = 0; i < scenes; ++i) {
-        float bx = x + pad + (float)(i % 2) * (half_w + 2.0f);
-        if (ui_button(ui, bx, cy, half_w, bh, viewer_scene_at(i)->label, i == current)) {
+        const viewer_scene *e = viewer_scene_at(i);
+        if ((e->file[0] != '\0') != (v->show.files != 0)) {
+            continue;
+        }
+        float bx = x + pad + (float)(shown % 2) * (half_w + 2.0f);
+        if (ui_button(ui, bx, cy, half_w, bh, e->label, i == current)) {
             viewer_load_entry(v, i);
         }
-        if (i % 2 == 1 || i == scenes - 1) {
+        if (shown++ % 2 == 1) {
             cy += bh + 2.0f;
         }
+    }
+    if (shown % 2 == 1) {
+        cy += bh + 2.0f;
     }
     cy = section(ui, x + pad, cy + pad, "solver  (1-9)");
     for (int i = 0; i < solvers; ++i) { /* two a row, like the scenes */
@@ -218,6 +241,8 @@ static const char *const help_lines[] = {
     "w wire  c contacts  j joints  b boxes  i islands  g grey at rest  l shadows",
     "t plot  x clear plot  f follow selected  v camera preset  p / f12 screenshot",
     "u overlay on/off   h / f1 this help   esc deselect / close help / quit",
+    "f5 keyframe   f9 back to the keyframe   f6 (hold) rewind the last 5 s, 0.1 s a repeat",
+    "drop a scene file (.json) on the window to open it",
 };
 
 /* the current scene's axis keys, as one help line ("" without axes) */

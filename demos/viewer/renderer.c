@@ -47,7 +47,7 @@ static int make_mesh(gpu_mesh *g, int (*build)(mesh_data *)) {
         return -1;
     }
     gpu_mesh_create(g, &m);
-    mesh_data_free(&m);
+    shape_mesh_free(&m);
     return 0;
 }
 
@@ -242,7 +242,7 @@ static gpu_mesh *cached(renderer *r, heft_world *w, heft_shape_id sid, const hef
     c->half_length = def->half_length;
     c->shape = sid;
     gpu_mesh_create(&c->mesh, &m);
-    mesh_data_free(&m);
+    shape_mesh_free(&m);
     return &c->mesh;
 }
 

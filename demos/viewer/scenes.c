@@ -1,8 +1,18 @@
 /* The scenes the viewer offers: every scene of the registry, and a scene
  * with variants (stacking: boxes, pyramid, tower, wall) once per variant, so
- * the menu, tab and the camera presets reach each of them. GL-free. */
+ * the menu, tab and the camera presets reach each of them; then every scene
+ * file of assets/scenes/. GL-free. */
+/* realpath */
+#define _XOPEN_SOURCE 700
+
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "assets.h"
+#include "scene_attach.h"
 
 #include "viewer.h"
 
@@ -56,6 +66,8 @@ static const char *scene_solver(const char *key) {
 static viewer_scene entries[MAX_ENTRIES];
 static int entry_count = -1;
 
+static void add_file_entries(void);
+
 static void build_entries(void) {
     entry_count = 0;
     for (int i = 0; i < scenario_count() && entry_count < MAX_ENTRIES; ++i) {
@@ -79,6 +91,64 @@ static void build_entries(void) {
             e->solver = scene_solver(e->key);
         }
     }
+    add_file_entries();
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Every *.json of the assets' scenes/ directory, by name, after the C
+ * scenes. */
+static void add_file_entries(void) {
+    char dir[440]; /* with a name of 63 bytes, within viewer_scene.file */
+    if (assets_find_dir("scenes", dir, sizeof dir) != 0) {
+        return;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        return;
+    }
+    char names[MAX_ENTRIES][64];
+    int n = 0;
+    struct dirent *f;
+    while ((f = readdir(d)) != NULL && n < MAX_ENTRIES) {
+        size_t len = strlen(f->d_name);
+        if (len > 5 && len < sizeof names[0] && strcmp(f->d_name + len - 5, ".json") == 0) {
+            memcpy(names[n++], f->d_name, len + 1); /* len < sizeof names[0] */
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], by_name);
+    for (int i = 0; i < n && entry_count < MAX_ENTRIES; ++i) {
+        viewer_scene *e = &entries[entry_count++];
+        memset(e, 0, sizeof *e);
+        e->desc = &scenario_file;
+        int stem = (int)strlen(names[i]) - 5;
+        /* the stacking variants by their variant, as the C scenes' "stack ..." */
+        const char *shown = names[i];
+        if (strncmp(shown, "stacking-", 9) == 0) {
+            shown += 9;
+            stem -= 9;
+        }
+        snprintf(e->label, sizeof e->label, "%.*s", stem, shown); /* under "files" */
+        snprintf(e->key, sizeof e->key, "file/%.*s", stem, names[i]);
+        snprintf(e->file, sizeof e->file, "%s/%s", dir, names[i]);
+    }
+}
+
+int viewer_file_index(const char *path) {
+    int n = viewer_scene_count();
+    char real[PATH_MAX];
+    const char *canonical = path && realpath(path, real) ? real : path;
+    for (int i = 0; path && i < n; ++i) {
+        char mine[PATH_MAX];
+        const char *entry = realpath(entries[i].file, mine) ? mine : entries[i].file;
+        if (entries[i].file[0] && strcmp(entry, canonical) == 0) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 int viewer_scene_count(void) {
@@ -95,7 +165,7 @@ const viewer_scene *viewer_scene_at(int index) {
 int viewer_scene_index(const scenario_desc *desc, const char *variant) {
     int n = viewer_scene_count(), first = -1;
     for (int i = 0; i < n; ++i) {
-        if (entries[i].desc != desc) {
+        if (entries[i].desc != desc || entries[i].file[0]) {
             continue;
         }
         if (first < 0) {
@@ -121,6 +191,9 @@ int viewer_load_entry(viewer *v, int index) {
         viewer_set_status(v, "no scene %d", index);
         return -1;
     }
+    if (e->file[0]) {
+        return viewer_load_file(v, e->file);
+    }
     const char *before = v->opt.params.variant;
     v->opt.params.variant = e->variant;
     int r = viewer_load_scene(v, e->desc);
@@ -131,5 +204,9 @@ int viewer_load_entry(viewer *v, int index) {
 }
 
 int viewer_current_scene(const viewer *v) {
+    int file = v->scene_path[0] ? viewer_file_index(v->scene_path) : -1;
+    if (file >= 0) {
+        return file;
+    }
     return viewer_scene_index(v->desc, v->opt.params.variant);
 }

@@ -15,6 +15,7 @@ typedef enum command_kind {
     CMD_CLICK,
     CMD_DRAG,
     CMD_SHOT,
+    CMD_DROP,
     CMD_QUIT
 } command_kind;
 
@@ -55,6 +56,9 @@ static const struct {
     {"lbracket", GLFW_KEY_LEFT_BRACKET},
     {"rbracket", GLFW_KEY_RIGHT_BRACKET},
     {"f1", GLFW_KEY_F1},
+    {"f5", GLFW_KEY_F5},
+    {"f6", GLFW_KEY_F6},
+    {"f9", GLFW_KEY_F9},
     {"f12", GLFW_KEY_F12},
 };
 
@@ -141,6 +145,15 @@ static int parse_token(const char *tok, command *c, char *err, size_t err_size) 
         c->kind = CMD_SHOT;
         if (tok[5] == '\0' || strlen(tok + 5) >= sizeof c->file) {
             snprintf(err, err_size, "script: \"%s\": shot:FILE needs a file name", tok);
+            return -1;
+        }
+        snprintf(c->file, sizeof c->file, "%s", tok + 5);
+        return 0;
+    }
+    if (strncmp(tok, "drop:", 5) == 0) {
+        c->kind = CMD_DROP;
+        if (tok[5] == '\0' || strlen(tok + 5) >= sizeof c->file) {
+            snprintf(err, err_size, "script: \"%s\": drop:FILE needs a file name", tok);
             return -1;
         }
         snprintf(c->file, sizeof c->file, "%s", tok + 5);
@@ -298,6 +311,10 @@ void script_run(input_script *s, viewer *v) {
             return;
         case CMD_SHOT:
             snprintf(v->shot_request, sizeof v->shot_request, "%s", c->file);
+            s->next++;
+            break;
+        case CMD_DROP: /* what the window's drop callback does */
+            viewer_load_file(v, c->file);
             s->next++;
             break;
         case CMD_QUIT:

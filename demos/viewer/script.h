@@ -4,13 +4,15 @@
  * separated by spaces, e.g. "2 wait:30 space shot:a.png click:640,360 quit".
  *   KEY            a key press and release: a..z, 0..9, space, tab, enter,
  *                  esc, backspace, left, right, up, down, pageup, pagedown,
- *                  minus, equal, comma, period, lbracket, rbracket, f1, f12;
+ *                  minus, equal, comma, period, lbracket, rbracket, f1, f5, f6,
+ *                  f9, f12;
  *                  prefix shift+ or ctrl+ for modifiers
  *   down:KEY, up:KEY   press, release (hold an operator axis between them)
  *   wait:N         let N frames pass
  *   click:X,Y      left click at window coordinates (from the top-left)
  *   drag:X0,Y0,X1,Y1,N   press at (X0,Y0), move to (X1,Y1) over N frames, release
  *   shot:FILE      write a PNG of the current frame
+ *   drop:FILE      a scene file dropped on the window (opens it)
  *   quit           close the viewer */
 #ifndef HEFT_VIEWER_SCRIPT_H
 #define HEFT_VIEWER_SCRIPT_H

@@ -12,13 +12,13 @@ static int mesh_alloc(mesh_data *m, int vertices, int indices) {
     m->vertex_count = 0;
     m->index_count = 0;
     if (!m->vertices || !m->indices) {
-        mesh_data_free(m);
+        shape_mesh_free(m);
         return -1;
     }
     return 0;
 }
 
-void mesh_data_free(mesh_data *m) {
+void shape_mesh_free(mesh_data *m) {
     free(m->vertices);
     free(m->indices);
     memset(m, 0, sizeof *m);

@@ -34,7 +34,7 @@ int mesh_cylinder(mesh_data *m, int slices);           /* radius 1, z in [-1, 1]
 int mesh_capsule(mesh_data *m, double radius, double half_length, int slices, int stacks);
 int mesh_triangles(mesh_data *m, const heft_vec3 *corners, int triangle_count); /* flat normals */
 int mesh_quad(mesh_data *m, float half_size); /* z = 0, normal +z */
-void mesh_data_free(mesh_data *m);
+void shape_mesh_free(mesh_data *m);
 
 int gpu_mesh_create(gpu_mesh *g, const mesh_data *m);
 void gpu_mesh_free(gpu_mesh *g);

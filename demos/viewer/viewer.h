@@ -13,6 +13,7 @@
 #include "scenario.h"
 #include "solve_plot.h"
 #include "ui.h"
+#include "history.h"
 
 typedef struct GLFWwindow GLFWwindow;
 typedef struct renderer renderer;
@@ -21,6 +22,7 @@ typedef struct recorder recorder;
 
 typedef struct viewer_options {
     const char *scenario;    /* NULL: "crane" if registered, else "hanging-chain" */
+    const char *scene_file;  /* --scene FILE: a scene file instead of scenario */
     const char *solver;      /* NULL: "bpp-skyline" if registered, else the world default */
     int width, height;       /* window size in screen coordinates (default 1280 x 720) */
     int frames;              /* stop after this many frames; 0: until the window closes */
@@ -52,6 +54,7 @@ typedef struct drag_spring {
 typedef struct view_toggles {
     int wireframe, contacts, joints, aabbs, islands, grey_resting, shadows;
     int overlay, help, plot, follow;
+    int files; /* the scene menu lists the scene files, not the C scenes */
 } view_toggles;
 
 /* The solver option the overlay's - and + buttons (and the , . keys) change. */
@@ -123,6 +126,13 @@ typedef struct viewer {
     int screenshot_count;
     char overlay_solver[32]; /* the solver the overlay showed in the last frame */
     char shot_request[256];  /* a PNG to write after this frame is drawn (key P, scripts) */
+
+    /* a scene from a file (--scene, a file dropped on the window, the
+     * scene list's files): its path ("" for a C scene) and the variant of
+     * the C scene attached to it */
+    char scene_path[512];
+    char file_variant[32];
+    viewer_history history; /* keyframe and rewind (history.c) */
 } viewer;
 
 /* viewer_create's message when no window can be opened; heft-viewer then
@@ -167,6 +177,8 @@ typedef struct viewer_scene {
     char key[64];        /* the camera preset's: NAME or NAME/VARIANT */
     const char *solver;  /* the solver it opens with unless the user chose one; NULL: the
                             viewer's default (bpp-skyline) */
+    char file[512];      /* a scene file of assets/scenes/ ("" for a C scene); desc is then
+                            scenario_file until it is loaded */
 } viewer_scene;
 
 int viewer_scene_count(void);
@@ -176,8 +188,15 @@ int viewer_scene_index(const scenario_desc *desc, const char *variant);
 int viewer_scene_has_variant(const char *scene, const char *variant);
 /* the entry the viewer shows now (-1 for a scene outside the registry) */
 int viewer_current_scene(const viewer *v);
-/* loads entry index: its scene with its variant */
+/* loads entry index: its scene with its variant, or its file */
 int viewer_load_entry(viewer *v, int index);
+/* Loads a scene file (docs/scene-format.md) in place of the scene: the C
+ * scene its name means attached when it matches (timeline, operators,
+ * checks), the scene's solver unless the user chose one. On failure the
+ * scene stays and the status line says why. */
+int viewer_load_file(viewer *v, const char *path);
+/* the entry of the file at path, -1 if none */
+int viewer_file_index(const char *path);
 
 /* input (input.c): the GLFW callbacks call these, and so do scripts and tests */
 void viewer_key(viewer *v, int key, int action, int mods);

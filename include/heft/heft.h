@@ -1176,6 +1176,25 @@ HEFT_API char *heft_world_save_text(const heft_world *world, const heft_scene_in
 HEFT_API heft_result heft_scene_operator_apply(heft_world *world, heft_scene_operator *op,
                                                double value);
 
+/* ---- snapshots (docs/snapshots.md) ----------------------------------------- */
+
+/* Writes the world's changing state (poses, velocities, pending forces, the
+ * joints' states and drives, the contacts with their warm starts, the
+ * islands and who sleeps with the sleep settings, the sensors' overlaps,
+ * each island's solver state, the time and step count) into buffer, and its
+ * size into *size. A NULL buffer asks for the size alone. A buffer smaller
+ * than the state is HEFT_ERROR_INVALID_ARGUMENT (with *size the bytes
+ * needed). Stepping on from a state restored from the buffer is
+ * bit-identical to stepping on from the original. */
+HEFT_API heft_result heft_world_save_state(const heft_world *world, void *buffer, size_t capacity,
+                                           size_t *size);
+/* Puts the state saved in buffer back. A buffer of another world layout
+ * (bodies, joints or shapes created or destroyed since), of another format
+ * or build, damaged or truncated is refused with HEFT_ERROR_INVALID_ARGUMENT
+ * and the world is left exactly as it was. A buffer saved under another
+ * solver restores everything but the solver states, which start afresh. */
+HEFT_API heft_result heft_world_restore_state(heft_world *world, const void *buffer, size_t size);
+
 /* ---- URDF import (docs/urdf.md) ------------------------------------------ */
 
 /* How a URDF robot is placed and mapped. */

@@ -153,6 +153,18 @@ typedef struct heft_solver_vtable {
                    bpp-pcg, pgcg); 0: iterative, a sweep or iteration budget's approximation.
                    The engine picks its default joint Baumgarte factor from this, feeds geometric
                    stiffness only from direct answers and projects contacts with them. */
+    /* The part of a state that changes the next solve (kept index sets and
+     * answers, the Woodbury solves bpp-pcg starts from), as bytes of this
+     * build: save_state writes them into buffer when capacity allows and
+     * returns how many it needs (buffer NULL: the size alone); restore_state
+     * reads them into a state made by the same solver's create and returns
+     * 0, or -1 (the state then reset) for bytes it cannot read. What a solve
+     * rebuilds from the problem alone (orderings, symbolic factorizations) is
+     * not saved: restored, it is rebuilt the same. Both NULL in a solver that
+     * saves nothing: a restored state of it is a reset one
+     * (docs/snapshots.md). */
+    size_t (*save_state)(const void *state, void *buffer, size_t capacity);
+    int (*restore_state)(void *state, const void *buffer, size_t size);
 } heft_solver_vtable;
 
 /* Return codes of solve(). */
