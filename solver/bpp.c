@@ -1238,7 +1238,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps), stats) > 0) {
+            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps), stats) >
+                0) {
                 memcpy(s->lambda, s->fz_best, vec);
                 converged = 1;
                 source = HEFT_ANSWER_BACKSTOP;

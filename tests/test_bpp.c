@@ -559,12 +559,15 @@ Test(bpp, one_pivoting_step_is_not_enough_and_says_so) {
         double lambda[80];
         heft_solver_stats st;
         /* one pivoting step, then one projected Newton step on the frozen
-         * boxes (bpp.c): the budget applies to each; then the backstop
+         * boxes (bpp.c): the budget applies to each; then the backstop, its
+         * Newton stage within twice the budget (newton.c) and Lemke's method
          * (lemke.c), whose answer is exact and says it is the backstop's */
         cr_assert_eq(solve_once(solvers[s], &o, pp.p, lambda, &st), HEFT_SOLVE_OK);
         cr_assert_eq(st.iterations, 2);
         cr_assert_eq(st.frozen_rounds, 1);
-        cr_assert_eq(st.backstops, 1);
+        cr_assert_geq(st.backstops, 1);
+        cr_assert_leq(st.backstops, 2);
+        cr_assert_leq(st.newton_steps, 2 * o.max_pivots);
         cr_assert_gt(st.backstop_pivots, 0);
         cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
         cr_assert_eq(st.bound_violations, 0); /* clamped into the boxes */
