@@ -19,6 +19,7 @@
 #include "downdate_break_even.h"
 #include "hard_family.h"
 #include "lemke.h"
+#include "newton.h"
 #include "mechanisms.h"
 #include "pcg.h"
 #include "precond.h"
@@ -987,11 +988,27 @@ static int bench_ldl(int reps) {
 
 /* ---- --backstop: the variants of the pivoting family's exact backstop ---------------- */
 
-/* One variant on one problem: its time, the answer's error, its pivots. */
-static void backstop_row(const char *name, const char *variant, const heft_mlcp *p, double ms,
-                         double error, int pivots, const char *status) {
-    printf("| %s | %d | %s | %.2f | %.3g | %d | %s |\n", name, p->n, variant, ms, error, pivots,
-           status);
+/* The CSV of --backstop --out DIR (NULL: the table only) */
+static FILE *backstop_csv;
+
+/* The variants, in the order of the table; their index is the CSV's last column */
+#define BACKSTOP_VARIANTS 9
+static const char *const backstop_variants[BACKSTOP_VARIANTS] = {
+    "pgs 1000 sweeps (the guess)", "lemke, all-slack start",
+    "lemke, from PGS's answer",    "lemke, proximal 1e-6 from the start",
+    "newton, from PGS's answer",   "newton, from the warm start",
+    "newton, from zero",           "bpp-skyline, restart off",
+    "bpp-skyline, restart on"};
+
+/* One variant on one problem: its time, the answer's error, its pivots or
+ * steps; a row of the table, and of the CSV when one is open. */
+static void backstop_row(const char *name, int variant, const heft_mlcp *p, double ms, double error,
+                         int pivots, const char *status) {
+    printf("| %s | %d | %s | %.2f | %.3g | %d | %s |\n", name, p->n, backstop_variants[variant], ms,
+           error, pivots, status);
+    if (backstop_csv != NULL)
+        fprintf(backstop_csv, "\"%s\",%d,\"%s\",%.6f,%.6e,%d,%d\n", name, p->n,
+                backstop_variants[variant], ms, error > 1e-300 ? error : 1e-300, pivots, variant);
 }
 
 static void backstop_problem(const char *name, const heft_mlcp *p) {
@@ -1009,22 +1026,36 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
     heft_solver_stats st;
     double t0 = heft_time_ms();
     heft_solve("pgs", &po, p, guess, &st);
-    backstop_row(name, "pgs 1000 sweeps (the guess)", p, heft_time_ms() - t0, st.error_max,
-                 st.iterations, "-");
+    backstop_row(name, 0, p, heft_time_ms() - t0, st.error_max, st.iterations, "-");
     for (int v = 0; v < 3; ++v) {
         heft_lemke_options o = heft_lemke_default_options(n, 1e-12);
         const double *guesses[1] = {guess};
-        const char *variant = v == 0   ? "lemke, all-slack start"
-                              : v == 1 ? "lemke, from PGS's answer"
-                                       : "lemke, proximal 1e-6 from the start";
         if (v == 2)
             o.proximal = 1e-6;
         heft_lemke_result r;
         t0 = heft_time_ms();
         heft_lemke_solve(&ws, p, NULL, guesses, v == 1 ? 1 : 0, &o, lambda, work, &r);
-        backstop_row(name, variant, p, heft_time_ms() - t0, r.error_max, r.pivots + r.crash_pivots,
+        backstop_row(name, 1 + v, p, heft_time_ms() - t0, r.error_max, r.pivots + r.crash_pivots,
                      status_names[r.status]);
     }
+    static const char *newton_names[] = {"solved", "stalled", "budget", "failed"};
+    heft_newton nw;
+    memset(&nw, 0, sizeof nw);
+    for (int v = 0; v < 3; ++v) {
+        const double *from = v == 0 ? guess : (v == 1 ? p->lambda0 : NULL);
+        if (v == 1 && from == NULL)
+            continue;
+        double *start = calloc((size_t)n, sizeof(double));
+        if (from != NULL)
+            memcpy(start, from, sizeof(double) * (size_t)n);
+        heft_newton_result r;
+        t0 = heft_time_ms();
+        heft_newton_solve(&nw, p, start, 1e-12, 50, lambda, work, &r);
+        backstop_row(name, 4 + v, p, heft_time_ms() - t0, r.error_max, r.steps,
+                     newton_names[r.status]);
+        free(start);
+    }
+    heft_newton_release(&nw);
     for (int restart = 0; restart < 2; ++restart) {
         heft_solver_options o = heft_solver_default_options();
         o.bpp_pgs_sweeps = restart ? 1000 : 0;
@@ -1033,8 +1064,8 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
         char status[64];
         snprintf(status, sizeof status, "rc %d, answer %d, %d backstops", rc, st.answer,
                  st.backstops);
-        backstop_row(name, restart ? "bpp-skyline, restart on" : "bpp-skyline, restart off", p,
-                     heft_time_ms() - t0, st.error_max, st.backstop_pivots, status);
+        backstop_row(name, 7 + restart, p, heft_time_ms() - t0, st.error_max, st.backstop_pivots,
+                     status);
     }
     heft_lemke_release(&ws);
     free(lambda);
@@ -1047,6 +1078,17 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
  * of up to N rows. */
 static int bench_backstop(int argc, char **argv) {
     int members = 10, rows = 200, files = 0;
+    const char *out = NULL;
+    for (int i = 2; i + 1 < argc; ++i)
+        if (!strcmp(argv[i], "--out"))
+            out = argv[i + 1];
+    char path[1024];
+    if (out != NULL) {
+        backstop_csv = open_output(out, "backstop", "variants.csv", path, sizeof path);
+        if (backstop_csv == NULL)
+            return 1;
+        fprintf(backstop_csv, "problem,rows,variant,ms,error_j,pivots,index\n");
+    }
     printf("| problem | rows | variant | ms | error (J) | pivots | status |\n"
            "|---|---|---|---|---|---|---|\n");
     for (int i = 2; i < argc; ++i) {
@@ -1061,6 +1103,8 @@ static int bench_backstop(int argc, char **argv) {
                 fprintf(stderr, "heft-bench: %s\n", err);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            ++i; /* read above */
         } else {
             heft_mlcp *p;
             if (heft_mlcp_read_file(argv[i], &p, NULL, err, sizeof err) != 0) {
@@ -1080,6 +1124,32 @@ static int bench_backstop(int argc, char **argv) {
         backstop_problem(name, hp.p);
         hard_family_free(&hp);
     }
+    if (backstop_csv != NULL) {
+        FILE *csv = backstop_csv;
+        backstop_csv = NULL;
+        if (close_output(csv, path) != 0)
+            return 1;
+        /* time against error, one point per problem and variant */
+        char plot[1400] = "";
+        for (int v = 0; v < BACKSTOP_VARIANTS; ++v) {
+            char one[160];
+            snprintf(one, sizeof one,
+                     "%s'backstop-variants.csv' using ($7 == %d ? $4 : 1/0):5 with points "
+                     "title '%s'",
+                     v ? ", " : "", v, backstop_variants[v]);
+            strncat(plot, one, sizeof plot - strlen(plot) - 1);
+        }
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal "
+                 "pngcairo noenhanced size 900,600; set output 'backstop-variants.png'; set "
+                 "datafile separator ','; set logscale xy; set format y '%%.0e'; set xlabel "
+                 "'time per solve (ms)'; set ylabel 'error of the answer (J; 1e-300: exact)'; "
+                 "set key outside right; plot %s\" 2>/dev/null",
+                 out, plot);
+        if (system(cmd) != 0)
+            fprintf(stderr, "heft-bench: no plot (gnuplot missing or failed)\n");
+    }
     return 0;
 }
 
@@ -1090,7 +1160,7 @@ static void usage(FILE *f) {
            "                  [--every K] [--imaginary 0|1]\n"
            "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
            "       heft-bench --ldl [--reps N]\n"
-           "       heft-bench --backstop [--members K] [--rows N] [FILE.mlcp ...]\n"
+           "       heft-bench --backstop [--members K] [--rows N] [--out DIR] [FILE.mlcp ...]\n"
            "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
            "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
@@ -1100,7 +1170,8 @@ static void usage(FILE *f) {
            "10000 calls) and prints the figures.\n"
            "--backstop: the exact backstop's variants (docs/friction-backstop.md) on the\n"
            "files, else on the first K (10) hard-family problems of up to N (200) rows:\n"
-           "time and error per solve, a Markdown table.\n");
+           "time and error per solve, a Markdown table; with --out, DIR/backstop-variants.csv\n"
+           "and its plot (time against error, gnuplot).\n");
 }
 
 /* A scene to benchmark: NAME[:VARIANT[:SIZE]], checked before anything runs. */

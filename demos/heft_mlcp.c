@@ -350,6 +350,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.backstops);
         json_key(f, "backstop_pivots", &first);
         fprintf(f, "%d", st.backstop_pivots);
+        json_key(f, "newton_steps", &first);
+        fprintf(f, "%d", st.newton_steps);
         json_key(f, "answer", &first);
         json_string(f, answer_name(st.answer));
         json_key(f, "error_max", &first);

@@ -536,6 +536,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->frozen_rounds += s->frozen_rounds;
         st->backstops += s->backstops;
         st->backstop_pivots += s->backstop_pivots;
+        st->newton_steps += s->newton_steps;
         st->factorizations += s->factorizations;
         st->downdates += s->downdates;
         st->updates += s->updates;
@@ -611,6 +612,7 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->frozen_rounds += s->frozen_rounds;
     t->backstops += s->backstops;
     t->backstop_pivots += s->backstop_pivots;
+    t->newton_steps += s->newton_steps;
     t->factorizations += s->factorizations;
     t->downdates += s->downdates;
     t->updates += s->updates;

@@ -36,11 +36,13 @@
  * boxes it took over 500 steps on a winch island. Heft instead freezes the
  * friction boxes and solves the box-constrained QP by projected Newton,
  * which cannot cycle ("frozen friction boxes" below), with a budget of
- * options.max_pivots steps of its own. What neither ends within the
- * tolerance goes to the exact backstop, Lemke's method on an LCP form of
- * the problem (lemke.c, docs/friction-backstop.md), which needs no
+ * options.max_pivots steps of its own; with the restart on, the frozen
+ * boxes and the Newton stage run from the warm start first, before it.
+ * What none of them ends within the tolerance goes to the backstop:
+ * semismooth Newton on the error measure's residual (newton.c), then
+ * Lemke's method on an LCP form of the problem (lemke.c), which needs no
  * factorization of A_FF and so also answers a singular one (redundant
- * contacts). With adaptive regularization on,
+ * contacts); docs/friction-backstop.md gives the order. With adaptive regularization on,
  * block pivoting goes on instead (the shifts end the cycle, [Ho 2022] §5.4). The
  * best pivoting iterate (fewest variables breaking eq. 2.1, then the
  * smallest error) is kept for when neither finishes ([Ho 2022] §2.5.2: "we simply
@@ -73,12 +75,20 @@
  * measured above BPP_CLAIM_LIMIT was converged on another A (heft_bpp_answer) */
 #define BPP_ACCEPTED 1e-10
 #define BPP_CLAIM_LIMIT 1e-8
-/* The backstop keeps B^-1 dense and pays O(N^2) a pivot, about N pivots a
- * path: up to 400 variables some 50 ms a path, on a winch island (808) 13 s
- * from the all-slack basis, on the 717-row tower island (1,673) 95 s. An
- * engine step cannot wait for those: larger problems go without it (their
- * stalled solves end at the frozen boxes' answer, as before). */
-#define BPP_BACKSTOP_MAX_VARIABLES 400
+/* Lemke's method keeps B^-1 dense and pays O(N^2) a pivot: from the
+ * all-slack basis a 808-variable winch island took 13 s, but behind the
+ * Newton stage it starts from that stage's answer (mostly crash pivots),
+ * 0.4 to 1 s on the exported islands of 600 to 812 variables that reach
+ * it. Larger problems end at the best answer of the stages before. */
+#define BPP_BACKSTOP_MAX_VARIABLES 1000
+/* Steps of the backstop's Newton stage (newton.c), at most twice
+ * options.max_pivots, so that the pivot budget bounds the whole solve */
+#define BPP_NEWTON_STEPS 60
+/* ... and at most this many from one start point */
+#define BPP_NEWTON_START_STEPS 25
+/* ... and before the restart from PGS (heft_bpp_solve), at most
+ * options.max_pivots */
+#define BPP_NEWTON_EARLY_STEPS 25
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -132,6 +142,8 @@ void heft_bpp_destroy(void *state) {
     heft_adaptive_reg_release(&s->reg);
     heft_pgs_solver.destroy(s->pgs);
     heft_lemke_release(&s->lemke);
+    heft_newton_release(&s->newton);
+    heft_envelope_work_release(&s->env);
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
                       s->set,
@@ -157,9 +169,6 @@ void heft_bpp_destroy(void *state) {
                       s->tight_perm,
                       s->px,
                       s->py,
-                      s->response,
-                      s->body_start,
-                      s->body_entries,
                       s->downdate_cost,
                       s->block_end,
                       s->factored_tight,
@@ -185,6 +194,10 @@ void heft_bpp_destroy(void *state) {
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
     heft_free(s);
+}
+
+static int imin(int a, int b) {
+    return a < b ? a : b;
 }
 
 /* ---- the backend -------------------------------------------------------------------- */
@@ -1096,6 +1109,63 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
     return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
 }
 
+/* The backstop's Newton stage from the given points (NULL ones skipped),
+ * the one with the smallest error first, then the others while the step
+ * budget lasts: a start from which the min-map's kinks stalled the line
+ * search was, on the winch, an answer from another. Returns 1 when
+ * s->fz_best holds an answer within tau, 0 when it holds the best answer
+ * found, better than every start (clamped), -1 when there is none. */
+static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
+                        double tau, int steps, heft_solver_stats *stats) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    double error[4];
+    int order[4], used = 0;
+    double start_best = INFINITY;
+    for (int k = 0; k < count && k < 4; ++k) {
+        if (points[k] == NULL)
+            continue;
+        memcpy(s->fz_t, points[k], vec);
+        heft_bpp_clamp_answer(p, s->fz_t);
+        error[k] = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        if (!(error[k] < INFINITY))
+            continue;
+        start_best = fmin(start_best, error[k]);
+        int at = used++;
+        while (at > 0 && error[order[at - 1]] > error[k]) {
+            order[at] = order[at - 1];
+            --at;
+        }
+        order[at] = k;
+    }
+    if (used == 0) {
+        memset(s->fz_t, 0, vec);
+        start_best = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        points = NULL;
+        used = 1;
+    }
+    double found = INFINITY;
+    int budget = steps;
+    stats->backstops++;
+    for (int k = 0; k < used && budget > 0; ++k) {
+        if (points != NULL)
+            memcpy(s->fz_t, points[order[k]], vec);
+        heft_newton_result r;
+        const int share = budget < BPP_NEWTON_START_STEPS ? budget : BPP_NEWTON_START_STEPS;
+        heft_newton_solve(&s->newton, p, s->fz_t, tau, share, s->fz_d, s->measure_work, &r);
+        budget -= r.steps > 0 ? r.steps : 1;
+        stats->backstop_pivots += r.steps;
+        stats->newton_steps += r.steps;
+        if (r.status != HEFT_NEWTON_FAILED && r.error_max < found) {
+            found = r.error_max;
+            memcpy(s->fz_best, s->fz_d, vec);
+        }
+        if (found <= tau)
+            return 1;
+    }
+    return found < start_best ? 0 : -1;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1145,6 +1215,39 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     int steps = 0;
     pivot_best best = {0, 0, INFINITY};
     int converged = pivot_loop(p, s, tau, max_steps, &steps, &best, stats);
+    int source = HEFT_ANSWER_SOLVER;
+    if (!converged && steps < max_steps && (warm || best.found) && s->options.bpp_pgs_sweeps > 0) {
+        /* stalled: the frozen boxes and the Newton stage from the warm start
+         * (else the best iterate) first, before the restart from PGS. On
+         * the winch they ended most stalled solves exactly from there, in a
+         * tenth of the restart's time, where from PGS's answer the Newton
+         * stage stalled more often and left Lemke's method 30 solves of
+         * seconds each; on the towers the restart's point is the better one
+         * and is tried next. (Without the restart the stages below do the
+         * same from the same point.) */
+        stats->fallback = 1;
+        for (int i = 0; i < n; ++i) {
+            const double v = warm ? p->lambda0[i] : s->best_lambda[i];
+            s->fz_d[i] = isfinite(v) ? v : 0.0;
+        }
+        heft_bpp_clamp_answer(p, s->fz_d);
+        const int fr = frozen_boxes(p, s, s->fz_d, tau, max_steps, stats);
+        if (fr > 0) {
+            converged = 1;
+        } else {
+            const double *points[3] = {fr == 0 ? s->lambda : NULL,
+                                       best.found ? s->best_lambda : NULL,
+                                       warm ? p->lambda0 : NULL};
+            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps), stats) >
+                0) {
+                memcpy(s->lambda, s->fz_best, vec);
+                converged = 1;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+        if (converged)
+            heft_bpp_read_sets(p, s->lambda, s->set);
+    }
     int pgs_answered = 0;
     double pgs_error = INFINITY;
     if (!converged && steps < max_steps && s->options.bpp_pgs_sweeps > 0) {
@@ -1160,7 +1263,6 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     }
     const int have_best = best.found;
     stats->iterations = steps;
-    int source = HEFT_ANSWER_SOLVER;
 
     int frozen = -1;
     if (!converged && steps > 0) {
@@ -1188,6 +1290,23 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (frozen >= 0) {
             converged = frozen;
             heft_bpp_read_sets(p, s->lambda, s->set);
+        }
+    }
+
+    if (!converged) {
+        /* the backstop's first stage (newton.c): semismooth Newton from the
+         * points seen, the best (by the error measure) first */
+        const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
+                                   pgs_answered ? s->pgs_lambda : NULL,
+                                   have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
+        const int solved =
+            newton_stage(p, s, points, 4, tau, imin(BPP_NEWTON_STEPS, 2 * max_steps), stats);
+        if (solved >= 0) {
+            memcpy(s->lambda, s->fz_best, vec);
+            heft_bpp_read_sets(p, s->lambda, s->set);
+            frozen = 1; /* an answer in s->lambda */
+            converged = solved;
+            source = HEFT_ANSWER_BACKSTOP;
         }
     }
 

@@ -25,7 +25,9 @@
 #include <stdint.h>
 
 #include "adaptive_regularization.h"
+#include "envelope.h"
 #include "lemke.h"
+#include "newton.h"
 #include "mlcp.h"
 #include "ordering.h"
 
@@ -82,6 +84,8 @@ typedef struct bpp_state {
 
     /* the exact backstop (lemke.c) */
     heft_lemke lemke;
+    /* the backstop's first stage (newton.c) */
+    heft_newton newton;
 
     /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
@@ -101,10 +105,9 @@ typedef struct bpp_state {
     double *A_sky, *L0_sky, *L_sky; /* envelope-sized */
     unsigned char *tight_perm;
     double *px, *py;
-    double *response;               /* 12 per row: M^-1 J_i^T of each side, for the assembly */
-    int *body_start, *body_entries; /* per body: 2 * row + side of the rows touching it */
-    double *downdate_cost;          /* prefix sums of the estimated cost of a downdate's column k */
-    int *block_end;                 /* last column of the diagonal block holding column k */
+    heft_envelope_work env; /* the assembly's scratch */
+    double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
+    int *block_end;         /* last column of the diagonal block holding column k */
 
     /* bpp-pcg */
     struct bpp_pcg_backend *pcg;
@@ -126,10 +129,10 @@ typedef struct bpp_state {
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
-        L_sky_cap, tight_perm_cap, px_cap, py_cap, response_cap, body_start_cap, body_entries_cap,
-        downdate_cost_cap, block_end_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
-        normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
-        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap,
+        factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap, coupling_cap,
+        coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2], fz_lo_cap, fz_hi_cap, fz_x_cap,
+        fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */

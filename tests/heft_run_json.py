@@ -44,8 +44,8 @@ for scene in ["pendulum", "hanging-chain", "box-on-ground"]:
 # under a pivoting solver: present, integers, and the answers kept adding up
 # to the island solves.
 COUNTS = ["solves", "pivot_steps", "restarts", "pgs_sweeps", "rescue_sweeps", "frozen_rounds",
-          "backstops", "backstop_pivots", "factorizations", "downdates", "updates", "answers_solver",
-          "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero"]
+          "backstops", "backstop_pivots", "newton_steps", "factorizations", "downdates", "updates",
+          "answers_solver", "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero"]
 ANSWERS = ["answers_solver", "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero"]
 listing = subprocess.run([exe, "--list"], check=True, capture_output=True, text=True).stdout
 scenes = []

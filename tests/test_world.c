@@ -62,8 +62,8 @@ Test(world, solver_answer_with_nan_falls_back_to_pgs_and_world_stays_finite) {
 /* The island solves of one step, summed from the island callback, and the
  * run's totals from heft_world_stats. */
 typedef struct island_sums {
-    long solves, restarts, pgs_sweeps, frozen_rounds, backstops, backstop_pivots, factorizations,
-        downdates, answers[5];
+    long solves, restarts, pgs_sweeps, frozen_rounds, backstops, backstop_pivots, newton_steps,
+        factorizations, downdates, answers[5];
 } island_sums;
 
 typedef struct count_check {
@@ -84,6 +84,7 @@ static void sum_island(void *user, int step, int island, const heft_mlcp *proble
     s->frozen_rounds += stats->frozen_rounds;
     s->backstops += stats->backstops;
     s->backstop_pivots += stats->backstop_pivots;
+    s->newton_steps += stats->newton_steps;
     s->factorizations += stats->factorizations;
     s->downdates += stats->downdates;
     cr_assert(stats->answer >= HEFT_ANSWER_SOLVER && stats->answer <= HEFT_ANSWER_ZERO);
@@ -103,6 +104,7 @@ static void check_step(void *user, heft_world *w, int step) {
     cr_assert_eq(st->frozen_rounds, s->frozen_rounds);
     cr_assert_eq(st->backstops, s->backstops);
     cr_assert_eq(st->backstop_pivots, s->backstop_pivots);
+    cr_assert_eq(st->newton_steps, s->newton_steps);
     cr_assert_eq(st->factorizations, s->factorizations);
     cr_assert_eq(st->downdates, s->downdates);
     cr_assert_eq(st->answers_solver, s->answers[HEFT_ANSWER_SOLVER]);

@@ -75,8 +75,8 @@ static void stats_panel(viewer *v, float x, float y, float w) {
     line(&c, white, "pivots   %d   restarts %d (%d sweeps)", st->pivot_steps, st->restarts,
          st->pgs_sweeps);
     line(&c, white, "factor   %d   downdates %d", st->factorizations, st->downdates);
-    line(&c, white, "frozen   %d   backstop %d (%d pivots)", st->frozen_rounds, st->backstops,
-         st->backstop_pivots);
+    line(&c, white, "frozen   %d   backstop %d (%d pivots, %d Newton)", st->frozen_rounds,
+         st->backstops, st->backstop_pivots, st->newton_steps);
     const int other = st->answers_pgs || st->answers_warm_start || st->answers_zero;
     line(&c, other ? bad : white, "answers  own %d   backstop %d   pgs %d", st->answers_solver,
          st->answers_backstop, st->answers_pgs);

@@ -221,8 +221,9 @@ typedef struct heft_step_stats {
     int pgs_sweeps;      /* PGS sweeps of those restarts */
     int rescue_sweeps;   /* PGS sweeps of the engine's rescue (heft_solve_with_fallback) */
     int frozen_rounds;   /* rounds of the frozen friction boxes */
-    int backstops;       /* times the pivoting family's exact backstop ran */
+    int backstops;       /* runs of the backstop's stages (Newton, Lemke: one each) */
     int backstop_pivots; /* pivots (or Newton steps) of the backstop */
+    int newton_steps;    /* steps of the backstop's Newton stage (in backstop_pivots too) */
     int factorizations;  /* factorizations (bpp-skyline's refactorings, bpp-pcg's
                             preconditioners included) */
     int downdates;

@@ -129,8 +129,11 @@ typedef struct heft_solver_stats {
                               sets of a PGS answer (bpp.c "restart from PGS") */
     int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve */
     int frozen_rounds;     /* BPP family, pgcg: rounds of the frozen friction boxes */
-    int backstops;         /* pivoting family: times the exact backstop ran */
+    int backstops;         /* pivoting family: runs of the backstop's stages (its Newton stage
+                              and Lemke's method count one each) */
     int backstop_pivots;   /* pivoting family: pivots (or Newton steps) of the backstop */
+    int newton_steps;      /* pivoting family: steps of the backstop's Newton stage (counted in
+                              backstop_pivots too) */
     int answer;            /* heft_answer_source: which answer the solver returned */
     int pcg_tightenings;   /* bpp-pcg, pgcg: times the index sets held but the solve was
                               too inexact, and PCG's relative tolerance was multiplied by

@@ -1,0 +1,511 @@
+/* Heft: semismooth Newton on the box-friction MLCP (newton.h,
+ * docs/friction-backstop.md "The Newton stage").
+ *
+ * The residual is the error measure's own (mlcp-format.md): for row i with
+ * d_i = A_ii and w = A lambda - b,
+ *
+ *     r_i = lambda_i - clamp(lambda_i - w_i / d_i, lo_i(lambda), hi_i(lambda)),
+ *
+ * and the merit is the measure's sum, psi = sum 0.5 d_i r_i^2 (J). Each
+ * step reads the sets off the point (free where the clamp is inactive,
+ * else at the bound it hits) and solves the linearized r = 0:
+ *
+ *   - a tight row goes to its bound at the new point: Delta_t = bound_t -
+ *     lambda_t, and a friction row's bound +-mu lambda_f moves with its
+ *     normal row, so Delta_t = c_t + kappa_t Delta_f (kappa_t = +-mu while
+ *     lambda_f > 0) when the normal row f is free;
+ *   - a free row keeps w = 0: (A Delta)_i = -w_i, which with the tight rows
+ *     substituted is M_FF Delta_F = -w_F - A_FT c_T, where M = A plus
+ *     kappa_t times column t of A added to column f. Rows t and f belong to
+ *     one contact and touch the same bodies, so M has A's pattern and fits
+ *     A's envelope; M is not symmetric and is factored M = L U without
+ *     pivoting in two envelopes (the lower one by columns, the upper one by
+ *     rows).
+ *
+ * A pivot below NEWTON_DEPENDENT of its row's scale marks a row that
+ * depends on the rows before it (a four-point face gives four normal rows
+ * for three degrees of freedom): the row is dropped from the system and its
+ * step is zero, which leaves a solution of the rest; when the system is
+ * consistent (as at an answer of a problem with redundant contacts) that
+ * is a solution of all of it.
+ *
+ * The step is kept when psi falls by Armijo's rule, halving it otherwise
+ * (the min-map is not differentiable where a row changes set, so the full
+ * step can overshoot); no decrease at all ends the stage ("stalled"). Near
+ * an answer whose sets it has found, a step solves the linear system there
+ * exactly and the next residual is round-off: it ends exactly. Fischer and
+ * Burmeister's function with the same line search is the textbook choice
+ * (Facchinei & Pang, 2003, §9.1); the min-map is used here because its
+ * steps are block pivoting's own and its merit is the error measure. */
+#include <math.h>
+#include <string.h>
+
+#include "newton.h"
+#include "skyline.h"
+#include "workspace.h"
+
+/* Armijo's fraction of the predicted decrease, and the halvings of a step */
+#define NEWTON_ARMIJO 1e-4
+#define NEWTON_HALVINGS 30
+/* merits remembered by the nonmonotone line search */
+#define NEWTON_MEMORY 5
+/* re-solves of a step after rows leaving their boxes were held */
+#define NEWTON_HOLD_ROUNDS 4
+/* steps shorter than this fraction of the Newton step, NEWTON_CRAWL in a row, end a start */
+#define NEWTON_SHORT_STEP (1.0 / 64.0)
+#define NEWTON_CRAWL 6
+/* a pivot below this fraction of its row's scale: a dependent row */
+#define NEWTON_DEPENDENT 1e-10
+/* the shift of the free rows' diagonal, relative to A_ii (direction()) */
+#define NEWTON_PROXIMAL 1e-6
+
+enum { NEWTON_FREE = 0, NEWTON_AT_LO = 1, NEWTON_AT_HI = 2, NEWTON_HELD = 3 };
+
+static int prepare(heft_newton *ws, const heft_mlcp *p) {
+    const int n = p->n;
+    const size_t un = (size_t)n;
+    const uint64_t key =
+        p->A != NULL ? heft_ordering_dense_key(n, p->A) : heft_ordering_structure_key(p);
+    if (!ws->ordering_valid || ws->ordering.key != key || ws->ordering.n != n) {
+        ws->ordering_valid = 0;
+        const int rc = p->A != NULL ? heft_ordering_from_dense(&ws->ordering, n, p->A)
+                                    : heft_ordering_from_structure(&ws->ordering, p);
+        if (rc != 0 || !HEFT_RESERVE(ws->start, ws->start_cap, un + 1))
+            return -1;
+        if (heft_skyline_layout(n, ws->ordering.last, ws->start) == 0 && n > 0)
+            return -1;
+        ws->ordering_valid = 1;
+    }
+    const size_t stored = ws->start[n];
+    if (!HEFT_RESERVE(ws->A_sky, ws->A_sky_cap, stored) ||
+        !HEFT_RESERVE(ws->lower, ws->lower_cap, stored) ||
+        !HEFT_RESERVE(ws->upper, ws->upper_cap, stored) ||
+        !HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) ||
+        !HEFT_RESERVE(ws->trial, ws->trial_cap, un) || !HEFT_RESERVE(ws->w, ws->w_cap, un) ||
+        !HEFT_RESERVE(ws->wt, ws->wt_cap, un) || !HEFT_RESERVE(ws->dir, ws->dir_cap, un) ||
+        !HEFT_RESERVE(ws->g, ws->g_cap, un) || !HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) ||
+        !HEFT_RESERVE(ws->diag, ws->diag_cap, un) ||
+        !HEFT_RESERVE(ws->pivot_scale, ws->pivot_scale_cap, un) ||
+        !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->py, ws->py_cap, un) ||
+        !HEFT_RESERVE(ws->best, ws->best_cap, un) || !HEFT_RESERVE(ws->set, ws->set_cap, un) ||
+        !HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) ||
+        !HEFT_RESERVE(ws->out, ws->out_cap, un))
+        return -1;
+    if (heft_envelope_assemble(p, &ws->ordering, ws->start, ws->A_sky, &ws->env) != 0)
+        return -1;
+    for (int k = 0; k < n; ++k)
+        ws->diag[ws->ordering.perm[k]] = ws->A_sky[ws->start[k]];
+    return 0;
+}
+
+/* y = A x - b (b may be NULL: y = A x), in the caller's row order. */
+static void residual(heft_newton *ws, const heft_mlcp *p, const double *x, const double *b,
+                     double *y) {
+    const int n = p->n;
+    const int *perm = ws->ordering.perm;
+    for (int r = 0; r < n; ++r)
+        ws->px[r] = x[perm[r]];
+    heft_skyline s = {n, ws->ordering.last, ws->start, ws->A_sky};
+    heft_skyline_multiply(s, ws->px, ws->py);
+    for (int r = 0; r < n; ++r)
+        y[perm[r]] = ws->py[r] - (b != NULL ? b[perm[r]] : 0.0);
+}
+
+/* Reads the sets of lambda (w = A lambda - b) into set and returns the
+ * merit psi; *emax gets the largest row error. The same arithmetic as the
+ * error measure, so that emax is what heft_mlcp_measure says. */
+static double classify(const heft_newton *ws, const heft_mlcp *p, const double *lambda,
+                       const double *w, uint8_t *set, double *emax) {
+    double sum = 0.0, worst = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        const double d = ws->diag[i];
+        if (!(d > 0.0) || !(lo < hi)) {
+            /* a friction row whose normal impulse is zero has a closed box;
+             * it is put at the side its slip pushes it to, so that the step
+             * can open the box with the normal row (direction()) */
+            set[i] = !(d > 0.0)
+                         ? NEWTON_HELD
+                         : (p->findex != NULL && p->findex[i] >= 0 && w[i] < 0.0 ? NEWTON_AT_HI
+                                                                                 : NEWTON_AT_LO);
+            const double off =
+                lambda[i] < lo ? lo - lambda[i] : (lambda[i] > hi ? hi - lambda[i] : 0.0);
+            const double e = d > 0.0 ? 0.5 * off * off * d : 0.0;
+            sum += e;
+            worst = fmax(worst, e);
+            continue;
+        }
+        const double step = w[i] / d, target = lambda[i] - step;
+        double change;
+        if (target <= lo) {
+            set[i] = NEWTON_AT_LO;
+            change = lambda[i] - lo;
+        } else if (target >= hi) {
+            set[i] = NEWTON_AT_HI;
+            change = lambda[i] - hi;
+        } else {
+            set[i] = NEWTON_FREE;
+            change = step;
+        }
+        const double e = 0.5 * change * change * d;
+        sum += e;
+        worst = fmax(worst, e);
+    }
+    *emax = worst;
+    return sum;
+}
+
+/* The first row r whose envelope column reaches row k (last[r] >= k). */
+static int first_reaching(const int *last, int k) {
+    int lo = 0, hi = k;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (last[mid] >= k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* M[i][j] += v in the two envelopes (RCM order); 0 when (i, j) lies outside. */
+static int add_entry(heft_newton *ws, int i, int j, double v) {
+    const int *last = ws->ordering.last;
+    if (i >= j) {
+        if (i > last[j])
+            return 0;
+        ws->lower[ws->start[j] + (size_t)(i - j)] += v;
+    } else {
+        if (j > last[i])
+            return 0;
+        ws->upper[ws->start[i] + (size_t)(j - i)] += v;
+    }
+    return 1;
+}
+
+/* Adds kappa times column t of A to column f of M, on the free rows. Returns
+ * the entries that fell outside the envelope (a dense A whose entry (i, f)
+ * is an exact zero where (i, t) is not). */
+static int couple(heft_newton *ws, int t, int f, double kappa) {
+    const int *last = ws->ordering.last;
+    const size_t *start = ws->start;
+    int dropped = 0;
+    for (int r = first_reaching(last, t); r < t; ++r) {
+        const double a = ws->A_sky[start[r] + (size_t)(t - r)];
+        if (a != 0.0 && !ws->out[r] && !add_entry(ws, r, f, kappa * a))
+            ++dropped;
+    }
+    for (int r = t; r <= last[t]; ++r) {
+        const double a = ws->A_sky[start[t] + (size_t)(r - t)];
+        if (a != 0.0 && !ws->out[r] && !add_entry(ws, r, f, kappa * a))
+            ++dropped;
+    }
+    return dropped;
+}
+
+/* M_FF = L U in place: lower holds L (unit diagonal, the pivots on the
+ * diagonal), upper holds U's off-diagonal rows. Rows with out[k] are left
+ * out; a row whose pivot falls below NEWTON_DEPENDENT of its scale is
+ * marked out[k] = 2 and left out from there. Returns the rows dropped, or
+ * -1 on a non-finite pivot. */
+static int factor(heft_newton *ws, int m) {
+    const int *last = ws->ordering.last;
+    const size_t *start = ws->start;
+    int dropped = 0;
+    for (int k = 0; k < m; ++k) {
+        if (ws->out[k])
+            continue;
+        double *lk = ws->lower + start[k];
+        const double *uk = ws->upper + start[k];
+        const double pivot = lk[0];
+        if (!isfinite(pivot))
+            return -1;
+        if (!(fabs(pivot) > NEWTON_DEPENDENT * ws->pivot_scale[k])) {
+            ws->out[k] = 2;
+            ++dropped;
+            continue;
+        }
+        const int len = last[k] - k;
+        const double inv = 1.0 / pivot;
+        for (int t = 1; t <= len; ++t)
+            lk[t] *= inv;
+        for (int t = 1; t <= len; ++t) {
+            const int c = k + t;
+            if (ws->out[c])
+                continue;
+            const double ukc = uk[t], lck = lk[t];
+            double *lc = ws->lower + start[c];
+            double *uc = ws->upper + start[c];
+            /* column c of L, rows c..s_k: M[r][c] -= L[r][k] U[k][c] */
+            if (ukc != 0.0)
+                for (int u = 0; u <= len - t; ++u)
+                    lc[u] -= lk[t + u] * ukc;
+            /* row c of U, columns c+1..s_k: M[c][r] -= L[c][k] U[k][r] */
+            if (lck != 0.0)
+                for (int u = 1; u <= len - t; ++u)
+                    uc[u] -= lck * uk[t + u];
+        }
+    }
+    return dropped;
+}
+
+/* Solves L U x = x on the rows kept; the others get 0. */
+static void substitute(heft_newton *ws, int m, double *x) {
+    const int *last = ws->ordering.last;
+    const size_t *start = ws->start;
+    for (int k = 0; k < m; ++k) {
+        if (ws->out[k]) {
+            x[k] = 0.0;
+            continue;
+        }
+        const double xk = x[k];
+        if (xk == 0.0)
+            continue;
+        const double *lk = ws->lower + start[k];
+        for (int t = 1; t <= last[k] - k; ++t)
+            x[k + t] -= lk[t] * xk;
+    }
+    for (int k = m - 1; k >= 0; --k) {
+        if (ws->out[k])
+            continue;
+        const double *uk = ws->upper + start[k];
+        double sum = x[k];
+        for (int t = 1; t <= last[k] - k; ++t)
+            sum -= uk[t] * x[k + t];
+        x[k] = sum / ws->lower[start[k]];
+    }
+}
+
+/* The Newton direction at ws->lambda (sets in ws->set, w in ws->w) into
+ * ws->dir. Returns the rows dropped as dependent, or -1. */
+static int direction(heft_newton *ws, const heft_mlcp *p, int *outside) {
+    const int n = p->n;
+    const int *perm = ws->ordering.perm, *inverse = ws->ordering.inverse;
+    const double *lambda = ws->lambda;
+    double *dir = ws->dir, *kappa = ws->kappa;
+
+    /* the tight rows: non-friction rows first, so that a friction row whose
+     * normal row is tight takes the bound of the normal's new value */
+    for (int i = 0; i < n; ++i) {
+        dir[i] = 0.0;
+        kappa[i] = 0.0;
+        const int friction = p->findex != NULL && p->findex[i] >= 0;
+        if (ws->set[i] == NEWTON_FREE || friction)
+            continue;
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        const double v = lambda[i];
+        dir[i] = ws->set[i] == NEWTON_AT_HI
+                     ? hi - v
+                     : (ws->set[i] == NEWTON_AT_LO ? lo - v
+                                                   : (v < lo ? lo - v : (v > hi ? hi - v : 0.0)));
+    }
+    for (int t = 0; t < n; ++t) {
+        const int f = p->findex != NULL ? p->findex[t] : -1;
+        if (f < 0 || ws->set[t] == NEWTON_FREE)
+            continue;
+        const double mu = fabs(p->hi[t]);
+        const double sign = ws->set[t] == NEWTON_AT_HI ? 1.0 : -1.0;
+        if (ws->set[t] == NEWTON_HELD) {
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, t, &lo, &hi);
+            const double v = lambda[t];
+            dir[t] = v < lo ? lo - v : (v > hi ? hi - v : 0.0);
+        } else if (ws->set[f] != NEWTON_FREE) {
+            const double normal = lambda[f] + dir[f];
+            dir[t] = sign * mu * (normal > 0.0 ? normal : 0.0) - lambda[t];
+        } else {
+            const double normal = lambda[f] > 0.0 ? lambda[f] : 0.0;
+            dir[t] = sign * mu * normal - lambda[t];
+            kappa[t] = sign * mu; /* the free normal row's step is taken as the
+                                   * side where its box is open */
+        }
+    }
+
+    /* g_F = -w_F - (A c_T)_F, c_T = dir on the tight rows */
+    residual(ws, p, dir, NULL, ws->g);
+    for (int i = 0; i < n; ++i)
+        ws->g[i] = -ws->w[i] - ws->g[i];
+
+    /* M = A, then the coupling, in RCM order, tight rows out */
+    const size_t stored = ws->start[n];
+    memcpy(ws->lower, ws->A_sky, sizeof(double) * stored);
+    memcpy(ws->upper, ws->A_sky, sizeof(double) * stored);
+    for (int r = 0; r < n; ++r)
+        ws->out[r] = ws->set[perm[r]] != NEWTON_FREE;
+    for (int t = 0; t < n; ++t)
+        if (kappa[t] != 0.0)
+            *outside += couple(ws, inverse[t], inverse[p->findex[t]], kappa[t]);
+    for (int r = 0; r < n; ++r)
+        ws->pivot_scale[r] = fmax(fabs(ws->lower[ws->start[r]]), ws->A_sky[ws->start[r]]);
+    /* Levenberg-Marquardt's shift of the free rows' diagonal: along the
+     * near-null directions of a singular A_FF (redundant contacts) the
+     * unshifted step was long and refused by the line search; the shift
+     * bounds it and leaves the answer alone (the residual is exact, and at
+     * an answer the step is zero whatever the matrix) */
+    for (int r = 0; r < n; ++r)
+        ws->lower[ws->start[r]] += NEWTON_PROXIMAL * ws->A_sky[ws->start[r]];
+
+    const int dropped = factor(ws, n);
+    if (dropped < 0)
+        return -1;
+    for (int r = 0; r < n; ++r)
+        ws->px[r] = ws->out[r] ? 0.0 : ws->g[perm[r]];
+    substitute(ws, n, ws->px);
+    for (int r = 0; r < n; ++r)
+        if (!ws->out[r] || ws->out[r] == 2)
+            dir[perm[r]] = ws->out[r] ? 0.0 : ws->px[r];
+    for (int t = 0; t < n; ++t)
+        if (kappa[t] != 0.0)
+            dir[t] += kappa[t] * dir[p->findex[t]];
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(dir[i]))
+            return -1;
+    return dropped;
+}
+
+/* Free rows that sit on a bound of their box (within their own step
+ * |w_i| / d_i) and whose step leaves the box there are put at that bound
+ * (Bertsekas' epsilon-active set, as in projected Newton): a degenerate row,
+ * at its bound with w_i near zero, reads as free, and its free step left
+ * the box and dragged every coupled row with it, so that no fraction of
+ * the step lowered the merit. Returns the rows moved. */
+static int hold_leaving_rows(heft_newton *ws, const heft_mlcp *p) {
+    int moved = 0;
+    for (int i = 0; i < p->n; ++i) {
+        if (ws->set[i] != NEWTON_FREE)
+            continue;
+        double lo, hi;
+        heft_mlcp_bounds(p, ws->lambda, i, &lo, &hi);
+        const double v = ws->lambda[i];
+        const double eps = fabs(ws->w[i]) / ws->diag[i] + 1e-12 * (1.0 + fabs(v));
+        const int f = p->findex != NULL ? p->findex[i] : -1;
+        /* the bound moves with a friction row's normal row */
+        const double grow = f >= 0 ? fabs(p->hi[i]) * ws->dir[f] : 0.0;
+        const double step = ws->dir[i];
+        if (v - lo <= eps && step < -grow) {
+            ws->set[i] = NEWTON_AT_LO;
+            ++moved;
+        } else if (hi - v <= eps && step > grow) {
+            ws->set[i] = NEWTON_AT_HI;
+            ++moved;
+        }
+    }
+    return moved;
+}
+
+static void clamp_into_boxes(const heft_mlcp *p, double *lambda) {
+    /* normal rows first: a friction box follows its clamped normal */
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < p->n; ++i) {
+            const int friction = p->findex != NULL && p->findex[i] >= 0;
+            if (friction != pass)
+                continue;
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            lambda[i] = lambda[i] < lo ? lo : (lambda[i] > hi ? hi : lambda[i]);
+        }
+}
+
+void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start, double tau,
+                       int max_steps, double *answer, double *measure_work,
+                       heft_newton_result *result) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    memset(result, 0, sizeof *result);
+    result->status = HEFT_NEWTON_FAILED;
+    result->error_max = INFINITY;
+    if (n <= 0 || prepare(ws, p) != 0)
+        return;
+    for (int i = 0; i < n; ++i)
+        ws->lambda[i] = isfinite(start[i]) ? start[i] : 0.0;
+    clamp_into_boxes(p, ws->lambda);
+    residual(ws, p, ws->lambda, p->b, ws->w);
+    double emax;
+    double psi = classify(ws, p, ws->lambda, ws->w, ws->set, &emax);
+    double best = INFINITY;
+    double recent[NEWTON_MEMORY] = {0};
+    int crawl = 0;
+    int status = HEFT_NEWTON_BUDGET;
+    for (;;) {
+        if (isfinite(psi) && emax < best) {
+            /* measured as answered: clamped, by the error measure itself */
+            memcpy(ws->best, ws->lambda, vec);
+            clamp_into_boxes(p, ws->best);
+            const double e = heft_mlcp_measure(p, ws->best, measure_work).max;
+            if (e < result->error_max) {
+                result->error_max = e;
+                memcpy(answer, ws->best, vec);
+            }
+            best = emax;
+            if (e <= tau) {
+                status = HEFT_NEWTON_SOLVED;
+                break;
+            }
+        }
+        if (result->steps >= max_steps)
+            break;
+        ++result->steps;
+        int outside = 0;
+        int dropped = direction(ws, p, &outside);
+        for (int round = 0; round < NEWTON_HOLD_ROUNDS && dropped >= 0; ++round) {
+            if (hold_leaving_rows(ws, p) == 0)
+                break;
+            result->held_rounds++;
+            dropped = direction(ws, p, &outside);
+        }
+        if (dropped < 0) {
+            status = HEFT_NEWTON_STALLED;
+            break;
+        }
+        result->dropped += dropped;
+        /* nonmonotone rule (Grippo, Lampariello & Lucidi, 1986): a step is
+         * measured against the largest merit of the last NEWTON_MEMORY
+         * points, so that a full step may raise the merit for a while on
+         * its way through the kinks of the min-map */
+        double reference = psi;
+        for (int k = 0; k < NEWTON_MEMORY && k < result->steps - 1; ++k)
+            reference = fmax(reference, recent[k]);
+        recent[(result->steps - 1) % NEWTON_MEMORY] = psi;
+        int accepted = 0;
+        double t = 1.0;
+        for (int k = 0; k <= NEWTON_HALVINGS; ++k, t *= 0.5) {
+            for (int i = 0; i < n; ++i)
+                ws->trial[i] = ws->lambda[i] + t * ws->dir[i];
+            clamp_into_boxes(p, ws->trial);
+            residual(ws, p, ws->trial, p->b, ws->wt);
+            double et;
+            const double pt = classify(ws, p, ws->trial, ws->wt, ws->trial_set, &et);
+            if (k > 0)
+                result->line_searches++;
+            if (isfinite(pt) && pt <= (1.0 - 2.0 * NEWTON_ARMIJO * t) * reference) {
+                memcpy(ws->lambda, ws->trial, vec);
+                memcpy(ws->w, ws->wt, vec);
+                psi = classify(ws, p, ws->lambda, ws->w, ws->set, &emax);
+                accepted = 1;
+                break;
+            }
+        }
+        /* a run of short steps is a crawl along a kink: the start is given
+         * up, for the caller's next one (or Lemke's method) */
+        crawl = accepted && t < NEWTON_SHORT_STEP ? crawl + 1 : 0;
+        if (!accepted || crawl >= NEWTON_CRAWL) {
+            status = HEFT_NEWTON_STALLED;
+            break;
+        }
+    }
+    result->status = isfinite(result->error_max) ? status : HEFT_NEWTON_FAILED;
+}
+
+void heft_newton_release(heft_newton *ws) {
+    heft_ordering_release(&ws->ordering);
+    heft_envelope_work_release(&ws->env);
+    void *arrays[] = {ws->start, ws->A_sky, ws->lower,       ws->upper, ws->lambda,
+                      ws->trial, ws->w,     ws->wt,          ws->dir,   ws->g,
+                      ws->kappa, ws->diag,  ws->pivot_scale, ws->px,    ws->py,
+                      ws->best,  ws->set,   ws->trial_set,   ws->out};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        heft_free(arrays[k]);
+    memset(ws, 0, sizeof *ws);
+}

@@ -1,0 +1,67 @@
+/* Heft: semismooth Newton on the box-friction MLCP, the first stage of the
+ * pivoting family's backstop (private header; newton.c,
+ * docs/friction-backstop.md).
+ *
+ * Block pivoting takes a full step to the point its index sets give and
+ * re-reads the sets by a fixed rule; on the friction coupling it cycles,
+ * and a singular A_FF (redundant contacts) stops its factorization. The
+ * Newton stage solves the same linear systems but keeps only steps that
+ * lower the error measure (a line search on it), reads the sets off each
+ * new point, and factors the coupled, nonsymmetric system of the free rows
+ * in skyline storage without pivoting, dropping the rows whose pivot
+ * vanishes (they are dependent: their step is zero). It converges fast from
+ * near an answer and ends exactly there; it is not finite in theory, so it
+ * has a budget and says when it did not finish (Lemke's method is the
+ * finite stage behind it). */
+#ifndef HEFT_SOLVER_NEWTON_H
+#define HEFT_SOLVER_NEWTON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envelope.h"
+#include "mlcp.h"
+#include "ordering.h"
+
+typedef enum heft_newton_status {
+    HEFT_NEWTON_SOLVED = 0,  /* the answer is within the tolerance */
+    HEFT_NEWTON_STALLED = 1, /* no step lowered the error any more */
+    HEFT_NEWTON_BUDGET = 2,  /* the step budget ran out */
+    HEFT_NEWTON_FAILED = 3   /* out of memory or a non-finite number: no answer */
+} heft_newton_status;
+
+typedef struct heft_newton_result {
+    int status;        /* heft_newton_status */
+    int steps;         /* Newton steps (factorizations of the coupled system) */
+    int line_searches; /* trial points evaluated beyond the full steps */
+    int dropped;       /* rows dropped as dependent, over every step */
+    int held_rounds;   /* steps solved again after holding rows that left their boxes */
+    double error_max;  /* J, heft_mlcp_measure of the answer (INFINITY when none) */
+} heft_newton_result;
+
+/* Grow-only workspace, kept by the solver that uses it. */
+typedef struct heft_newton {
+    heft_ordering ordering;
+    int ordering_valid;
+    heft_envelope_work env;
+    size_t *start;
+    double *A_sky, *lower, *upper;
+    double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *pivot_scale, *px, *py, *best;
+    uint8_t *set, *trial_set;
+    unsigned char *out;
+    size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
+        dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
+        trial_set_cap, out_cap;
+} heft_newton;
+
+/* From start (n values, any; non-finite ones read as 0), at most max_steps
+ * Newton steps towards an answer with heft_mlcp_measure's max within tau
+ * (J). answer gets the point with the smallest error seen, clamped into its
+ * boxes. measure_work: n + 6 nbodies doubles. p must pass heft_mlcp_check. */
+void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start, double tau,
+                       int max_steps, double *answer, double *measure_work,
+                       heft_newton_result *result);
+
+void heft_newton_release(heft_newton *ws);
+
+#endif

@@ -1,0 +1,114 @@
+/* The backstop's Newton stage (newton.c): exact answers on stalled scene
+ * islands, dependent rows, and a stage that ends within its budget and
+ * says so. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlcp.h"
+#include "newton.h"
+
+#define ACCEPT 1e-10 /* J, the acceptance line of the MLCP format */
+
+static heft_mlcp *read_problem(const char *path) {
+    heft_mlcp *p = NULL;
+    char err[256];
+    cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
+    return p;
+}
+
+/* From the warm start of an island where block pivoting cycled (435 rows,
+ * 808 LCP variables: above the 400 the pivoting solvers hand to Lemke's
+ * method), the stage ends within 1e-10 J in a few steps. */
+Test(newton, a_stalled_winch_island_ends_exact_from_its_warm_start) {
+    heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-stall-step300.mlcp");
+    const int n = p->n;
+    double *answer = calloc((size_t)n, sizeof(double));
+    double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies));
+    heft_newton ws;
+    memset(&ws, 0, sizeof ws);
+    heft_newton_result r;
+    heft_newton_solve(&ws, p, p->lambda0, ACCEPT, 50, answer, work, &r);
+    cr_assert_eq(r.status, HEFT_NEWTON_SOLVED, "status %d after %d steps, %.3e J", r.status,
+                 r.steps, r.error_max);
+    cr_assert_leq(r.steps, 20);
+    const heft_mlcp_error e = heft_mlcp_measure(p, answer, NULL);
+    cr_assert_lt(e.max, ACCEPT);
+    cr_assert_eq(e.bound_violations, 0);
+    cr_assert_float_eq(e.max, r.error_max, 1e-300);
+    heft_newton_release(&ws);
+    free(work);
+    free(answer);
+    heft_mlcp_destroy(p);
+}
+
+/* The same island through bpp-skyline with the restart from PGS turned off:
+ * the answer is the backstop's, exact, and its Newton steps are counted. */
+Test(newton, bpp_skyline_ends_a_stalled_island_through_the_stage) {
+    heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-stall-step300.mlcp");
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
+    heft_solver_stats st;
+    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert(st.converged);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    cr_assert_gt(st.newton_steps, 0);
+    cr_assert_geq(st.backstop_pivots, st.newton_steps);
+    cr_assert_lt(heft_mlcp_measure(p, lambda, NULL).max, ACCEPT);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
+
+/* Two free rows that are one constraint written twice (A singular, b in its
+ * range): the proximal shift of the free rows' diagonal keeps the system
+ * solvable, the steps split the impulse evenly between the two rows (the
+ * shifted system is symmetric in them), and the answer is exact. */
+Test(newton, a_dependent_pair_of_rows_ends_exact) {
+    heft_mlcp *p = heft_mlcp_create(3, 0, HEFT_MLCP_DENSE);
+    cr_assert_not_null(p);
+    /* rows 0 and 1 equal, row 2 a contact normal apart */
+    const double A[9] = {2, 2, 0, 2, 2, 0, 0, 0, 1};
+    memcpy(p->A, A, sizeof A);
+    p->b[0] = p->b[1] = 4.0;
+    p->b[2] = -1.0; /* pushes the normal row against its bound */
+    p->lo[2] = 0.0;
+    const double start[3] = {0, 0, 5};
+    double answer[3];
+    heft_newton ws;
+    memset(&ws, 0, sizeof ws);
+    heft_newton_result r;
+    heft_newton_solve(&ws, p, start, 1e-26, 10, answer, NULL, &r);
+    cr_assert_eq(r.status, HEFT_NEWTON_SOLVED, "status %d, %.3e J", r.status, r.error_max);
+    cr_assert_float_eq(answer[0] + answer[1], 2.0, 1e-12);
+    cr_assert_float_eq(answer[0], answer[1], 1e-9);
+    cr_assert_float_eq(answer[2], 0.0, 1e-15);
+    cr_assert_lt(heft_mlcp_measure(p, answer, NULL).max, ACCEPT);
+    heft_newton_release(&ws);
+    heft_mlcp_destroy(p);
+}
+
+/* A problem without a solution (the same rows with b = (1, 2)): the stage
+ * ends within its budget, says it did not solve, and answers a point no
+ * worse than its start. */
+Test(newton, an_inconsistent_problem_ends_unsolved_within_the_budget) {
+    heft_mlcp *p = heft_mlcp_create(2, 0, HEFT_MLCP_DENSE);
+    cr_assert_not_null(p);
+    const double A[4] = {1, 1, 1, 1};
+    memcpy(p->A, A, sizeof A);
+    p->b[0] = 1.0;
+    p->b[1] = 2.0;
+    const double start[2] = {0, 0};
+    double answer[2];
+    heft_newton ws;
+    memset(&ws, 0, sizeof ws);
+    heft_newton_result r;
+    heft_newton_solve(&ws, p, start, ACCEPT, 25, answer, NULL, &r);
+    cr_assert_neq(r.status, HEFT_NEWTON_SOLVED);
+    cr_assert_leq(r.steps, 25);
+    cr_assert(isfinite(answer[0]) && isfinite(answer[1]));
+    cr_assert_leq(r.error_max, heft_mlcp_measure(p, start, NULL).max);
+    heft_newton_release(&ws);
+    heft_mlcp_destroy(p);
+}
