@@ -82,9 +82,16 @@ int heft_world_worker_count(const heft_world *w) {
 }
 
 int island_workers_prepare(heft_world *w) {
+    /* which islands a worker gets changes from step to step, so each arena
+     * is made to hold what all of them used in the last step: once warm, no
+     * share of the islands overflows an arena (nothing allocates) */
+    size_t total = 0;
+    for (int i = 0; i < w->worker_count; ++i) {
+        total += w->workers[i].scratch.peak;
+    }
     for (int i = 0; i < w->worker_count; ++i) {
         island_worker *k = &w->workers[i];
-        arena_reset(&k->scratch);
+        (void)arena_reset_to_hold(&k->scratch, total); /* short of memory: overflow chunks */
         /* the rescue's PGS takes the world's solver options, which may have
          * changed since the last step */
         if (memcmp(&k->options, &w->solver_options, sizeof k->options) != 0) {

@@ -3,6 +3,7 @@
  * step: poses, velocities and the step's statistics (all but the times),
  * compared exactly (tolerance 0) after each of 300 steps. */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,4 +220,65 @@ Test(parallel_islands, task_system_removed_gives_serial_step) {
     cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
     heft_world_destroy(w);
     task_pool_destroy(pool);
+}
+
+/* An allocator that counts from any thread. */
+static atomic_long allocations;
+
+static void *count_alloc(size_t n, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    return malloc(n);
+}
+
+static void *count_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    return realloc(p, n);
+}
+
+static void count_free(void *p, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    free(p);
+}
+
+/* Allocations (and frees) in 200 steps of 40 settled stacks after 120 steps
+ * of warm-up: whichever worker gets which island, no worker's arena
+ * overflows once warm. */
+static long steps_allocations(int workers) {
+    static const heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
+    heft_set_allocator(&counting);
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.scenario = "stacking";
+    cfg.solver = "bpp-skyline";
+    cfg.params.size = 40;
+    run_result r;
+    int steps = 0;
+    double h = 0.0;
+    cr_assert_eq(run_open(&cfg, &r, &steps, &h), 0, "%s", r.error);
+    task_pool *pool = workers > 0 ? task_pool_create(workers) : NULL;
+    if (workers > 0) {
+        cr_assert_not_null(pool);
+        cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK);
+    }
+    for (int i = 0; i < 120; ++i) {
+        cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
+    }
+    atomic_store(&allocations, 0);
+    for (int i = 0; i < 200; ++i) {
+        cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
+    }
+    long during = atomic_load(&allocations);
+    run_result_free(&r);
+    task_pool_destroy(pool);
+    heft_set_allocator(NULL);
+    return during;
+}
+
+Test(parallel_islands, steps_allocate_nothing_after_warmup_with_workers, .timeout = 600) {
+    cr_assert_eq(steps_allocations(0), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4), 0, "4 workers: the step allocated after warm-up");
 }
