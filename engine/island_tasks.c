@@ -78,7 +78,11 @@ heft_result heft_world_set_task_system(heft_world *w, heft_enqueue_task_fn *enqu
 }
 
 int heft_world_worker_count(const heft_world *w) {
-    return w && w->worker_count > 0 ? w->worker_count : 1;
+    if (!w) {
+        heft_set_error("heft_world_worker_count: world is NULL");
+        return 1;
+    }
+    return w->worker_count > 0 ? w->worker_count : 1;
 }
 
 int island_workers_prepare(heft_world *w) {

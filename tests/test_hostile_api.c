@@ -317,7 +317,7 @@ Test(hostile_api, task_system_refuses_hostile_values) {
     REFUSED(heft_world_set_task_system(NULL, enqueue_inline, finish_nothing, NULL, 2));
     REFUSED(heft_world_set_task_system(NULL, NULL, NULL, NULL, 0));
     cr_assert_eq(heft_world_worker_count(world), 3);
-    cr_assert_eq(heft_world_worker_count(NULL), 1);
+    NEUTRAL(heft_world_worker_count(NULL), 1);
     cr_assert_eq(heft_world_step(world, 1.0 / 60.0), HEFT_OK);
     cr_assert_eq(heft_world_set_task_system(world, NULL, NULL, NULL, 0), HEFT_OK);
     cr_assert_eq(heft_world_worker_count(world), 1);

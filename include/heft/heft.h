@@ -290,7 +290,7 @@ typedef void heft_finish_task_fn(void *handle, void *user);
 HEFT_API heft_result heft_world_set_task_system(heft_world *world, heft_enqueue_task_fn *enqueue,
                                                 heft_finish_task_fn *finish, void *user,
                                                 int worker_count);
-/* The workers of the task system, 1 without one (or with a NULL world). */
+/* The workers of the task system, 1 without one (a NULL world: 1 and an error). */
 HEFT_API int heft_world_worker_count(const heft_world *world);
 
 /* Island i of the last step, 0 <= i < stats->islands; HEFT_ERROR_INVALID_ARGUMENT otherwise. */
