@@ -51,6 +51,22 @@ void arena_reset(arena *a) {
     a->peak = 0;
 }
 
+int arena_reset_to_hold(arena *a, size_t bytes) {
+    arena_reset(a);
+    if (a->capacity >= bytes) {
+        return 1;
+    }
+    size_t want = align_up(bytes + bytes / 2 + 4096);
+    char *bigger = heft_alloc(want);
+    if (!bigger) {
+        return 0;
+    }
+    heft_free(a->data);
+    a->data = bigger;
+    a->capacity = want;
+    return 1;
+}
+
 void *arena_alloc(arena *a, size_t bytes) {
     size_t n = align_up(bytes ? bytes : 1);
     a->peak += n;

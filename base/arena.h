@@ -21,6 +21,10 @@ void arena_init(arena *a);
 void arena_release(arena *a);
 /* Forgets every allocation; grows the block if the last step overflowed. */
 void arena_reset(arena *a);
+/* Forgets every allocation and makes the block hold at least bytes (with
+ * the headroom of arena_reset), for an arena whose demand in a step can be
+ * any part of a known total; 0 when out of memory (the arena still works). */
+int arena_reset_to_hold(arena *a, size_t bytes);
 /* 16-byte aligned; NULL only when the system is out of memory. */
 void *arena_alloc(arena *a, size_t bytes);
 /* arena_alloc of count elements, zero-filled. */

@@ -290,12 +290,12 @@ static uint64_t hash_mix(uint64_t h, uint64_t x) {
     return h;
 }
 
-/* Builds island k's MLCP (structured form) in the arena. */
-static int island_mlcp(heft_world *w, const island_set *is, int k, const row *rows, double h,
-                       int *row_local, heft_mlcp *p, uint64_t *signature) {
+/* Builds island k's MLCP (structured form) in arena a. It writes only the
+ * island's own rows' entries of row_local, so islands build at the same time. */
+static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int k, const row *rows,
+                       double h, int *row_local, heft_mlcp *p, uint64_t *signature) {
     int nb = is->body_start[k + 1] - is->body_start[k];
     int n = is->row_start[k + 1] - is->row_start[k];
-    arena *a = &w->scratch;
     memset(p, 0, sizeof *p);
     p->n = n;
     p->nbodies = nb;
@@ -359,16 +359,55 @@ static int island_mlcp(heft_world *w, const island_set *is, int k, const row *ro
 /* Solves island k; lambda gets the answer (never NaN or Inf). The rescue of
  * a failed or unconverged solve is the solver library's policy
  * (heft_solve_with_fallback), so the step names no solver. */
-static int solve_island(heft_world *w, const heft_mlcp *p, void *state, double *lambda,
-                        heft_island_stats *st) {
+static int solve_island(const heft_world *w, heft_fallback *fallback, const heft_mlcp *p,
+                        void *state, double *lambda, heft_island_stats *st) {
     heft_solver_stats *s = &st->solver;
     double t0 = heft_time_ms();
     heft_fallback_report report;
-    heft_solve_with_fallback(w->fallback, w->solver, state, p, lambda, s, &report);
+    heft_solve_with_fallback(fallback, w->solver, state, p, lambda, s, &report);
     s->time_total_ms = heft_time_ms() - t0;
     st->pgs_fallback = report.rescued;
     st->rescue_sweeps = report.rescue_sweeps;
     return 1;
+}
+
+/* The islands' builds and solves as tasks over the islands with rows
+ * (island_tasks.c): each item writes only its own island's entries below. */
+typedef struct island_jobs {
+    heft_world *w;
+    const island_set *is;
+    const row *rows;
+    double h;
+    int *row_local;
+    const int *solved; /* the islands with rows, in island order */
+    heft_mlcp *problems;
+    uint64_t *signatures;
+    void **states;
+    double **lambdas;
+    unsigned char *failed; /* out of memory building the island's MLCP */
+} island_jobs;
+
+static void build_islands_task(int begin, int end, int worker, void *context) {
+    island_jobs *j = context;
+    arena *a = island_worker_arena(j->w, worker);
+    for (int i = begin; i < end; ++i) {
+        const int k = j->solved[i];
+        const int n = j->is->row_start[k + 1] - j->is->row_start[k];
+        j->lambdas[k] = arena_alloc(a, sizeof(double) * (size_t)n);
+        j->failed[k] =
+            !j->lambdas[k] || !island_mlcp(j->w, a, j->is, k, j->rows, j->h, j->row_local,
+                                           &j->problems[k], &j->signatures[k]);
+    }
+}
+
+static void solve_islands_task(int begin, int end, int worker, void *context) {
+    island_jobs *j = context;
+    heft_fallback *fallback = island_worker_fallback(j->w, worker);
+    for (int i = begin; i < end; ++i) {
+        const int k = j->solved[i];
+        solve_island(j->w, fallback, &j->problems[k], j->states[k], j->lambdas[k],
+                     &j->w->island_stats[k]);
+    }
 }
 
 /* ---- 6. velocities and positions ----------------------------------------- */
@@ -490,6 +529,23 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     w->island_stats_count = is.count;
     st->time_rows_ms = heft_time_ms() - t1;
 
+    /* the islands' MLCPs, built and solved on the task system when there is
+     * one; the counts are summed in island order afterwards */
+    double ta = heft_time_ms();
+    island_jobs jobs = {w, &is, rows, h, row_local, NULL, NULL, NULL, NULL, NULL, NULL};
+    int *solved = arena_alloc(&w->scratch, sizeof(int) * (size_t)(is.count + 1));
+    jobs.problems = arena_alloc(&w->scratch, sizeof(heft_mlcp) * (size_t)(is.count + 1));
+    jobs.signatures = arena_alloc(&w->scratch, sizeof(uint64_t) * (size_t)(is.count + 1));
+    jobs.states = arena_alloc(&w->scratch, sizeof(void *) * (size_t)(is.count + 1));
+    jobs.lambdas = arena_alloc(&w->scratch, sizeof(double *) * (size_t)(is.count + 1));
+    jobs.failed = arena_calloc(&w->scratch, (size_t)(is.count + 1), 1);
+    if (!solved || !jobs.problems || !jobs.signatures || !jobs.states || !jobs.lambdas ||
+        !jobs.failed || !island_workers_prepare(w)) {
+        heft_set_error("out of memory building an island");
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    jobs.solved = solved;
+    int nsolved = 0;
     for (int k = 0; k < is.count; ++k) {
         heft_island_stats *ist = &w->island_stats[k];
         memset(ist, 0, sizeof *ist);
@@ -504,22 +560,29 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
             island_slots_keep(&w->velocity_slots, is.key[k]);
             continue;
         }
-        double ta = heft_time_ms();
-        heft_mlcp p;
-        uint64_t signature;
-        double *lambda = arena_alloc(&w->scratch, sizeof(double) * (size_t)ist->rows);
-        if (!lambda || !island_mlcp(w, &is, k, rows, h, row_local, &p, &signature)) {
+        solved[nsolved++] = k;
+    }
+    island_tasks_run(w, build_islands_task, nsolved, &jobs);
+    for (int i = 0; i < nsolved; ++i) {
+        const int k = solved[i];
+        if (jobs.failed[k]) {
             heft_set_error("out of memory building an island");
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
-        void *state = island_slots_state(w, &w->velocity_slots, is.key[k], signature);
-        st->time_rows_ms += heft_time_ms() - ta;
-        solve_island(w, &p, state, lambda, ist);
+        /* creating a state allocates and reorders the slots: on this thread */
+        jobs.states[k] = island_slots_state(w, &w->velocity_slots, is.key[k], jobs.signatures[k]);
+    }
+    st->time_rows_ms += heft_time_ms() - ta;
+    island_tasks_run(w, solve_islands_task, nsolved, &jobs);
+    for (int i = 0; i < nsolved; ++i) {
+        const int k = solved[i];
+        heft_island_stats *ist = &w->island_stats[k];
+        const double *lambda = jobs.lambdas[k];
         if (w->island_callback) {
-            w->island_callback(w->island_callback_user, k, &p, lambda, &ist->solver);
+            w->island_callback(w->island_callback_user, k, &jobs.problems[k], lambda, &ist->solver);
         }
-        for (int i = 0; i < ist->rows; ++i) {
-            *rows[is.rows[is.row_start[k] + i]].lambda_out = lambda[i];
+        for (int r = 0; r < ist->rows; ++r) {
+            *rows[is.rows[is.row_start[k] + r]].lambda_out = lambda[r];
         }
         const heft_solver_stats *s = &ist->solver;
         st->islands_solved++;

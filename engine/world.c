@@ -150,6 +150,7 @@ void heft_world_destroy(heft_world *w) {
     heft_free(w->island_stats);
     islands_release(w);
     sleep_release(w);
+    island_workers_release(w);
     arena_release(&w->scratch);
     heft_free(w);
 }

@@ -20,6 +20,15 @@ typedef struct island_slot {
     int used; /* seen in the current step */
 } island_slot;
 
+/* One worker of the application's task system (island_tasks.c): the memory
+ * an island's MLCP is built in and the rescue its solve may run, so that
+ * islands solved at the same time share nothing. */
+typedef struct island_worker {
+    arena scratch;
+    heft_fallback *fallback;
+    heft_solver_options options; /* the ones fallback was made with */
+} island_worker;
+
 /* A persistent island (engine/island.c): dynamic bodies joined by joints
  * and contacts, kept from step to step. Joined when a joint or contact first
  * joins two of them, split when one of its links has ended. */
@@ -87,6 +96,14 @@ struct heft_world {
     heft_island_callback island_callback;
     void *island_callback_user;
 
+    /* the application's task system (heft_world_set_task_system); worker_count
+     * is 0 without one */
+    heft_enqueue_task_fn *enqueue_task;
+    heft_finish_task_fn *finish_task;
+    void *task_user;
+    int worker_count;
+    island_worker *workers;
+
     arena scratch;
     double time;
     int64_t steps;
@@ -103,6 +120,18 @@ void island_slots_keep_sleeping(heft_world *w,
                                 island_slots *set);        /* sleeping islands keep theirs */
 void island_slots_sweep(heft_world *w, island_slots *set); /* drops states not used this step */
 void island_slots_clear(heft_world *w, island_slots *set); /* drops every state */
+
+/* parallel islands (island_tasks.c) */
+/* Readies the workers for a step: arenas reset, rescues made for the current
+ * solver options. 0 when out of memory. */
+int island_workers_prepare(heft_world *w);
+/* Runs task over items [0, count): on the task system when there is one,
+ * else on the calling thread as worker 0. */
+void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context);
+/* A worker's memory and rescue; without a task system, the world's own. */
+arena *island_worker_arena(heft_world *w, int worker);
+heft_fallback *island_worker_fallback(heft_world *w, int worker);
+void island_workers_release(heft_world *w);
 
 /* post-stabilization (post_stabilization.c): projects the joints' positions
  * back onto their constraints without adding energy to an island; fills the

@@ -290,6 +290,40 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     cr_log_info("world functions: %d hostile calls, %d refused", tried, refused);
 }
 
+/* a task system that runs every task at once on the calling thread */
+static void *enqueue_inline(heft_task_fn *task, int count, int min_range, void *context,
+                            void *user) {
+    (void)min_range;
+    (void)user;
+    task(0, count, 0, context);
+    return NULL;
+}
+
+static void finish_nothing(void *handle, void *user) {
+    (void)handle;
+    (void)user;
+}
+
+/* A half-given task system, a worker count out of range or a NULL world is
+ * refused, and a task system already set stays as it was. */
+Test(hostile_api, task_system_refuses_hostile_values) {
+    cr_assert_eq(heft_world_set_task_system(world, enqueue_inline, finish_nothing, NULL, 3),
+                 HEFT_OK);
+    const int counts[] = {0, -1, HEFT_MAX_WORKERS + 1, INT_MAX, INT_MIN};
+    for (int k = 0; k < 5; ++k) {
+        REFUSED(heft_world_set_task_system(world, enqueue_inline, finish_nothing, NULL, counts[k]));
+    }
+    REFUSED(heft_world_set_task_system(world, enqueue_inline, NULL, NULL, 2));
+    REFUSED(heft_world_set_task_system(world, NULL, finish_nothing, NULL, 2));
+    REFUSED(heft_world_set_task_system(NULL, enqueue_inline, finish_nothing, NULL, 2));
+    REFUSED(heft_world_set_task_system(NULL, NULL, NULL, NULL, 0));
+    cr_assert_eq(heft_world_worker_count(world), 3);
+    NEUTRAL(heft_world_worker_count(NULL), 1);
+    cr_assert_eq(heft_world_step(world, 1.0 / 60.0), HEFT_OK);
+    cr_assert_eq(heft_world_set_task_system(world, NULL, NULL, NULL, 0), HEFT_OK);
+    cr_assert_eq(heft_world_worker_count(world), 1);
+}
+
 static void expect_no_world(const heft_world_def *wd, const char *what, int line) {
     mark();
     heft_world *w = heft_world_create(wd);

@@ -267,6 +267,34 @@ typedef void (*heft_island_callback)(void *user, int island, const heft_mlcp *pr
                                      const double *lambda, const heft_solver_stats *stats);
 HEFT_API void heft_world_set_island_callback(heft_world *world, heft_island_callback callback,
                                              void *user);
+/* ---- parallel islands (docs/tasks.md) ------------------------------------ */
+
+/* The most workers a task system may name. */
+#define HEFT_MAX_WORKERS 64
+
+/* A range of work items [begin, end) the engine hands out; worker is the
+ * index, in [0, worker_count), of the thread running it: two calls running
+ * at the same time must never get the same worker index. */
+typedef void heft_task_fn(int begin, int end, int worker, void *task_context);
+/* Starts task over items [0, item_count), in ranges of at least min_range
+ * items, on any threads. Returns a handle the engine passes to finish, or
+ * NULL when the task has already run to the end (as a serial fallback). */
+typedef void *heft_enqueue_task_fn(heft_task_fn *task, int item_count, int min_range,
+                                   void *task_context, void *user);
+/* Returns when every item of the task of that handle has run. */
+typedef void heft_finish_task_fn(void *handle, void *user);
+/* Solves the islands' MLCPs through the application's task system; the
+ * results are bit-identical to the serial step for any worker_count and any
+ * scheduling. Both callbacks NULL (worker_count ignored) restores the serial
+ * step. worker_count in [1, HEFT_MAX_WORKERS]. Refused between a pair
+ * filter's or pre-solve callback's call and its return. The memory hooks of
+ * heft_set_allocator are called from the workers too. */
+HEFT_API heft_result heft_world_set_task_system(heft_world *world, heft_enqueue_task_fn *enqueue,
+                                                heft_finish_task_fn *finish, void *user,
+                                                int worker_count);
+/* The workers of the task system, 1 without one (a NULL world: 1 and an error). */
+HEFT_API int heft_world_worker_count(const heft_world *world);
+
 /* Island i of the last step, 0 <= i < stats->islands; HEFT_ERROR_INVALID_ARGUMENT otherwise. */
 HEFT_API heft_result heft_world_island_stats(const heft_world *world, int i,
                                              heft_island_stats *out);

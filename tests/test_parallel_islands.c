@@ -1,0 +1,284 @@
+/* Parallel islands (docs/tasks.md): a world stepped through a task system
+ * of 1, 2 or 4 POSIX threads ends every step bit-identical to the serial
+ * step: poses, velocities and the step's statistics (all but the times),
+ * compared exactly (tolerance 0) after each of 300 steps. */
+#include <criterion/criterion.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "task_pool.h"
+
+#include <heft/mlcp.h>
+
+/* FNV-1a over bytes, to compare whole states step by step */
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static uint64_t state_hash(const heft_world *w, const heft_body_id *ids, int count) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < count; ++i) {
+        heft_vec3 p = heft_body_position(w, ids[i]);
+        heft_quat q = heft_body_orientation(w, ids[i]);
+        heft_vec3 v = heft_body_linear_velocity(w, ids[i]);
+        heft_vec3 o = heft_body_angular_velocity(w, ids[i]);
+        const double x[13] = {p.x, p.y, p.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, o.x, o.y, o.z};
+        h = fnv(h, x, sizeof x);
+    }
+    return h;
+}
+
+/* every statistic but the wall-clock times */
+static uint64_t stats_hash(const heft_step_stats *s) {
+    const int n[] = {s->islands,
+                     s->islands_solved,
+                     s->bodies,
+                     s->rows,
+                     s->rows_max,
+                     s->contacts,
+                     s->iterations_max,
+                     s->iterations_sum,
+                     s->fallbacks,
+                     s->not_converged,
+                     s->nonfinite_rejected,
+                     s->substeps,
+                     s->pivot_steps,
+                     s->restarts,
+                     s->pgs_sweeps,
+                     s->rescue_sweeps,
+                     s->frozen_rounds,
+                     s->backstops,
+                     s->backstop_pivots,
+                     s->factorizations,
+                     s->downdates,
+                     s->updates,
+                     s->answers_solver,
+                     s->answers_backstop,
+                     s->answers_pgs,
+                     s->answers_warm_start,
+                     s->answers_zero,
+                     s->geometric_stiffness_skipped,
+                     s->post_stabilization_limited,
+                     s->islands_sleeping,
+                     s->bodies_sleeping};
+    const double d[] = {s->error_max, s->error_sum, s->post_stabilization_gap,
+                        s->post_stabilization_energy};
+    return fnv(fnv(0xcbf29ce484222325ULL, n, sizeof n), d, sizeof d);
+}
+
+/* The island callback's view: island order and the answers it was shown. */
+typedef struct callback_log {
+    uint64_t hash;
+    int calls;
+} callback_log;
+
+static void log_island(void *user, int island, const heft_mlcp *p, const double *lambda,
+                       const heft_solver_stats *stats) {
+    callback_log *log = user;
+    log->hash = fnv(log->hash, &island, sizeof island);
+    log->hash = fnv(log->hash, p->b, sizeof(double) * (size_t)p->n);
+    log->hash = fnv(log->hash, lambda, sizeof(double) * (size_t)p->n);
+    log->hash = fnv(log->hash, &stats->iterations, sizeof stats->iterations);
+    log->calls++;
+}
+
+typedef struct trace {
+    uint64_t state[300], stats[300];
+    uint64_t callback;
+    int callback_calls;
+    int islands_solved_max;
+    long helper_items; /* items the pool's threads other than the stepping one ran */
+} trace;
+
+enum { STEPS = 300 };
+
+/* workers 0: no task system (the serial step) */
+static void run(const char *scene, const char *solver, int size, int workers, int callback,
+                trace *t) {
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.scenario = scene;
+    cfg.solver = solver;
+    cfg.params.size = size;
+    run_result r;
+    int steps = 0;
+    double h = 0.0;
+    cr_assert_eq(run_open(&cfg, &r, &steps, &h), 0, "%s: %s", scene, r.error);
+    task_pool *pool = NULL;
+    if (workers > 0) {
+        pool = task_pool_create(workers);
+        cr_assert_not_null(pool);
+        cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK, "%s", heft_last_error());
+        cr_assert_eq(heft_world_worker_count(r.world), workers);
+    }
+    callback_log log = {0xcbf29ce484222325ULL, 0};
+    if (callback) {
+        heft_world_set_island_callback(r.world, log_island, &log);
+    }
+    int count = heft_world_body_count(r.world);
+    heft_body_id *ids = malloc(sizeof *ids * (size_t)(count + 1));
+    cr_assert_not_null(ids);
+    heft_world_bodies(r.world, ids, count);
+    memset(t, 0, sizeof *t);
+    for (int step = 0; step < STEPS; ++step) {
+        if (r.desc->control) {
+            r.desc->control(r.scene, r.world, step, h);
+        }
+        cr_assert_eq(heft_world_step(r.world, h), HEFT_OK, "%s step %d: %s", scene, step,
+                     heft_last_error());
+        t->state[step] = state_hash(r.world, ids, count);
+        const heft_step_stats *s = heft_world_stats(r.world);
+        t->stats[step] = stats_hash(s);
+        if (s->islands_solved > t->islands_solved_max) {
+            t->islands_solved_max = s->islands_solved;
+        }
+    }
+    for (int i = 1; pool && i < workers; ++i) {
+        t->helper_items += task_pool_items_run(pool, i);
+    }
+    t->callback = log.hash;
+    t->callback_calls = log.calls;
+    heft_world_set_island_callback(r.world, NULL, NULL);
+    free(ids);
+    run_result_free(&r);
+    task_pool_destroy(pool);
+}
+
+static void expect_identical(const char *scene, const char *solver, int size, int min_islands) {
+    static trace serial, parallel;
+    run(scene, solver, size, 0, 0, &serial);
+    cr_assert_geq(serial.islands_solved_max, min_islands, "%s: %d islands solved at most", scene,
+                  serial.islands_solved_max);
+    const int workers[] = {1, 2, 4};
+    for (int i = 0; i < 3; ++i) {
+        run(scene, solver, size, workers[i], 0, &parallel);
+        if (workers[i] > 1 && min_islands > 1) {
+            cr_assert_gt(parallel.helper_items, 0, "%s: the pool's threads ran no island", scene);
+        }
+        for (int step = 0; step < STEPS; ++step) {
+            cr_assert_eq(parallel.state[step], serial.state[step],
+                         "%s under %s, %d workers: poses or velocities differ from the serial "
+                         "step's after step %d",
+                         scene, solver, workers[i], step);
+            cr_assert_eq(parallel.stats[step], serial.stats[step],
+                         "%s under %s, %d workers: statistics differ after step %d", scene, solver,
+                         workers[i], step);
+        }
+    }
+}
+
+/* 200 stacks of 5 boxes: 1,000 boxes in 200 islands */
+Test(parallel_islands, thousand_boxes_bit_identical_with_1_2_4_workers, .timeout = 600) {
+    expect_identical("stacking", "bpp-skyline", 200, 200);
+}
+
+/* the iterative solver and the engine's rescue (per-worker PGS states) */
+Test(parallel_islands, boxes_under_pgs_bit_identical, .timeout = 600) {
+    expect_identical("stacking", "pgs", 40, 40);
+}
+
+/* the machines of the README, with their geometric stiffness and motors */
+Test(parallel_islands, winch_bit_identical_with_1_2_4_workers, .timeout = 600) {
+    expect_identical("winch", "bpp-skyline", 0, 1);
+}
+
+Test(parallel_islands, crane_bit_identical_with_1_2_4_workers, .timeout = 600) {
+    expect_identical("crane", "bpp-skyline", 0, 1);
+}
+
+/* The island callback runs on the stepping thread in island order, after
+ * the islands are solved: it sees the same islands, problems and answers in
+ * the same order as in the serial step. */
+Test(parallel_islands, island_callback_sees_the_serial_order, .timeout = 600) {
+    static trace serial, parallel;
+    run("stacking", "bpp-skyline", 20, 0, 1, &serial);
+    run("stacking", "bpp-skyline", 20, 2, 1, &parallel);
+    cr_assert_gt(serial.callback_calls, 20 * 100);
+    cr_assert_eq(parallel.callback_calls, serial.callback_calls);
+    cr_assert_eq(parallel.callback, serial.callback);
+    cr_assert_eq(parallel.state[STEPS - 1], serial.state[STEPS - 1]);
+}
+
+/* A task system set and removed between steps: the serial step again. */
+Test(parallel_islands, task_system_removed_gives_serial_step) {
+    heft_world *w = heft_world_create(NULL);
+    cr_assert_not_null(w);
+    task_pool *pool = task_pool_create(2);
+    cr_assert_not_null(pool);
+    cr_assert_eq(task_pool_attach(pool, w), HEFT_OK);
+    cr_assert_eq(heft_world_worker_count(w), 2);
+    cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+    cr_assert_eq(heft_world_set_task_system(w, NULL, NULL, NULL, 0), HEFT_OK);
+    cr_assert_eq(heft_world_worker_count(w), 1);
+    cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+    heft_world_destroy(w);
+    task_pool_destroy(pool);
+}
+
+/* An allocator that counts from any thread. */
+static atomic_long allocations;
+
+static void *count_alloc(size_t n, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    return malloc(n);
+}
+
+static void *count_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    return realloc(p, n);
+}
+
+static void count_free(void *p, void *user) {
+    (void)user;
+    atomic_fetch_add(&allocations, 1);
+    free(p);
+}
+
+/* Allocations (and frees) in 200 steps of 40 settled stacks after 120 steps
+ * of warm-up: whichever worker gets which island, no worker's arena
+ * overflows once warm. */
+static long steps_allocations(int workers) {
+    static const heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
+    heft_set_allocator(&counting);
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.scenario = "stacking";
+    cfg.solver = "bpp-skyline";
+    cfg.params.size = 40;
+    run_result r;
+    int steps = 0;
+    double h = 0.0;
+    cr_assert_eq(run_open(&cfg, &r, &steps, &h), 0, "%s", r.error);
+    task_pool *pool = workers > 0 ? task_pool_create(workers) : NULL;
+    if (workers > 0) {
+        cr_assert_not_null(pool);
+        cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK);
+    }
+    for (int i = 0; i < 120; ++i) {
+        cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
+    }
+    atomic_store(&allocations, 0);
+    for (int i = 0; i < 200; ++i) {
+        cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
+    }
+    long during = atomic_load(&allocations);
+    run_result_free(&r);
+    task_pool_destroy(pool);
+    heft_set_allocator(NULL);
+    return during;
+}
+
+Test(parallel_islands, steps_allocate_nothing_after_warmup_with_workers, .timeout = 600) {
+    cr_assert_eq(steps_allocations(0), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4), 0, "4 workers: the step allocated after warm-up");
+}
