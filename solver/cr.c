@@ -741,10 +741,11 @@ static int cr_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_so
         }
         int changed = 0;
         if (alpha > 0.0) { /* lines 12-13, Alg. 2 line 2-3 */
+            /* in double until clamped: a residual of Inf made the cast
+             * undefined (found by fuzzing) */
             const double ratio = rnorm / eps1;
-            int interval = ratio > 1.0 ? (int)floor(log2(ratio) / 3.0) : 1;
-            if (interval < 1)
-                interval = 1;
+            const double levels = ratio > 1.0 ? floor(log2(ratio) / 3.0) : 1.0;
+            const int interval = levels >= 1.0 ? (levels < 1e6 ? (int)levels : 1000000) : 1;
             if (j % interval == 0)
                 changed = evaluate_constraints(p, s, eps2, 0);
         }
