@@ -1,9 +1,11 @@
-/* Vertex and index lists and the Wavefront OBJ reader (mesh_file.h). */
+/* Vertex and index lists, the Wavefront OBJ reader and whole-file reads
+ * (mesh_file.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "mesh_file.h"
 
 void mesh_data_free(mesh_data *m) {
@@ -111,4 +113,48 @@ int mesh_data_read_obj(const char *path, mesh_data *m, char *message, size_t siz
         ok = 0;
     }
     return ok;
+}
+
+char *file_read_all(const char *path, unsigned max_bytes, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        heft_set_error("%s: cannot open the file", path);
+        return NULL;
+    }
+    char *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            if (cap > max_bytes) {
+                heft_set_error("%s: larger than %u bytes", path, max_bytes);
+                heft_free(data);
+                fclose(f);
+                return NULL;
+            }
+            char *p = heft_realloc(data, cap);
+            if (!p) {
+                heft_set_error("out of memory");
+                heft_free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = p;
+        }
+        size_t got = fread(data + n, 1, 4096, f);
+        n += got;
+        if (got < 4096) {
+            break;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        heft_set_error("%s: read error", path);
+        heft_free(data);
+        return NULL;
+    }
+    data[n] = 0;
+    *length = n;
+    return data;
 }

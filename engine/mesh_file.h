@@ -1,4 +1,5 @@
-/* Growable vertex and index lists, and meshes read from Wavefront OBJ files:
+/* Growable vertex and index lists, meshes read from Wavefront OBJ files and
+ * whole files read into memory:
  * what the scene loader and the URDF importer share. Private to the
  * library. */
 #ifndef HEFT_MESH_FILE_H
@@ -24,5 +25,10 @@ int mesh_data_push_index(mesh_data *m, int32_t i);
  * (polygons as fans; a/b/c forms and negative indices); everything else is
  * ignored. Returns 0 with message set ("PATH:LINE: what"). */
 int mesh_data_read_obj(const char *path, mesh_data *m, char *message, size_t size);
+
+/* The whole of a file, NUL-terminated, in heft_alloc'd memory (*length
+ * without the NUL); NULL with the error set ("PATH: what") when it cannot be
+ * opened or read or is larger than max_bytes. */
+char *file_read_all(const char *path, unsigned max_bytes, size_t *length);
 
 #endif

@@ -1327,50 +1327,6 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     return made;
 }
 
-static char *read_file(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        heft_set_error("%s: cannot open the file", path);
-        return NULL;
-    }
-    char *data = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            if (cap > SCENE_MAX_FILE) {
-                heft_set_error("%s: larger than %u bytes", path, SCENE_MAX_FILE);
-                heft_free(data);
-                fclose(f);
-                return NULL;
-            }
-            char *p = heft_realloc(data, cap);
-            if (!p) {
-                heft_set_error("out of memory");
-                heft_free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = p;
-        }
-        size_t got = fread(data + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) {
-            break;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        heft_set_error("%s: read error", path);
-        heft_free(data);
-        return NULL;
-    }
-    data[n] = 0;
-    *length = n;
-    return data;
-}
-
 /* the folder of path with its final '/', "" for none */
 static void folder_of(const char *path, char *out, size_t size) {
     const char *slash = strrchr(path, '/');
@@ -1390,7 +1346,7 @@ static heft_world *load_path(const char *path, heft_world *into, heft_scene_info
         return NULL;
     }
     size_t length = 0;
-    char *text = read_file(path, &length);
+    char *text = file_read_all(path, SCENE_MAX_FILE, &length);
     if (!text) {
         return NULL;
     }

@@ -1247,45 +1247,6 @@ static heft_result import(heft_world *w, const char *text, size_t length, const 
     return r;
 }
 
-static char *read_file(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        heft_set_error("%s: cannot open the file", path);
-        return NULL;
-    }
-    char *data = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *p = cap > URDF_MAX_FILE ? NULL : heft_realloc(data, cap);
-            if (!p) {
-                heft_set_error(cap > URDF_MAX_FILE ? "%s: larger than %u bytes" : "out of memory",
-                               path, URDF_MAX_FILE);
-                heft_free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = p;
-        }
-        size_t got = fread(data + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) {
-            break;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        heft_set_error("%s: read error", path);
-        heft_free(data);
-        return NULL;
-    }
-    data[n] = 0;
-    *length = n;
-    return data;
-}
-
 heft_result heft_world_import_urdf(heft_world *world, const char *path,
                                    const heft_urdf_options *options, heft_urdf_result *result) {
     if (!world || !path) {
@@ -1293,7 +1254,7 @@ heft_result heft_world_import_urdf(heft_world *world, const char *path,
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     size_t length = 0;
-    char *text = read_file(path, &length);
+    char *text = file_read_all(path, URDF_MAX_FILE, &length);
     if (!text) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
