@@ -116,9 +116,7 @@ static int check_quat(heft_quat q) {
     return check_orientation(q, "orientation quaternion");
 }
 
-/* The body of an id, or NULL with a message saying why (the world NULL, or
- * the id never made or destroyed since). */
-static body *live_body(const heft_world *w, heft_body_id id, const char *function) {
+body *live_body(const heft_world *w, heft_body_id id, const char *function) {
     if (!w) {
         heft_set_error("%s: world is NULL", function);
         return NULL;

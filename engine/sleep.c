@@ -199,20 +199,6 @@ void sleep_release(heft_world *w) {
 
 /* ---- the API ------------------------------------------------------------ */
 
-static body *sleep_body(const heft_world *w, heft_body_id id, const char *function) {
-    if (!w) {
-        heft_set_error("%s: world is NULL", function);
-        return NULL;
-    }
-    body *b = world_body(w, id);
-    if (!b) {
-        heft_set_error("%s: body id (index %d, generation %u) is not valid: never created or "
-                       "destroyed",
-                       function, (int)id.index, (unsigned)id.generation);
-    }
-    return b;
-}
-
 static int check_switch(int value, const char *function) {
     if (value != 0 && value != 1) {
         heft_set_error("%s: the switch is 0 or 1 (got %d)", function, value);
@@ -267,7 +253,7 @@ heft_result heft_world_set_sleep_thresholds(heft_world *w, double linear, double
 }
 
 int heft_body_is_awake(const heft_world *w, heft_body_id id) {
-    const body *b = sleep_body(w, id, "heft_body_is_awake");
+    const body *b = live_body(w, id, "heft_body_is_awake");
     if (!b) {
         return 0;
     }
@@ -278,7 +264,7 @@ int heft_body_is_awake(const heft_world *w, heft_body_id id) {
 }
 
 heft_result heft_body_set_awake(heft_world *w, heft_body_id id, int awake) {
-    body *b = sleep_body(w, id, "heft_body_set_awake");
+    body *b = live_body(w, id, "heft_body_set_awake");
     if (!b) {
         return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
@@ -306,7 +292,7 @@ heft_result heft_body_set_awake(heft_world *w, heft_body_id id, int awake) {
 }
 
 heft_result heft_body_wake(heft_world *w, heft_body_id id) {
-    if (!sleep_body(w, id, "heft_body_wake")) {
+    if (!live_body(w, id, "heft_body_wake")) {
         return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
     sleep_wake_body(w, id.index);
@@ -314,7 +300,7 @@ heft_result heft_body_wake(heft_world *w, heft_body_id id) {
 }
 
 heft_result heft_body_set_sleep_enabled(heft_world *w, heft_body_id id, int enabled) {
-    body *b = sleep_body(w, id, "heft_body_set_sleep_enabled");
+    body *b = live_body(w, id, "heft_body_set_sleep_enabled");
     if (!b) {
         return w ? HEFT_ERROR_INVALID_ID : HEFT_ERROR_INVALID_ARGUMENT;
     }
@@ -329,12 +315,12 @@ heft_result heft_body_set_sleep_enabled(heft_world *w, heft_body_id id, int enab
 }
 
 int heft_body_sleep_enabled(const heft_world *w, heft_body_id id) {
-    const body *b = sleep_body(w, id, "heft_body_sleep_enabled");
+    const body *b = live_body(w, id, "heft_body_sleep_enabled");
     return b ? b->sleep_enabled : 0;
 }
 
 int64_t heft_body_island_id(const heft_world *w, heft_body_id id) {
-    const body *b = sleep_body(w, id, "heft_body_island_id");
+    const body *b = live_body(w, id, "heft_body_island_id");
     if (!b || b->island_id < 0) {
         return -1;
     }

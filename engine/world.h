@@ -145,6 +145,9 @@ double world_joint_baumgarte(const heft_world *w);
 
 /* id helpers (world.c) */
 body *world_body(const heft_world *w, heft_body_id id);
+/* The same, or NULL with a message naming function and saying why (the
+ * world NULL, or the id never made or destroyed since); body.c. */
+body *live_body(const heft_world *w, heft_body_id id, const char *function);
 joint *world_joint(const heft_world *w, heft_joint_id id);
 /* the same, setting heft_last_error (naming function) when there is none */
 joint *world_joint_or_error(const heft_world *w, heft_joint_id id, const char *function);
