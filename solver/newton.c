@@ -447,13 +447,12 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
         if (result->steps >= max_steps)
             break;
         ++result->steps;
-        int outside = 0;
-        int dropped = direction(ws, p, &outside);
+        int dropped = direction(ws, p, &result->outside);
         for (int round = 0; round < NEWTON_HOLD_ROUNDS && dropped >= 0; ++round) {
             if (hold_leaving_rows(ws, p) == 0)
                 break;
             result->held_rounds++;
-            dropped = direction(ws, p, &outside);
+            dropped = direction(ws, p, &result->outside);
         }
         if (dropped < 0) {
             status = HEFT_NEWTON_STALLED;

@@ -35,6 +35,8 @@ typedef struct heft_newton_result {
     int steps;         /* Newton steps (factorizations of the coupled system) */
     int line_searches; /* trial points evaluated beyond the full steps */
     int dropped;       /* rows dropped as dependent, over every step */
+    int outside;       /* coupling entries dropped for lying outside A's envelope (a
+                          dense A with an exact zero where the structure has none) */
     int held_rounds;   /* steps solved again after holding rows that left their boxes */
     double error_max;  /* J, heft_mlcp_measure of the answer (INFINITY when none) */
 } heft_newton_result;
