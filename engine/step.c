@@ -285,13 +285,12 @@ static void end_velocity(const heft_world *w, int32_t index, double *v6) {
     row_put6(v6, b->free_linear_velocity, b->free_angular_velocity);
 }
 
-/* The Baumgarte term of a rigid joint row: a limit's only once crossed (before,
- * phi / h is the speculative reach, a velocity bound as a contact's). */
+/* The Baumgarte term of a rigid joint row that holds two bodies together (a
+ * limit's, one-sided and met at speed, stays in b). */
 static double bias_of_row(const row *r, double rigid_compliance, double h) {
-    const int joint_row =
-        r->kind == HEFT_ROW_BILATERAL || (r->kind == HEFT_ROW_LIMIT && r->phi < 0.0);
-    return joint_row && r->epsilon <= rigid_compliance * (1.0 + 1e-12) ? -r->gamma * r->phi / h
-                                                                       : 0.0;
+    return r->kind == HEFT_ROW_BILATERAL && r->epsilon <= rigid_compliance * (1.0 + 1e-12)
+               ? -r->gamma * r->phi / h
+               : 0.0;
 }
 
 static uint64_t hash_mix(uint64_t h, uint64_t x) {
