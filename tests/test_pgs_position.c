@@ -119,8 +119,9 @@ static void solve_in_a_row(const heft_solver_options *o, heft_mlcp *p, int solve
 }
 
 /* Nothing latches on corrections under 5 cm/s however long they last, nor
- * on faster ones for 14 solves in a row: the answers are the ones without a
- * bias, bit for bit (the scenes PGS holds are stepped exactly as before). */
+ * on faster ones for 14 solves in a row, nor on NaN or infinite ones: the
+ * answers are the ones without a bias, bit for bit (the scenes PGS holds are
+ * stepped exactly as before). */
 Test(pgs_position, corrections_that_are_not_a_runaway_change_no_bit) {
     planted_problem pp = planted_structured(120, 0.5, 0, 31);
     const int n = pp.p->n;
@@ -129,13 +130,17 @@ Test(pgs_position, corrections_that_are_not_a_runaway_change_no_bit) {
         slow[i] = (i % 2 ? 1.0 : -1.0) * 0.049;
     }
     double *fast = bias_from(pp.p, 0.5, 0.06);
+    double *broken = malloc(sizeof(double) * (size_t)n); /* never a correction */
+    for (int i = 0; i < n; ++i) {
+        broken[i] = i % 2 ? NAN : -INFINITY;
+    }
     heft_solver_options o = heft_solver_default_options();
     double *plain = malloc(sizeof(double) * (size_t)n), *with = malloc(sizeof(double) * (size_t)n);
     const struct {
         double *bias;
         int solves;
-    } runs[] = {{slow, 40}, {fast, 14}};
-    for (int k = 0; k < 2; ++k) {
+    } runs[] = {{slow, 40}, {fast, 14}, {broken, 40}};
+    for (int k = 0; k < 3; ++k) {
         pp.p->bias = NULL;
         solve_in_a_row(&o, pp.p, runs[k].solves, plain);
         pp.p->bias = runs[k].bias;
@@ -145,6 +150,7 @@ Test(pgs_position, corrections_that_are_not_a_runaway_change_no_bit) {
     pp.p->bias = NULL;
     free(slow);
     free(fast);
+    free(broken);
     free(plain);
     free(with);
     planted_free(&pp);
