@@ -222,16 +222,6 @@ int contact_set_update(heft_world *w, double h) {
     double t1 = cpu_ms();
     set->time_broad_ms = t1 - t0;
     set->pairs = bp->pair_count;
-    /* each pair makes at most 4 points; both arrays share one capacity */
-    int need = MANIFOLD_MAX_POINTS * bp->pair_count;
-    if (need > set->capacity) {
-        int cap = set->capacity, cap2 = set->capacity;
-        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
-            set->count = 0;
-            return 0;
-        }
-        set->capacity = cap < cap2 ? cap : cap2;
-    }
     contact *swap = set->previous;
     set->previous = set->items;
     set->items = swap;
@@ -247,9 +237,7 @@ int contact_set_update(heft_world *w, double h) {
     set->sensor_capacity = sensor_swap_capacity;
     set->sensor_count = 0;
     if (!array_grow((void **)&set->pair_job, &set->pair_job_capacity, bp->pair_count + 1,
-                    sizeof *set->pair_job) ||
-        !array_grow((void **)&set->jobs, &set->job_capacity, bp->pair_count + 1,
-                    sizeof *set->jobs)) {
+                    sizeof *set->pair_job)) {
         set->count = 0;
         return 0;
     }
@@ -305,6 +293,13 @@ int contact_set_update(heft_world *w, double h) {
             ia = ib;
             ib = ti;
         }
+        /* sized by the pairs that reach the narrowphase, far fewer than the
+         * broad phase's */
+        if (!array_grow((void **)&set->jobs, &set->job_capacity, job_count + 1,
+                        sizeof *set->jobs)) {
+            set->count = 0;
+            return 0;
+        }
         narrow_job *job = &set->jobs[job_count];
         job->ia = ia;
         job->ib = ib;
@@ -318,6 +313,21 @@ int contact_set_update(heft_world *w, double h) {
         return 0;
     }
     world_tasks_run(w, collide_task, job_count, NARROW_TASK_MIN_RANGE, w);
+    /* room for the points found and those kept from sleeping pairs (at most
+     * the last update's); both arrays share one capacity, and growing keeps
+     * the last update's points */
+    int need = previous_count;
+    for (int j = 0; j < job_count; ++j) {
+        need += set->jobs[j].status > 0 ? set->jobs[j].m.count : 0;
+    }
+    if (need > set->capacity) {
+        int cap = set->capacity, cap2 = set->capacity;
+        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
+            set->count = 0;
+            return 0;
+        }
+        set->capacity = cap < cap2 ? cap : cap2;
+    }
     /* the contacts, in pair order on this thread */
     int count = 0, old = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
