@@ -236,13 +236,22 @@ static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *ou
     return 1;
 }
 
+/* three rows of three numbers, or the diagonal's three numbers */
 static int read_mat3(loader *L, const cJSON *obj, const char *key, heft_mat3 *out) {
     const cJSON *item = member(obj, key);
     if (!item) {
         return 1;
     }
     if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 3) {
-        return fail(L, item, key, "must be three rows of three numbers");
+        return fail(L, item, key, "must be three rows of three numbers, or a diagonal's three");
+    }
+    if (cJSON_IsNumber(item->child)) {
+        double d[3];
+        if (!numbers_of(L, item, key, d, 3, NUM_FINITE)) {
+            return 0;
+        }
+        *out = heft_mat3_diag(d[0], d[1], d[2]);
+        return 1;
     }
     int r = 0;
     for (const cJSON *line = item->child; line; line = line->next) {
