@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 
+#include "array.h"
 #include "error.h"
 #include "mesh_file.h"
 #include "scene.h"
@@ -18,14 +19,40 @@
 
 #define SCENE_MAX_FILE (256u * 1024u * 1024u)
 
+/* The element being read, for messages: bodies[3] "boom".shapes[0]. Kept
+ * as parts and formatted only when something is refused. */
+typedef struct place {
+    const char *section;      /* "bodies", "solver.options", ...; "" for the top level */
+    int index;                /* in the section's list; -1 for none */
+    char name[HEFT_NAME_MAX]; /* the element's name; "" for none */
+    int shape;                /* a body's shape; -1 for none */
+} place;
+
+/* The members of an object whose fields were checked: at[i] is the member
+ * named keys[i] (NULL when absent), so that reading a field is a look-up
+ * rather than a walk of the object's list. */
+#define SCENE_MAX_KEYS 32
+#define SCENE_INDEXED 8
+
+typedef struct indexed {
+    const cJSON *obj;
+    const char *const *keys;
+    int count;
+    int cursor; /* after the last key asked for: the readers ask in the lists' order */
+    const cJSON *at[SCENE_MAX_KEYS];
+} indexed;
+
 typedef struct loader {
     const char *source; /* the file's name in messages */
     const char *dir;    /* where relative mesh paths start ("" for the current folder) */
     const char *text;
     size_t length;
     const cJSON *root;
-    char where[96]; /* the element being read: bodies[3] "boom" */
+    place where;
     heft_scene_info info;
+    /* the objects checked last (a ring): enough for the nesting of the format */
+    indexed indexed[SCENE_INDEXED];
+    int indexed_next;
     /* what the file made, in file order */
     heft_body_id *bodies;
     int body_count;
@@ -41,46 +68,105 @@ enum {
     NUM_POSITIVE = 4 /* > 0 */
 };
 
+static void set_where(loader *L, const char *section, int index) {
+    L->where.section = section;
+    L->where.index = index;
+    L->where.name[0] = 0;
+    L->where.shape = -1;
+}
+
+static void where_named(loader *L, const char *name) {
+    size_t n = strlen(name);
+    n = n < sizeof L->where.name ? n : sizeof L->where.name - 1;
+    memcpy(L->where.name, name, n);
+    L->where.name[n] = 0;
+}
+
 static int fail(loader *L, const cJSON *item, const char *field, const char *fmt, ...) {
-    char message[256];
+    char message[256], where[128] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    const place *p = &L->where;
+    if (p->section && p->section[0]) {
+        size_t n = (size_t)snprintf(where, sizeof where, "%s", p->section);
+        if (p->index >= 0 && n < sizeof where) {
+            n += (size_t)snprintf(where + n, sizeof where - n, "[%d]", p->index);
+        }
+        if (p->name[0] && n < sizeof where) {
+            n += (size_t)snprintf(where + n, sizeof where - n, " \"%s\"", p->name);
+        }
+        if (p->shape >= 0 && n < sizeof where) {
+            snprintf(where + n, sizeof where - n, ".shapes[%d]", p->shape);
+        }
+    }
     int line = scene_line_of(L->text, L->length, L->root, item);
-    const char *sep = L->where[0] && field && field[0] ? "." : "";
-    heft_set_error("%s:%d: %s%s%s: %s", L->source, line, L->where, sep, field ? field : "",
-                   message);
+    const char *sep = where[0] && field && field[0] ? "." : "";
+    heft_set_error("%s:%d: %s%s%s: %s", L->source, line, where, sep, field ? field : "", message);
     return 0;
 }
 
-static void set_where(loader *L, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->where, sizeof L->where, fmt, ap);
-    va_end(ap);
+static indexed *indexed_of(loader *L, const cJSON *obj) {
+    for (int k = 0; k < SCENE_INDEXED; ++k) {
+        if (L->indexed[k].obj == obj && obj) {
+            return &L->indexed[k];
+        }
+    }
+    return NULL;
 }
 
-static const cJSON *member(const cJSON *obj, const char *key) {
+/* The member key of obj, or NULL. The keys the loader asks for are the
+ * literals of its key lists, so the pointers usually match (and mostly in
+ * the list's order, from the cursor on); the names are compared when they
+ * do not. Objects not checked yet are walked. */
+static const cJSON *member(loader *L, const cJSON *obj, const char *key) {
+    indexed *x = indexed_of(L, obj);
+    if (!x) {
+        return cJSON_GetObjectItemCaseSensitive(obj, key);
+    }
+    for (int k = 0, i = x->cursor; k < x->count; ++k, i = i + 1 < x->count ? i + 1 : 0) {
+        if (x->keys[i] == key) {
+            x->cursor = i + 1 < x->count ? i + 1 : 0;
+            return x->at[i];
+        }
+    }
+    for (int i = 0; i < x->count; ++i) {
+        if (strcmp(x->keys[i], key) == 0) {
+            return x->at[i];
+        }
+    }
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-/* refuses members not in allowed (NULL-terminated) and members given twice */
+/* refuses members not in allowed (NULL-terminated, at most SCENE_MAX_KEYS)
+ * and members given twice; notes where each member is for member(L, ) */
 static int check_keys(loader *L, const cJSON *obj, const char *const *allowed) {
+    indexed *x = &L->indexed[L->indexed_next];
+    L->indexed_next = (L->indexed_next + 1) % SCENE_INDEXED;
+    x->obj = NULL;
+    x->keys = allowed;
+    x->count = 0;
+    x->cursor = 0;
+    while (allowed[x->count] && x->count < SCENE_MAX_KEYS) {
+        x->at[x->count++] = NULL;
+    }
     for (const cJSON *c = obj->child; c; c = c->next) {
-        int known = 0;
-        for (int i = 0; allowed[i] && !known; ++i) {
-            known = strcmp(allowed[i], c->string) == 0;
-        }
-        if (!known) {
-            return fail(L, c, c->string, "unknown field");
-        }
-        for (const cJSON *d = obj->child; d != c; d = d->next) {
-            if (strcmp(d->string, c->string) == 0) {
-                return fail(L, c, c->string, "given twice");
+        int known = -1;
+        for (int i = 0; i < x->count && known < 0; ++i) {
+            if (allowed[i][0] == c->string[0] && strcmp(allowed[i], c->string) == 0) {
+                known = i;
             }
         }
+        if (known < 0) {
+            return fail(L, c, c->string, "unknown field");
+        }
+        if (x->at[known]) {
+            return fail(L, c, c->string, "given twice");
+        }
+        x->at[known] = c;
     }
+    x->obj = obj;
     return 1;
 }
 
@@ -114,12 +200,12 @@ static int number_of(loader *L, const cJSON *item, const char *field, double *ou
 
 /* optional members: absent leaves *out as it was */
 static int read_number(loader *L, const cJSON *obj, const char *key, double *out, int flags) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     return item ? number_of(L, item, key, out, flags) : 1;
 }
 
 static int read_int(loader *L, const cJSON *obj, const char *key, int *out, double lo, double hi) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -132,7 +218,7 @@ static int read_int(loader *L, const cJSON *obj, const char *key, int *out, doub
 }
 
 static int read_bits(loader *L, const cJSON *obj, const char *key, uint32_t *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -145,7 +231,7 @@ static int read_bits(loader *L, const cJSON *obj, const char *key, uint32_t *out
 }
 
 static int read_bool(loader *L, const cJSON *obj, const char *key, int *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -157,7 +243,7 @@ static int read_bool(loader *L, const cJSON *obj, const char *key, int *out) {
 }
 
 static int read_string(loader *L, const cJSON *obj, const char *key, char *out, size_t size) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -173,7 +259,7 @@ static int read_string(loader *L, const cJSON *obj, const char *key, char *out, 
 
 static int read_enum(loader *L, const cJSON *obj, const char *key, const char *(*table)(int),
                      int *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -205,7 +291,7 @@ static int numbers_of(loader *L, const cJSON *item, const char *field, double *o
 }
 
 static int read_vec3(loader *L, const cJSON *obj, const char *key, heft_vec3 *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     double x[3];
     if (!item) {
         return 1;
@@ -218,7 +304,7 @@ static int read_vec3(loader *L, const cJSON *obj, const char *key, heft_vec3 *ou
 }
 
 static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     double x[4];
     if (!item) {
         return 1;
@@ -236,14 +322,24 @@ static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *ou
     return 1;
 }
 
-/* three rows of three numbers, or the diagonal's three numbers */
+/* three rows of three numbers, the diagonal's three numbers, or one number
+ * for the same diagonal entry on every axis */
 static int read_mat3(loader *L, const cJSON *obj, const char *key, heft_mat3 *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
+    if (cJSON_IsNumber(item)) {
+        double d;
+        if (!number_of(L, item, key, &d, NUM_FINITE)) {
+            return 0;
+        }
+        *out = heft_mat3_diag(d, d, d);
+        return 1;
+    }
     if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 3) {
-        return fail(L, item, key, "must be three rows of three numbers, or a diagonal's three");
+        return fail(L, item, key,
+                    "must be three rows of three numbers, a diagonal's three, or one number");
     }
     if (cJSON_IsNumber(item->child)) {
         double d[3];
@@ -303,8 +399,8 @@ static int read_world(loader *L, world_settings *ws) {
     snprintf(ws->solver, sizeof ws->solver, "pgs");
     ws->restitution_threshold = 1.0;
     ws->hit_event_threshold = 1.0;
-    const cJSON *w = member(L->root, "world");
-    snprintf(L->where, sizeof L->where, "world");
+    const cJSON *w = member(L, L->root, "world");
+    set_where(L, "world", -1);
     if (w) {
         int gyro = (int)ws->def.gyroscopic;
         if (!expect_object(L, w, NULL) || !check_keys(L, w, keys) ||
@@ -327,7 +423,7 @@ static int read_world(loader *L, world_settings *ws) {
             return 0;
         }
         ws->def.gyroscopic = (heft_gyroscopic)gyro;
-        const cJSON *jb = member(w, "joint_baumgarte");
+        const cJSON *jb = member(L, w, "joint_baumgarte");
         if (jb && !(cJSON_IsString(jb) && strcmp(jb->valuestring, "auto") == 0)) {
             if (!number_of(L, jb, "joint_baumgarte", &ws->def.joint_baumgarte, NUM_NONNEG)) {
                 return 0;
@@ -337,7 +433,7 @@ static int read_world(loader *L, world_settings *ws) {
             }
         }
         if (ws->def.contact_baumgarte > 1.0) {
-            return fail(L, member(w, "contact_baumgarte"), "contact_baumgarte",
+            return fail(L, member(L, w, "contact_baumgarte"), "contact_baumgarte",
                         "must lie in [0, 1]");
         }
     }
@@ -365,20 +461,20 @@ static int read_world(loader *L, world_settings *ws) {
                                               "ldl_shard_constraints",
                                               "ldl_regularization",
                                               NULL};
-    const cJSON *s = member(L->root, "solver");
-    snprintf(L->where, sizeof L->where, "solver");
+    const cJSON *s = member(L, L->root, "solver");
+    set_where(L, "solver", -1);
     if (s) {
         if (!expect_object(L, s, NULL) || !check_keys(L, s, solver_keys) ||
             !read_string(L, s, "name", ws->solver, sizeof ws->solver)) {
             return 0;
         }
-        if (member(s, "name") && !heft_solver_find(ws->solver)) {
-            return fail(L, member(s, "name"), "name", "unknown solver \"%s\"", ws->solver);
+        if (member(L, s, "name") && !heft_solver_find(ws->solver)) {
+            return fail(L, member(L, s, "name"), "name", "unknown solver \"%s\"", ws->solver);
         }
-        const cJSON *o = member(s, "options");
+        const cJSON *o = member(L, s, "options");
         heft_solver_options *op = &ws->options;
         const double big = 2147483647.0;
-        snprintf(L->where, sizeof L->where, "solver.options");
+        set_where(L, "solver.options", -1);
         if (o &&
             (!expect_object(L, o, NULL) || !check_keys(L, o, option_keys) ||
              !read_int(L, o, "max_iterations", &op->max_iterations, 0, big) ||
@@ -413,7 +509,7 @@ static int read_world(loader *L, world_settings *ws) {
         }
     }
     ws->def.solver = ws->solver;
-    L->where[0] = 0;
+    set_where(L, "", -1);
     return 1;
 }
 
@@ -432,7 +528,7 @@ static void shape_data_free(shape_data *d) {
 }
 
 static int read_point_list(loader *L, const cJSON *obj, const char *key, mesh_data *m, int max) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!cJSON_IsArray(item)) {
         return fail(L, item ? item : obj, key, "must be an array of [x, y, z] points");
     }
@@ -508,13 +604,13 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
         d->hull.points = data->mesh.vertices;
         d->hull.count = data->mesh.vertex_count;
     } else if (d->type == HEFT_SHAPE_MESH) {
-        const cJSON *file = member(o, "file");
+        const cJSON *file = member(L, o, "file");
         if (file) {
             char path[1024], message[1400];
             if (!cJSON_IsString(file)) {
                 return fail(L, file, "file", "must be a string (a Wavefront OBJ file)");
             }
-            if (member(o, "vertices") || member(o, "triangles")) {
+            if (member(L, o, "vertices") || member(L, o, "triangles")) {
                 return fail(L, file, "file",
                             "a mesh is given by a file or by vertices and "
                             "triangles, not both");
@@ -528,7 +624,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             if (!read_point_list(L, o, "vertices", &data->mesh, 1 << 24)) {
                 return 0;
             }
-            const cJSON *t = member(o, "triangles");
+            const cJSON *t = member(L, o, "triangles");
             if (!cJSON_IsArray(t)) {
                 return fail(L, t ? t : o, "triangles", "must be an array of [a, b, c] indices");
             }
@@ -559,7 +655,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             !read_number(L, o, "spacing_y", &h->spacing_y, NUM_POSITIVE)) {
             return 0;
         }
-        const cJSON *rows = member(o, "heights");
+        const cJSON *rows = member(L, o, "heights");
         if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) != h->count_y || h->count_x < 2) {
             return fail(L, rows ? rows : o, "heights",
                         "must be count_y rows of count_x numbers (count_x, count_y >= 2)");
@@ -606,10 +702,10 @@ static int find_body(loader *L, const cJSON *item, const char *field, heft_body_
         return fail(L, item, field, "must be a body's name, its position in bodies, or null");
     }
     int found = -1;
-    const cJSON *list = member(L->root, "bodies");
+    const cJSON *list = member(L, L->root, "bodies");
     int k = 0;
     for (const cJSON *b = list ? list->child : NULL; b && k < L->body_count; b = b->next, ++k) {
-        const cJSON *name = member(b, "name");
+        const cJSON *name = member(L, b, "name");
         if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
             if (found >= 0) {
                 return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
@@ -662,12 +758,12 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     heft_body_def d = heft_default_body_def();
     char name[HEFT_NAME_MAX] = "";
     int type = (int)d.type, from_shapes = 0;
-    snprintf(L->where, sizeof L->where, "bodies[%d]", index);
+    set_where(L, "bodies", index);
     if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
-        snprintf(L->where, sizeof L->where, "bodies[%d] \"%s\"", index, name);
+        where_named(L, name);
     }
     if (!check_keys(L, o, keys)) {
         return 0;
@@ -688,15 +784,15 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     }
     d.type = (heft_body_type)type;
     d.name = name;
-    if (from_shapes && (member(o, "mass") || member(o, "inertia"))) {
-        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
+    if (from_shapes && (member(L, o, "mass") || member(L, o, "inertia"))) {
+        return fail(L, member(L, o, "mass_from_shapes"), "mass_from_shapes",
                     "a body takes its mass from its shapes or from mass and inertia, not both");
     }
     if (from_shapes && d.type != HEFT_BODY_DYNAMIC) {
-        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
+        return fail(L, member(L, o, "mass_from_shapes"), "mass_from_shapes",
                     "only dynamic bodies have a mass");
     }
-    const cJSON *shapes = member(o, "shapes");
+    const cJSON *shapes = member(L, o, "shapes");
     if (shapes && !cJSON_IsArray(shapes)) {
         return fail(L, shapes, "shapes", "must be an array");
     }
@@ -706,19 +802,18 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     }
     L->bodies[L->body_count++] = id;
     /* a unit orientation exactly as written (creation normalises it) */
-    if (is_unit_quat(d.orientation)) {
-        body *b = world_body(w, id);
-        b->orientation = d.orientation;
-        body_update_world_inertia(b);
+    body *made = world_body(w, id);
+    if (is_unit_quat(d.orientation) &&
+        memcmp(&made->orientation, &d.orientation, sizeof d.orientation) != 0) {
+        made->orientation = d.orientation;
+        body_update_world_inertia(made);
     }
-    char body_where[sizeof L->where];
-    snprintf(body_where, sizeof body_where, "%s", L->where);
     int k = 0;
     for (const cJSON *s = shapes ? shapes->child : NULL; s; s = s->next, ++k) {
         heft_shape_def sd;
         shape_data data;
         memset(&data, 0, sizeof data);
-        set_where(L, "%s.shapes[%d]", body_where, k);
+        L->where.shape = k;
         int ok = read_shape(L, s, &sd, &data);
         heft_shape_id sid = {-1, 0};
         if (ok && (sid = heft_create_shape(w, id, &sd)).generation == 0) {
@@ -732,9 +827,9 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
             return 0;
         }
     }
-    snprintf(L->where, sizeof L->where, "%s", body_where);
+    L->where.shape = -1;
     if (from_shapes && heft_body_set_mass_from_shapes(w, id) != HEFT_OK) {
-        return engine_refused(L, member(o, "mass_from_shapes"));
+        return engine_refused(L, member(L, o, "mass_from_shapes"));
     }
     return 1;
 }
@@ -755,10 +850,10 @@ static int find_joint(loader *L, const cJSON *item, const char *field, heft_join
         return fail(L, item, field, "must be a joint's name or its position in joints");
     }
     int found = -1;
-    const cJSON *list = member(L->root, "joints");
+    const cJSON *list = member(L, L->root, "joints");
     int k = 0;
     for (const cJSON *j = list ? list->child : NULL; j; j = j->next, ++k) {
-        const cJSON *name = member(j, "name");
+        const cJSON *name = member(L, j, "name");
         if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
             if (found >= 0) {
                 return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
@@ -794,7 +889,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
                                              "stiffness", "damping", NULL};
     static const char *const motor_keys[] = {
         "mode", "target_velocity", "target_position", "max_force", "stiffness", "damping", NULL};
-    const cJSON *g = member(o, "dof_softness");
+    const cJSON *g = member(L, o, "dof_softness");
     if (g && !expect_object(L, g, "dof_softness")) {
         return 0;
     }
@@ -806,7 +901,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
             return 0;
         }
     }
-    g = member(o, "limits");
+    g = member(L, o, "limits");
     if (g && !expect_object(L, g, "limits")) {
         return 0;
     }
@@ -829,7 +924,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
                         l->upper);
         }
     }
-    g = member(o, "motors");
+    g = member(L, o, "motors");
     if (g && !expect_object(L, g, "motors")) {
         return 0;
     }
@@ -848,7 +943,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
         }
         m->mode = (heft_motor_mode)mode;
     }
-    g = member(o, "dof_modes");
+    g = member(L, o, "dof_modes");
     if (g && !expect_object(L, g, "dof_modes")) {
         return 0;
     }
@@ -878,7 +973,7 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     static const char *const keys[] = {
         "frame_a", "frame_b", "relative_rotation", "coordinates", "coupled_origin", "coupled_last",
         "broken",  NULL};
-    const cJSON *s = member(o, "state");
+    const cJSON *s = member(L, o, "state");
     memset(st, 0, sizeof *st);
     if (!s) {
         return 1;
@@ -890,22 +985,22 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     const char *need_coupling[] = {"coupled_origin", "coupled_last"};
     for (int k = 0; k < (coupling ? 2 : 3); ++k) {
         const char *name = coupling ? need_coupling[k] : need_plain[k];
-        if (!member(s, name)) {
+        if (!member(L, s, name)) {
             return fail(L, s, "state", "needs %s for a joint of this type", name);
         }
     }
-    if (!member(s, "coordinates")) {
+    if (!member(L, s, "coordinates")) {
         return fail(L, s, "state", "needs coordinates");
     }
     st->present = 1;
     const cJSON *c;
     if (!read_quat(L, s, "frame_a", &st->frame_a) || !read_quat(L, s, "frame_b", &st->frame_b) ||
         !read_quat(L, s, "relative_rotation", &st->relative_rotation) ||
-        !numbers_of(L, member(s, "coordinates"), "state.coordinates", st->coordinates,
+        !numbers_of(L, member(L, s, "coordinates"), "state.coordinates", st->coordinates,
                     HEFT_JOINT_DOF_COUNT, NUM_FINITE) ||
-        ((c = member(s, "coupled_origin")) &&
+        ((c = member(L, s, "coupled_origin")) &&
          !numbers_of(L, c, "state.coupled_origin", st->coupled_origin, 2, NUM_FINITE)) ||
-        ((c = member(s, "coupled_last")) &&
+        ((c = member(L, s, "coupled_last")) &&
          !numbers_of(L, c, "state.coupled_last", st->coupled_last, 2, NUM_FINITE)) ||
         !read_bool(L, s, "broken", &st->broken)) {
         return 0;
@@ -971,12 +1066,12 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
                                        NULL};
     char name[HEFT_NAME_MAX] = "";
     int type = -1;
-    snprintf(L->where, sizeof L->where, "joints[%d]", index);
+    set_where(L, "joints", index);
     if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
-        snprintf(L->where, sizeof L->where, "joints[%d] \"%s\"", index, name);
+        where_named(L, name);
     }
     if (!check_keys(L, o, keys)) {
         return 0;
@@ -993,41 +1088,42 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
     int gs = 1;
     const cJSON *c;
     if (coupling) {
-        if (!(c = member(o, "joint_a")) || !find_joint(L, c, "joint_a", &d.joint_a) ||
-            !(c = member(o, "joint_b")) || !find_joint(L, c, "joint_b", &d.joint_b) ||
+        if (!(c = member(L, o, "joint_a")) || !find_joint(L, c, "joint_a", &d.joint_a) ||
+            !(c = member(L, o, "joint_b")) || !find_joint(L, c, "joint_b", &d.joint_b) ||
             !read_number(L, o, "ratio", &d.ratio, NUM_FINITE)) {
-            return c ? 0 : fail(L, o, member(o, "joint_a") ? "joint_b" : "joint_a", "is missing");
+            return c ? 0
+                     : fail(L, o, member(L, o, "joint_a") ? "joint_b" : "joint_a", "is missing");
         }
         for (int k = 0; k < 5; ++k) {
             const char *plain[] = {"body_a", "body_b", "local_anchor_a", "world_anchor",
                                    "local_axis_a"};
-            if (member(o, plain[k])) {
-                return fail(L, member(o, plain[k]), plain[k],
+            if (member(L, o, plain[k])) {
+                return fail(L, member(L, o, plain[k]), plain[k],
                             "gears and racks name joints, not bodies or frames");
             }
         }
     } else {
-        if (member(o, "joint_a") || member(o, "joint_b") || member(o, "ratio")) {
+        if (member(L, o, "joint_a") || member(L, o, "joint_b") || member(L, o, "ratio")) {
             return fail(L, o, NULL, "only gears and racks take joint_a, joint_b and ratio");
         }
-        if (!(c = member(o, "body_b"))) {
+        if (!(c = member(L, o, "body_b"))) {
             return fail(L, o, "body_b", "is missing");
         }
         if (!find_body(L, c, "body_b", &d.body_b) ||
-            ((c = member(o, "body_a")) && !find_body(L, c, "body_a", &d.body_a))) {
+            ((c = member(L, o, "body_a")) && !find_body(L, c, "body_a", &d.body_a))) {
             return 0;
         }
         if (d.body_b.generation == 0) {
-            return fail(L, member(o, "body_b"), "body_b", "must be a body, not the world");
+            return fail(L, member(L, o, "body_b"), "body_b", "must be a body, not the world");
         }
-        const cJSON *wa = member(o, "world_anchor");
+        const cJSON *wa = member(L, o, "world_anchor");
         if (wa) {
             heft_vec3 anchor, axis = heft_v3(0.0, 0.0, 1.0), axis_b;
             const char *local[] = {"local_anchor_a", "local_anchor_b", "local_axis_a",
                                    "local_axis_b"};
             for (int k = 0; k < 4; ++k) {
-                if (member(o, local[k])) {
-                    return fail(L, member(o, local[k]), local[k],
+                if (member(L, o, local[k])) {
+                    return fail(L, member(L, o, local[k]), local[k],
                                 "a joint's frame is given in world or in local terms, not both");
                 }
             }
@@ -1035,7 +1131,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
                 !read_vec3(L, o, "world_axis", &axis)) {
                 return 0;
             }
-            if (member(o, "world_axis_b")) {
+            if (member(L, o, "world_axis_b")) {
                 if (!read_vec3(L, o, "world_axis_b", &axis_b)) {
                     return 0;
                 }
@@ -1045,7 +1141,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
             } else if (heft_joint_def_set_world_frame(w, &d, anchor, axis) != HEFT_OK) {
                 return engine_refused(L, wa);
             }
-        } else if (member(o, "world_axis") || member(o, "world_axis_b")) {
+        } else if (member(L, o, "world_axis") || member(L, o, "world_axis_b")) {
             return fail(L, o, "world_anchor", "is missing (world_axis needs it)");
         } else if (!read_vec3(L, o, "local_anchor_a", &d.local_anchor_a) ||
                    !read_vec3(L, o, "local_anchor_b", &d.local_anchor_b) ||
@@ -1055,7 +1151,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
         }
     }
     if (type == HEFT_JOINT_FIXED && !weld(L, d.body_a, d.body_b)) {
-        return fail(L, member(o, "body_b"), "body_b",
+        return fail(L, member(L, o, "body_b"), "body_b",
                     "welds bodies already welded together (a cycle of fixed joints)");
     }
     joint_state st;
@@ -1100,12 +1196,12 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
 static int read_operators(loader *L, heft_world *w) {
     static const char *const keys[] = {"name",  "unit", "help",   "min",   "max", "value",
                                        "joint", "dof",  "target", "scale", NULL};
-    const cJSON *list = member(L->root, "operators");
+    const cJSON *list = member(L, L->root, "operators");
     L->info.operator_count = 0;
     if (!list) {
         return 1;
     }
-    snprintf(L->where, sizeof L->where, "operators");
+    set_where(L, "operators", -1);
     if (!cJSON_IsArray(list)) {
         return fail(L, list, NULL, "must be an array");
     }
@@ -1119,7 +1215,7 @@ static int read_operators(loader *L, heft_world *w) {
         op->scale = 1.0;
         op->dof = HEFT_DOF_RX;
         int target = -1, dof = -1;
-        snprintf(L->where, sizeof L->where, "operators[%d]", i);
+        set_where(L, "operators", i);
         if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
             !read_string(L, o, "name", op->name, sizeof op->name) ||
             !read_string(L, o, "unit", op->unit, sizeof op->unit) ||
@@ -1142,7 +1238,7 @@ static int read_operators(loader *L, heft_world *w) {
             return fail(L, o, "value", "min <= value <= max does not hold");
         }
         op->target = (heft_operator_target)target;
-        const cJSON *j = member(o, "joint");
+        const cJSON *j = member(L, o, "joint");
         if (!j) {
             return fail(L, o, "joint", "is missing");
         }
@@ -1164,7 +1260,7 @@ static int read_operators(loader *L, heft_world *w) {
             heft_joint_get_def(w, op->joint, &jd);
             if (heft_joint_set_motor(w, op->joint, op->dof, &jd.motor[dof]) != HEFT_OK ||
                 jd.motor[dof].mode == HEFT_MOTOR_OFF) {
-                return fail(L, member(o, "dof"), "dof",
+                return fail(L, member(L, o, "dof"), "dof",
                             "the joint has no motor (with a mode) on this coordinate");
             }
         }
@@ -1178,14 +1274,14 @@ static int read_operators(loader *L, heft_world *w) {
 static int read_header(loader *L) {
     static const char *const keys[] = {"format", "version", "name",   "time_step", "steps", "world",
                                        "solver", "bodies",  "joints", "operators", NULL};
-    L->where[0] = 0;
+    set_where(L, "", -1);
     if (!cJSON_IsObject(L->root)) {
         return fail(L, L->root, "(top level)", "must be an object");
     }
     if (!check_keys(L, L->root, keys)) {
         return 0;
     }
-    const cJSON *f = member(L->root, "format");
+    const cJSON *f = member(L, L->root, "format");
     if (!cJSON_IsString(f) || strcmp(f->valuestring, SCENE_FORMAT) != 0) {
         return fail(L, f ? f : L->root, "format", "must be \"%s\"", SCENE_FORMAT);
     }
@@ -1194,8 +1290,9 @@ static int read_header(loader *L) {
         return 0;
     }
     if (version != SCENE_VERSION) {
-        return fail(L, member(L->root, "version") ? member(L->root, "version") : L->root, "version",
-                    "must be %d (this library reads version %d)", SCENE_VERSION, SCENE_VERSION);
+        return fail(L, member(L, L->root, "version") ? member(L, L->root, "version") : L->root,
+                    "version", "must be %d (this library reads version %d)", SCENE_VERSION,
+                    SCENE_VERSION);
     }
     if (!read_string(L, L->root, "name", L->info.name, sizeof L->info.name) ||
         !read_number(L, L->root, "time_step", &L->info.time_step, NUM_POSITIVE) ||
@@ -1204,7 +1301,7 @@ static int read_header(loader *L) {
     }
     const char *lists[] = {"bodies", "joints"};
     for (int k = 0; k < 2; ++k) {
-        const cJSON *l = member(L->root, lists[k]);
+        const cJSON *l = member(L, L->root, lists[k]);
         if (l && !cJSON_IsArray(l)) {
             return fail(L, l, lists[k], "must be an array");
         }
@@ -1214,13 +1311,20 @@ static int read_header(loader *L) {
 
 /* makes the file's bodies, shapes, joints and operators in w */
 static int build_objects(loader *L, heft_world *w) {
-    const cJSON *bodies = member(L->root, "bodies");
-    const cJSON *joints = member(L->root, "joints");
+    const cJSON *bodies = member(L, L->root, "bodies");
+    const cJSON *joints = member(L, L->root, "joints");
     L->body_count = L->joint_count = 0;
     int nb = bodies ? cJSON_GetArraySize(bodies) : 0;
+    int nj = joints ? cJSON_GetArraySize(joints) : 0;
     for (int k = 0; k <= nb; ++k) {
         L->weld[k] = k;
     }
+    /* room for them all at once (a body has one shape, mostly), rather than
+     * the arrays doubling and moving on the way; a failure here is only
+     * the room not made ahead */
+    (void)array_grow((void **)&w->bodies, &w->body_capacity, w->body_high + nb, sizeof(body));
+    (void)array_grow((void **)&w->shapes, &w->shape_capacity, w->shape_high + nb, sizeof(shape));
+    (void)array_grow((void **)&w->joints, &w->joint_capacity, w->joint_high + nj, sizeof(joint));
     int i = 0;
     for (const cJSON *b = bodies ? bodies->child : NULL; b; b = b->next) {
         if (!build_body(L, w, b, i++)) {
@@ -1239,15 +1343,15 @@ static int build_objects(loader *L, heft_world *w) {
 static heft_world *make_world(loader *L, const world_settings *ws) {
     heft_world *w = heft_world_create(&ws->def);
     if (!w) {
-        snprintf(L->where, sizeof L->where, "world");
-        engine_refused(L, member(L->root, "world"));
+        set_where(L, "world", -1);
+        engine_refused(L, member(L, L->root, "world"));
         return NULL;
     }
     if (heft_world_set_solver_options(w, &ws->options) != HEFT_OK ||
         heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK ||
         heft_world_set_hit_event_threshold(w, ws->hit_event_threshold) != HEFT_OK) {
-        snprintf(L->where, sizeof L->where, "solver");
-        engine_refused(L, member(L->root, "solver"));
+        set_where(L, "solver", -1);
+        engine_refused(L, member(L, L->root, "solver"));
         heft_world_destroy(w);
         return NULL;
     }
@@ -1265,6 +1369,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     L.text = text;
     L.length = length;
     L.info = heft_default_scene_info();
+    set_where(&L, "", -1);
     if (!text) {
         heft_set_error("%s: no text", L.source);
         return NULL;
@@ -1288,7 +1393,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     L.root = root;
     world_settings ws;
     heft_world *scratch = NULL;
-    const cJSON *bodies = member(root, "bodies"), *joints = member(root, "joints");
+    const cJSON *bodies = member(&L, root, "bodies"), *joints = member(&L, root, "joints");
     int nb = bodies ? cJSON_GetArraySize(bodies) : 0, nj = joints ? cJSON_GetArraySize(joints) : 0;
     if (read_header(&L) && read_world(&L, &ws)) {
         L.bodies = heft_alloc(sizeof *L.bodies * (size_t)(nb + 1));

@@ -214,10 +214,13 @@ static void put_mat3(members *m, const char *k, heft_mat3 a) {
     out_raw(m->o, "]", 1);
 }
 
-/* the inertia as its diagonal [xx, yy, zz] when the rest is zero, else as
- * three rows */
+/* the inertia as one number when it is that times the identity, as its
+ * diagonal [xx, yy, zz] when the rest is zero, else as three rows */
 static void put_inertia(members *m, heft_mat3 a) {
-    if (mat3_is_diagonal(&a)) {
+    if (mat3_is_diagonal(&a) && same_bits(a.m[0][0], a.m[1][1]) &&
+        same_bits(a.m[0][0], a.m[2][2])) {
+        put_number(m, "inertia", a.m[0][0]);
+    } else if (mat3_is_diagonal(&a)) {
         double d[3] = {a.m[0][0], a.m[1][1], a.m[2][2]};
         key(m, "inertia");
         out_numbers(m->o, d, 3);
