@@ -59,6 +59,8 @@ typedef struct loader {
     heft_joint_id *joints;
     int joint_count;
     int *weld; /* union-find over the file's bodies and the world (last): fixed joints */
+    /* the bodies' and joints' names, sorted, made at the first reference by name */
+    struct name_table *body_names, *joint_names;
 } loader;
 
 enum {
@@ -107,10 +109,12 @@ static int fail(loader *L, const cJSON *item, const char *field, const char *fmt
     return 0;
 }
 
+/* the newest first: fields are read from the object checked last, mostly */
 static indexed *indexed_of(loader *L, const cJSON *obj) {
-    for (int k = 0; k < SCENE_INDEXED; ++k) {
-        if (L->indexed[k].obj == obj && obj) {
-            return &L->indexed[k];
+    for (int k = 1; k <= SCENE_INDEXED && obj; ++k) {
+        indexed *x = &L->indexed[(L->indexed_next + SCENE_INDEXED - k) % SCENE_INDEXED];
+        if (x->obj == obj) {
+            return x;
         }
     }
     return NULL;
@@ -250,10 +254,11 @@ static int read_string(loader *L, const cJSON *obj, const char *key, char *out, 
     if (!cJSON_IsString(item)) {
         return fail(L, item, key, "must be a string");
     }
-    if (strlen(item->valuestring) >= size) {
+    size_t n = strlen(item->valuestring);
+    if (n >= size) {
         return fail(L, item, key, "is longer than %d bytes", (int)size - 1);
     }
-    snprintf(out, size, "%s", item->valuestring);
+    memcpy(out, item->valuestring, n + 1);
     return 1;
 }
 
@@ -684,9 +689,72 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
 
 /* ---- bodies --------------------------------------------------------------------- */
 
-static int find_body(loader *L, const cJSON *item, const char *field, heft_body_id *out) {
+/* ---- references by name: a sorted table of the list's names, so that a
+ * file of n joints naming n bodies is read in n log n, not n^2 ---------------- */
+
+typedef struct name_entry {
+    const char *name;
+    int position; /* in the file's list */
+} name_entry;
+
+typedef struct name_table {
+    int count;
+    name_entry entries[]; /* by name, then position */
+} name_table;
+
+static int by_name(const void *a, const void *b) {
+    const name_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->position > y->position) - (x->position < y->position);
+}
+
+/* the names of the first count objects of list; NULL when out of memory */
+static name_table *name_table_make(const cJSON *list, int count) {
+    name_table *t = heft_alloc(sizeof *t + sizeof(name_entry) * (size_t)(count > 0 ? count : 1));
+    if (!t) {
+        return NULL;
+    }
+    t->count = 0;
+    int k = 0;
+    for (const cJSON *o = list ? list->child : NULL; o && k < count; o = o->next, ++k) {
+        const cJSON *name = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "name") : NULL;
+        if (cJSON_IsString(name)) {
+            t->entries[t->count].name = name->valuestring;
+            t->entries[t->count].position = k;
+            t->count++;
+        }
+    }
+    qsort(t->entries, (size_t)t->count, sizeof(name_entry), by_name);
+    return t;
+}
+
+/* the first position (in the file) named name, -1 for none; *twice when
+ * another has the name too */
+static int name_table_find(const name_table *t, const char *name, int *twice) {
+    int lo = 0, hi = t->count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(t->entries[mid].name, name) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == t->count || strcmp(t->entries[lo].name, name) != 0) {
+        *twice = 0;
+        return -1;
+    }
+    *twice = lo + 1 < t->count && strcmp(t->entries[lo + 1].name, name) == 0;
+    return t->entries[lo].position;
+}
+
+/* a body reference; *position is its place in the file, body_count for the
+ * world frame */
+static int find_body(loader *L, const cJSON *item, const char *field, heft_body_id *out,
+                     int *position) {
     if (cJSON_IsNull(item)) {
         *out = HEFT_WORLD_FRAME;
+        *position = L->body_count;
         return 1;
     }
     if (cJSON_IsNumber(item)) {
@@ -696,27 +764,25 @@ static int find_body(loader *L, const cJSON *item, const char *field, heft_body_
                         L->body_count - 1);
         }
         *out = L->bodies[(int)k];
+        *position = (int)k;
         return 1;
     }
     if (!cJSON_IsString(item)) {
         return fail(L, item, field, "must be a body's name, its position in bodies, or null");
     }
-    int found = -1;
-    const cJSON *list = member(L, L->root, "bodies");
-    int k = 0;
-    for (const cJSON *b = list ? list->child : NULL; b && k < L->body_count; b = b->next, ++k) {
-        const cJSON *name = member(L, b, "name");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
-            if (found >= 0) {
-                return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
-            }
-            found = k;
-        }
+    if (!L->body_names &&
+        !(L->body_names = name_table_make(member(L, L->root, "bodies"), L->body_count))) {
+        return fail(L, item, field, "out of memory");
+    }
+    int twice = 0, found = name_table_find(L->body_names, item->valuestring, &twice);
+    if (twice) {
+        return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
     }
     if (found < 0) {
         return fail(L, item, field, "no body is named \"%s\"", item->valuestring);
     }
     *out = L->bodies[found];
+    *position = found;
     return 1;
 }
 
@@ -849,17 +915,14 @@ static int find_joint(loader *L, const cJSON *item, const char *field, heft_join
     if (!cJSON_IsString(item)) {
         return fail(L, item, field, "must be a joint's name or its position in joints");
     }
-    int found = -1;
     const cJSON *list = member(L, L->root, "joints");
-    int k = 0;
-    for (const cJSON *j = list ? list->child : NULL; j; j = j->next, ++k) {
-        const cJSON *name = member(L, j, "name");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
-            if (found >= 0) {
-                return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
-            }
-            found = k;
-        }
+    if (!L->joint_names &&
+        !(L->joint_names = name_table_make(list, list ? cJSON_GetArraySize(list) : 0))) {
+        return fail(L, item, field, "out of memory");
+    }
+    int twice = 0, found = name_table_find(L->joint_names, item->valuestring, &twice);
+    if (twice) {
+        return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
     }
     if (found < 0) {
         return fail(L, item, field, "no joint is named \"%s\"", item->valuestring);
@@ -1008,16 +1071,6 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     return 1;
 }
 
-/* the position of a body in the file, body_count for the world frame */
-static int file_position(const loader *L, heft_body_id id) {
-    for (int i = 0; i < L->body_count; ++i) {
-        if (L->bodies[i].index == id.index && L->bodies[i].generation == id.generation) {
-            return i;
-        }
-    }
-    return L->body_count;
-}
-
 static int weld_root(int *parent, int i) {
     while (parent[i] != i) {
         parent[i] = parent[parent[i]];
@@ -1026,9 +1079,10 @@ static int weld_root(int *parent, int i) {
     return i;
 }
 
-/* joins the two bodies' groups of welded bodies; 0 when they were one already */
-static int weld(loader *L, heft_body_id a, heft_body_id b) {
-    int ra = weld_root(L->weld, file_position(L, a)), rb = weld_root(L->weld, file_position(L, b));
+/* joins the groups of welded bodies of the bodies at positions a and b in
+ * the file (body_count: the world); 0 when they were one already */
+static int weld(loader *L, int a, int b) {
+    int ra = weld_root(L->weld, a), rb = weld_root(L->weld, b);
     if (ra == rb) {
         return 0;
     }
@@ -1085,6 +1139,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
     heft_joint_def d = heft_default_joint_def((heft_joint_type)type);
     d.name = name;
     int coupling = type == HEFT_JOINT_GEAR || type == HEFT_JOINT_RACK;
+    int at_a = L->body_count, at_b = L->body_count; /* positions in the file, for welds */
     int gs = 1;
     const cJSON *c;
     if (coupling) {
@@ -1109,8 +1164,8 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
         if (!(c = member(L, o, "body_b"))) {
             return fail(L, o, "body_b", "is missing");
         }
-        if (!find_body(L, c, "body_b", &d.body_b) ||
-            ((c = member(L, o, "body_a")) && !find_body(L, c, "body_a", &d.body_a))) {
+        if (!find_body(L, c, "body_b", &d.body_b, &at_b) ||
+            ((c = member(L, o, "body_a")) && !find_body(L, c, "body_a", &d.body_a, &at_a))) {
             return 0;
         }
         if (d.body_b.generation == 0) {
@@ -1150,7 +1205,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
             return 0;
         }
     }
-    if (type == HEFT_JOINT_FIXED && !weld(L, d.body_a, d.body_b)) {
+    if (type == HEFT_JOINT_FIXED && !weld(L, at_a, at_b)) {
         return fail(L, member(L, o, "body_b"), "body_b",
                     "welds bodies already welded together (a cycle of fixed joints)");
     }
@@ -1437,6 +1492,8 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     heft_free(L.bodies);
     heft_free(L.joints);
     heft_free(L.weld);
+    heft_free(L.body_names);
+    heft_free(L.joint_names);
     cJSON_Delete(root);
     return made;
 }
