@@ -61,6 +61,9 @@ typedef struct loader {
     int *weld; /* union-find over the file's bodies and the world (last): fixed joints */
     /* the bodies' and joints' names, sorted, made at the first reference by name */
     struct name_table *body_names, *joint_names;
+    /* the file's classes, read once */
+    struct body_class *classes;
+    int class_count;
 } loader;
 
 enum {
@@ -805,8 +808,129 @@ static void keep_exact_shape(shape *s, const heft_shape_def *d) {
     }
 }
 
+/* The fields a class gives its bodies (docs/scene-format.md "classes"). */
+static const char *const class_keys[] = {"mass",           "inertia",         "mass_from_shapes",
+                                         "linear_damping", "angular_damping", "gravity_scale",
+                                         "enable_sleep",   "shapes",          NULL};
+
+/* the mass, damping and sleeping fields of a body or a class */
+static int read_mass_part(loader *L, const cJSON *o, heft_body_def *d, int *from_shapes) {
+    return read_number(L, o, "mass", &d->mass, NUM_POSITIVE) &&
+           read_mat3(L, o, "inertia", &d->inertia) &&
+           read_bool(L, o, "mass_from_shapes", from_shapes) &&
+           read_number(L, o, "linear_damping", &d->linear_damping, NUM_NONNEG) &&
+           read_number(L, o, "angular_damping", &d->angular_damping, NUM_NONNEG) &&
+           read_number(L, o, "gravity_scale", &d->gravity_scale, NUM_FINITE) &&
+           read_bool(L, o, "enable_sleep", &d->enable_sleep);
+}
+
+/* A class as read: what it sets of a body's def, and its shapes' defs
+ * (whose points and meshes its data holds). */
+typedef struct class_shape {
+    const cJSON *item;
+    heft_shape_def def;
+    shape_data data;
+} class_shape;
+
+typedef struct body_class {
+    const cJSON *obj;
+    heft_body_def def;
+    int from_shapes;
+    const cJSON *mass_from_shapes; /* the member, or NULL */
+    int gives_mass;                /* mass or inertia given */
+    const cJSON *shapes;           /* the member, or NULL */
+    int shape_count;
+    class_shape *shape;
+} body_class;
+
+static void classes_free(loader *L) {
+    for (int c = 0; c < L->class_count; ++c) {
+        for (int k = 0; k < L->classes[c].shape_count; ++k) {
+            shape_data_free(&L->classes[c].shape[k].data);
+        }
+        heft_free(L->classes[c].shape);
+    }
+    heft_free(L->classes);
+    L->classes = NULL;
+    L->class_count = 0;
+}
+
+/* reads and checks every class once, where it is written: its fields and
+ * its shapes' (what the engine says of a shape on a body is checked at
+ * each body) */
+static int read_classes(loader *L) {
+    const cJSON *classes = member(L, L->root, "classes");
+    if (!classes) {
+        return 1;
+    }
+    set_where(L, "", -1);
+    if (!expect_object(L, classes, "classes")) {
+        return 0;
+    }
+    int n = cJSON_GetArraySize(classes);
+    L->classes = heft_alloc(sizeof(body_class) * (size_t)(n > 0 ? n : 1));
+    if (!L->classes) {
+        return fail(L, classes, "classes", "out of memory");
+    }
+    for (const cJSON *c = classes->child; c; c = c->next) {
+        body_class *bc = &L->classes[L->class_count++];
+        memset(bc, 0, sizeof *bc);
+        bc->obj = c;
+        bc->def = heft_default_body_def();
+        set_where(L, "classes", -1);
+        where_named(L, c->string);
+        if (!expect_object(L, c, NULL) || !check_keys(L, c, class_keys) ||
+            !read_mass_part(L, c, &bc->def, &bc->from_shapes)) {
+            return 0;
+        }
+        bc->mass_from_shapes = member(L, c, "mass_from_shapes");
+        bc->gives_mass = member(L, c, "mass") || member(L, c, "inertia");
+        bc->shapes = member(L, c, "shapes");
+        if (bc->shapes && !cJSON_IsArray(bc->shapes)) {
+            return fail(L, bc->shapes, "shapes", "must be an array");
+        }
+        int count = bc->shapes ? cJSON_GetArraySize(bc->shapes) : 0;
+        bc->shape = heft_alloc(sizeof(class_shape) * (size_t)(count > 0 ? count : 1));
+        if (!bc->shape) {
+            return fail(L, c, NULL, "out of memory");
+        }
+        for (const cJSON *sh = bc->shapes ? bc->shapes->child : NULL; sh; sh = sh->next) {
+            class_shape *cs = &bc->shape[bc->shape_count++];
+            memset(&cs->data, 0, sizeof cs->data);
+            cs->item = sh;
+            L->where.shape = bc->shape_count - 1;
+            if (!read_shape(L, sh, &cs->def, &cs->data)) {
+                return 0;
+            }
+        }
+    }
+    set_where(L, "", -1);
+    return 1;
+}
+
+static const body_class *find_class(const loader *L, const char *name) {
+    for (int c = 0; c < L->class_count; ++c) {
+        if (strcmp(L->classes[c].obj->string, name) == 0) {
+            return &L->classes[c];
+        }
+    }
+    return NULL;
+}
+
+/* makes the shape sd (read from item) on body id */
+static int build_shape(loader *L, heft_world *w, heft_body_id id, const cJSON *item,
+                       const heft_shape_def *sd) {
+    heft_shape_id sid = heft_create_shape(w, id, sd);
+    if (sid.generation == 0) {
+        return engine_refused(L, item);
+    }
+    keep_exact_shape(&w->shapes[sid.index], sd);
+    return 1;
+}
+
 static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     static const char *const keys[] = {"name",
+                                       "class",
                                        "type",
                                        "position",
                                        "orientation",
@@ -834,29 +958,43 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     if (!check_keys(L, o, keys)) {
         return 0;
     }
+    /* a class's fields first, then the body's own, which take precedence */
+    const body_class *cls = NULL;
+    const cJSON *ref = member(L, o, "class");
+    if (ref) {
+        if (!cJSON_IsString(ref)) {
+            return fail(L, ref, "class", "must be the name of a class");
+        }
+        if (!(cls = find_class(L, ref->valuestring))) {
+            return fail(L, ref, "class", "no class is named \"%s\"", ref->valuestring);
+        }
+        d.mass = cls->def.mass;
+        d.inertia = cls->def.inertia;
+        d.linear_damping = cls->def.linear_damping;
+        d.angular_damping = cls->def.angular_damping;
+        d.gravity_scale = cls->def.gravity_scale;
+        d.enable_sleep = cls->def.enable_sleep;
+        from_shapes = cls->from_shapes;
+    }
     if (!read_enum(L, o, "type", scene_body_type_name, &type) ||
         !read_vec3(L, o, "position", &d.position) ||
         !read_quat(L, o, "orientation", &d.orientation) ||
         !read_vec3(L, o, "linear_velocity", &d.linear_velocity) ||
         !read_vec3(L, o, "angular_velocity", &d.angular_velocity) ||
-        !read_number(L, o, "mass", &d.mass, NUM_POSITIVE) ||
-        !read_mat3(L, o, "inertia", &d.inertia) ||
-        !read_bool(L, o, "mass_from_shapes", &from_shapes) ||
-        !read_number(L, o, "linear_damping", &d.linear_damping, NUM_NONNEG) ||
-        !read_number(L, o, "angular_damping", &d.angular_damping, NUM_NONNEG) ||
-        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE) ||
-        !read_bool(L, o, "enable_sleep", &d.enable_sleep)) {
+        !read_mass_part(L, o, &d, &from_shapes)) {
         return 0;
     }
     d.type = (heft_body_type)type;
     d.name = name;
-    if (from_shapes && (member(L, o, "mass") || member(L, o, "inertia"))) {
-        return fail(L, member(L, o, "mass_from_shapes"), "mass_from_shapes",
+    const cJSON *mfs = member(L, o, "mass_from_shapes");
+    mfs = mfs ? mfs : cls ? cls->mass_from_shapes : NULL;
+    if (from_shapes &&
+        (member(L, o, "mass") || member(L, o, "inertia") || (cls && cls->gives_mass))) {
+        return fail(L, mfs, "mass_from_shapes",
                     "a body takes its mass from its shapes or from mass and inertia, not both");
     }
     if (from_shapes && d.type != HEFT_BODY_DYNAMIC) {
-        return fail(L, member(L, o, "mass_from_shapes"), "mass_from_shapes",
-                    "only dynamic bodies have a mass");
+        return fail(L, mfs, "mass_from_shapes", "only dynamic bodies have a mass");
     }
     const cJSON *shapes = member(L, o, "shapes");
     if (shapes && !cJSON_IsArray(shapes)) {
@@ -880,22 +1018,21 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
         shape_data data;
         memset(&data, 0, sizeof data);
         L->where.shape = k;
-        int ok = read_shape(L, s, &sd, &data);
-        heft_shape_id sid = {-1, 0};
-        if (ok && (sid = heft_create_shape(w, id, &sd)).generation == 0) {
-            ok = engine_refused(L, s);
-        }
-        if (ok) {
-            keep_exact_shape(&w->shapes[sid.index], &sd);
-        }
+        int ok = read_shape(L, s, &sd, &data) && build_shape(L, w, id, s, &sd);
         shape_data_free(&data);
         if (!ok) {
             return 0;
         }
     }
+    for (k = 0; !shapes && cls && k < cls->shape_count; ++k) {
+        L->where.shape = k;
+        if (!build_shape(L, w, id, cls->shape[k].item, &cls->shape[k].def)) {
+            return 0;
+        }
+    }
     L->where.shape = -1;
     if (from_shapes && heft_body_set_mass_from_shapes(w, id) != HEFT_OK) {
-        return engine_refused(L, member(L, o, "mass_from_shapes"));
+        return engine_refused(L, mfs);
     }
     return 1;
 }
@@ -1327,8 +1464,9 @@ static int read_operators(loader *L, heft_world *w) {
 /* ---- the file ----------------------------------------------------------------------- */
 
 static int read_header(loader *L) {
-    static const char *const keys[] = {"format", "version", "name",   "time_step", "steps", "world",
-                                       "solver", "bodies",  "joints", "operators", NULL};
+    static const char *const keys[] = {"format", "version", "name",      "time_step",
+                                       "steps",  "world",   "solver",    "classes",
+                                       "bodies", "joints",  "operators", NULL};
     set_where(L, "", -1);
     if (!cJSON_IsObject(L->root)) {
         return fail(L, L->root, "(top level)", "must be an object");
@@ -1450,7 +1588,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     heft_world *scratch = NULL;
     const cJSON *bodies = member(&L, root, "bodies"), *joints = member(&L, root, "joints");
     int nb = bodies ? cJSON_GetArraySize(bodies) : 0, nj = joints ? cJSON_GetArraySize(joints) : 0;
-    if (read_header(&L) && read_world(&L, &ws)) {
+    if (read_header(&L) && read_world(&L, &ws) && read_classes(&L)) {
         L.bodies = heft_alloc(sizeof *L.bodies * (size_t)(nb + 1));
         L.joints = heft_alloc(sizeof *L.joints * (size_t)(nj + 1));
         L.weld = heft_alloc(sizeof *L.weld * (size_t)(nb + 1));
@@ -1494,6 +1632,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     heft_free(L.weld);
     heft_free(L.body_names);
     heft_free(L.joint_names);
+    classes_free(&L);
     cJSON_Delete(root);
     return made;
 }

@@ -255,6 +255,10 @@ typedef struct saver {
     text_out out;
     int32_t *body_position;  /* by body index: position in the file's list */
     int32_t *joint_position; /* by joint index */
+    int32_t *body_class;     /* by body index: its class, -1 for none */
+    int32_t *class_body;     /* by class: its first body */
+    char (*class_name)[32];
+    int class_count;
 } saver;
 
 static int unique_body_name(const heft_world *w, int32_t index) {
@@ -472,12 +476,53 @@ static void save_shape(saver *s, const heft_shape_def *d, int indent) {
     close_object(&m);
 }
 
+/* What a body may share with others through a class: its mass, inertia,
+ * damping, gravity scale, sleeping and shapes. */
+static void save_body_class_part(saver *s, members *m, const body *b) {
+    const heft_body_def base = heft_default_body_def();
+    if (b->type == HEFT_BODY_DYNAMIC) {
+        /* absent, the inertia is that creation gives a body of this mass */
+        double cube = b->mass / 6.0;
+        heft_mat3 made = heft_mat3_diag(cube, cube, cube);
+        put_number_unless(m, "mass", b->mass, base.mass);
+        if (memcmp(&made, &b->inertia, sizeof made) != 0) {
+            put_inertia(m, b->inertia);
+        }
+    }
+    put_number_unless(m, "linear_damping", b->linear_damping, base.linear_damping);
+    put_number_unless(m, "angular_damping", b->angular_damping, base.angular_damping);
+    put_number_unless(m, "gravity_scale", b->gravity_scale, base.gravity_scale);
+    if (!b->sleep_enabled) {
+        put_bool(m, "enable_sleep", 0);
+    }
+    if (b->shapes < 0) {
+        return;
+    }
+    key(m, "shapes");
+    out_raw(&s->out, "[", 1);
+    int n = 0;
+    for (int32_t i = b->shapes; i >= 0; i = s->w->shapes[i].body_next) {
+        heft_shape_id sid = {i, s->w->shapes[i].slot.generation};
+        heft_shape_def sd;
+        heft_shape_get_def(s->w, sid, &sd);
+        separator(&s->out, n++);
+        indent_line(&s->out, 4);
+        save_shape(s, &sd, 5);
+    }
+    indent_line(&s->out, 3);
+    out_raw(&s->out, "]", 1);
+}
+
 static void save_body(saver *s, int32_t index) {
     const body *b = &s->w->bodies[index];
+    int32_t cls = s->body_class ? s->body_class[index] : -1;
     members m;
     open_object(&s->out, &m, 3);
     if (b->name[0]) {
         put_string(&m, "name", b->name);
+    }
+    if (cls >= 0) {
+        put_string(&m, "class", s->class_name[cls]);
     }
     const heft_body_def base = heft_default_body_def();
     if (b->type != base.type) {
@@ -489,41 +534,124 @@ static void save_body(saver *s, int32_t index) {
     }
     put_vec3_unless_zero(&m, "linear_velocity", b->linear_velocity);
     put_vec3_unless_zero(&m, "angular_velocity", b->angular_velocity);
-    if (b->type == HEFT_BODY_DYNAMIC) {
-        /* absent, the inertia is that creation gives a body of this mass */
-        double cube = b->mass / 6.0;
-        heft_mat3 made = heft_mat3_diag(cube, cube, cube);
-        put_number_unless(&m, "mass", b->mass, base.mass);
-        if (memcmp(&made, &b->inertia, sizeof made) != 0) {
-            put_inertia(&m, b->inertia);
+    if (cls < 0) {
+        save_body_class_part(s, &m, b);
+    }
+    close_object(&m);
+}
+
+/* ---- classes: bodies whose class parts are written alike (two or more)
+ * share one, named for their first shape's type and numbered in the order
+ * of their first bodies, so the same world always saves the same classes */
+
+typedef struct class_part {
+    char *text;
+    size_t length;
+    int32_t body;
+} class_part;
+
+static int by_text_then_body(const void *a, const void *b) {
+    const class_part *x = a, *y = b;
+    if (x->length != y->length) {
+        return x->length < y->length ? -1 : 1;
+    }
+    int c = memcmp(x->text, y->text, x->length);
+    return c ? c : (x->body > y->body) - (x->body < y->body);
+}
+
+static int by_first_body(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* fills body_class, class_body and class_name; 0 when out of memory */
+static int find_classes(saver *s) {
+    const heft_world *w = s->w;
+    class_part *parts = heft_alloc(sizeof(class_part) * (size_t)(w->body_high + 1));
+    s->body_class = heft_alloc(sizeof(int32_t) * (size_t)(w->body_high + 1));
+    s->class_body = heft_alloc(sizeof(int32_t) * (size_t)(w->body_high + 1));
+    int n = 0, ok = parts && s->body_class && s->class_body;
+    text_out keep = s->out;
+    for (int32_t i = 0; ok && i < w->body_high; ++i) {
+        s->body_class[i] = -1;
+        if (!w->bodies[i].slot.alive) {
+            continue;
+        }
+        members m = {&s->out, 3, 0};
+        memset(&s->out, 0, sizeof s->out);
+        save_body_class_part(s, &m, &w->bodies[i]);
+        ok = !s->out.failed;
+        if (ok && s->out.length > 0) {
+            parts[n].text = s->out.data;
+            parts[n].length = s->out.length;
+            parts[n].body = i;
+            n++;
+        } else {
+            heft_free(s->out.data);
         }
     }
-    put_number_unless(&m, "linear_damping", b->linear_damping, base.linear_damping);
-    put_number_unless(&m, "angular_damping", b->angular_damping, base.angular_damping);
-    put_number_unless(&m, "gravity_scale", b->gravity_scale, base.gravity_scale);
-    if (!b->sleep_enabled) {
-        put_bool(&m, "enable_sleep", 0);
+    s->out = keep;
+    if (ok) {
+        qsort(parts, (size_t)n, sizeof(class_part), by_text_then_body);
+        for (int a = 0, b; a < n; a = b) {
+            for (b = a + 1; b < n && parts[b].length == parts[a].length &&
+                            memcmp(parts[b].text, parts[a].text, parts[a].length) == 0;
+                 ++b) {
+            }
+            if (b - a >= 2) {
+                s->class_body[s->class_count++] = parts[a].body;
+            }
+        }
+        qsort(s->class_body, (size_t)s->class_count, sizeof(int32_t), by_first_body);
+        s->class_name = heft_alloc(sizeof *s->class_name * (size_t)(s->class_count + 1));
+        ok = s->class_name != NULL;
     }
-    if (b->shapes < 0) {
+    for (int c = 0; ok && c < s->class_count; ++c) {
+        const body *b = &w->bodies[s->class_body[c]];
+        const char *stem =
+            b->shapes >= 0 ? scene_shape_type_name((int)w->shapes[b->shapes].type) : "body";
+        int same = 0;
+        for (int e = 0; e < c; ++e) {
+            same += strncmp(s->class_name[e], stem, strlen(stem)) == 0;
+        }
+        if (same) {
+            snprintf(s->class_name[c], sizeof s->class_name[c], "%s%d", stem, same + 1);
+        } else {
+            snprintf(s->class_name[c], sizeof s->class_name[c], "%s", stem);
+        }
+    }
+    /* the bodies of each class: those whose text is the first body's */
+    for (int a = 0, b; ok && a < n; a = b) {
+        for (b = a + 1; b < n && parts[b].length == parts[a].length &&
+                        memcmp(parts[b].text, parts[a].text, parts[a].length) == 0;
+             ++b) {
+        }
+        for (int c = 0; b - a >= 2 && c < s->class_count; ++c) {
+            if (s->class_body[c] == parts[a].body) {
+                for (int k = a; k < b; ++k) {
+                    s->body_class[parts[k].body] = c;
+                }
+            }
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        heft_free(parts[k].text);
+    }
+    heft_free(parts);
+    return ok;
+}
+
+static void save_classes(saver *s, members *top) {
+    members all, m;
+    key(top, "classes");
+    open_object(&s->out, &all, 2);
+    for (int c = 0; c < s->class_count; ++c) {
+        key(&all, s->class_name[c]);
+        open_object(&s->out, &m, 3);
+        save_body_class_part(s, &m, &s->w->bodies[s->class_body[c]]);
         close_object(&m);
-        return;
     }
-    key(&m, "shapes");
-    out_raw(&s->out, "[", 1);
-    int n = 0;
-    for (int32_t i = b->shapes; i >= 0; i = s->w->shapes[i].body_next) {
-        heft_shape_id sid = {i, s->w->shapes[i].slot.generation};
-        heft_shape_def sd;
-        heft_shape_get_def(s->w, sid, &sd);
-        separator(&s->out, n++);
-        indent_line(&s->out, 4);
-        save_shape(s, &sd, 5);
-    }
-    if (n) {
-        indent_line(&s->out, 3);
-    }
-    out_raw(&s->out, "]", 1);
-    close_object(&m);
+    close_object(&all);
 }
 
 static int motor_is_default(const heft_joint_motor *mo) {
@@ -769,6 +897,11 @@ char *heft_world_save_text(const heft_world *w, const heft_scene_info *info, siz
     put_int(&top, "steps", info->steps);
     save_world(&s, &top);
     save_solver(&s, &top);
+    if (!find_classes(&s)) {
+        s.out.failed = 1;
+    } else if (s.class_count > 0) {
+        save_classes(&s, &top);
+    }
     key(&top, "bodies");
     out_raw(&s.out, "[", 1);
     n = 0;
@@ -802,6 +935,9 @@ char *heft_world_save_text(const heft_world *w, const heft_scene_info *info, siz
     out_raw(&s.out, "\n", 1);
     heft_free(s.body_position);
     heft_free(s.joint_position);
+    heft_free(s.body_class);
+    heft_free(s.class_body);
+    heft_free(s.class_name);
     if (s.out.failed) {
         heft_free(s.out.data);
         heft_set_error("out of memory");
