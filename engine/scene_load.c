@@ -147,7 +147,7 @@ static const cJSON *member(loader *L, const cJSON *obj, const char *key) {
 }
 
 /* refuses members not in allowed (NULL-terminated, at most SCENE_MAX_KEYS)
- * and members given twice; notes where each member is for member(L, ) */
+ * and members given twice; notes where each member is, for member() */
 static int check_keys(loader *L, const cJSON *obj, const char *const *allowed) {
     indexed *x = &L->indexed[L->indexed_next];
     L->indexed_next = (L->indexed_next + 1) % SCENE_INDEXED;
@@ -855,6 +855,15 @@ static void classes_free(loader *L) {
     L->class_count = 0;
 }
 
+static const body_class *find_class(const loader *L, const char *name) {
+    for (int c = 0; c < L->class_count; ++c) {
+        if (strcmp(L->classes[c].obj->string, name) == 0) {
+            return &L->classes[c];
+        }
+    }
+    return NULL;
+}
+
 /* reads and checks every class once, where it is written: its fields and
  * its shapes' (what the engine says of a shape on a body is checked at
  * each body) */
@@ -879,6 +888,9 @@ static int read_classes(loader *L) {
         bc->def = heft_default_body_def();
         set_where(L, "classes", -1);
         where_named(L, c->string);
+        if (find_class(L, c->string) != bc) {
+            return fail(L, c, NULL, "given twice");
+        }
         if (!expect_object(L, c, NULL) || !check_keys(L, c, class_keys) ||
             !read_mass_part(L, c, &bc->def, &bc->from_shapes)) {
             return 0;
@@ -906,15 +918,6 @@ static int read_classes(loader *L) {
     }
     set_where(L, "", -1);
     return 1;
-}
-
-static const body_class *find_class(const loader *L, const char *name) {
-    for (int c = 0; c < L->class_count; ++c) {
-        if (strcmp(L->classes[c].obj->string, name) == 0) {
-            return &L->classes[c];
-        }
-    }
-    return NULL;
 }
 
 /* makes the shape sd (read from item) on body id */

@@ -854,6 +854,9 @@ Test(scene_files, bad_classes_are_refused_with_file_line_and_field) {
         "  \"version\": 1,\n",
         "  \"version\": 1,\n  \"classes\": {\"crate\": {\"shapes\": [{\"type\": \"cone\"}]}},\n",
         "bad.json:4: classes \"crate\".shapes[0].type: must be one of");
+    refused_edit("  \"version\": 1,\n",
+                 "  \"version\": 1,\n  \"classes\": {\"c\": {}, \"c\": {\"mass\": 2}},\n",
+                 "bad.json:4: classes \"c\": given twice");
     refused_edit("  \"version\": 1,\n", "  \"version\": 1,\n  \"classes\": [],\n",
                  "bad.json:4: classes: must be an object");
     /* the engine's refusal of a class's shape (a plane on a dynamic body)
