@@ -44,6 +44,10 @@ static int grow_points(narrow_scratch *s, int need) {
     return 1;
 }
 
+int narrow_scratch_reserve(narrow_scratch *s, int triangles, int points) {
+    return grow_triangles(s, triangles) && grow_points(s, points);
+}
+
 static int compare_int32(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);

@@ -474,6 +474,32 @@ static size_t align8(size_t n) {
     return (n + 7) & ~(size_t)7;
 }
 
+/* The hull's one block: the struct, then its vertices, planes, half-edges
+ * and face edges, each at a multiple of 8 bytes. */
+typedef struct hull_layout {
+    size_t vertices, planes, edges, face_edge, total;
+} hull_layout;
+
+static hull_layout layout_of(int nv, int nf, int ne) {
+    hull_layout l;
+    l.vertices = align8(sizeof(convex_hull));
+    l.planes = l.vertices + align8(sizeof(heft_vec3) * (size_t)nv);
+    l.edges = l.planes + align8(sizeof(hull_plane) * (size_t)nf);
+    l.face_edge = l.edges + align8(sizeof(hull_half_edge) * (size_t)ne);
+    l.total = l.face_edge + align8(sizeof(uint16_t) * (size_t)nf);
+    return l;
+}
+
+/* points the arrays of h at their places in its block */
+static void hull_place_arrays(convex_hull *h) {
+    hull_layout l = layout_of(h->vertex_count, h->face_count, h->edge_count);
+    char *block = (char *)h;
+    h->vertices = (heft_vec3 *)(block + l.vertices);
+    h->planes = (hull_plane *)(block + l.planes);
+    h->edges = (hull_half_edge *)(block + l.edges);
+    h->face_edge = (uint16_t *)(block + l.face_edge);
+}
+
 /* Packs the loops into the half-edge form. */
 static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
                                      const face_loops *loops, int *remap) {
@@ -499,11 +525,7 @@ static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
         heft_set_error("the hull has too many faces");
         return NULL;
     }
-    size_t off_v = align8(sizeof(convex_hull));
-    size_t off_p = off_v + align8(sizeof(heft_vec3) * (size_t)nv);
-    size_t off_e = off_p + align8(sizeof(hull_plane) * (size_t)nf);
-    size_t off_f = off_e + align8(sizeof(hull_half_edge) * (size_t)ne);
-    size_t total = off_f + align8(sizeof(uint16_t) * (size_t)nf);
+    size_t total = layout_of(nv, nf, ne).total;
     char *block = heft_alloc(total);
     edge_key *keys = heft_alloc(sizeof(edge_key) * (size_t)ne);
     if (!block || !keys) {
@@ -514,13 +536,10 @@ static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
     }
     memset(block, 0, total);
     convex_hull *h = (convex_hull *)block;
-    h->vertices = (heft_vec3 *)(block + off_v);
-    h->planes = (hull_plane *)(block + off_p);
-    h->edges = (hull_half_edge *)(block + off_e);
-    h->face_edge = (uint16_t *)(block + off_f);
     h->vertex_count = nv;
     h->edge_count = ne;
     h->face_count = nf;
+    hull_place_arrays(h);
     heft_vec3 sum = heft_v3(0.0, 0.0, 0.0);
     for (int i = 0; i < point_count; ++i) {
         if (remap[i] >= 0) {
@@ -699,12 +718,51 @@ out:
     return h;
 }
 
+convex_hull *convex_hull_copy(const convex_hull *h) {
+    size_t total = layout_of(h->vertex_count, h->face_count, h->edge_count).total;
+    convex_hull *c = heft_alloc(total);
+    if (!c) {
+        heft_set_error("out of memory");
+        return NULL;
+    }
+    memcpy(c, h, total);
+    hull_place_arrays(c);
+    return c;
+}
+
+/* Scenes hold many boxes of one size (stacks, walls, chains of links), and
+ * building a box's hull costs far more than copying one: the last box
+ * built is kept, per thread, and its copy is what quickhull would make of
+ * the same corners, bit for bit. */
+#define HULL_BOX_BYTES 1024
+
+static _Thread_local struct {
+    heft_vec3 half_extents;
+    int valid;
+    union {
+        convex_hull hull;
+        double align;
+        unsigned char bytes[HULL_BOX_BYTES];
+    } block;
+} last_box;
+
 convex_hull *convex_hull_box(heft_vec3 he) {
+    if (last_box.valid && memcmp(&last_box.half_extents, &he, sizeof he) == 0) {
+        return convex_hull_copy(&last_box.block.hull);
+    }
     heft_vec3 c[8];
     for (int k = 0; k < 8; ++k) {
         c[k] = heft_v3((k & 1) ? he.x : -he.x, (k & 2) ? he.y : -he.y, (k & 4) ? he.z : -he.z);
     }
-    return convex_hull_build(c, 8);
+    convex_hull *h = convex_hull_build(c, 8);
+    size_t total = h ? layout_of(h->vertex_count, h->face_count, h->edge_count).total : 0;
+    last_box.valid = h && total <= sizeof last_box.block;
+    if (last_box.valid) {
+        last_box.half_extents = he;
+        memcpy(last_box.block.bytes, h, total);
+        hull_place_arrays(&last_box.block.hull);
+    }
+    return h;
 }
 
 void convex_hull_free(convex_hull *h) {

@@ -47,6 +47,8 @@ typedef struct convex_hull {
  * sets, and hulls of more than HULL_MAX_VERTICES vertices. */
 convex_hull *convex_hull_build(const heft_vec3 *points, int count);
 convex_hull *convex_hull_box(heft_vec3 half_extents);
+/* A copy of h in a block of its own (free with convex_hull_free). */
+convex_hull *convex_hull_copy(const convex_hull *h);
 void convex_hull_free(convex_hull *h);
 
 /* The vertex of the hull farthest along d. */

@@ -16,6 +16,9 @@ typedef struct narrow_scratch {
 } narrow_scratch;
 
 void narrow_scratch_release(narrow_scratch *s);
+/* Grows s to hold at least that many triangles and points; 0 when out of
+ * memory. */
+int narrow_scratch_reserve(narrow_scratch *s, int triangles, int points);
 
 /* Contacts of shapes a and b at world transforms ta, tb within margin,
  * normal from a to b. Returns the point count, or -1 when out of memory.

@@ -176,6 +176,40 @@ static int keep_sensor_overlap(contact_set *set, uint64_t key, int *old) {
     return 1;
 }
 
+/* pairs are cheap: a worker takes at least this many at a time */
+#define NARROW_TASK_MIN_RANGE 32
+
+/* Which worker gets a mesh or height-field pair changes from step to step:
+ * every worker's narrowphase scratch is grown to the largest any of them
+ * needed, so that once warm none allocates. Returns 0 when out of memory. */
+static int workers_hold_the_largest_pair(heft_world *w) {
+    int triangles = 0, points = 0;
+    for (int i = 0; i < w->worker_count; ++i) {
+        const narrow_scratch *s = &w->workers[i].narrow;
+        triangles = s->triangle_capacity > triangles ? s->triangle_capacity : triangles;
+        points = s->point_capacity > points ? s->point_capacity : points;
+    }
+    for (int i = 0; i < w->worker_count; ++i) {
+        if (!narrow_scratch_reserve(&w->workers[i].narrow, triangles, points)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The narrowphase of jobs [begin, end) on worker's scratch. */
+static void collide_task(int begin, int end, int worker, void *context) {
+    heft_world *w = context;
+    narrow_scratch *scratch = island_worker_narrow(w, worker);
+    for (int j = begin; j < end; ++j) {
+        narrow_job *job = &w->contacts.jobs[j];
+        const shape *sa = &w->shapes[job->ia], *sb = &w->shapes[job->ib];
+        const transform ta = shape_transform(sa, &w->bodies[sa->body]);
+        const transform tb = shape_transform(sb, &w->bodies[sb->body]);
+        job->status = narrowphase_collide(sa, &ta, sb, &tb, job->margin, scratch, &job->m);
+    }
+}
+
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
@@ -188,16 +222,6 @@ int contact_set_update(heft_world *w, double h) {
     double t1 = cpu_ms();
     set->time_broad_ms = t1 - t0;
     set->pairs = bp->pair_count;
-    /* each pair makes at most 4 points; both arrays share one capacity */
-    int need = MANIFOLD_MAX_POINTS * bp->pair_count;
-    if (need > set->capacity) {
-        int cap = set->capacity, cap2 = set->capacity;
-        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
-            set->count = 0;
-            return 0;
-        }
-        set->capacity = cap < cap2 ? cap : cap2;
-    }
     contact *swap = set->previous;
     set->previous = set->items;
     set->items = swap;
@@ -212,18 +236,26 @@ int contact_set_update(heft_world *w, double h) {
     set->sensor_pairs = sensor_swap;
     set->sensor_capacity = sensor_swap_capacity;
     set->sensor_count = 0;
-    int count = 0, old = 0, old_sensor = 0;
+    if (!array_grow((void **)&set->pair_job, &set->pair_job_capacity, bp->pair_count + 1,
+                    sizeof *set->pair_job)) {
+        set->count = 0;
+        return 0;
+    }
+    /* what each pair needs, in pair order on this thread (the filters and
+     * the sensors may call the application) */
+    int old_sensor = 0, job_count = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         uint64_t key = bp->pairs[p];
         int32_t ia = (int32_t)(key >> 32), ib = (int32_t)(key & 0xFFFFFFFFu);
         const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
+        set->pair_job[p] = -1;
         if (!body_touch_active(&w->bodies[sa->body]) && !body_touch_active(&w->bodies[sb->body])) {
             /* sleeping (engine/sleep.c): kept as it was, callbacks not called */
             if ((sa->sensor || sb->sensor) && !keep_sensor_overlap(set, key, &old_sensor)) {
                 set->count = 0;
                 return 0;
             }
-            count += keep_points(set, key, previous_count, &old, count);
+            set->pair_job[p] = -2;
             continue;
         }
         if (!(sa->category & sb->mask) || !(sb->category & sa->mask) || !boxes_touch(sa, sb)) {
@@ -261,34 +293,80 @@ int contact_set_update(heft_world *w, double h) {
             ia = ib;
             ib = ti;
         }
-        const body *ba = &w->bodies[sa->body], *bb = &w->bodies[sb->body];
-        transform ta = shape_transform(sa, ba), tb = shape_transform(sb, bb);
-        manifold m;
-        double margin = w->def.contact_margin + (is_static_type(sa->type) ? sb->speculative : 0.0);
-        if (narrowphase_collide(sa, &ta, sb, &tb, margin, &bp->scratch, &m) < 0) {
+        /* sized by the pairs that reach the narrowphase, far fewer than the
+         * broad phase's */
+        if (!array_grow((void **)&set->jobs, &set->job_capacity, job_count + 1,
+                        sizeof *set->jobs)) {
             set->count = 0;
             return 0;
         }
-        if (m.count == 0) {
+        narrow_job *job = &set->jobs[job_count];
+        job->ia = ia;
+        job->ib = ib;
+        job->margin = w->def.contact_margin + (is_static_type(sa->type) ? sb->speculative : 0.0);
+        set->pair_job[p] = job_count++;
+    }
+    /* the manifolds, on the workers: each job reads the shapes and bodies
+     * and writes only its own manifold, so any split gives the same ones */
+    if (!workers_hold_the_largest_pair(w)) {
+        set->count = 0;
+        return 0;
+    }
+    world_tasks_run(w, collide_task, job_count, NARROW_TASK_MIN_RANGE, w);
+    /* room for the points found and those kept from sleeping pairs (at most
+     * the last update's); both arrays share one capacity, and growing keeps
+     * the last update's points */
+    int need = previous_count;
+    for (int j = 0; j < job_count; ++j) {
+        need += set->jobs[j].status > 0 ? set->jobs[j].m.count : 0;
+    }
+    if (need > set->capacity) {
+        int cap = set->capacity, cap2 = set->capacity;
+        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
+            set->count = 0;
+            return 0;
+        }
+        set->capacity = cap < cap2 ? cap : cap2;
+    }
+    /* the contacts, in pair order on this thread */
+    int count = 0, old = 0;
+    for (int p = 0; p < bp->pair_count; ++p) {
+        const uint64_t key = bp->pairs[p];
+        if (set->pair_job[p] == -2) {
+            count += keep_points(set, key, previous_count, &old, count);
             continue;
         }
+        if (set->pair_job[p] < 0) {
+            continue;
+        }
+        const narrow_job *job = &set->jobs[set->pair_job[p]];
+        if (job->status < 0) {
+            set->count = 0;
+            return 0;
+        }
+        const manifold *m = &job->m;
+        if (m->count == 0) {
+            continue;
+        }
+        const int32_t ia = job->ia, ib = job->ib;
+        const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
         contact *fresh = &set->items[count];
-        for (int i = 0; i < m.count; ++i) {
+        for (int i = 0; i < m->count; ++i) {
             contact *c = &fresh[i];
             c->key = key;
-            c->feature = m.points[i].feature;
+            c->feature = m->points[i].feature;
             c->shape_a = ia;
             c->shape_b = ib;
             c->body_a = sa->body;
             c->body_b = sb->body;
-            c->point = m.points[i].point;
-            c->normal = m.points[i].normal;
-            c->separation = m.points[i].separation;
+            c->point = m->points[i].point;
+            c->normal = m->points[i].normal;
+            c->separation = m->points[i].separation;
             c->friction = material_friction(sa->friction, sb->friction);
             c->restitution = material_restitution(sa->restitution, sb->restitution);
             c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
         }
-        if (set->pre_solve && !pre_solve(w, fresh, m.count)) {
+        if (set->pre_solve && !pre_solve(w, fresh, m->count)) {
             continue; /* disabled for this step */
         }
         /* the pair's points of the last step (both lists ascend by key) */
@@ -299,8 +377,8 @@ int contact_set_update(heft_world *w, double h) {
         while (old_end < previous_count && set->previous[old_end].key == key) {
             old_end++;
         }
-        warm_start(fresh, m.count, &set->previous[old], old_end - old);
-        count += m.count;
+        warm_start(fresh, m->count, &set->previous[old], old_end - old);
+        count += m->count;
     }
     set->count = count;
     set->time_narrow_ms = cpu_ms() - t1;
@@ -662,6 +740,8 @@ void contact_set_release(contact_set *set) {
     heft_free(set->sensor_previous);
     heft_free(set->sensor_begin);
     heft_free(set->sensor_end);
+    heft_free(set->pair_job);
+    heft_free(set->jobs);
     memset(set, 0, sizeof *set);
 }
 

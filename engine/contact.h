@@ -4,6 +4,7 @@
 #ifndef HEFT_CONTACT_H
 #define HEFT_CONTACT_H
 
+#include "narrowphase.h"
 #include "shape.h"
 
 /* The contacts of the last step and the step before (for warm starts), both
@@ -49,7 +50,24 @@ typedef struct contact_set {
     heft_pre_solve_fn pre_solve;
     void *pre_solve_context;
     int in_callback;
+    /* the narrowphase's work of an update (grown, then kept): per broad
+     * phase pair, what is done with it (pair_job: -1 nothing, -2 keep its
+     * points, else the index of its job); per job, the shapes collided and
+     * their manifold, computed on the task system's workers */
+    int32_t *pair_job;
+    int pair_job_capacity;
+    struct narrow_job *jobs;
+    int job_capacity;
 } contact_set;
+
+/* One shape pair for the narrowphase: shapes a and b (a static one first),
+ * the margin, and what it found (status < 0: out of memory). */
+typedef struct narrow_job {
+    int32_t ia, ib;
+    double margin;
+    int status;
+    manifold m;
+} narrow_job;
 
 typedef struct heft_world heft_world;
 

@@ -13,6 +13,7 @@
 static void release_workers(island_worker *workers, int count) {
     for (int i = 0; workers && i < count; ++i) {
         arena_release(&workers[i].scratch);
+        narrow_scratch_release(&workers[i].narrow);
         heft_fallback_destroy(workers[i].fallback);
     }
     heft_free(workers);
@@ -85,10 +86,11 @@ int heft_world_worker_count(const heft_world *w) {
     return w->worker_count > 0 ? w->worker_count : 1;
 }
 
-int island_workers_prepare(heft_world *w) {
+int island_workers_prepare(heft_world *w, int max_rows, int max_bodies) {
     /* which islands a worker gets changes from step to step, so each arena
-     * is made to hold what all of them used in the last step: once warm, no
-     * share of the islands overflows an arena (nothing allocates) */
+     * is made to hold what all of them used in the last step, and each
+     * rescue what the step's largest island needs: once warm, no share of
+     * the islands overflows an arena or a rescue (nothing allocates) */
     size_t total = 0;
     for (int i = 0; i < w->worker_count; ++i) {
         total += w->workers[i].scratch.peak;
@@ -107,11 +109,14 @@ int island_workers_prepare(heft_world *w) {
             k->fallback = f;
             memcpy(&k->options, &w->solver_options, sizeof k->options);
         }
+        if (!heft_fallback_reserve(k->fallback, max_rows, max_bodies)) {
+            return 0;
+        }
     }
     return 1;
 }
 
-void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context) {
+void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range, void *context) {
     if (count <= 0) {
         return;
     }
@@ -119,10 +124,18 @@ void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *contex
         task(0, count, 0, context);
         return;
     }
-    void *handle = w->enqueue_task(task, count, 1, context, w->task_user);
+    void *handle = w->enqueue_task(task, count, min_range, context, w->task_user);
     if (handle) {
         w->finish_task(handle, w->task_user);
     }
+}
+
+void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context) {
+    world_tasks_run(w, task, count, 1, context);
+}
+
+narrow_scratch *island_worker_narrow(heft_world *w, int worker) {
+    return w->worker_count > 0 ? &w->workers[worker].narrow : &w->broad.scratch;
 }
 
 arena *island_worker_arena(heft_world *w, int worker) {

@@ -125,8 +125,18 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
     return 1;
 }
 
-/* Moves the island's bodies by M^-1 J^T mu. */
-static void apply_correction(heft_world *w, const row *rows, int n, const double *mu) {
+/* Moves island k's bodies by M^-1 J^T mu, summed per body first: applied row
+ * by row, the rotations of rows whose impulses cancel (the internal forces of
+ * a closed loop of joints and contacts) did not cancel, and a loop's large
+ * internal impulses turned its links. Returns 0 when out of scratch memory. */
+static int apply_correction(heft_world *w, const island_set *is, int k, const row *rows, int n,
+                            const double *mu) {
+    const int first = is->body_start[k], nb = is->body_start[k + 1] - first;
+    heft_vec3 *dx = arena_calloc(&w->scratch, (size_t)nb + 1, sizeof(heft_vec3));
+    heft_vec3 *dtheta = arena_calloc(&w->scratch, (size_t)nb + 1, sizeof(heft_vec3));
+    if (!dx || !dtheta) {
+        return 0;
+    }
     for (int i = 0; i < n; ++i) {
         int32_t ends[2] = {rows[i].a, rows[i].b};
         const double *jac[2] = {rows[i].ja, rows[i].jb};
@@ -134,23 +144,24 @@ static void apply_correction(heft_world *w, const row *rows, int n, const double
             if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
                 continue;
             }
-            body *b = &w->bodies[ends[e]];
+            const int local = w->bodies[ends[e]].island_local;
             const double *j = jac[e];
-            heft_vec3 dx = heft_v3_scale(heft_v3(j[0], j[1], j[2]), b->step_inv_mass * mu[i]);
-            heft_vec3 dtheta = heft_v3_scale(
-                heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])), mu[i]);
-            b->position = heft_v3_add(b->position, dx);
-            b->orientation = heft_quat_integrate(b->orientation, dtheta, 1.0);
+            dx[local] = heft_v3_add(dx[local], heft_v3_scale(heft_v3(j[0], j[1], j[2]), mu[i]));
+            dtheta[local] =
+                heft_v3_add(dtheta[local], heft_v3_scale(heft_v3(j[3], j[4], j[5]), mu[i]));
         }
     }
-    for (int i = 0; i < n; ++i) {
-        int32_t ends[2] = {rows[i].a, rows[i].b};
-        for (int e = 0; e < 2; ++e) {
-            if (ends[e] >= 0 && body_is_dynamic(&w->bodies[ends[e]])) {
-                body_update_world_inertia(&w->bodies[ends[e]]);
-            }
+    for (int x = 0; x < nb; ++x) {
+        body *b = &w->bodies[is->bodies[first + x]];
+        if (!body_is_dynamic(b)) {
+            continue;
         }
+        b->position = heft_v3_add(b->position, heft_v3_scale(dx[x], b->step_inv_mass));
+        b->orientation = heft_quat_integrate(b->orientation,
+                                             heft_mat3_mulv(b->step_inv_inertia, dtheta[x]), 1.0);
+        body_update_world_inertia(b);
     }
+    return 1;
 }
 
 static int project_island(heft_world *w, const island_set *is, int k, const row *rows, int n) {
@@ -210,8 +221,7 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
             return 1; /* no usable projection: leave the poses as they are */
         }
     }
-    apply_correction(w, rows, n, mu);
-    return 1;
+    return apply_correction(w, is, k, rows, n, mu);
 }
 
 /* the lift of an island's weight a projection may add without paying, m */

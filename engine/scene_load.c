@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 
+#include "array.h"
 #include "error.h"
 #include "mesh_file.h"
 #include "scene.h"
@@ -18,20 +19,51 @@
 
 #define SCENE_MAX_FILE (256u * 1024u * 1024u)
 
+/* The element being read, for messages: bodies[3] "boom".shapes[0]. Kept
+ * as parts and formatted only when something is refused. */
+typedef struct place {
+    const char *section;      /* "bodies", "solver.options", ...; "" for the top level */
+    int index;                /* in the section's list; -1 for none */
+    char name[HEFT_NAME_MAX]; /* the element's name; "" for none */
+    int shape;                /* a body's shape; -1 for none */
+} place;
+
+/* The members of an object whose fields were checked: at[i] is the member
+ * named keys[i] (NULL when absent), so that reading a field is a look-up
+ * rather than a walk of the object's list. */
+#define SCENE_MAX_KEYS 32
+#define SCENE_INDEXED 8
+
+typedef struct indexed {
+    const cJSON *obj;
+    const char *const *keys;
+    int count;
+    int cursor; /* after the last key asked for: the readers ask in the lists' order */
+    const cJSON *at[SCENE_MAX_KEYS];
+} indexed;
+
 typedef struct loader {
     const char *source; /* the file's name in messages */
     const char *dir;    /* where relative mesh paths start ("" for the current folder) */
     const char *text;
     size_t length;
     const cJSON *root;
-    char where[96]; /* the element being read: bodies[3] "boom" */
+    place where;
     heft_scene_info info;
+    /* the objects checked last (a ring): enough for the nesting of the format */
+    indexed indexed[SCENE_INDEXED];
+    int indexed_next;
     /* what the file made, in file order */
     heft_body_id *bodies;
     int body_count;
     heft_joint_id *joints;
     int joint_count;
     int *weld; /* union-find over the file's bodies and the world (last): fixed joints */
+    /* the bodies' and joints' names, sorted, made at the first reference by name */
+    struct name_table *body_names, *joint_names;
+    /* the file's classes, read once */
+    struct body_class *classes;
+    int class_count;
 } loader;
 
 enum {
@@ -41,46 +73,107 @@ enum {
     NUM_POSITIVE = 4 /* > 0 */
 };
 
+static void set_where(loader *L, const char *section, int index) {
+    L->where.section = section;
+    L->where.index = index;
+    L->where.name[0] = 0;
+    L->where.shape = -1;
+}
+
+static void where_named(loader *L, const char *name) {
+    size_t n = strlen(name);
+    n = n < sizeof L->where.name ? n : sizeof L->where.name - 1;
+    memcpy(L->where.name, name, n);
+    L->where.name[n] = 0;
+}
+
 static int fail(loader *L, const cJSON *item, const char *field, const char *fmt, ...) {
-    char message[256];
+    char message[256], where[128] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    const place *p = &L->where;
+    if (p->section && p->section[0]) {
+        size_t n = (size_t)snprintf(where, sizeof where, "%s", p->section);
+        if (p->index >= 0 && n < sizeof where) {
+            n += (size_t)snprintf(where + n, sizeof where - n, "[%d]", p->index);
+        }
+        if (p->name[0] && n < sizeof where) {
+            n += (size_t)snprintf(where + n, sizeof where - n, " \"%s\"", p->name);
+        }
+        if (p->shape >= 0 && n < sizeof where) {
+            snprintf(where + n, sizeof where - n, ".shapes[%d]", p->shape);
+        }
+    }
     int line = scene_line_of(L->text, L->length, L->root, item);
-    const char *sep = L->where[0] && field && field[0] ? "." : "";
-    heft_set_error("%s:%d: %s%s%s: %s", L->source, line, L->where, sep, field ? field : "",
-                   message);
+    const char *sep = where[0] && field && field[0] ? "." : "";
+    heft_set_error("%s:%d: %s%s%s: %s", L->source, line, where, sep, field ? field : "", message);
     return 0;
 }
 
-static void set_where(loader *L, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->where, sizeof L->where, fmt, ap);
-    va_end(ap);
+/* the newest first: fields are read from the object checked last, mostly */
+static indexed *indexed_of(loader *L, const cJSON *obj) {
+    for (int k = 1; k <= SCENE_INDEXED && obj; ++k) {
+        indexed *x = &L->indexed[(L->indexed_next + SCENE_INDEXED - k) % SCENE_INDEXED];
+        if (x->obj == obj) {
+            return x;
+        }
+    }
+    return NULL;
 }
 
-static const cJSON *member(const cJSON *obj, const char *key) {
+/* The member key of obj, or NULL. The keys the loader asks for are the
+ * literals of its key lists, so the pointers usually match (and mostly in
+ * the list's order, from the cursor on); the names are compared when they
+ * do not. Objects not checked yet are walked. */
+static const cJSON *member(loader *L, const cJSON *obj, const char *key) {
+    indexed *x = indexed_of(L, obj);
+    if (!x) {
+        return cJSON_GetObjectItemCaseSensitive(obj, key);
+    }
+    for (int k = 0, i = x->cursor; k < x->count; ++k, i = i + 1 < x->count ? i + 1 : 0) {
+        if (x->keys[i] == key) {
+            x->cursor = i + 1 < x->count ? i + 1 : 0;
+            return x->at[i];
+        }
+    }
+    for (int i = 0; i < x->count; ++i) {
+        if (strcmp(x->keys[i], key) == 0) {
+            return x->at[i];
+        }
+    }
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-/* refuses members not in allowed (NULL-terminated) and members given twice */
+/* refuses members not in allowed (NULL-terminated, at most SCENE_MAX_KEYS)
+ * and members given twice; notes where each member is, for member() */
 static int check_keys(loader *L, const cJSON *obj, const char *const *allowed) {
+    indexed *x = &L->indexed[L->indexed_next];
+    L->indexed_next = (L->indexed_next + 1) % SCENE_INDEXED;
+    x->obj = NULL;
+    x->keys = allowed;
+    x->count = 0;
+    x->cursor = 0;
+    while (allowed[x->count] && x->count < SCENE_MAX_KEYS) {
+        x->at[x->count++] = NULL;
+    }
     for (const cJSON *c = obj->child; c; c = c->next) {
-        int known = 0;
-        for (int i = 0; allowed[i] && !known; ++i) {
-            known = strcmp(allowed[i], c->string) == 0;
-        }
-        if (!known) {
-            return fail(L, c, c->string, "unknown field");
-        }
-        for (const cJSON *d = obj->child; d != c; d = d->next) {
-            if (strcmp(d->string, c->string) == 0) {
-                return fail(L, c, c->string, "given twice");
+        int known = -1;
+        for (int i = 0; i < x->count && known < 0; ++i) {
+            if (allowed[i][0] == c->string[0] && strcmp(allowed[i], c->string) == 0) {
+                known = i;
             }
         }
+        if (known < 0) {
+            return fail(L, c, c->string, "unknown field");
+        }
+        if (x->at[known]) {
+            return fail(L, c, c->string, "given twice");
+        }
+        x->at[known] = c;
     }
+    x->obj = obj;
     return 1;
 }
 
@@ -114,12 +207,12 @@ static int number_of(loader *L, const cJSON *item, const char *field, double *ou
 
 /* optional members: absent leaves *out as it was */
 static int read_number(loader *L, const cJSON *obj, const char *key, double *out, int flags) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     return item ? number_of(L, item, key, out, flags) : 1;
 }
 
 static int read_int(loader *L, const cJSON *obj, const char *key, int *out, double lo, double hi) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -132,7 +225,7 @@ static int read_int(loader *L, const cJSON *obj, const char *key, int *out, doub
 }
 
 static int read_bits(loader *L, const cJSON *obj, const char *key, uint32_t *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -145,7 +238,7 @@ static int read_bits(loader *L, const cJSON *obj, const char *key, uint32_t *out
 }
 
 static int read_bool(loader *L, const cJSON *obj, const char *key, int *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -157,23 +250,24 @@ static int read_bool(loader *L, const cJSON *obj, const char *key, int *out) {
 }
 
 static int read_string(loader *L, const cJSON *obj, const char *key, char *out, size_t size) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
     if (!cJSON_IsString(item)) {
         return fail(L, item, key, "must be a string");
     }
-    if (strlen(item->valuestring) >= size) {
+    size_t n = strlen(item->valuestring);
+    if (n >= size) {
         return fail(L, item, key, "is longer than %d bytes", (int)size - 1);
     }
-    snprintf(out, size, "%s", item->valuestring);
+    memcpy(out, item->valuestring, n + 1);
     return 1;
 }
 
 static int read_enum(loader *L, const cJSON *obj, const char *key, const char *(*table)(int),
                      int *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
@@ -205,7 +299,7 @@ static int numbers_of(loader *L, const cJSON *item, const char *field, double *o
 }
 
 static int read_vec3(loader *L, const cJSON *obj, const char *key, heft_vec3 *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     double x[3];
     if (!item) {
         return 1;
@@ -218,7 +312,7 @@ static int read_vec3(loader *L, const cJSON *obj, const char *key, heft_vec3 *ou
 }
 
 static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     double x[4];
     if (!item) {
         return 1;
@@ -236,13 +330,32 @@ static int read_quat(loader *L, const cJSON *obj, const char *key, heft_quat *ou
     return 1;
 }
 
+/* three rows of three numbers, the diagonal's three numbers, or one number
+ * for the same diagonal entry on every axis */
 static int read_mat3(loader *L, const cJSON *obj, const char *key, heft_mat3 *out) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!item) {
         return 1;
     }
+    if (cJSON_IsNumber(item)) {
+        double d;
+        if (!number_of(L, item, key, &d, NUM_FINITE)) {
+            return 0;
+        }
+        *out = heft_mat3_diag(d, d, d);
+        return 1;
+    }
     if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 3) {
-        return fail(L, item, key, "must be three rows of three numbers");
+        return fail(L, item, key,
+                    "must be three rows of three numbers, a diagonal's three, or one number");
+    }
+    if (cJSON_IsNumber(item->child)) {
+        double d[3];
+        if (!numbers_of(L, item, key, d, 3, NUM_FINITE)) {
+            return 0;
+        }
+        *out = heft_mat3_diag(d[0], d[1], d[2]);
+        return 1;
     }
     int r = 0;
     for (const cJSON *line = item->child; line; line = line->next) {
@@ -294,8 +407,8 @@ static int read_world(loader *L, world_settings *ws) {
     snprintf(ws->solver, sizeof ws->solver, "pgs");
     ws->restitution_threshold = 1.0;
     ws->hit_event_threshold = 1.0;
-    const cJSON *w = member(L->root, "world");
-    snprintf(L->where, sizeof L->where, "world");
+    const cJSON *w = member(L, L->root, "world");
+    set_where(L, "world", -1);
     if (w) {
         int gyro = (int)ws->def.gyroscopic;
         if (!expect_object(L, w, NULL) || !check_keys(L, w, keys) ||
@@ -318,7 +431,7 @@ static int read_world(loader *L, world_settings *ws) {
             return 0;
         }
         ws->def.gyroscopic = (heft_gyroscopic)gyro;
-        const cJSON *jb = member(w, "joint_baumgarte");
+        const cJSON *jb = member(L, w, "joint_baumgarte");
         if (jb && !(cJSON_IsString(jb) && strcmp(jb->valuestring, "auto") == 0)) {
             if (!number_of(L, jb, "joint_baumgarte", &ws->def.joint_baumgarte, NUM_NONNEG)) {
                 return 0;
@@ -328,7 +441,7 @@ static int read_world(loader *L, world_settings *ws) {
             }
         }
         if (ws->def.contact_baumgarte > 1.0) {
-            return fail(L, member(w, "contact_baumgarte"), "contact_baumgarte",
+            return fail(L, member(L, w, "contact_baumgarte"), "contact_baumgarte",
                         "must lie in [0, 1]");
         }
     }
@@ -356,20 +469,20 @@ static int read_world(loader *L, world_settings *ws) {
                                               "ldl_shard_constraints",
                                               "ldl_regularization",
                                               NULL};
-    const cJSON *s = member(L->root, "solver");
-    snprintf(L->where, sizeof L->where, "solver");
+    const cJSON *s = member(L, L->root, "solver");
+    set_where(L, "solver", -1);
     if (s) {
         if (!expect_object(L, s, NULL) || !check_keys(L, s, solver_keys) ||
             !read_string(L, s, "name", ws->solver, sizeof ws->solver)) {
             return 0;
         }
-        if (member(s, "name") && !heft_solver_find(ws->solver)) {
-            return fail(L, member(s, "name"), "name", "unknown solver \"%s\"", ws->solver);
+        if (member(L, s, "name") && !heft_solver_find(ws->solver)) {
+            return fail(L, member(L, s, "name"), "name", "unknown solver \"%s\"", ws->solver);
         }
-        const cJSON *o = member(s, "options");
+        const cJSON *o = member(L, s, "options");
         heft_solver_options *op = &ws->options;
         const double big = 2147483647.0;
-        snprintf(L->where, sizeof L->where, "solver.options");
+        set_where(L, "solver.options", -1);
         if (o &&
             (!expect_object(L, o, NULL) || !check_keys(L, o, option_keys) ||
              !read_int(L, o, "max_iterations", &op->max_iterations, 0, big) ||
@@ -404,7 +517,7 @@ static int read_world(loader *L, world_settings *ws) {
         }
     }
     ws->def.solver = ws->solver;
-    L->where[0] = 0;
+    set_where(L, "", -1);
     return 1;
 }
 
@@ -423,7 +536,7 @@ static void shape_data_free(shape_data *d) {
 }
 
 static int read_point_list(loader *L, const cJSON *obj, const char *key, mesh_data *m, int max) {
-    const cJSON *item = member(obj, key);
+    const cJSON *item = member(L, obj, key);
     if (!cJSON_IsArray(item)) {
         return fail(L, item ? item : obj, key, "must be an array of [x, y, z] points");
     }
@@ -499,13 +612,13 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
         d->hull.points = data->mesh.vertices;
         d->hull.count = data->mesh.vertex_count;
     } else if (d->type == HEFT_SHAPE_MESH) {
-        const cJSON *file = member(o, "file");
+        const cJSON *file = member(L, o, "file");
         if (file) {
             char path[1024], message[1400];
             if (!cJSON_IsString(file)) {
                 return fail(L, file, "file", "must be a string (a Wavefront OBJ file)");
             }
-            if (member(o, "vertices") || member(o, "triangles")) {
+            if (member(L, o, "vertices") || member(L, o, "triangles")) {
                 return fail(L, file, "file",
                             "a mesh is given by a file or by vertices and "
                             "triangles, not both");
@@ -519,7 +632,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             if (!read_point_list(L, o, "vertices", &data->mesh, 1 << 24)) {
                 return 0;
             }
-            const cJSON *t = member(o, "triangles");
+            const cJSON *t = member(L, o, "triangles");
             if (!cJSON_IsArray(t)) {
                 return fail(L, t ? t : o, "triangles", "must be an array of [a, b, c] indices");
             }
@@ -550,7 +663,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
             !read_number(L, o, "spacing_y", &h->spacing_y, NUM_POSITIVE)) {
             return 0;
         }
-        const cJSON *rows = member(o, "heights");
+        const cJSON *rows = member(L, o, "heights");
         if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) != h->count_y || h->count_x < 2) {
             return fail(L, rows ? rows : o, "heights",
                         "must be count_y rows of count_x numbers (count_x, count_y >= 2)");
@@ -579,9 +692,72 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
 
 /* ---- bodies --------------------------------------------------------------------- */
 
-static int find_body(loader *L, const cJSON *item, const char *field, heft_body_id *out) {
+/* ---- references by name: a sorted table of the list's names, so that a
+ * file of n joints naming n bodies is read in n log n, not n^2 ---------------- */
+
+typedef struct name_entry {
+    const char *name;
+    int position; /* in the file's list */
+} name_entry;
+
+typedef struct name_table {
+    int count;
+    name_entry entries[]; /* by name, then position */
+} name_table;
+
+static int by_name(const void *a, const void *b) {
+    const name_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->position > y->position) - (x->position < y->position);
+}
+
+/* the names of the first count objects of list; NULL when out of memory */
+static name_table *name_table_make(const cJSON *list, int count) {
+    name_table *t = heft_alloc(sizeof *t + sizeof(name_entry) * (size_t)(count > 0 ? count : 1));
+    if (!t) {
+        return NULL;
+    }
+    t->count = 0;
+    int k = 0;
+    for (const cJSON *o = list ? list->child : NULL; o && k < count; o = o->next, ++k) {
+        const cJSON *name = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "name") : NULL;
+        if (cJSON_IsString(name)) {
+            t->entries[t->count].name = name->valuestring;
+            t->entries[t->count].position = k;
+            t->count++;
+        }
+    }
+    qsort(t->entries, (size_t)t->count, sizeof(name_entry), by_name);
+    return t;
+}
+
+/* the first position (in the file) named name, -1 for none; *twice when
+ * another has the name too */
+static int name_table_find(const name_table *t, const char *name, int *twice) {
+    int lo = 0, hi = t->count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(t->entries[mid].name, name) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == t->count || strcmp(t->entries[lo].name, name) != 0) {
+        *twice = 0;
+        return -1;
+    }
+    *twice = lo + 1 < t->count && strcmp(t->entries[lo + 1].name, name) == 0;
+    return t->entries[lo].position;
+}
+
+/* a body reference; *position is its place in the file, body_count for the
+ * world frame */
+static int find_body(loader *L, const cJSON *item, const char *field, heft_body_id *out,
+                     int *position) {
     if (cJSON_IsNull(item)) {
         *out = HEFT_WORLD_FRAME;
+        *position = L->body_count;
         return 1;
     }
     if (cJSON_IsNumber(item)) {
@@ -591,27 +767,25 @@ static int find_body(loader *L, const cJSON *item, const char *field, heft_body_
                         L->body_count - 1);
         }
         *out = L->bodies[(int)k];
+        *position = (int)k;
         return 1;
     }
     if (!cJSON_IsString(item)) {
         return fail(L, item, field, "must be a body's name, its position in bodies, or null");
     }
-    int found = -1;
-    const cJSON *list = member(L->root, "bodies");
-    int k = 0;
-    for (const cJSON *b = list ? list->child : NULL; b && k < L->body_count; b = b->next, ++k) {
-        const cJSON *name = member(b, "name");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
-            if (found >= 0) {
-                return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
-            }
-            found = k;
-        }
+    if (!L->body_names &&
+        !(L->body_names = name_table_make(member(L, L->root, "bodies"), L->body_count))) {
+        return fail(L, item, field, "out of memory");
+    }
+    int twice = 0, found = name_table_find(L->body_names, item->valuestring, &twice);
+    if (twice) {
+        return fail(L, item, field, "two bodies are named \"%s\"", item->valuestring);
     }
     if (found < 0) {
         return fail(L, item, field, "no body is named \"%s\"", item->valuestring);
     }
     *out = L->bodies[found];
+    *position = found;
     return 1;
 }
 
@@ -634,8 +808,132 @@ static void keep_exact_shape(shape *s, const heft_shape_def *d) {
     }
 }
 
+/* The fields a class gives its bodies (docs/scene-format.md "classes"). */
+static const char *const class_keys[] = {"mass",           "inertia",         "mass_from_shapes",
+                                         "linear_damping", "angular_damping", "gravity_scale",
+                                         "enable_sleep",   "shapes",          NULL};
+
+/* the mass, damping and sleeping fields of a body or a class */
+static int read_mass_part(loader *L, const cJSON *o, heft_body_def *d, int *from_shapes) {
+    return read_number(L, o, "mass", &d->mass, NUM_POSITIVE) &&
+           read_mat3(L, o, "inertia", &d->inertia) &&
+           read_bool(L, o, "mass_from_shapes", from_shapes) &&
+           read_number(L, o, "linear_damping", &d->linear_damping, NUM_NONNEG) &&
+           read_number(L, o, "angular_damping", &d->angular_damping, NUM_NONNEG) &&
+           read_number(L, o, "gravity_scale", &d->gravity_scale, NUM_FINITE) &&
+           read_bool(L, o, "enable_sleep", &d->enable_sleep);
+}
+
+/* A class as read: what it sets of a body's def, and its shapes' defs
+ * (whose points and meshes its data holds). */
+typedef struct class_shape {
+    const cJSON *item;
+    heft_shape_def def;
+    shape_data data;
+} class_shape;
+
+typedef struct body_class {
+    const cJSON *obj;
+    heft_body_def def;
+    int from_shapes;
+    const cJSON *mass_from_shapes; /* the member, or NULL */
+    int gives_mass;                /* mass or inertia given */
+    const cJSON *shapes;           /* the member, or NULL */
+    int shape_count;
+    class_shape *shape;
+} body_class;
+
+static void classes_free(loader *L) {
+    for (int c = 0; c < L->class_count; ++c) {
+        for (int k = 0; k < L->classes[c].shape_count; ++k) {
+            shape_data_free(&L->classes[c].shape[k].data);
+        }
+        heft_free(L->classes[c].shape);
+    }
+    heft_free(L->classes);
+    L->classes = NULL;
+    L->class_count = 0;
+}
+
+static const body_class *find_class(const loader *L, const char *name) {
+    for (int c = 0; c < L->class_count; ++c) {
+        if (strcmp(L->classes[c].obj->string, name) == 0) {
+            return &L->classes[c];
+        }
+    }
+    return NULL;
+}
+
+/* reads and checks every class once, where it is written: its fields and
+ * its shapes' (what the engine says of a shape on a body is checked at
+ * each body) */
+static int read_classes(loader *L) {
+    const cJSON *classes = member(L, L->root, "classes");
+    if (!classes) {
+        return 1;
+    }
+    set_where(L, "", -1);
+    if (!expect_object(L, classes, "classes")) {
+        return 0;
+    }
+    int n = cJSON_GetArraySize(classes);
+    L->classes = heft_alloc(sizeof(body_class) * (size_t)(n > 0 ? n : 1));
+    if (!L->classes) {
+        return fail(L, classes, "classes", "out of memory");
+    }
+    for (const cJSON *c = classes->child; c; c = c->next) {
+        body_class *bc = &L->classes[L->class_count++];
+        memset(bc, 0, sizeof *bc);
+        bc->obj = c;
+        bc->def = heft_default_body_def();
+        set_where(L, "classes", -1);
+        where_named(L, c->string);
+        if (find_class(L, c->string) != bc) {
+            return fail(L, c, NULL, "given twice");
+        }
+        if (!expect_object(L, c, NULL) || !check_keys(L, c, class_keys) ||
+            !read_mass_part(L, c, &bc->def, &bc->from_shapes)) {
+            return 0;
+        }
+        bc->mass_from_shapes = member(L, c, "mass_from_shapes");
+        bc->gives_mass = member(L, c, "mass") || member(L, c, "inertia");
+        bc->shapes = member(L, c, "shapes");
+        if (bc->shapes && !cJSON_IsArray(bc->shapes)) {
+            return fail(L, bc->shapes, "shapes", "must be an array");
+        }
+        int count = bc->shapes ? cJSON_GetArraySize(bc->shapes) : 0;
+        bc->shape = heft_alloc(sizeof(class_shape) * (size_t)(count > 0 ? count : 1));
+        if (!bc->shape) {
+            return fail(L, c, NULL, "out of memory");
+        }
+        for (const cJSON *sh = bc->shapes ? bc->shapes->child : NULL; sh; sh = sh->next) {
+            class_shape *cs = &bc->shape[bc->shape_count++];
+            memset(&cs->data, 0, sizeof cs->data);
+            cs->item = sh;
+            L->where.shape = bc->shape_count - 1;
+            if (!read_shape(L, sh, &cs->def, &cs->data)) {
+                return 0;
+            }
+        }
+    }
+    set_where(L, "", -1);
+    return 1;
+}
+
+/* makes the shape sd (read from item) on body id */
+static int build_shape(loader *L, heft_world *w, heft_body_id id, const cJSON *item,
+                       const heft_shape_def *sd) {
+    heft_shape_id sid = heft_create_shape(w, id, sd);
+    if (sid.generation == 0) {
+        return engine_refused(L, item);
+    }
+    keep_exact_shape(&w->shapes[sid.index], sd);
+    return 1;
+}
+
 static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     static const char *const keys[] = {"name",
+                                       "class",
                                        "type",
                                        "position",
                                        "orientation",
@@ -653,41 +951,55 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     heft_body_def d = heft_default_body_def();
     char name[HEFT_NAME_MAX] = "";
     int type = (int)d.type, from_shapes = 0;
-    snprintf(L->where, sizeof L->where, "bodies[%d]", index);
+    set_where(L, "bodies", index);
     if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
-        snprintf(L->where, sizeof L->where, "bodies[%d] \"%s\"", index, name);
+        where_named(L, name);
     }
     if (!check_keys(L, o, keys)) {
         return 0;
+    }
+    /* a class's fields first, then the body's own, which take precedence */
+    const body_class *cls = NULL;
+    const cJSON *ref = member(L, o, "class");
+    if (ref) {
+        if (!cJSON_IsString(ref)) {
+            return fail(L, ref, "class", "must be the name of a class");
+        }
+        if (!(cls = find_class(L, ref->valuestring))) {
+            return fail(L, ref, "class", "no class is named \"%s\"", ref->valuestring);
+        }
+        d.mass = cls->def.mass;
+        d.inertia = cls->def.inertia;
+        d.linear_damping = cls->def.linear_damping;
+        d.angular_damping = cls->def.angular_damping;
+        d.gravity_scale = cls->def.gravity_scale;
+        d.enable_sleep = cls->def.enable_sleep;
+        from_shapes = cls->from_shapes;
     }
     if (!read_enum(L, o, "type", scene_body_type_name, &type) ||
         !read_vec3(L, o, "position", &d.position) ||
         !read_quat(L, o, "orientation", &d.orientation) ||
         !read_vec3(L, o, "linear_velocity", &d.linear_velocity) ||
         !read_vec3(L, o, "angular_velocity", &d.angular_velocity) ||
-        !read_number(L, o, "mass", &d.mass, NUM_POSITIVE) ||
-        !read_mat3(L, o, "inertia", &d.inertia) ||
-        !read_bool(L, o, "mass_from_shapes", &from_shapes) ||
-        !read_number(L, o, "linear_damping", &d.linear_damping, NUM_NONNEG) ||
-        !read_number(L, o, "angular_damping", &d.angular_damping, NUM_NONNEG) ||
-        !read_number(L, o, "gravity_scale", &d.gravity_scale, NUM_FINITE) ||
-        !read_bool(L, o, "enable_sleep", &d.enable_sleep)) {
+        !read_mass_part(L, o, &d, &from_shapes)) {
         return 0;
     }
     d.type = (heft_body_type)type;
     d.name = name;
-    if (from_shapes && (member(o, "mass") || member(o, "inertia"))) {
-        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
+    const cJSON *mfs = member(L, o, "mass_from_shapes");
+    mfs = mfs ? mfs : cls ? cls->mass_from_shapes : NULL;
+    if (from_shapes &&
+        (member(L, o, "mass") || member(L, o, "inertia") || (cls && cls->gives_mass))) {
+        return fail(L, mfs, "mass_from_shapes",
                     "a body takes its mass from its shapes or from mass and inertia, not both");
     }
     if (from_shapes && d.type != HEFT_BODY_DYNAMIC) {
-        return fail(L, member(o, "mass_from_shapes"), "mass_from_shapes",
-                    "only dynamic bodies have a mass");
+        return fail(L, mfs, "mass_from_shapes", "only dynamic bodies have a mass");
     }
-    const cJSON *shapes = member(o, "shapes");
+    const cJSON *shapes = member(L, o, "shapes");
     if (shapes && !cJSON_IsArray(shapes)) {
         return fail(L, shapes, "shapes", "must be an array");
     }
@@ -697,35 +1009,33 @@ static int build_body(loader *L, heft_world *w, const cJSON *o, int index) {
     }
     L->bodies[L->body_count++] = id;
     /* a unit orientation exactly as written (creation normalises it) */
-    if (is_unit_quat(d.orientation)) {
-        body *b = world_body(w, id);
-        b->orientation = d.orientation;
-        body_update_world_inertia(b);
+    body *made = world_body(w, id);
+    if (is_unit_quat(d.orientation) &&
+        memcmp(&made->orientation, &d.orientation, sizeof d.orientation) != 0) {
+        made->orientation = d.orientation;
+        body_update_world_inertia(made);
     }
-    char body_where[sizeof L->where];
-    snprintf(body_where, sizeof body_where, "%s", L->where);
     int k = 0;
     for (const cJSON *s = shapes ? shapes->child : NULL; s; s = s->next, ++k) {
         heft_shape_def sd;
         shape_data data;
         memset(&data, 0, sizeof data);
-        set_where(L, "%s.shapes[%d]", body_where, k);
-        int ok = read_shape(L, s, &sd, &data);
-        heft_shape_id sid = {-1, 0};
-        if (ok && (sid = heft_create_shape(w, id, &sd)).generation == 0) {
-            ok = engine_refused(L, s);
-        }
-        if (ok) {
-            keep_exact_shape(&w->shapes[sid.index], &sd);
-        }
+        L->where.shape = k;
+        int ok = read_shape(L, s, &sd, &data) && build_shape(L, w, id, s, &sd);
         shape_data_free(&data);
         if (!ok) {
             return 0;
         }
     }
-    snprintf(L->where, sizeof L->where, "%s", body_where);
+    for (k = 0; !shapes && cls && k < cls->shape_count; ++k) {
+        L->where.shape = k;
+        if (!build_shape(L, w, id, cls->shape[k].item, &cls->shape[k].def)) {
+            return 0;
+        }
+    }
+    L->where.shape = -1;
     if (from_shapes && heft_body_set_mass_from_shapes(w, id) != HEFT_OK) {
-        return engine_refused(L, member(o, "mass_from_shapes"));
+        return engine_refused(L, mfs);
     }
     return 1;
 }
@@ -745,17 +1055,14 @@ static int find_joint(loader *L, const cJSON *item, const char *field, heft_join
     if (!cJSON_IsString(item)) {
         return fail(L, item, field, "must be a joint's name or its position in joints");
     }
-    int found = -1;
-    const cJSON *list = member(L->root, "joints");
-    int k = 0;
-    for (const cJSON *j = list ? list->child : NULL; j; j = j->next, ++k) {
-        const cJSON *name = member(j, "name");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, item->valuestring) == 0) {
-            if (found >= 0) {
-                return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
-            }
-            found = k;
-        }
+    const cJSON *list = member(L, L->root, "joints");
+    if (!L->joint_names &&
+        !(L->joint_names = name_table_make(list, list ? cJSON_GetArraySize(list) : 0))) {
+        return fail(L, item, field, "out of memory");
+    }
+    int twice = 0, found = name_table_find(L->joint_names, item->valuestring, &twice);
+    if (twice) {
+        return fail(L, item, field, "two joints are named \"%s\"", item->valuestring);
     }
     if (found < 0) {
         return fail(L, item, field, "no joint is named \"%s\"", item->valuestring);
@@ -785,7 +1092,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
                                              "stiffness", "damping", NULL};
     static const char *const motor_keys[] = {
         "mode", "target_velocity", "target_position", "max_force", "stiffness", "damping", NULL};
-    const cJSON *g = member(o, "dof_softness");
+    const cJSON *g = member(L, o, "dof_softness");
     if (g && !expect_object(L, g, "dof_softness")) {
         return 0;
     }
@@ -797,7 +1104,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
             return 0;
         }
     }
-    g = member(o, "limits");
+    g = member(L, o, "limits");
     if (g && !expect_object(L, g, "limits")) {
         return 0;
     }
@@ -820,7 +1127,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
                         l->upper);
         }
     }
-    g = member(o, "motors");
+    g = member(L, o, "motors");
     if (g && !expect_object(L, g, "motors")) {
         return 0;
     }
@@ -839,7 +1146,7 @@ static int read_joint_dofs(loader *L, const cJSON *o, heft_joint_def *d) {
         }
         m->mode = (heft_motor_mode)mode;
     }
-    g = member(o, "dof_modes");
+    g = member(L, o, "dof_modes");
     if (g && !expect_object(L, g, "dof_modes")) {
         return 0;
     }
@@ -869,7 +1176,7 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     static const char *const keys[] = {
         "frame_a", "frame_b", "relative_rotation", "coordinates", "coupled_origin", "coupled_last",
         "broken",  NULL};
-    const cJSON *s = member(o, "state");
+    const cJSON *s = member(L, o, "state");
     memset(st, 0, sizeof *st);
     if (!s) {
         return 1;
@@ -881,37 +1188,27 @@ static int read_joint_state(loader *L, const cJSON *o, int coupling, joint_state
     const char *need_coupling[] = {"coupled_origin", "coupled_last"};
     for (int k = 0; k < (coupling ? 2 : 3); ++k) {
         const char *name = coupling ? need_coupling[k] : need_plain[k];
-        if (!member(s, name)) {
+        if (!member(L, s, name)) {
             return fail(L, s, "state", "needs %s for a joint of this type", name);
         }
     }
-    if (!member(s, "coordinates")) {
+    if (!member(L, s, "coordinates")) {
         return fail(L, s, "state", "needs coordinates");
     }
     st->present = 1;
     const cJSON *c;
     if (!read_quat(L, s, "frame_a", &st->frame_a) || !read_quat(L, s, "frame_b", &st->frame_b) ||
         !read_quat(L, s, "relative_rotation", &st->relative_rotation) ||
-        !numbers_of(L, member(s, "coordinates"), "state.coordinates", st->coordinates,
+        !numbers_of(L, member(L, s, "coordinates"), "state.coordinates", st->coordinates,
                     HEFT_JOINT_DOF_COUNT, NUM_FINITE) ||
-        ((c = member(s, "coupled_origin")) &&
+        ((c = member(L, s, "coupled_origin")) &&
          !numbers_of(L, c, "state.coupled_origin", st->coupled_origin, 2, NUM_FINITE)) ||
-        ((c = member(s, "coupled_last")) &&
+        ((c = member(L, s, "coupled_last")) &&
          !numbers_of(L, c, "state.coupled_last", st->coupled_last, 2, NUM_FINITE)) ||
         !read_bool(L, s, "broken", &st->broken)) {
         return 0;
     }
     return 1;
-}
-
-/* the position of a body in the file, body_count for the world frame */
-static int file_position(const loader *L, heft_body_id id) {
-    for (int i = 0; i < L->body_count; ++i) {
-        if (L->bodies[i].index == id.index && L->bodies[i].generation == id.generation) {
-            return i;
-        }
-    }
-    return L->body_count;
 }
 
 static int weld_root(int *parent, int i) {
@@ -922,9 +1219,10 @@ static int weld_root(int *parent, int i) {
     return i;
 }
 
-/* joins the two bodies' groups of welded bodies; 0 when they were one already */
-static int weld(loader *L, heft_body_id a, heft_body_id b) {
-    int ra = weld_root(L->weld, file_position(L, a)), rb = weld_root(L->weld, file_position(L, b));
+/* joins the groups of welded bodies of the bodies at positions a and b in
+ * the file (body_count: the world); 0 when they were one already */
+static int weld(loader *L, int a, int b) {
+    int ra = weld_root(L->weld, a), rb = weld_root(L->weld, b);
     if (ra == rb) {
         return 0;
     }
@@ -962,12 +1260,12 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
                                        NULL};
     char name[HEFT_NAME_MAX] = "";
     int type = -1;
-    snprintf(L->where, sizeof L->where, "joints[%d]", index);
+    set_where(L, "joints", index);
     if (!expect_object(L, o, NULL) || !read_string(L, o, "name", name, sizeof name)) {
         return 0;
     }
     if (name[0]) {
-        snprintf(L->where, sizeof L->where, "joints[%d] \"%s\"", index, name);
+        where_named(L, name);
     }
     if (!check_keys(L, o, keys)) {
         return 0;
@@ -981,44 +1279,46 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
     heft_joint_def d = heft_default_joint_def((heft_joint_type)type);
     d.name = name;
     int coupling = type == HEFT_JOINT_GEAR || type == HEFT_JOINT_RACK;
+    int at_a = L->body_count, at_b = L->body_count; /* positions in the file, for welds */
     int gs = 1;
     const cJSON *c;
     if (coupling) {
-        if (!(c = member(o, "joint_a")) || !find_joint(L, c, "joint_a", &d.joint_a) ||
-            !(c = member(o, "joint_b")) || !find_joint(L, c, "joint_b", &d.joint_b) ||
+        if (!(c = member(L, o, "joint_a")) || !find_joint(L, c, "joint_a", &d.joint_a) ||
+            !(c = member(L, o, "joint_b")) || !find_joint(L, c, "joint_b", &d.joint_b) ||
             !read_number(L, o, "ratio", &d.ratio, NUM_FINITE)) {
-            return c ? 0 : fail(L, o, member(o, "joint_a") ? "joint_b" : "joint_a", "is missing");
+            return c ? 0
+                     : fail(L, o, member(L, o, "joint_a") ? "joint_b" : "joint_a", "is missing");
         }
         for (int k = 0; k < 5; ++k) {
             const char *plain[] = {"body_a", "body_b", "local_anchor_a", "world_anchor",
                                    "local_axis_a"};
-            if (member(o, plain[k])) {
-                return fail(L, member(o, plain[k]), plain[k],
+            if (member(L, o, plain[k])) {
+                return fail(L, member(L, o, plain[k]), plain[k],
                             "gears and racks name joints, not bodies or frames");
             }
         }
     } else {
-        if (member(o, "joint_a") || member(o, "joint_b") || member(o, "ratio")) {
+        if (member(L, o, "joint_a") || member(L, o, "joint_b") || member(L, o, "ratio")) {
             return fail(L, o, NULL, "only gears and racks take joint_a, joint_b and ratio");
         }
-        if (!(c = member(o, "body_b"))) {
+        if (!(c = member(L, o, "body_b"))) {
             return fail(L, o, "body_b", "is missing");
         }
-        if (!find_body(L, c, "body_b", &d.body_b) ||
-            ((c = member(o, "body_a")) && !find_body(L, c, "body_a", &d.body_a))) {
+        if (!find_body(L, c, "body_b", &d.body_b, &at_b) ||
+            ((c = member(L, o, "body_a")) && !find_body(L, c, "body_a", &d.body_a, &at_a))) {
             return 0;
         }
         if (d.body_b.generation == 0) {
-            return fail(L, member(o, "body_b"), "body_b", "must be a body, not the world");
+            return fail(L, member(L, o, "body_b"), "body_b", "must be a body, not the world");
         }
-        const cJSON *wa = member(o, "world_anchor");
+        const cJSON *wa = member(L, o, "world_anchor");
         if (wa) {
             heft_vec3 anchor, axis = heft_v3(0.0, 0.0, 1.0), axis_b;
             const char *local[] = {"local_anchor_a", "local_anchor_b", "local_axis_a",
                                    "local_axis_b"};
             for (int k = 0; k < 4; ++k) {
-                if (member(o, local[k])) {
-                    return fail(L, member(o, local[k]), local[k],
+                if (member(L, o, local[k])) {
+                    return fail(L, member(L, o, local[k]), local[k],
                                 "a joint's frame is given in world or in local terms, not both");
                 }
             }
@@ -1026,7 +1326,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
                 !read_vec3(L, o, "world_axis", &axis)) {
                 return 0;
             }
-            if (member(o, "world_axis_b")) {
+            if (member(L, o, "world_axis_b")) {
                 if (!read_vec3(L, o, "world_axis_b", &axis_b)) {
                     return 0;
                 }
@@ -1036,7 +1336,7 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
             } else if (heft_joint_def_set_world_frame(w, &d, anchor, axis) != HEFT_OK) {
                 return engine_refused(L, wa);
             }
-        } else if (member(o, "world_axis") || member(o, "world_axis_b")) {
+        } else if (member(L, o, "world_axis") || member(L, o, "world_axis_b")) {
             return fail(L, o, "world_anchor", "is missing (world_axis needs it)");
         } else if (!read_vec3(L, o, "local_anchor_a", &d.local_anchor_a) ||
                    !read_vec3(L, o, "local_anchor_b", &d.local_anchor_b) ||
@@ -1045,8 +1345,8 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
             return 0;
         }
     }
-    if (type == HEFT_JOINT_FIXED && !weld(L, d.body_a, d.body_b)) {
-        return fail(L, member(o, "body_b"), "body_b",
+    if (type == HEFT_JOINT_FIXED && !weld(L, at_a, at_b)) {
+        return fail(L, member(L, o, "body_b"), "body_b",
                     "welds bodies already welded together (a cycle of fixed joints)");
     }
     joint_state st;
@@ -1091,12 +1391,12 @@ static int build_joint(loader *L, heft_world *w, const cJSON *o, int index) {
 static int read_operators(loader *L, heft_world *w) {
     static const char *const keys[] = {"name",  "unit", "help",   "min",   "max", "value",
                                        "joint", "dof",  "target", "scale", NULL};
-    const cJSON *list = member(L->root, "operators");
+    const cJSON *list = member(L, L->root, "operators");
     L->info.operator_count = 0;
     if (!list) {
         return 1;
     }
-    snprintf(L->where, sizeof L->where, "operators");
+    set_where(L, "operators", -1);
     if (!cJSON_IsArray(list)) {
         return fail(L, list, NULL, "must be an array");
     }
@@ -1110,7 +1410,7 @@ static int read_operators(loader *L, heft_world *w) {
         op->scale = 1.0;
         op->dof = HEFT_DOF_RX;
         int target = -1, dof = -1;
-        snprintf(L->where, sizeof L->where, "operators[%d]", i);
+        set_where(L, "operators", i);
         if (!expect_object(L, o, NULL) || !check_keys(L, o, keys) ||
             !read_string(L, o, "name", op->name, sizeof op->name) ||
             !read_string(L, o, "unit", op->unit, sizeof op->unit) ||
@@ -1133,7 +1433,7 @@ static int read_operators(loader *L, heft_world *w) {
             return fail(L, o, "value", "min <= value <= max does not hold");
         }
         op->target = (heft_operator_target)target;
-        const cJSON *j = member(o, "joint");
+        const cJSON *j = member(L, o, "joint");
         if (!j) {
             return fail(L, o, "joint", "is missing");
         }
@@ -1155,7 +1455,7 @@ static int read_operators(loader *L, heft_world *w) {
             heft_joint_get_def(w, op->joint, &jd);
             if (heft_joint_set_motor(w, op->joint, op->dof, &jd.motor[dof]) != HEFT_OK ||
                 jd.motor[dof].mode == HEFT_MOTOR_OFF) {
-                return fail(L, member(o, "dof"), "dof",
+                return fail(L, member(L, o, "dof"), "dof",
                             "the joint has no motor (with a mode) on this coordinate");
             }
         }
@@ -1167,16 +1467,17 @@ static int read_operators(loader *L, heft_world *w) {
 /* ---- the file ----------------------------------------------------------------------- */
 
 static int read_header(loader *L) {
-    static const char *const keys[] = {"format", "version", "name",   "time_step", "steps", "world",
-                                       "solver", "bodies",  "joints", "operators", NULL};
-    L->where[0] = 0;
+    static const char *const keys[] = {"format", "version", "name",      "time_step",
+                                       "steps",  "world",   "solver",    "classes",
+                                       "bodies", "joints",  "operators", NULL};
+    set_where(L, "", -1);
     if (!cJSON_IsObject(L->root)) {
         return fail(L, L->root, "(top level)", "must be an object");
     }
     if (!check_keys(L, L->root, keys)) {
         return 0;
     }
-    const cJSON *f = member(L->root, "format");
+    const cJSON *f = member(L, L->root, "format");
     if (!cJSON_IsString(f) || strcmp(f->valuestring, SCENE_FORMAT) != 0) {
         return fail(L, f ? f : L->root, "format", "must be \"%s\"", SCENE_FORMAT);
     }
@@ -1185,8 +1486,9 @@ static int read_header(loader *L) {
         return 0;
     }
     if (version != SCENE_VERSION) {
-        return fail(L, member(L->root, "version") ? member(L->root, "version") : L->root, "version",
-                    "must be %d (this library reads version %d)", SCENE_VERSION, SCENE_VERSION);
+        return fail(L, member(L, L->root, "version") ? member(L, L->root, "version") : L->root,
+                    "version", "must be %d (this library reads version %d)", SCENE_VERSION,
+                    SCENE_VERSION);
     }
     if (!read_string(L, L->root, "name", L->info.name, sizeof L->info.name) ||
         !read_number(L, L->root, "time_step", &L->info.time_step, NUM_POSITIVE) ||
@@ -1195,7 +1497,7 @@ static int read_header(loader *L) {
     }
     const char *lists[] = {"bodies", "joints"};
     for (int k = 0; k < 2; ++k) {
-        const cJSON *l = member(L->root, lists[k]);
+        const cJSON *l = member(L, L->root, lists[k]);
         if (l && !cJSON_IsArray(l)) {
             return fail(L, l, lists[k], "must be an array");
         }
@@ -1205,13 +1507,20 @@ static int read_header(loader *L) {
 
 /* makes the file's bodies, shapes, joints and operators in w */
 static int build_objects(loader *L, heft_world *w) {
-    const cJSON *bodies = member(L->root, "bodies");
-    const cJSON *joints = member(L->root, "joints");
+    const cJSON *bodies = member(L, L->root, "bodies");
+    const cJSON *joints = member(L, L->root, "joints");
     L->body_count = L->joint_count = 0;
     int nb = bodies ? cJSON_GetArraySize(bodies) : 0;
+    int nj = joints ? cJSON_GetArraySize(joints) : 0;
     for (int k = 0; k <= nb; ++k) {
         L->weld[k] = k;
     }
+    /* room for them all at once (a body has one shape, mostly), rather than
+     * the arrays doubling and moving on the way; a failure here is only
+     * the room not made ahead */
+    (void)array_grow((void **)&w->bodies, &w->body_capacity, w->body_high + nb, sizeof(body));
+    (void)array_grow((void **)&w->shapes, &w->shape_capacity, w->shape_high + nb, sizeof(shape));
+    (void)array_grow((void **)&w->joints, &w->joint_capacity, w->joint_high + nj, sizeof(joint));
     int i = 0;
     for (const cJSON *b = bodies ? bodies->child : NULL; b; b = b->next) {
         if (!build_body(L, w, b, i++)) {
@@ -1230,15 +1539,15 @@ static int build_objects(loader *L, heft_world *w) {
 static heft_world *make_world(loader *L, const world_settings *ws) {
     heft_world *w = heft_world_create(&ws->def);
     if (!w) {
-        snprintf(L->where, sizeof L->where, "world");
-        engine_refused(L, member(L->root, "world"));
+        set_where(L, "world", -1);
+        engine_refused(L, member(L, L->root, "world"));
         return NULL;
     }
     if (heft_world_set_solver_options(w, &ws->options) != HEFT_OK ||
         heft_world_set_restitution_threshold(w, ws->restitution_threshold) != HEFT_OK ||
         heft_world_set_hit_event_threshold(w, ws->hit_event_threshold) != HEFT_OK) {
-        snprintf(L->where, sizeof L->where, "solver");
-        engine_refused(L, member(L->root, "solver"));
+        set_where(L, "solver", -1);
+        engine_refused(L, member(L, L->root, "solver"));
         heft_world_destroy(w);
         return NULL;
     }
@@ -1256,6 +1565,7 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     L.text = text;
     L.length = length;
     L.info = heft_default_scene_info();
+    set_where(&L, "", -1);
     if (!text) {
         heft_set_error("%s: no text", L.source);
         return NULL;
@@ -1279,9 +1589,9 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     L.root = root;
     world_settings ws;
     heft_world *scratch = NULL;
-    const cJSON *bodies = member(root, "bodies"), *joints = member(root, "joints");
+    const cJSON *bodies = member(&L, root, "bodies"), *joints = member(&L, root, "joints");
     int nb = bodies ? cJSON_GetArraySize(bodies) : 0, nj = joints ? cJSON_GetArraySize(joints) : 0;
-    if (read_header(&L) && read_world(&L, &ws)) {
+    if (read_header(&L) && read_world(&L, &ws) && read_classes(&L)) {
         L.bodies = heft_alloc(sizeof *L.bodies * (size_t)(nb + 1));
         L.joints = heft_alloc(sizeof *L.joints * (size_t)(nj + 1));
         L.weld = heft_alloc(sizeof *L.weld * (size_t)(nb + 1));
@@ -1323,6 +1633,9 @@ static heft_world *load(const char *text, size_t length, const char *source, con
     heft_free(L.bodies);
     heft_free(L.joints);
     heft_free(L.weld);
+    heft_free(L.body_names);
+    heft_free(L.joint_names);
+    classes_free(&L);
     cJSON_Delete(root);
     return made;
 }

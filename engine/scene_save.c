@@ -99,15 +99,19 @@ static void out_string(text_out *o, const char *s) {
 /* "key": at the indentation; the first member of an object has no comma */
 typedef struct members {
     text_out *o;
-    int indent;
+    int indent; /* 0: the object on one line */
     int count;
 } members;
 
 static void key(members *m, const char *k) {
     int first = m->count++ == 0;
-    out_raw(m->o, first ? "\n" : ",\n", first ? 1 : 2);
-    for (int i = 0; i < m->indent; ++i) {
-        out_raw(m->o, "  ", 2);
+    if (m->indent == 0) {
+        out_raw(m->o, ", ", first ? 0 : 2);
+    } else {
+        out_raw(m->o, first ? "\n" : ",\n", first ? 1 : 2);
+        for (int i = 0; i < m->indent; ++i) {
+            out_raw(m->o, "  ", 2);
+        }
     }
     out_string(m->o, k);
     out_raw(m->o, ": ", 2);
@@ -121,11 +125,40 @@ static void open_object(text_out *o, members *m, int indent) {
 }
 
 static void close_object(members *m) {
-    out_raw(m->o, "\n", 1);
-    for (int i = 0; i < m->indent - 1; ++i) {
-        out_raw(m->o, "  ", 2);
+    if (m->indent > 0 && m->count > 0) {
+        out_raw(m->o, "\n", 1);
+        for (int i = 0; i < m->indent - 1; ++i) {
+            out_raw(m->o, "  ", 2);
+        }
     }
     out_raw(m->o, "}", 1);
+}
+
+/* ---- defaults: a field whose value is the loader's default is not written.
+ * The comparisons are of bits, so that -0 and +0 stay apart and what loads
+ * back is the value saved. */
+
+static int same_bits(double a, double b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int vec3_is(heft_vec3 v, double x, double y, double z) {
+    return same_bits(v.x, x) && same_bits(v.y, y) && same_bits(v.z, z);
+}
+
+static int quat_is_identity(heft_quat q) {
+    return same_bits(q.w, 1.0) && same_bits(q.x, 0.0) && same_bits(q.y, 0.0) && same_bits(q.z, 0.0);
+}
+
+static int mat3_is_diagonal(const heft_mat3 *a) {
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            if (r != c && !same_bits(a->m[r][c], 0.0)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 
 static void put_number(members *m, const char *k, double x) {
@@ -181,6 +214,33 @@ static void put_mat3(members *m, const char *k, heft_mat3 a) {
     out_raw(m->o, "]", 1);
 }
 
+/* the inertia as one number when it is that times the identity, as its
+ * diagonal [xx, yy, zz] when the rest is zero, else as three rows */
+static void put_inertia(members *m, heft_mat3 a) {
+    if (mat3_is_diagonal(&a) && same_bits(a.m[0][0], a.m[1][1]) &&
+        same_bits(a.m[0][0], a.m[2][2])) {
+        put_number(m, "inertia", a.m[0][0]);
+    } else if (mat3_is_diagonal(&a)) {
+        double d[3] = {a.m[0][0], a.m[1][1], a.m[2][2]};
+        key(m, "inertia");
+        out_numbers(m->o, d, 3);
+    } else {
+        put_mat3(m, "inertia", a);
+    }
+}
+
+static void put_number_unless(members *m, const char *k, double x, double fallback) {
+    if (!same_bits(x, fallback)) {
+        put_number(m, k, x);
+    }
+}
+
+static void put_vec3_unless_zero(members *m, const char *k, heft_vec3 v) {
+    if (!vec3_is(v, 0.0, 0.0, 0.0)) {
+        put_vec3(m, k, v);
+    }
+}
+
 static void indent_line(text_out *o, int indent) {
     out_raw(o, "\n", 1);
     for (int i = 0; i < indent; ++i) {
@@ -195,6 +255,10 @@ typedef struct saver {
     text_out out;
     int32_t *body_position;  /* by body index: position in the file's list */
     int32_t *joint_position; /* by joint index */
+    int32_t *body_class;     /* by body index: its class, -1 for none */
+    int32_t *class_body;     /* by class: its first body */
+    char (*class_name)[32];
+    int class_count;
 } saver;
 
 static int unique_body_name(const heft_world *w, int32_t index) {
@@ -320,9 +384,13 @@ static void save_solver(saver *s, members *top) {
     close_object(&m);
 }
 
+/* Shapes without point lists take one line. */
 static void save_shape(saver *s, const heft_shape_def *d, int indent) {
+    const heft_shape_def base = heft_default_shape_def();
+    int lists = d->type == HEFT_SHAPE_HULL || d->type == HEFT_SHAPE_MESH ||
+                d->type == HEFT_SHAPE_HEIGHT_FIELD;
     members m;
-    open_object(&s->out, &m, indent);
+    open_object(&s->out, &m, lists ? indent : 0);
     put_string(&m, "type", scene_shape_type_name((int)d->type));
     switch (d->type) {
     case HEFT_SHAPE_SPHERE:
@@ -389,42 +457,48 @@ static void save_shape(saver *s, const heft_shape_def *d, int indent) {
         break;
     }
     }
-    put_vec3(&m, "local_position", d->local_position);
-    put_quat(&m, "local_orientation", d->local_orientation);
-    put_number(&m, "friction", d->friction);
-    put_number(&m, "restitution", d->restitution);
-    put_number(&m, "density", d->density);
-    put_int(&m, "category_bits", d->category_bits);
-    put_int(&m, "mask_bits", d->mask_bits);
-    if (d->is_sensor) { /* written only when set: files without sensors are unchanged */
+    put_vec3_unless_zero(&m, "local_position", d->local_position);
+    if (!quat_is_identity(d->local_orientation)) {
+        put_quat(&m, "local_orientation", d->local_orientation);
+    }
+    put_number_unless(&m, "friction", d->friction, base.friction);
+    put_number_unless(&m, "restitution", d->restitution, base.restitution);
+    put_number_unless(&m, "density", d->density, base.density);
+    if (d->category_bits != base.category_bits) {
+        put_int(&m, "category_bits", d->category_bits);
+    }
+    if (d->mask_bits != base.mask_bits) {
+        put_int(&m, "mask_bits", d->mask_bits);
+    }
+    if (d->is_sensor) {
         put_bool(&m, "is_sensor", 1);
     }
     close_object(&m);
 }
 
-static void save_body(saver *s, int32_t index) {
-    const body *b = &s->w->bodies[index];
-    members m;
-    open_object(&s->out, &m, 3);
-    if (b->name[0]) {
-        put_string(&m, "name", b->name);
-    }
-    put_string(&m, "type", scene_body_type_name((int)b->type));
-    put_vec3(&m, "position", b->position);
-    put_quat(&m, "orientation", b->orientation);
-    put_vec3(&m, "linear_velocity", b->linear_velocity);
-    put_vec3(&m, "angular_velocity", b->angular_velocity);
+/* What a body may share with others through a class: its mass, inertia,
+ * damping, gravity scale, sleeping and shapes. */
+static void save_body_class_part(saver *s, members *m, const body *b) {
+    const heft_body_def base = heft_default_body_def();
     if (b->type == HEFT_BODY_DYNAMIC) {
-        put_number(&m, "mass", b->mass);
-        put_mat3(&m, "inertia", b->inertia);
+        /* absent, the inertia is that creation gives a body of this mass */
+        double cube = b->mass / 6.0;
+        heft_mat3 made = heft_mat3_diag(cube, cube, cube);
+        put_number_unless(m, "mass", b->mass, base.mass);
+        if (memcmp(&made, &b->inertia, sizeof made) != 0) {
+            put_inertia(m, b->inertia);
+        }
     }
-    put_number(&m, "linear_damping", b->linear_damping);
-    put_number(&m, "angular_damping", b->angular_damping);
-    put_number(&m, "gravity_scale", b->gravity_scale);
+    put_number_unless(m, "linear_damping", b->linear_damping, base.linear_damping);
+    put_number_unless(m, "angular_damping", b->angular_damping, base.angular_damping);
+    put_number_unless(m, "gravity_scale", b->gravity_scale, base.gravity_scale);
     if (!b->sleep_enabled) {
-        put_bool(&m, "enable_sleep", 0);
+        put_bool(m, "enable_sleep", 0);
     }
-    key(&m, "shapes");
+    if (b->shapes < 0) {
+        return;
+    }
+    key(m, "shapes");
     out_raw(&s->out, "[", 1);
     int n = 0;
     for (int32_t i = b->shapes; i >= 0; i = s->w->shapes[i].body_next) {
@@ -435,38 +509,181 @@ static void save_body(saver *s, int32_t index) {
         indent_line(&s->out, 4);
         save_shape(s, &sd, 5);
     }
-    if (n) {
-        indent_line(&s->out, 3);
-    }
+    indent_line(&s->out, 3);
     out_raw(&s->out, "]", 1);
+}
+
+static void save_body(saver *s, int32_t index) {
+    const body *b = &s->w->bodies[index];
+    int32_t cls = s->body_class ? s->body_class[index] : -1;
+    members m;
+    open_object(&s->out, &m, 3);
+    if (b->name[0]) {
+        put_string(&m, "name", b->name);
+    }
+    if (cls >= 0) {
+        put_string(&m, "class", s->class_name[cls]);
+    }
+    const heft_body_def base = heft_default_body_def();
+    if (b->type != base.type) {
+        put_string(&m, "type", scene_body_type_name((int)b->type));
+    }
+    put_vec3_unless_zero(&m, "position", b->position);
+    if (!quat_is_identity(b->orientation)) {
+        put_quat(&m, "orientation", b->orientation);
+    }
+    put_vec3_unless_zero(&m, "linear_velocity", b->linear_velocity);
+    put_vec3_unless_zero(&m, "angular_velocity", b->angular_velocity);
+    if (cls < 0) {
+        save_body_class_part(s, &m, b);
+    }
     close_object(&m);
 }
 
+/* ---- classes: bodies whose class parts are written alike (two or more)
+ * share one, named for their first shape's type and numbered in the order
+ * of their first bodies, so the same world always saves the same classes */
+
+typedef struct class_part {
+    char *text;
+    size_t length;
+    int32_t body;
+} class_part;
+
+static int by_text_then_body(const void *a, const void *b) {
+    const class_part *x = a, *y = b;
+    if (x->length != y->length) {
+        return x->length < y->length ? -1 : 1;
+    }
+    int c = memcmp(x->text, y->text, x->length);
+    return c ? c : (x->body > y->body) - (x->body < y->body);
+}
+
+static int by_first_body(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* fills body_class, class_body and class_name; 0 when out of memory */
+static int find_classes(saver *s) {
+    const heft_world *w = s->w;
+    class_part *parts = heft_alloc(sizeof(class_part) * (size_t)(w->body_high + 1));
+    s->body_class = heft_alloc(sizeof(int32_t) * (size_t)(w->body_high + 1));
+    s->class_body = heft_alloc(sizeof(int32_t) * (size_t)(w->body_high + 1));
+    int n = 0, ok = parts && s->body_class && s->class_body;
+    text_out keep = s->out;
+    for (int32_t i = 0; ok && i < w->body_high; ++i) {
+        s->body_class[i] = -1;
+        if (!w->bodies[i].slot.alive) {
+            continue;
+        }
+        members m = {&s->out, 3, 0};
+        memset(&s->out, 0, sizeof s->out);
+        save_body_class_part(s, &m, &w->bodies[i]);
+        ok = !s->out.failed;
+        if (ok && s->out.length > 0) {
+            parts[n].text = s->out.data;
+            parts[n].length = s->out.length;
+            parts[n].body = i;
+            n++;
+        } else {
+            heft_free(s->out.data);
+        }
+    }
+    s->out = keep;
+    if (ok) {
+        qsort(parts, (size_t)n, sizeof(class_part), by_text_then_body);
+        for (int a = 0, b; a < n; a = b) {
+            for (b = a + 1; b < n && parts[b].length == parts[a].length &&
+                            memcmp(parts[b].text, parts[a].text, parts[a].length) == 0;
+                 ++b) {
+            }
+            if (b - a >= 2) {
+                s->class_body[s->class_count++] = parts[a].body;
+            }
+        }
+        qsort(s->class_body, (size_t)s->class_count, sizeof(int32_t), by_first_body);
+        s->class_name = heft_alloc(sizeof *s->class_name * (size_t)(s->class_count + 1));
+        ok = s->class_name != NULL;
+    }
+    for (int c = 0; ok && c < s->class_count; ++c) {
+        const body *b = &w->bodies[s->class_body[c]];
+        const char *stem =
+            b->shapes >= 0 ? scene_shape_type_name((int)w->shapes[b->shapes].type) : "body";
+        int same = 0;
+        for (int e = 0; e < c; ++e) {
+            same += strncmp(s->class_name[e], stem, strlen(stem)) == 0;
+        }
+        if (same) {
+            snprintf(s->class_name[c], sizeof s->class_name[c], "%s%d", stem, same + 1);
+        } else {
+            snprintf(s->class_name[c], sizeof s->class_name[c], "%s", stem);
+        }
+    }
+    /* the bodies of each class: those whose text is the first body's */
+    for (int a = 0, b; ok && a < n; a = b) {
+        for (b = a + 1; b < n && parts[b].length == parts[a].length &&
+                        memcmp(parts[b].text, parts[a].text, parts[a].length) == 0;
+             ++b) {
+        }
+        for (int c = 0; b - a >= 2 && c < s->class_count; ++c) {
+            if (s->class_body[c] == parts[a].body) {
+                for (int k = a; k < b; ++k) {
+                    s->body_class[parts[k].body] = c;
+                }
+            }
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        heft_free(parts[k].text);
+    }
+    heft_free(parts);
+    return ok;
+}
+
+static void save_classes(saver *s, members *top) {
+    members all, m;
+    key(top, "classes");
+    open_object(&s->out, &all, 2);
+    for (int c = 0; c < s->class_count; ++c) {
+        key(&all, s->class_name[c]);
+        open_object(&s->out, &m, 3);
+        save_body_class_part(s, &m, &s->w->bodies[s->class_body[c]]);
+        close_object(&m);
+    }
+    close_object(&all);
+}
+
 static int motor_is_default(const heft_joint_motor *mo) {
-    return mo->mode == HEFT_MOTOR_OFF && mo->target_velocity == 0.0 && mo->target_position == 0.0 &&
-           mo->max_force == INFINITY && mo->stiffness == 0.0 && mo->damping == 0.0;
+    return mo->mode == HEFT_MOTOR_OFF && same_bits(mo->target_velocity, 0.0) &&
+           same_bits(mo->target_position, 0.0) && same_bits(mo->max_force, INFINITY) &&
+           same_bits(mo->stiffness, 0.0) && same_bits(mo->damping, 0.0);
 }
 
 static int limit_is_default(const heft_joint_limit *l) {
-    return !l->enabled && l->lower == 0.0 && l->upper == 0.0 && l->stiffness == 0.0 &&
-           l->damping == 0.0;
+    return !l->enabled && same_bits(l->lower, 0.0) && same_bits(l->upper, 0.0) &&
+           same_bits(l->stiffness, 0.0) && same_bits(l->damping, 0.0);
+}
+
+static int softness_is_default(const joint *j, int k) {
+    return same_bits(j->dof_stiffness[k], 0.0) && same_bits(j->dof_damping[k], 0.0);
 }
 
 static void save_joint_dofs(saver *s, members *m, const joint *j) {
     members g, e;
     int any = 0;
     for (int k = 0; k < 6; ++k) {
-        any |= j->dof_stiffness[k] != 0.0 || j->dof_damping[k] != 0.0;
+        any |= !softness_is_default(j, k);
     }
     if (any) {
         key(m, "dof_softness");
         open_object(&s->out, &g, 4);
         for (int k = 0; k < 6; ++k) {
-            if (j->dof_stiffness[k] != 0.0 || j->dof_damping[k] != 0.0) {
+            if (!softness_is_default(j, k)) {
                 key(&g, scene_dof_name(k));
-                open_object(&s->out, &e, 5);
-                put_number(&e, "stiffness", j->dof_stiffness[k]);
-                put_number(&e, "damping", j->dof_damping[k]);
+                open_object(&s->out, &e, 0);
+                put_number_unless(&e, "stiffness", j->dof_stiffness[k], 0.0);
+                put_number_unless(&e, "damping", j->dof_damping[k], 0.0);
                 close_object(&e);
             }
         }
@@ -482,13 +699,16 @@ static void save_joint_dofs(saver *s, members *m, const joint *j) {
         for (int k = 0; k < HEFT_JOINT_DOF_COUNT; ++k) {
             const heft_joint_limit *l = &j->limit[k];
             if (!limit_is_default(l)) {
+                /* a limit given is enabled unless it says otherwise */
                 key(&g, scene_dof_name(k));
-                open_object(&s->out, &e, 5);
-                put_bool(&e, "enabled", l->enabled);
-                put_number(&e, "lower", l->lower);
-                put_number(&e, "upper", l->upper);
-                put_number(&e, "stiffness", l->stiffness);
-                put_number(&e, "damping", l->damping);
+                open_object(&s->out, &e, 0);
+                if (!l->enabled) {
+                    put_bool(&e, "enabled", 0);
+                }
+                put_number_unless(&e, "lower", l->lower, 0.0);
+                put_number_unless(&e, "upper", l->upper, 0.0);
+                put_number_unless(&e, "stiffness", l->stiffness, 0.0);
+                put_number_unless(&e, "damping", l->damping, 0.0);
                 close_object(&e);
             }
         }
@@ -505,13 +725,13 @@ static void save_joint_dofs(saver *s, members *m, const joint *j) {
             const heft_joint_motor *mo = &j->motor[k];
             if (!motor_is_default(mo)) {
                 key(&g, scene_dof_name(k));
-                open_object(&s->out, &e, 5);
+                open_object(&s->out, &e, 0);
                 put_string(&e, "mode", scene_motor_mode_name((int)mo->mode));
-                put_number(&e, "target_velocity", mo->target_velocity);
-                put_number(&e, "target_position", mo->target_position);
-                put_number(&e, "max_force", mo->max_force);
-                put_number(&e, "stiffness", mo->stiffness);
-                put_number(&e, "damping", mo->damping);
+                put_number_unless(&e, "target_velocity", mo->target_velocity, 0.0);
+                put_number_unless(&e, "target_position", mo->target_position, 0.0);
+                put_number_unless(&e, "max_force", mo->max_force, INFINITY);
+                put_number_unless(&e, "stiffness", mo->stiffness, 0.0);
+                put_number_unless(&e, "damping", mo->damping, 0.0);
                 close_object(&e);
             }
         }
@@ -519,7 +739,7 @@ static void save_joint_dofs(saver *s, members *m, const joint *j) {
     }
     if (j->type == HEFT_JOINT_SIX_DOF) {
         key(m, "dof_modes");
-        open_object(&s->out, &g, 4);
+        open_object(&s->out, &g, 0);
         for (int k = 0; k < 6; ++k) {
             put_string(&g, scene_dof_name(k), scene_dof_mode_name((int)j->dof_mode[k]));
         }
@@ -530,6 +750,7 @@ static void save_joint_dofs(saver *s, members *m, const joint *j) {
 static void save_joint(saver *s, int32_t index) {
     const joint *j = &s->w->joints[index];
     int coupling = j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK;
+    const heft_joint_def base = heft_default_joint_def(j->type);
     members m, st;
     open_object(&s->out, &m, 3);
     if (j->name[0]) {
@@ -541,23 +762,35 @@ static void save_joint(saver *s, int32_t index) {
         put_joint_ref(s, &m, "joint_b", j->coupled[1].index);
         put_number(&m, "ratio", j->ratio);
     } else {
-        put_body_ref(s, &m, "body_a", j->body_a);
+        if (j->body_a >= 0) { /* absent: the world frame */
+            put_body_ref(s, &m, "body_a", j->body_a);
+        }
         put_body_ref(s, &m, "body_b", j->body_b);
-        put_vec3(&m, "local_anchor_a", j->local_anchor_a);
-        put_vec3(&m, "local_anchor_b", j->local_anchor_b);
-        put_vec3(&m, "local_axis_a", j->local_axis_a);
-        put_vec3(&m, "local_axis_b", j->local_axis_b);
+        put_vec3_unless_zero(&m, "local_anchor_a", j->local_anchor_a);
+        put_vec3_unless_zero(&m, "local_anchor_b", j->local_anchor_b);
+        if (!vec3_is(j->local_axis_a, base.local_axis_a.x, base.local_axis_a.y,
+                     base.local_axis_a.z)) {
+            put_vec3(&m, "local_axis_a", j->local_axis_a);
+        }
+        if (!vec3_is(j->local_axis_b, base.local_axis_b.x, base.local_axis_b.y,
+                     base.local_axis_b.z)) {
+            put_vec3(&m, "local_axis_b", j->local_axis_b);
+        }
     }
     if (j->type == HEFT_JOINT_DISTANCE || j->type == HEFT_JOINT_ROPE) {
         put_number(&m, "length", j->length);
     }
-    put_number(&m, "stiffness", j->stiffness);
-    put_number(&m, "damping", j->damping);
+    put_number_unless(&m, "stiffness", j->stiffness, base.stiffness);
+    put_number_unless(&m, "damping", j->damping, base.damping);
     save_joint_dofs(s, &m, j);
-    put_bool(&m, "collide_connected", j->collide_connected);
-    put_number(&m, "break_force", j->break_force);
-    put_number(&m, "break_torque", j->break_torque);
-    put_bool(&m, "geometric_stiffness", !j->geometric_stiffness_off);
+    if (j->collide_connected) {
+        put_bool(&m, "collide_connected", 1);
+    }
+    put_number_unless(&m, "break_force", j->break_force, base.break_force);
+    put_number_unless(&m, "break_torque", j->break_torque, base.break_torque);
+    if (j->geometric_stiffness_off) {
+        put_bool(&m, "geometric_stiffness", 0);
+    }
     /* what creation measured from the poses it was made at */
     key(&m, "state");
     open_object(&s->out, &st, 4);
@@ -573,7 +806,9 @@ static void save_joint(saver *s, int32_t index) {
     }
     key(&st, "coordinates");
     out_numbers(&s->out, j->coordinate_last, HEFT_JOINT_DOF_COUNT);
-    put_bool(&st, "broken", j->broken);
+    if (j->broken) {
+        put_bool(&st, "broken", 1);
+    }
     close_object(&st);
     close_object(&m);
 }
@@ -662,6 +897,11 @@ char *heft_world_save_text(const heft_world *w, const heft_scene_info *info, siz
     put_int(&top, "steps", info->steps);
     save_world(&s, &top);
     save_solver(&s, &top);
+    if (!find_classes(&s)) {
+        s.out.failed = 1;
+    } else if (s.class_count > 0) {
+        save_classes(&s, &top);
+    }
     key(&top, "bodies");
     out_raw(&s.out, "[", 1);
     n = 0;
@@ -695,6 +935,9 @@ char *heft_world_save_text(const heft_world *w, const heft_scene_info *info, siz
     out_raw(&s.out, "\n", 1);
     heft_free(s.body_position);
     heft_free(s.joint_position);
+    heft_free(s.body_class);
+    heft_free(s.class_body);
+    heft_free(s.class_name);
     if (s.out.failed) {
         heft_free(s.out.data);
         heft_set_error("out of memory");

@@ -545,6 +545,13 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
      * one; the counts are summed in island order afterwards */
     double ta = heft_time_ms();
     island_jobs jobs = {w, &is, rows, h, row_local, NULL, NULL, NULL, NULL, NULL, NULL};
+    int max_rows = 0, max_bodies = 0;
+    for (int k = 0; k < is.count; ++k) {
+        const int nr = is.row_start[k + 1] - is.row_start[k];
+        const int nb = is.body_start[k + 1] - is.body_start[k];
+        max_rows = nr > max_rows ? nr : max_rows;
+        max_bodies = nb > max_bodies ? nb : max_bodies;
+    }
     int *solved = arena_alloc(&w->scratch, sizeof(int) * (size_t)(is.count + 1));
     jobs.problems = arena_alloc(&w->scratch, sizeof(heft_mlcp) * (size_t)(is.count + 1));
     jobs.signatures = arena_alloc(&w->scratch, sizeof(uint64_t) * (size_t)(is.count + 1));
@@ -552,7 +559,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     jobs.lambdas = arena_alloc(&w->scratch, sizeof(double *) * (size_t)(is.count + 1));
     jobs.failed = arena_calloc(&w->scratch, (size_t)(is.count + 1), 1);
     if (!solved || !jobs.problems || !jobs.signatures || !jobs.states || !jobs.lambdas ||
-        !jobs.failed || !island_workers_prepare(w)) {
+        !jobs.failed || !island_workers_prepare(w, max_rows, max_bodies)) {
         heft_set_error("out of memory building an island");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }

@@ -25,6 +25,7 @@ typedef struct island_slot {
  * islands solved at the same time share nothing. */
 typedef struct island_worker {
     arena scratch;
+    narrow_scratch narrow; /* the narrowphase's, for the pairs this worker collides */
     heft_fallback *fallback;
     heft_solver_options options; /* the ones fallback was made with */
 } island_worker;
@@ -124,10 +125,14 @@ void island_slots_clear(heft_world *w, island_slots *set); /* drops every state 
 /* parallel islands (island_tasks.c) */
 /* Readies the workers for a step: arenas reset, rescues made for the current
  * solver options. 0 when out of memory. */
-int island_workers_prepare(heft_world *w);
+int island_workers_prepare(heft_world *w, int max_rows, int max_bodies);
 /* Runs task over items [0, count): on the task system when there is one,
  * else on the calling thread as worker 0. */
 void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context);
+/* The same with ranges of at least min_range items (for cheap items). */
+void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range, void *context);
+/* The narrowphase scratch of worker (the broad phase's without workers). */
+narrow_scratch *island_worker_narrow(heft_world *w, int worker);
 /* A worker's memory and rescue; without a task system, the world's own. */
 arena *island_worker_arena(heft_world *w, int worker);
 heft_fallback *island_worker_fallback(heft_world *w, int worker);

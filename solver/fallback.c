@@ -46,6 +46,13 @@ void heft_fallback_destroy(heft_fallback *f) {
     heft_free(f);
 }
 
+int heft_fallback_reserve(heft_fallback *f, int rows, int bodies) {
+    if (f == NULL || rows < 0 || bodies < 0)
+        return 0;
+    return HEFT_RESERVE(f->work, f->work_cap, (size_t)rows + 6 * (size_t)bodies + 1) &&
+           HEFT_RESERVE(f->tried, f->tried_cap, (size_t)rows + 1);
+}
+
 static int all_finite(const double *x, int n) {
     for (int i = 0; i < n; ++i)
         if (!isfinite(x[i]))

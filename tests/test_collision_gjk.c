@@ -385,3 +385,43 @@ Test(hull, degenerate_point_sets_are_refused_with_an_error) {
                   heft_last_error());
     }
 }
+
+/* A box of the size built last is a copy of that hull: every array and
+ * mass property equals, bit for bit, quickhull's of the box's corners. */
+static void assert_same_hull(const convex_hull *a, const convex_hull *b) {
+    cr_assert_eq(a->vertex_count, b->vertex_count);
+    cr_assert_eq(a->edge_count, b->edge_count);
+    cr_assert_eq(a->face_count, b->face_count);
+    cr_assert_eq(memcmp(a->vertices, b->vertices, sizeof(heft_vec3) * (size_t)a->vertex_count), 0);
+    cr_assert_eq(memcmp(a->edges, b->edges, sizeof(hull_half_edge) * (size_t)a->edge_count), 0);
+    cr_assert_eq(memcmp(a->planes, b->planes, sizeof(hull_plane) * (size_t)a->face_count), 0);
+    cr_assert_eq(memcmp(a->face_edge, b->face_edge, sizeof(uint16_t) * (size_t)a->face_count), 0);
+    cr_assert(memcmp(&a->centroid, &b->centroid, sizeof a->centroid) == 0 &&
+              memcmp(&a->volume, &b->volume, sizeof a->volume) == 0 &&
+              memcmp(&a->center, &b->center, sizeof a->center) == 0 &&
+              memcmp(&a->inertia, &b->inertia, sizeof a->inertia) == 0);
+}
+
+Test(hull, a_box_of_the_last_size_is_the_same_hull_copied) {
+    for (int trial = 0; trial < 20; ++trial) {
+        heft_vec3 he = urand3(0.05);
+        heft_vec3 c[8];
+        for (int k = 0; k < 8; ++k) {
+            c[k] = heft_v3((k & 1) ? he.x : -he.x, (k & 2) ? he.y : -he.y, (k & 4) ? he.z : -he.z);
+        }
+        convex_hull *built = convex_hull_build(c, 8);
+        convex_hull *first = convex_hull_box(he), *second = convex_hull_box(he);
+        cr_assert(built && first && second);
+        cr_assert_neq(first, second);
+        assert_same_hull(built, first);
+        assert_same_hull(built, second);
+        /* the copy's arrays are its own */
+        cr_assert(second->vertices != first->vertices && second->edges != first->edges);
+        convex_hull_free(first);
+        convex_hull *third = convex_hull_box(he);
+        assert_same_hull(built, third);
+        convex_hull_free(built);
+        convex_hull_free(second);
+        convex_hull_free(third);
+    }
+}

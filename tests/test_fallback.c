@@ -159,3 +159,61 @@ Test(fallback, an_unconverged_answer_keeps_the_smallest_error_of_three) {
     free(warm);
     planted_free(&pp);
 }
+
+/* ---- reserving the scratch memory ------------------------------------------------ */
+
+static long fallback_allocations;
+
+static void *counting_alloc(size_t n, void *user) {
+    (void)user;
+    fallback_allocations++;
+    return malloc(n);
+}
+static void *counting_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    fallback_allocations++;
+    return realloc(p, n);
+}
+static void counting_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* After heft_fallback_reserve for a problem's size, a solve that converges
+ * allocates nothing (an unconverged one only in the rescue's PGS); without
+ * it the first solve grows the scratch. Bad counts are refused. */
+Test(fallback, reserve_makes_the_measure_allocate_nothing) {
+    planted_problem pp = planted_structured(60, 0.02, 0, 7);
+    const int n = pp.p->n;
+    const heft_solver_options o = heft_solver_default_options();
+    double *answer = malloc(sizeof(double) * (size_t)n),
+           *lambda = malloc(sizeof(double) * (size_t)n);
+    heft_solver_stats st;
+    cr_assert_eq(pgs_from(&o, pp.p, NULL, answer, &st), HEFT_SOLVE_OK);
+    given_answer = answer;
+    given_rc = HEFT_SOLVE_OK;
+    static const heft_allocator counting = {counting_alloc, counting_realloc, counting_free, NULL};
+    long without = 0, with = 0;
+    for (int reserve = 0; reserve < 2; ++reserve) {
+        heft_fallback *f = heft_fallback_create(&o);
+        cr_assert_not_null(f);
+        if (reserve) {
+            cr_assert_eq(heft_fallback_reserve(f, n, pp.p->nbodies), 1);
+        }
+        heft_set_allocator(&counting);
+        fallback_allocations = 0;
+        heft_solve_with_fallback(f, &given_solver, (void *)1, pp.p, lambda, &st, NULL);
+        heft_set_allocator(NULL);
+        *(reserve ? &with : &without) = fallback_allocations;
+        expect_same_bits(lambda, answer, n);
+        cr_assert_eq(heft_fallback_reserve(f, -1, 0), 0);
+        cr_assert_eq(heft_fallback_reserve(f, 0, -1), 0);
+        heft_fallback_destroy(f);
+    }
+    cr_assert_eq(heft_fallback_reserve(NULL, 10, 1), 0);
+    cr_assert_gt(without, 0, "the first solve without a reserve allocated nothing");
+    cr_assert_eq(with, 0, "%ld allocations after the reserve", with);
+    free(answer);
+    free(lambda);
+    planted_free(&pp);
+}

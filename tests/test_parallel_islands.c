@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +221,115 @@ Test(parallel_islands, task_system_removed_gives_serial_step) {
     cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
     heft_world_destroy(w);
     task_pool_destroy(pool);
+}
+
+/* ---- the narrowphase on the workers ------------------------------------------------ */
+
+enum { FIELD_N = 41, DROPPED = 240, FIELD_STEPS = 240 };
+
+/* Boxes, spheres and capsules dropped in a grid onto a wavy height field
+ * (41 x 41 heights, 0.5 m apart) and a ramp of triangles: hundreds of pairs
+ * a step, most of them against the field's or the mesh's triangles, which
+ * use the worker's own scratch. Returns the world; *ids gets its bodies. */
+static heft_world *terrain_world(heft_body_id **ids, int *count) {
+    static double heights[FIELD_N * FIELD_N];
+    for (int j = 0; j < FIELD_N; ++j) {
+        for (int i = 0; i < FIELD_N; ++i) {
+            heights[j * FIELD_N + i] = 0.3 * sin(0.7 * i) * cos(0.5 * j);
+        }
+    }
+    heft_world *w = heft_world_create(NULL);
+    cr_assert_not_null(w);
+    heft_body_def bd = heft_default_body_def();
+    bd.type = HEFT_BODY_STATIC;
+    heft_body_id field = heft_create_body(w, &bd);
+    heft_shape_def hd = heft_default_shape_def();
+    hd.type = HEFT_SHAPE_HEIGHT_FIELD;
+    hd.height_field.heights = heights;
+    hd.height_field.count_x = hd.height_field.count_y = FIELD_N;
+    hd.height_field.spacing_x = hd.height_field.spacing_y = 0.5;
+    cr_assert(heft_create_shape(w, field, &hd).index >= 0, "%s", heft_last_error());
+    static const heft_vec3 ramp_vertices[4] = {{0, 0, 0}, {6, 0, 1.5}, {6, 6, 1.5}, {0, 6, 0}};
+    static const int32_t ramp_indices[6] = {0, 1, 2, 0, 2, 3};
+    bd.position = heft_v3(7, 7, 1.0);
+    heft_body_id ramp = heft_create_body(w, &bd);
+    heft_shape_def md = heft_default_shape_def();
+    md.type = HEFT_SHAPE_MESH;
+    md.mesh.vertices = ramp_vertices;
+    md.mesh.vertex_count = 4;
+    md.mesh.indices = ramp_indices;
+    md.mesh.triangle_count = 2;
+    cr_assert(heft_create_shape(w, ramp, &md).index >= 0, "%s", heft_last_error());
+    *ids = malloc(sizeof **ids * DROPPED);
+    cr_assert_not_null(*ids);
+    for (int k = 0; k < DROPPED; ++k) {
+        heft_body_def db = heft_default_body_def();
+        db.position = heft_v3(1.0 + 1.2 * (k % 15), 1.0 + 1.2 * ((k / 15) % 15), 1.5 + k / 225);
+        db.orientation = heft_quat_normalize(heft_q(1.0, 0.1 * (k % 7), 0.05 * (k % 5), 0.0));
+        heft_body_id b = heft_create_body(w, &db);
+        heft_shape_def sd = heft_default_shape_def();
+        switch (k % 3) {
+        case 0:
+            sd.type = HEFT_SHAPE_BOX;
+            sd.half_extents = heft_v3(0.25, 0.2, 0.15);
+            break;
+        case 1:
+            sd.type = HEFT_SHAPE_SPHERE;
+            sd.radius = 0.2;
+            break;
+        default:
+            sd.type = HEFT_SHAPE_CAPSULE;
+            sd.radius = 0.12;
+            sd.half_length = 0.2;
+            break;
+        }
+        cr_assert(heft_create_shape(w, b, &sd).index >= 0, "%s", heft_last_error());
+        cr_assert_eq(heft_body_set_mass_from_shapes(w, b), HEFT_OK, "%s", heft_last_error());
+        (*ids)[k] = b;
+    }
+    *count = DROPPED;
+    return w;
+}
+
+/* the state after each step, and the contacts of the last */
+static void run_terrain(int workers, uint64_t *hashes, int *contacts) {
+    heft_body_id *ids;
+    int count;
+    heft_world *w = terrain_world(&ids, &count);
+    task_pool *pool = NULL;
+    if (workers > 0) {
+        pool = task_pool_create(workers);
+        cr_assert_not_null(pool);
+        cr_assert_eq(task_pool_attach(pool, w), HEFT_OK, "%s", heft_last_error());
+    }
+    for (int step = 0; step < FIELD_STEPS; ++step) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+        hashes[step] =
+            fnv(state_hash(w, ids, count), &(int){heft_world_contact_count(w)}, sizeof(int));
+    }
+    *contacts = heft_world_contact_count(w);
+    heft_world_set_task_system(w, NULL, NULL, NULL, 0);
+    task_pool_destroy(pool);
+    heft_world_destroy(w);
+    free(ids);
+}
+
+Test(parallel_islands, narrowphase_on_height_field_and_mesh_bit_identical, .timeout = 600) {
+    static uint64_t serial[FIELD_STEPS], parallel[FIELD_STEPS];
+    int contacts = 0, parallel_contacts = 0;
+    run_terrain(0, serial, &contacts);
+    cr_assert_gt(contacts, DROPPED, "only %d contacts on the terrain", contacts);
+    const int workers[] = {1, 2, 4};
+    for (int i = 0; i < 3; ++i) {
+        run_terrain(workers[i], parallel, &parallel_contacts);
+        cr_assert_eq(parallel_contacts, contacts);
+        for (int step = 0; step < FIELD_STEPS; ++step) {
+            cr_assert_eq(parallel[step], serial[step],
+                         "terrain, %d workers: the state differs from the serial step's after "
+                         "step %d",
+                         workers[i], step);
+        }
+    }
 }
 
 /* An allocator that counts from any thread. */

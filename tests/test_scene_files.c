@@ -753,3 +753,126 @@ Test(scene_files, normals_and_orientations_are_normalised_once) {
     heft_world_destroy(w);
     heft_world_destroy(again);
 }
+
+/* ---- what the saver leaves out, classes, and the short forms of inertia --------------- */
+
+/* A field at its default is not written, the comparison is of bits (a
+ * velocity of -0 is written and comes back as -0), and bodies that share
+ * mass, inertia and shapes share a class; the text loads back to the same
+ * world and saves to the same bytes. */
+Test(scene_files, the_saver_leaves_out_defaults_and_shares_classes) {
+    heft_world *w = heft_world_create(NULL);
+    heft_body_def bd = heft_default_body_def();
+    heft_shape_def sd = heft_default_shape_def();
+    sd.type = HEFT_SHAPE_BOX;
+    sd.half_extents = heft_v3(0.2, 0.3, 0.4);
+    for (int i = 0; i < 3; ++i) {
+        bd.position = heft_v3(i, 0.0, 1.0);
+        bd.mass = 2.5;
+        bd.inertia = heft_inertia_box(2.5, sd.half_extents);
+        bd.linear_velocity = heft_v3(i == 2 ? -0.0 : 0.0, 0.0, 0.0);
+        heft_body_id b = heft_create_body(w, &bd);
+        cr_assert_neq(heft_create_shape(w, b, &sd).generation, 0u);
+    }
+    bd.mass = 3.0; /* one of a kind: no class */
+    heft_body_id odd = heft_create_body(w, &bd);
+    heft_create_shape(w, odd, &sd);
+    size_t n1 = 0, n2 = 0;
+    char *first = heft_world_save_text(w, NULL, &n1);
+    cr_assert(first);
+    cr_assert(strstr(first, "\"classes\": {\n    \"box\": {"), "%s", first);
+    cr_assert(strstr(first, "\"mass\": 2.5,\n      \"inertia\": [0."), "%s", first);
+    cr_assert(strstr(first, "\"class\": \"box\""), "%s", first);
+    cr_assert(strstr(first, "\"linear_velocity\": [-0, 0, 0]"), "%s", first);
+    cr_assert_null(strstr(first, "\"friction\""), "%s", first);
+    cr_assert_null(strstr(first, "\"orientation\""), "%s", first);
+    heft_world *back = heft_world_load_text(first, n1, "saved.json", NULL);
+    cr_assert(back, "%s", heft_last_error());
+    assert_same_bodies(w, back, "classes");
+    heft_body_id ids[4];
+    heft_world_bodies(back, ids, 4);
+    cr_assert(signbit(heft_body_linear_velocity(back, ids[2]).x));
+    cr_assert_eq(heft_body_mass(back, ids[3]), 3.0);
+    heft_shape_id s;
+    heft_shape_def got;
+    cr_assert_eq(heft_body_shapes(back, ids[1], &s, 1), 1);
+    heft_shape_get_def(back, s, &got);
+    cr_assert(got.type == HEFT_SHAPE_BOX && got.half_extents.z == 0.4);
+    char *second = heft_world_save_text(back, NULL, &n2);
+    cr_assert(n1 == n2 && memcmp(first, second, n1) == 0, "%s\n---\n%s", first, second);
+    heft_free(first);
+    heft_free(second);
+    heft_world_destroy(w);
+    heft_world_destroy(back);
+}
+
+/* A hand-written class: a body takes its fields and may set its own; an
+ * inertia is three rows, a diagonal's three numbers or one number. */
+Test(scene_files, classes_and_short_inertias_read_as_written) {
+    const char *text =
+        "{\"format\": \"heft-scene\", \"version\": 1,\n"
+        " \"classes\": {\"crate\": {\"mass\": 4, \"inertia\": [1, 2, 3], \"linear_damping\": 0.5,\n"
+        "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5]}]}},\n"
+        " \"bodies\": [\n"
+        "  {\"name\": \"a\", \"class\": \"crate\"},\n"
+        "  {\"name\": \"b\", \"class\": \"crate\", \"mass\": 8, \"inertia\": 0.25,\n"
+        "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}, {\"type\": \"sphere\"}]},\n"
+        "  {\"name\": \"c\", \"inertia\": [[1, 0, 0], [0, 1, 0.5], [0, 0.5, 2]]}]}\n";
+    heft_world *w = heft_world_load_text(text, strlen(text), "hand.json", NULL);
+    cr_assert(w, "%s", heft_last_error());
+    heft_body_id b[3];
+    cr_assert_eq(heft_world_bodies(w, b, 3), 3);
+    heft_body_def da, db, dc;
+    heft_body_get_def(w, b[0], &da);
+    heft_body_get_def(w, b[1], &db);
+    heft_body_get_def(w, b[2], &dc);
+    cr_assert(da.mass == 4.0 && da.inertia.m[1][1] == 2.0 && da.inertia.m[0][1] == 0.0 &&
+              da.linear_damping == 0.5);
+    cr_assert(db.mass == 8.0 && db.inertia.m[0][0] == 0.25 && db.inertia.m[2][2] == 0.25 &&
+              db.linear_damping == 0.5);
+    cr_assert(dc.inertia.m[1][2] == 0.5 && dc.inertia.m[2][1] == 0.5);
+    heft_shape_id s[3];
+    heft_shape_def sd;
+    cr_assert_eq(heft_body_shapes(w, b[0], s, 3), 1);
+    heft_shape_get_def(w, s[0], &sd);
+    cr_assert_eq(sd.type, HEFT_SHAPE_BOX);
+    cr_assert_eq(heft_body_shapes(w, b[1], s, 3), 2); /* its own, not the class's */
+    heft_world_destroy(w);
+}
+
+Test(scene_files, bad_classes_are_refused_with_file_line_and_field) {
+    refused_edit("{\"name\": \"b\", \"position\": [0, 0, 2]}",
+                 "{\"name\": \"b\", \"class\": \"crate\", \"position\": [0, 0, 2]}",
+                 "bad.json:7: bodies[1] \"b\".class: no class is named \"crate\"");
+    refused_edit("  \"version\": 1,\n",
+                 "  \"version\": 1,\n  \"classes\": {\"crate\": {\"mass\": -1}},\n",
+                 "bad.json:4: classes \"crate\".mass: must be positive");
+    refused_edit("  \"version\": 1,\n",
+                 "  \"version\": 1,\n  \"classes\": {\"crate\": {\"position\": [0, 0, 1]}},\n",
+                 "bad.json:4: classes \"crate\".position: unknown field");
+    refused_edit(
+        "  \"version\": 1,\n",
+        "  \"version\": 1,\n  \"classes\": {\"crate\": {\"shapes\": [{\"type\": \"cone\"}]}},\n",
+        "bad.json:4: classes \"crate\".shapes[0].type: must be one of");
+    refused_edit("  \"version\": 1,\n",
+                 "  \"version\": 1,\n  \"classes\": {\"c\": {}, \"c\": {\"mass\": 2}},\n",
+                 "bad.json:4: classes \"c\": given twice");
+    refused_edit("  \"version\": 1,\n", "  \"version\": 1,\n  \"classes\": [],\n",
+                 "bad.json:4: classes: must be an object");
+    /* the engine's refusal of a class's shape (a plane on a dynamic body)
+     * names the body that took it, at the shape's line */
+    char *one =
+        edited("  \"version\": 1,\n", "  \"version\": 1,\n  \"classes\": {\"p\": {\"shapes\": [\n"
+                                      "    {\"type\": \"plane\"}]}},\n");
+    const char *at = strstr(one, "{\"name\": \"b\"");
+    cr_assert(at);
+    size_t head = (size_t)(at - one);
+    char two[1024];
+    snprintf(two, sizeof two, "%.*s{\"name\": \"b\", \"class\": \"p\"%s", (int)head, one,
+             at + strlen("{\"name\": \"b\""));
+    refused(two, "bad.json:5: bodies[1] \"b\".shapes[0]: ");
+    free(one);
+    refused_edit("\"mass\": 2", "\"mass\": 2, \"inertia\": -1", "bad.json:5: bodies[0] \"a\"");
+    refused_edit("\"mass\": 2", "\"mass\": 2, \"inertia\": [1, 2]",
+                 "bodies[0] \"a\".inertia: must be three rows");
+}
