@@ -285,6 +285,14 @@ static void end_velocity(const heft_world *w, int32_t index, double *v6) {
     row_put6(v6, b->free_linear_velocity, b->free_angular_velocity);
 }
 
+/* The Baumgarte term of a rigid joint row that holds two bodies together (a
+ * limit's, one-sided and met at speed, stays in b). */
+static double bias_of_row(const row *r, double rigid_compliance, double h) {
+    return r->kind == HEFT_ROW_BILATERAL && r->epsilon <= rigid_compliance * (1.0 + 1e-12)
+               ? -r->gamma * r->phi / h
+               : 0.0;
+}
+
 static uint64_t hash_mix(uint64_t h, uint64_t x) {
     h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h;
@@ -309,8 +317,9 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
     p->epsilon = arena_alloc(a, sizeof(double) * (size_t)n);
     p->rows = arena_alloc(a, sizeof(heft_mlcp_row) * (size_t)n);
     p->bodies = arena_alloc(a, sizeof(heft_mlcp_body) * (size_t)nb);
+    p->bias = arena_alloc(a, sizeof(double) * (size_t)n);
     if (!p->b || !p->lo || !p->hi || !p->findex || !p->kind || !p->block || !p->lambda0 ||
-        !p->epsilon || !p->rows || !p->bodies) {
+        !p->epsilon || !p->rows || !p->bodies || !p->bias) {
         return 0;
     }
     for (int i = 0; i < nb; ++i) {
@@ -339,6 +348,9 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
         /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
          * island") */
         p->b[i] = r->target - dot6(r->ja, va) - dot6(r->jb, vb) - r->gamma * r->phi / h;
+        /* which pgs keeps out of its warm start (docs/pgs.md "A light chain
+         * under a heavy load"); a soft row's gamma is its spring */
+        p->bias[i] = bias_of_row(r, w->def.rigid_compliance, h);
         p->lo[i] = r->lo;
         p->hi[i] = r->hi;
         p->findex[i] = r->findex >= 0 ? row_local[r->findex] : -1;

@@ -29,7 +29,7 @@ heft_fallback *heft_fallback_create(const heft_solver_options *options) {
     if (f == NULL)
         return NULL;
     memset(f, 0, sizeof *f);
-    f->pgs = heft_pgs_solver.create(options);
+    f->pgs = heft_pgs_create_inner(options);
     if (f->pgs == NULL) {
         heft_free(f);
         return NULL;

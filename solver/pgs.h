@@ -14,6 +14,12 @@ extern const heft_solver_vtable heft_pgs_solver;
  * size without allocating. Returns 0 when out of memory. */
 int heft_pgs_reserve(void *state, const heft_mlcp *p);
 
+/* A PGS state (heft_pgs_solver.create's) that solves the problems as they
+ * are, with no position pass and nothing remembered (docs/pgs.md): the
+ * rescues and restarts inside other solvers, whose answers are compared by
+ * their MLCP error. NULL when out of memory. */
+void *heft_pgs_create_inner(const heft_solver_options *options);
+
 /* The PGS state of a pivoting solver's restart: from the problem's lambda0,
  * options->bpp_pgs_sweeps sweeps unrelaxed, stopping at options->tolerance.
  * NULL when out of memory; heft_pgs_solver.destroy releases it. */
