@@ -106,13 +106,14 @@ static int friction(const heft_mlcp *p, int i) {
 void heft_lemke_release(heft_lemke *ws) {
     if (ws == NULL)
         return;
-    void *arrays[] = {ws->A,         ws->Binv,      ws->x,           ws->col,      ws->a,
-                      ws->q,         ws->lambda,    ws->work,        ws->scale,    ws->c,
-                      ws->mu,        ws->basic,     ws->where,       ws->var_row,  ws->var_role,
-                      ws->row_var,   ws->row_type,  ws->child_start, ws->children, ws->answer,
-                      ws->idx,       ws->bs,        ws->center,      ws->Bp,       ws->Bi,
-                      ws->Bx,        ws->eta_start, ws->eta_row,     ws->eta_idx,  ws->eta_val,
-                      ws->eta_pivot, ws->z0col,     ws->rhs,         ws->row1,     ws->row2};
+    void *arrays[] = {
+        ws->A,          ws->Binv,    ws->x,         ws->col,     ws->a,        ws->q,
+        ws->lambda,     ws->work,    ws->scale,     ws->c,       ws->mu,       ws->basic,
+        ws->where,      ws->var_row, ws->var_role,  ws->row_var, ws->row_type, ws->child_start,
+        ws->children,   ws->answer,  ws->idx,       ws->bs,      ws->center,   ws->Bp,
+        ws->Bi,         ws->Bx,      ws->eta_start, ws->eta_row, ws->eta_idx,  ws->eta_val,
+        ws->eta_pivot,  ws->z0col,   ws->rhs,       ws->row1,    ws->row2,     ws->pattern_start,
+        ws->pattern_row};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
 #ifdef HEFT_HAVE_UMFPACK
@@ -129,7 +130,7 @@ static int add_var(heft_lemke *ws, int *N, int row, int role) {
 }
 
 /* Builds the scaled A, the row types, the variables and q. Returns the
- * number of variables, or -1 for a non-finite A. */
+ * number of variables, -1 for a non-finite A, -2 when out of memory. */
 static int build_lcp(heft_lemke *ws, const heft_mlcp *p, const double *A) {
     const int n = p->n;
     const size_t un = (size_t)n;
@@ -147,6 +148,23 @@ static int build_lcp(heft_lemke *ws, const heft_mlcp *p, const double *A) {
         }
     for (int i = 0; i < n; ++i)
         As[i * un + i] += ws->eps;
+    /* the pattern of each column of A (its diagonal always in, for the
+     * proximal shift): a column of the LCP costs its entries, not n */
+    size_t nnz = 0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+            nnz += As[j * un + i] != 0.0 || As[i * un + j] != 0.0 || i == j;
+    if (!HEFT_RESERVE(ws->pattern_start, ws->pattern_start_cap, un + 1) ||
+        !HEFT_RESERVE(ws->pattern_row, ws->pattern_row_cap, nnz))
+        return -2;
+    ws->pattern_start[0] = 0;
+    nnz = 0;
+    for (int j = 0; j < n; ++j) { /* the union of column j and row j (A need not be symmetric) */
+        for (int i = 0; i < n; ++i)
+            if (As[j * un + i] != 0.0 || As[i * un + j] != 0.0 || i == j)
+                ws->pattern_row[nnz++] = i;
+        ws->pattern_start[j + 1] = (int)nnz;
+    }
     /* children: the friction rows of each normal row */
     for (int i = 0; i <= n; ++i)
         ws->child_start[i] = 0;
@@ -278,7 +296,8 @@ static int lcp_column(heft_lemke *ws, const heft_mlcp *p, int N, int v, double *
     if (role == ROLE_POS || role == ROLE_NEG) {
         const double sign =
             role == ROLE_POS ? 1.0 : -1.0; /* d l_j / d z_k (an upper row's z_b: -1 too) */
-        for (int i = 0; i < n; ++i) {
+        for (int e = ws->pattern_start[j]; e < ws->pattern_start[j + 1]; ++e) {
+            const int i = ws->pattern_row[e];
             const double a = ws->A[i * un + j];
             if (a == 0.0)
                 continue;
@@ -953,6 +972,17 @@ static int reserve(heft_lemke *ws, int n, int N) {
            HEFT_RESERVE(ws->children, ws->children_cap, un + 1);
 }
 
+int heft_lemke_size(const heft_mlcp *p) {
+    int count = 0;
+    for (int i = 0; i < p->n; ++i) {
+        if (p->findex != NULL && p->findex[i] >= 0)
+            count += p->hi[i] > 0.0 ? 3 : 0;
+        else if (p->lo[i] < p->hi[i])
+            count += isinf(p->lo[i]) == isinf(p->hi[i]) ? 2 : 1;
+    }
+    return count;
+}
+
 heft_lemke_options heft_lemke_default_options(int n, double tau) {
     heft_lemke_options o;
     o.max_pivots = 10 * n + 100;
@@ -961,6 +991,7 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.fallback_proximal = LEMKE_PROXIMAL;
     o.max_rounds = LEMKE_PROXIMAL_ROUNDS;
     o.max_variables = 0;
+    o.max_total_pivots = 0;
     o.dense = 0;
     return o;
 }
@@ -1003,8 +1034,18 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
             memcpy(z, ws->a, sizeof(double) * (size_t)N); /* z: scratch until the answer */
             d = z;
         }
-        int used = 0; /* each path has the whole budget: at most LEMKE_ATTEMPTS of them */
-        const int path = lemke_path(ws, p, N, d, qscale, o->max_pivots, &used, ws->idx);
+        /* each path has the whole budget of a path, within what is left of
+         * the solve's */
+        int budget = o->max_pivots;
+        if (o->max_total_pivots > 0 && o->max_total_pivots - result->pivots < budget)
+            budget = o->max_total_pivots - result->pivots;
+        if (budget <= 0) {
+            if (status != HEFT_LEMKE_SOLVED)
+                status = HEFT_LEMKE_BUDGET;
+            break;
+        }
+        int used = 0;
+        const int path = lemke_path(ws, p, N, d, qscale, budget, &used, ws->idx);
         result->pivots += used;
         if (path != HEFT_LEMKE_SOLVED) {
             if (status != HEFT_LEMKE_SOLVED)
@@ -1038,13 +1079,7 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
     const int n = p->n;
     const size_t un = (size_t)n;
     if (o->max_variables > 0) {
-        int count = 0; /* the LCP's size before anything is allocated */
-        for (int i = 0; i < n; ++i) {
-            if (p->findex != NULL && p->findex[i] >= 0)
-                count += p->hi[i] > 0.0 ? 3 : 0;
-            else if (p->lo[i] < p->hi[i])
-                count += isinf(p->lo[i]) == isinf(p->hi[i]) ? 2 : 1;
-        }
+        const int count = heft_lemke_size(p); /* before anything is allocated */
         result->lcp_size = count;
         if (count > o->max_variables) {
             result->status = HEFT_LEMKE_TOO_LARGE;
@@ -1074,7 +1109,7 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
     ws->eps = o->proximal > 0.0 ? o->proximal : 0.0;
     const int N = build_lcp(ws, p, A);
     if (N < 0) {
-        result->status = HEFT_LEMKE_INVALID;
+        result->status = N == -2 ? HEFT_LEMKE_NO_MEMORY : HEFT_LEMKE_INVALID;
         return result->status;
     }
     result->lcp_size = N;

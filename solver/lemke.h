@@ -61,14 +61,17 @@ typedef struct heft_lemke {
     int factorizations;        /* of this solve */
     size_t Bp_cap, Bi_cap, Bx_cap, eta_start_cap, eta_row_cap, eta_idx_cap, eta_val_cap,
         eta_pivot_cap, z0col_cap, rhs_cap, row1_cap, row2_cap;
+    int *pattern_start, *pattern_row; /* A's pattern by columns (and rows), for the LCP's columns */
     int *basic, *where, *idx, *var_row, *var_role, *row_var, *row_type, *child_start, *children;
+    size_t pattern_start_cap, pattern_row_cap;
     size_t A_cap, Binv_cap, x_cap, col_cap, a_cap, q_cap, lambda_cap, work_cap, scale_cap, c_cap,
         mu_cap, basic_cap, where_cap, var_row_cap, var_role_cap, row_var_cap, row_type_cap,
         child_start_cap, children_cap, answer_cap, idx_cap, bs_cap, center_cap;
 } heft_lemke;
 
 typedef struct heft_lemke_options {
-    int max_pivots;           /* over every round and attempt */
+    int max_pivots;           /* of one path (from one start, with one covering vector) */
+    int max_total_pivots;     /* over every path and round; 0: only max_pivots a path */
     double tau;               /* acceptance: heft_mlcp_measure's max, J */
     double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
     double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
@@ -77,7 +80,12 @@ typedef struct heft_lemke_options {
     int dense;         /* 1: the explicit dense B^-1 even when built with UMFPACK */
 } heft_lemke_options;
 
+/* Defaults: a path's budget 10 n + 100 pivots, no total, no cap on size. */
 heft_lemke_options heft_lemke_default_options(int n, double tau);
+
+/* The number of LCP variables of p (0 to 3 a row; lemke.c's table), which
+ * p must pass heft_mlcp_check for. */
+int heft_lemke_size(const heft_mlcp *p);
 
 /* Solves p by Lemke's method, first from the basis of each guess (points
  * near the answer, e.g. block pivoting's best iterate; NULL entries are
