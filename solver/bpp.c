@@ -85,11 +85,16 @@
 #else
 #define BPP_BACKSTOP_MAX_VARIABLES 1000
 #endif
-/* The backstop's pivot budget, in LCP variables N: a path's, and the
- * solve's over every path. On the hard family's members of 400 to 700 rows
- * the first all-slack path needed 5 to 25 N pivots (10 n + 100 was too
- * short for all but one of them) */
+/* The backstop's pivot budget, in LCP variables N: a path's from the
+ * all-slack basis, one from a guess's basis, and the solve's over every
+ * path. On the hard family's members of 400 to 700 rows the first
+ * all-slack path needed 5 to 25 N pivots (10 n + 100 was too short for all
+ * but one of them); a path from a near guess is mostly its crash pivots
+ * (the 717-row tower island: 2,620 pivots for 1,673 variables from PGS's
+ * answer), and one that is not is as long as a cold one, so the guesses'
+ * paths are cut short to leave the budget to the all-slack ones */
 #define BPP_BACKSTOP_PATH_PIVOTS 30
+#define BPP_BACKSTOP_GUESS_PIVOTS 5
 #define BPP_BACKSTOP_TOTAL_PIVOTS 60
 /* Steps of the backstop's Newton stage (newton.c), at most twice
  * options.max_pivots, so that the pivot budget bounds the whole solve */
@@ -1115,6 +1120,9 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
         if (BPP_BACKSTOP_PATH_PIVOTS * N > o.max_pivots)
             o.max_pivots = BPP_BACKSTOP_PATH_PIVOTS * N;
         o.max_total_pivots = BPP_BACKSTOP_TOTAL_PIVOTS * N;
+        o.max_guess_pivots = BPP_BACKSTOP_GUESS_PIVOTS * N > 10 * p->n + 100
+                                 ? BPP_BACKSTOP_GUESS_PIVOTS * N
+                                 : 10 * p->n + 100;
     }
     heft_lemke_result r;
     heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);

@@ -992,6 +992,7 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.max_rounds = LEMKE_PROXIMAL_ROUNDS;
     o.max_variables = 0;
     o.max_total_pivots = 0;
+    o.max_guess_pivots = 0;
     o.dense = 0;
     return o;
 }
@@ -1036,7 +1037,8 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         }
         /* each path has the whole budget of a path, within what is left of
          * the solve's */
-        int budget = o->max_pivots;
+        int budget =
+            attempt < nguesses && o->max_guess_pivots > 0 ? o->max_guess_pivots : o->max_pivots;
         if (o->max_total_pivots > 0 && o->max_total_pivots - result->pivots < budget)
             budget = o->max_total_pivots - result->pivots;
         if (budget <= 0) {

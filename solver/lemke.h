@@ -72,6 +72,7 @@ typedef struct heft_lemke {
 typedef struct heft_lemke_options {
     int max_pivots;           /* of one path (from one start, with one covering vector) */
     int max_total_pivots;     /* over every path and round; 0: only max_pivots a path */
+    int max_guess_pivots;     /* of a path from a guess's basis; 0: max_pivots */
     double tau;               /* acceptance: heft_mlcp_measure's max, J */
     double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
     double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
