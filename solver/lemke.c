@@ -93,9 +93,9 @@ enum { ROLE_POS, ROLE_NEG, ROLE_MULT, ROLE_SLIP };
 #define LEMKE_PROXIMAL 1e-6
 #define LEMKE_PROXIMAL_ROUNDS 8
 /* The sparse path refactors B after this many eta columns, when the eta
- * file outgrows four times B0's entries, and after a pivot below this fraction of
- * its column's largest entry: a fresh factorization also recomputes
- * x = B^-1 q, so the basic values do not drift over a long path */
+ * file outgrows four times B0's entries, and after a pivot below this
+ * fraction of its column's largest entry: a fresh factorization also
+ * recomputes x = B^-1 q, so the basic values do not drift over a long path */
 #define LEMKE_REFACTOR_PIVOTS 64
 #define LEMKE_REFACTOR_PIVOT_RATIO 1e-6
 
@@ -327,29 +327,29 @@ static int lcp_column(heft_lemke *ws, const heft_mlcp *p, int N, int v, double *
 }
 
 #ifdef HEFT_HAVE_UMFPACK
-/* Grows an array to at least count elements keeping its first used ones
- * (the eta file and B0's entries grow while they are filled; workspace.h's
- * arrays drop their contents). 0 on allocation failure, the array intact. */
-static int grow_keep(void **array, size_t *cap, size_t used, size_t count, size_t elem) {
-    if (count <= *cap && *array != NULL)
-        return 1;
+/* Returns array grown to at least count elements with its first used ones
+ * kept (the eta file and B0's entries grow while they are filled;
+ * workspace.h's arrays drop their contents). On allocation failure, or when
+ * *ok is 0 already, returns array unchanged and sets *ok to 0. */
+static void *grow_keep(void *array, size_t *cap, size_t used, size_t count, size_t elem, int *ok) {
+    if (!*ok || (count <= *cap && array != NULL))
+        return array;
     size_t want = *cap > 0 ? 2 * *cap : 64;
     if (want < count)
         want = count;
-    if (want > SIZE_MAX / elem)
-        return 0;
-    void *fresh = heft_alloc(want * elem);
-    if (fresh == NULL)
-        return 0;
-    if (*array != NULL && used > 0)
-        memcpy(fresh, *array, used * elem);
-    heft_free(*array);
-    *array = fresh;
+    void *fresh = want <= SIZE_MAX / elem ? heft_alloc(want * elem) : NULL;
+    if (fresh == NULL) {
+        *ok = 0;
+        return array;
+    }
+    if (array != NULL && used > 0)
+        memcpy(fresh, array, used * elem);
+    heft_free(array);
     *cap = want;
-    return 1;
+    return fresh;
 }
-#define LEMKE_GROW(array, cap, used, count)                                                        \
-    grow_keep((void **)&(array), &(cap), (size_t)(used), (size_t)(count), sizeof *(array))
+#define LEMKE_GROW(array, cap, used, count, ok)                                                    \
+    ((array) = grow_keep((array), &(cap), (size_t)(used), (size_t)(count), sizeof *(array), &(ok)))
 
 /* Factors the current basis afresh (B0 = B, no eta columns) and recomputes
  * x = B^-1 q. Returns 0 when UMFPACK finds B singular or runs out of
@@ -369,8 +369,10 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
         } else {
             nz = lcp_column(ws, p, N, v, ws->col, ws->idx);
         }
-        if (!LEMKE_GROW(ws->Bi, ws->Bi_cap, nnz, nnz + nz) ||
-            !LEMKE_GROW(ws->Bx, ws->Bx_cap, nnz, nnz + nz)) {
+        int ok = 1;
+        LEMKE_GROW(ws->Bi, ws->Bi_cap, nnz, nnz + nz, ok);
+        LEMKE_GROW(ws->Bx, ws->Bx_cap, nnz, nnz + nz, ok);
+        if (!ok) {
             for (int e = 0; e < nz; ++e)
                 ws->col[ws->idx[e]] = 0.0;
             return 0;
@@ -481,11 +483,12 @@ static int sparse_pivot(heft_lemke *ws, int N, int r, const double *a) {
     }
     const size_t need = (size_t)ws->eta_nnz + (size_t)nz;
     const int k = ws->etas;
-    int stored = LEMKE_GROW(ws->eta_idx, ws->eta_idx_cap, ws->eta_nnz, need) &&
-                 LEMKE_GROW(ws->eta_val, ws->eta_val_cap, ws->eta_nnz, need) &&
-                 LEMKE_GROW(ws->eta_start, ws->eta_start_cap, k + 1, k + 2) &&
-                 LEMKE_GROW(ws->eta_row, ws->eta_row_cap, k, k + 1) &&
-                 LEMKE_GROW(ws->eta_pivot, ws->eta_pivot_cap, k, k + 1);
+    int stored = 1;
+    LEMKE_GROW(ws->eta_idx, ws->eta_idx_cap, ws->eta_nnz, need, stored);
+    LEMKE_GROW(ws->eta_val, ws->eta_val_cap, ws->eta_nnz, need, stored);
+    LEMKE_GROW(ws->eta_start, ws->eta_start_cap, k + 1, k + 2, stored);
+    LEMKE_GROW(ws->eta_row, ws->eta_row_cap, k, k + 1, stored);
+    LEMKE_GROW(ws->eta_pivot, ws->eta_pivot_cap, k, k + 1, stored);
     if (!stored)
         ws->broken = 1; /* until a factorization replaces the eta file */
     if (stored) {
