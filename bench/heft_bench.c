@@ -992,13 +992,13 @@ static int bench_ldl(int reps) {
 static FILE *backstop_csv;
 
 /* The variants, in the order of the table; their index is the CSV's last column */
-#define BACKSTOP_VARIANTS 9
+#define BACKSTOP_VARIANTS 10
 static const char *const backstop_variants[BACKSTOP_VARIANTS] = {
     "pgs 1000 sweeps (the guess)", "lemke, all-slack start",
     "lemke, from PGS's answer",    "lemke, proximal 1e-6 from the start",
     "newton, from PGS's answer",   "newton, from the warm start",
     "newton, from zero",           "bpp-skyline, restart off",
-    "bpp-skyline, restart on"};
+    "bpp-skyline, restart on",     "lemke, all-slack start, dense B^-1"};
 
 /* One variant on one problem: its time, the answer's error, its pivots or
  * steps; a row of the table, and of the CSV when one is open. */
@@ -1027,16 +1027,17 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
     double t0 = heft_time_ms();
     heft_solve("pgs", &po, p, guess, &st);
     backstop_row(name, 0, p, heft_time_ms() - t0, st.error_max, st.iterations, "-");
-    for (int v = 0; v < 3; ++v) {
+    for (int v = 0; v < 4; ++v) {
         heft_lemke_options o = heft_lemke_default_options(n, 1e-12);
+        o.dense = v == 3; /* the sparse LU's path against the dense inverse's */
         const double *guesses[1] = {guess};
         if (v == 2)
             o.proximal = 1e-6;
         heft_lemke_result r;
         t0 = heft_time_ms();
         heft_lemke_solve(&ws, p, NULL, guesses, v == 1 ? 1 : 0, &o, lambda, work, &r);
-        backstop_row(name, 1 + v, p, heft_time_ms() - t0, r.error_max, r.pivots + r.crash_pivots,
-                     status_names[r.status]);
+        backstop_row(name, v == 3 ? 9 : 1 + v, p, heft_time_ms() - t0, r.error_max,
+                     r.pivots + r.crash_pivots, status_names[r.status]);
     }
     static const char *newton_names[] = {"solved", "stalled", "budget", "failed"};
     heft_newton nw;
@@ -1071,6 +1072,82 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
     free(lambda);
     free(guess);
     free(work);
+}
+
+/* heft-bench --hard-family [--first K0] [--members K] [--rows N] [--restart 0|1]
+ * [--solvers a,b,...]: the hard family's members K0 .. K0+K-1 of up to N rows
+ * solved by each solver from zero, with the PGS restart off (0, the default)
+ * or on (1): a row per solve (error, time, backstop counts, which answer was
+ * kept) and a summary per solver (solved to 1e-10 J, rescued by the
+ * backstop, mean and largest time). */
+static int bench_hard_family(int argc, char **argv) {
+    int first = 0, members = 40, rows = 1000, restart = 0;
+    char solvers[512] = "bpp,bpp-skyline,bpp-pcg,baraff,pgcg";
+    for (int i = 2; i < argc; ++i) {
+        char err[256];
+        int *target = NULL;
+        int lo = 0, hi = 100000;
+        if (!strcmp(argv[i], "--first"))
+            target = &first;
+        else if (!strcmp(argv[i], "--members"))
+            target = &members, lo = 1;
+        else if (!strcmp(argv[i], "--rows"))
+            target = &rows, lo = 8;
+        else if (!strcmp(argv[i], "--restart"))
+            target = &restart, hi = 1;
+        if (target != NULL && i + 1 < argc) {
+            if (cli_int(argv[i], argv[i + 1], lo, hi, target, err, sizeof err) != 0) {
+                fprintf(stderr, "heft-bench: %s\n", err);
+                return 2;
+            }
+            ++i;
+        } else if (!strcmp(argv[i], "--solvers") && i + 1 < argc) {
+            snprintf(solvers, sizeof solvers, "%s", argv[++i]);
+        } else {
+            fprintf(stderr, "heft-bench: --hard-family: unknown argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    const char *names[MAX_SOLVERS];
+    int count = 0;
+    for (char *tok = strtok(solvers, ","); tok != NULL && count < MAX_SOLVERS;
+         tok = strtok(NULL, ","))
+        names[count++] = tok;
+    int solved[MAX_SOLVERS] = {0}, rescued[MAX_SOLVERS] = {0};
+    double total_ms[MAX_SOLVERS] = {0}, worst_ms[MAX_SOLVERS] = {0};
+    printf("| member | rows | solver | restart | error (J) | ms | backstops | backstop pivots | "
+           "answer |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = first; k < first + members; ++k) {
+        hard_problem hp = hard_family_member(k, rows);
+        const heft_mlcp *p = hp.p;
+        double *lambda = malloc(sizeof(double) * (size_t)p->n);
+        for (int s = 0; s < count; ++s) {
+            memset(lambda, 0, sizeof(double) * (size_t)p->n);
+            heft_solver_options o = heft_solver_default_options();
+            o.bpp_pgs_sweeps = restart ? 1000 : 0;
+            heft_solver_stats st;
+            const double t0 = heft_time_ms();
+            const int rc = heft_solve(names[s], &o, p, lambda, &st);
+            const double ms = heft_time_ms() - t0;
+            const double e = heft_mlcp_measure(p, lambda, NULL).max;
+            const int ok = rc != HEFT_SOLVE_FAILED && e < 1e-10;
+            solved[s] += ok;
+            rescued[s] += ok && st.answer == HEFT_ANSWER_BACKSTOP;
+            total_ms[s] += ms;
+            worst_ms[s] = fmax(worst_ms[s], ms);
+            printf("| %d | %d | %s | %d | %.3g | %.0f | %d | %d | %d |\n", k, p->n, names[s],
+                   restart, e, ms, st.backstops, st.backstop_pivots, st.answer);
+            fflush(stdout);
+        }
+        free(lambda);
+        hard_family_free(&hp);
+    }
+    printf("\n| solver | restart | solved to 1e-10 J | by the backstop | mean ms | largest ms |\n"
+           "|---|---|---|---|---|---|\n");
+    for (int s = 0; s < count; ++s)
+        printf("| %s | %s | %d / %d | %d | %.0f | %.0f |\n", names[s], restart ? "on" : "off",
+               solved[s], members, rescued[s], total_ms[s] / members, worst_ms[s]);
+    return 0;
 }
 
 /* heft-bench --backstop [--members K] [--rows N] [FILE.mlcp ...]: the files
@@ -1161,6 +1238,8 @@ static void usage(FILE *f) {
            "                  [--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]\n"
            "       heft-bench --ldl [--reps N]\n"
            "       heft-bench --backstop [--members K] [--rows N] [--out DIR] [FILE.mlcp ...]\n"
+           "       heft-bench --hard-family [--first K0] [--members K] [--rows N] [--restart 0|1]\n"
+           "                  [--solvers a,b,...]\n"
            "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
            "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
@@ -1171,7 +1250,10 @@ static void usage(FILE *f) {
            "--backstop: the exact backstop's variants (docs/friction-backstop.md) on the\n"
            "files, else on the first K (10) hard-family problems of up to N (200) rows:\n"
            "time and error per solve, a Markdown table; with --out, DIR/backstop-variants.csv\n"
-           "and its plot (time against error, gnuplot).\n");
+           "and its plot (time against error, gnuplot).\n"
+           "--hard-family: the hard family's members K0.. (0, 40 of them, up to 1000 rows)\n"
+           "solved from zero by each solver (bpp, bpp-skyline, bpp-pcg, baraff, pgcg), the\n"
+           "PGS restart off or on: a row per solve and the count solved to 1e-10 J.\n");
 }
 
 /* A scene to benchmark: NAME[:VARIANT[:SIZE]], checked before anything runs. */
@@ -1309,6 +1391,8 @@ int main(int argc, char **argv) {
     /* heft-bench --backstop [--members N] [--rows N] [FILE.mlcp ...] */
     if (argc > 1 && !strcmp(argv[1], "--backstop"))
         return finish(bench_backstop(argc, argv));
+    if (argc > 1 && !strcmp(argv[1], "--hard-family"))
+        return finish(bench_hard_family(argc, argv));
     scene_spec scenes[MAX_SCENES];
     int scene_count = 0, ldl = 0, reps = 0, others = 0;
     const char *scene_list = NULL;

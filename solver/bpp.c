@@ -75,12 +75,27 @@
  * measured above BPP_CLAIM_LIMIT was converged on another A (heft_bpp_answer) */
 #define BPP_ACCEPTED 1e-10
 #define BPP_CLAIM_LIMIT 1e-8
-/* Lemke's method keeps B^-1 dense and pays O(N^2) a pivot: from the
- * all-slack basis a 808-variable winch island took 13 s, but behind the
- * Newton stage it starts from that stage's answer (mostly crash pivots),
- * 0.4 to 1 s on the exported islands of 600 to 812 variables that reach
- * it. Larger problems end at the best answer of the stages before. */
+/* Lemke's method with a dense B^-1 pays O(N^2) a pivot: from the all-slack
+ * basis a 808-variable winch island took 13 s. With UMFPACK (a sparse LU
+ * of the basis and eta updates) a pivot costs a sparse solve, 0.1 to 0.5 ms
+ * at 600 to 1,600 variables. Larger problems end at the best answer of the
+ * stages before. */
+#ifdef HEFT_HAVE_UMFPACK
+#define BPP_BACKSTOP_MAX_VARIABLES 2500
+#else
 #define BPP_BACKSTOP_MAX_VARIABLES 1000
+#endif
+/* The backstop's pivot budget, in LCP variables N: a path's from the
+ * all-slack basis, one from a guess's basis, and the solve's over every
+ * path. On the hard family's members of 400 to 700 rows the first
+ * all-slack path needed 5 to 25 N pivots (10 n + 100 was too short for all
+ * but one of them); a path from a near guess is mostly its crash pivots
+ * (the 717-row tower island: 2,620 pivots for 1,673 variables from PGS's
+ * answer), and one that is not is as long as a cold one, so the guesses'
+ * paths are cut short to leave the budget to the all-slack ones */
+#define BPP_BACKSTOP_PATH_PIVOTS 30
+#define BPP_BACKSTOP_GUESS_PIVOTS 5
+#define BPP_BACKSTOP_TOTAL_PIVOTS 60
 /* Steps of the backstop's Newton stage (newton.c), at most twice
  * options.max_pivots, so that the pivot budget bounds the whole solve */
 #define BPP_NEWTON_STEPS 60
@@ -1100,6 +1115,15 @@ int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
                       double *measure_work, heft_solver_stats *stats) {
     heft_lemke_options o = heft_lemke_default_options(p->n, tau);
     o.max_variables = BPP_BACKSTOP_MAX_VARIABLES;
+    const int N = heft_lemke_size(p);
+    if (N <= BPP_BACKSTOP_MAX_VARIABLES) {
+        if (BPP_BACKSTOP_PATH_PIVOTS * N > o.max_pivots)
+            o.max_pivots = BPP_BACKSTOP_PATH_PIVOTS * N;
+        o.max_total_pivots = BPP_BACKSTOP_TOTAL_PIVOTS * N;
+        o.max_guess_pivots = BPP_BACKSTOP_GUESS_PIVOTS * N > 10 * p->n + 100
+                                 ? BPP_BACKSTOP_GUESS_PIVOTS * N
+                                 : 10 * p->n + 100;
+    }
     heft_lemke_result r;
     heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);
     if (r.status != HEFT_LEMKE_TOO_LARGE && r.status != HEFT_LEMKE_INVALID) {

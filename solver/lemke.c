@@ -69,6 +69,10 @@
 #include "bpp.h"
 #include "workspace.h"
 
+#ifdef HEFT_HAVE_UMFPACK
+#include <umfpack.h>
+#endif
+
 enum { ROW_FIXED, ROW_FREE, ROW_LOWER, ROW_UPPER, ROW_BOX, ROW_FRICTION };
 enum { ROLE_POS, ROLE_NEG, ROLE_MULT, ROLE_SLIP };
 
@@ -88,6 +92,12 @@ enum { ROLE_POS, ROLE_NEG, ROLE_MULT, ROLE_SLIP };
 /* the proximal shift of the scaled A's unit diagonal, and the rounds */
 #define LEMKE_PROXIMAL 1e-6
 #define LEMKE_PROXIMAL_ROUNDS 8
+/* The sparse path refactors B after this many eta columns, when the eta
+ * file outgrows four times B0's entries, and after a pivot below this
+ * fraction of its column's largest entry: a fresh factorization also
+ * recomputes x = B^-1 q, so the basic values do not drift over a long path */
+#define LEMKE_REFACTOR_PIVOTS 64
+#define LEMKE_REFACTOR_PIVOT_RATIO 1e-6
 
 static int friction(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0;
@@ -96,13 +106,20 @@ static int friction(const heft_mlcp *p, int i) {
 void heft_lemke_release(heft_lemke *ws) {
     if (ws == NULL)
         return;
-    void *arrays[] = {ws->A,       ws->Binv,     ws->x,           ws->col,      ws->a,
-                      ws->q,       ws->lambda,   ws->work,        ws->scale,    ws->c,
-                      ws->mu,      ws->basic,    ws->where,       ws->var_row,  ws->var_role,
-                      ws->row_var, ws->row_type, ws->child_start, ws->children, ws->answer,
-                      ws->idx,     ws->bs,       ws->center};
+    void *arrays[] = {
+        ws->A,          ws->Binv,    ws->x,         ws->col,     ws->a,        ws->q,
+        ws->lambda,     ws->work,    ws->scale,     ws->c,       ws->mu,       ws->basic,
+        ws->where,      ws->var_row, ws->var_role,  ws->row_var, ws->row_type, ws->child_start,
+        ws->children,   ws->answer,  ws->idx,       ws->bs,      ws->center,   ws->Bp,
+        ws->Bi,         ws->Bx,      ws->eta_start, ws->eta_row, ws->eta_idx,  ws->eta_val,
+        ws->eta_pivot,  ws->z0col,   ws->rhs,       ws->row1,    ws->row2,     ws->pattern_start,
+        ws->pattern_row};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->numeric != NULL)
+        umfpack_di_free_numeric(&ws->numeric);
+#endif
     memset(ws, 0, sizeof *ws);
 }
 
@@ -113,7 +130,7 @@ static int add_var(heft_lemke *ws, int *N, int row, int role) {
 }
 
 /* Builds the scaled A, the row types, the variables and q. Returns the
- * number of variables, or -1 for a non-finite A. */
+ * number of variables, -1 for a non-finite A, -2 when out of memory. */
 static int build_lcp(heft_lemke *ws, const heft_mlcp *p, const double *A) {
     const int n = p->n;
     const size_t un = (size_t)n;
@@ -131,6 +148,23 @@ static int build_lcp(heft_lemke *ws, const heft_mlcp *p, const double *A) {
         }
     for (int i = 0; i < n; ++i)
         As[i * un + i] += ws->eps;
+    /* the pattern of each column of A (its diagonal always in, for the
+     * proximal shift): a column of the LCP costs its entries, not n */
+    size_t nnz = 0;
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+            nnz += As[j * un + i] != 0.0 || As[i * un + j] != 0.0 || i == j;
+    if (!HEFT_RESERVE(ws->pattern_start, ws->pattern_start_cap, un + 1) ||
+        !HEFT_RESERVE(ws->pattern_row, ws->pattern_row_cap, nnz))
+        return -2;
+    ws->pattern_start[0] = 0;
+    nnz = 0;
+    for (int j = 0; j < n; ++j) { /* the union of column j and row j (A need not be symmetric) */
+        for (int i = 0; i < n; ++i)
+            if (As[j * un + i] != 0.0 || As[i * un + j] != 0.0 || i == j)
+                ws->pattern_row[nnz++] = i;
+        ws->pattern_start[j + 1] = (int)nnz;
+    }
     /* children: the friction rows of each normal row */
     for (int i = 0; i <= n; ++i)
         ws->child_start[i] = 0;
@@ -262,7 +296,8 @@ static int lcp_column(heft_lemke *ws, const heft_mlcp *p, int N, int v, double *
     if (role == ROLE_POS || role == ROLE_NEG) {
         const double sign =
             role == ROLE_POS ? 1.0 : -1.0; /* d l_j / d z_k (an upper row's z_b: -1 too) */
-        for (int i = 0; i < n; ++i) {
+        for (int e = ws->pattern_start[j]; e < ws->pattern_start[j + 1]; ++e) {
+            const int i = ws->pattern_row[e];
             const double a = ws->A[i * un + j];
             if (a == 0.0)
                 continue;
@@ -291,9 +326,202 @@ static int lcp_column(heft_lemke *ws, const heft_mlcp *p, int N, int v, double *
     return nz;
 }
 
+#ifdef HEFT_HAVE_UMFPACK
+/* Returns array grown to at least count elements with its first used ones
+ * kept (the eta file and B0's entries grow while they are filled;
+ * workspace.h's arrays drop their contents). On allocation failure, or when
+ * *ok is 0 already, returns array unchanged and sets *ok to 0. */
+static void *grow_keep(void *array, size_t *cap, size_t used, size_t count, size_t elem, int *ok) {
+    if (!*ok || (count <= *cap && array != NULL))
+        return array;
+    size_t want = *cap > 0 ? 2 * *cap : 64;
+    if (want < count)
+        want = count;
+    void *fresh = want <= SIZE_MAX / elem ? heft_alloc(want * elem) : NULL;
+    if (fresh == NULL) {
+        *ok = 0;
+        return array;
+    }
+    if (array != NULL && used > 0)
+        memcpy(fresh, array, used * elem);
+    heft_free(array);
+    *cap = want;
+    return fresh;
+}
+#define LEMKE_GROW(array, cap, used, count, ok)                                                    \
+    ((array) = grow_keep((array), &(cap), (size_t)(used), (size_t)(count), sizeof *(array), &(ok)))
+
+/* Factors the current basis afresh (B0 = B, no eta columns) and recomputes
+ * x = B^-1 q. Returns 0 when UMFPACK finds B singular or runs out of
+ * memory; the old factors and eta file are then kept. */
+static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
+    int nnz = 0;
+    ws->Bp[0] = 0;
+    for (int r = 0; r < N; ++r) {
+        const int v = ws->basic[r];
+        int nz = 0;
+        if (v == 2 * N) { /* z0: its column on this path */
+            for (int k = 0; k < N; ++k)
+                if (ws->z0col[k] != 0.0) {
+                    ws->col[k] = ws->z0col[k];
+                    ws->idx[nz++] = k;
+                }
+        } else {
+            nz = lcp_column(ws, p, N, v, ws->col, ws->idx);
+        }
+        int ok = 1;
+        LEMKE_GROW(ws->Bi, ws->Bi_cap, nnz, nnz + nz, ok);
+        LEMKE_GROW(ws->Bx, ws->Bx_cap, nnz, nnz + nz, ok);
+        if (!ok) {
+            for (int e = 0; e < nz; ++e)
+                ws->col[ws->idx[e]] = 0.0;
+            return 0;
+        }
+        /* UMFPACK wants each column's rows ascending (insertion sort: a
+         * column holds the rows of two bodies' contacts, a few dozen) */
+        for (int e = 1; e < nz; ++e) {
+            const int key = ws->idx[e];
+            int f = e - 1;
+            while (f >= 0 && ws->idx[f] > key) {
+                ws->idx[f + 1] = ws->idx[f];
+                --f;
+            }
+            ws->idx[f + 1] = key;
+        }
+        for (int e = 0; e < nz; ++e) {
+            ws->Bi[nnz] = ws->idx[e];
+            ws->Bx[nnz++] = ws->col[ws->idx[e]];
+            ws->col[ws->idx[e]] = 0.0;
+        }
+        ws->Bp[r + 1] = nnz;
+    }
+    double control[UMFPACK_CONTROL];
+    umfpack_di_defaults(control);
+    void *symbolic = NULL, *numeric = NULL;
+    int status = umfpack_di_symbolic(N, N, ws->Bp, ws->Bi, ws->Bx, &symbolic, control, NULL);
+    if (status == UMFPACK_OK)
+        status = umfpack_di_numeric(ws->Bp, ws->Bi, ws->Bx, symbolic, &numeric, control, NULL);
+    if (symbolic != NULL)
+        umfpack_di_free_symbolic(&symbolic);
+    if (status != UMFPACK_OK) {
+        if (numeric != NULL)
+            umfpack_di_free_numeric(&numeric);
+        return 0;
+    }
+    if (ws->numeric != NULL)
+        umfpack_di_free_numeric(&ws->numeric);
+    ws->numeric = numeric;
+    ws->identity = 0;
+    ws->broken = 0;
+    ws->etas = 0;
+    ws->eta_nnz = 0;
+    ws->eta_start[0] = 0;
+    ws->factorizations++;
+    control[UMFPACK_IRSTEP] = 0;
+    umfpack_di_solve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, ws->x, ws->q, ws->numeric, control, NULL);
+    return 1;
+}
+
+/* out = B^-1 in (FTRAN): B0's factors, then the eta columns in order.
+ * in and out are distinct. */
+static void sparse_ftran(const heft_lemke *ws, int N, const double *in, double *out) {
+    if (ws->identity) {
+        memcpy(out, in, sizeof(double) * (size_t)N);
+    } else {
+        double control[UMFPACK_CONTROL];
+        umfpack_di_defaults(control);
+        control[UMFPACK_IRSTEP] = 0;
+        umfpack_di_solve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, out, in, ws->numeric, control, NULL);
+    }
+    for (int j = 0; j < ws->etas; ++j) {
+        const int r = ws->eta_row[j];
+        const double xr = out[r] / ws->eta_pivot[j];
+        out[r] = xr;
+        if (xr == 0.0)
+            continue;
+        for (int e = ws->eta_start[j]; e < ws->eta_start[j + 1]; ++e)
+            out[ws->eta_idx[e]] -= ws->eta_val[e] * xr;
+    }
+}
+
+/* out = row r of B^-1 (BTRAN of e_r): the eta columns backwards, then B0's
+ * transpose. Uses ws->rhs. */
+static void sparse_row(heft_lemke *ws, int N, int r, double *out) {
+    double *u = ws->rhs;
+    memset(u, 0, sizeof(double) * (size_t)N);
+    u[r] = 1.0;
+    for (int j = ws->etas - 1; j >= 0; --j) {
+        const int k = ws->eta_row[j];
+        double v = u[k];
+        for (int e = ws->eta_start[j]; e < ws->eta_start[j + 1]; ++e)
+            v -= u[ws->eta_idx[e]] * ws->eta_val[e];
+        u[k] = v / ws->eta_pivot[j];
+    }
+    if (ws->identity) {
+        memcpy(out, u, sizeof(double) * (size_t)N);
+        return;
+    }
+    double control[UMFPACK_CONTROL];
+    umfpack_di_defaults(control);
+    control[UMFPACK_IRSTEP] = 0;
+    umfpack_di_solve(UMFPACK_At, ws->Bp, ws->Bi, ws->Bx, out, u, ws->numeric, control, NULL);
+}
+
+/* The pivot on the sparse path: x updated, a's column appended to the eta
+ * file, and B refactored when the file is long or the pivot small. */
+static int sparse_pivot(heft_lemke *ws, int N, int r, const double *a) {
+    const double inv = 1.0 / a[r];
+    ws->x[r] *= inv;
+    double largest = 0.0;
+    int nz = 0;
+    for (int i = 0; i < N; ++i) {
+        largest = fmax(largest, fabs(a[i]));
+        if (i != r && a[i] != 0.0) {
+            ws->x[i] -= a[i] * ws->x[r];
+            ++nz;
+        }
+    }
+    const size_t need = (size_t)ws->eta_nnz + (size_t)nz;
+    const int k = ws->etas;
+    int stored = 1;
+    LEMKE_GROW(ws->eta_idx, ws->eta_idx_cap, ws->eta_nnz, need, stored);
+    LEMKE_GROW(ws->eta_val, ws->eta_val_cap, ws->eta_nnz, need, stored);
+    LEMKE_GROW(ws->eta_start, ws->eta_start_cap, k + 1, k + 2, stored);
+    LEMKE_GROW(ws->eta_row, ws->eta_row_cap, k, k + 1, stored);
+    LEMKE_GROW(ws->eta_pivot, ws->eta_pivot_cap, k, k + 1, stored);
+    if (!stored)
+        ws->broken = 1; /* until a factorization replaces the eta file */
+    if (stored) {
+        int e = ws->eta_nnz;
+        for (int i = 0; i < N; ++i)
+            if (i != r && a[i] != 0.0) {
+                ws->eta_idx[e] = i;
+                ws->eta_val[e++] = a[i];
+            }
+        ws->eta_row[ws->etas] = r;
+        ws->eta_pivot[ws->etas] = a[r];
+        ws->eta_start[ws->etas + 1] = e;
+        ws->etas++;
+        ws->eta_nnz = e;
+    }
+    ws->lex_row = -1;
+    const int factors = ws->identity ? N : ws->Bp[N];
+    return !stored || ws->etas >= LEMKE_REFACTOR_PIVOTS || ws->eta_nnz > 4 * factors ||
+           fabs(a[r]) < LEMKE_REFACTOR_PIVOT_RATIO * largest;
+}
+#endif
+
 /* a = B^-1 col over col's nonzeros; col is cleared */
 static void basis_solve(const heft_lemke *ws, int N, double *col, const int *idx, int nz,
                         double *a) {
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->sparse) {
+        sparse_ftran(ws, N, col, a);
+        for (int e = 0; e < nz; ++e)
+            col[idx[e]] = 0.0;
+        return;
+    }
+#endif
     const size_t uN = (size_t)N;
     for (int r = 0; r < N; ++r) {
         const double *row = &ws->Binv[r * uN];
@@ -306,8 +534,24 @@ static void basis_solve(const heft_lemke *ws, int N, double *col, const int *idx
         col[idx[e]] = 0.0;
 }
 
-/* One Gauss-Jordan step on row r with the entering column a. */
-static void basis_pivot(heft_lemke *ws, int N, int r, const double *a, int entering) {
+/* Brings entering into row r of the basis: on the sparse path an eta
+ * column (and a factorization when due), else one Gauss-Jordan step on
+ * B^-1. a: B^-1 times the entering column. */
+static void basis_pivot(heft_lemke *ws, const heft_mlcp *p, int N, int r, const double *a,
+                        int entering) {
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->sparse) {
+        const int due = sparse_pivot(ws, N, r, a);
+        const int leaving = ws->basic[r];
+        ws->where[leaving] = -1;
+        ws->basic[r] = entering;
+        ws->where[entering] = r;
+        if (due)
+            sparse_refactor(ws, p, N);
+        return;
+    }
+#endif
+    (void)p;
     const size_t uN = (size_t)N;
     double *pr = &ws->Binv[r * uN];
     const double inv = 1.0 / a[r];
@@ -337,9 +581,42 @@ static void basis_pivot(heft_lemke *ws, int N, int r, const double *a, int enter
 
 /* Lexicographic comparison of rows r1 and r2 of B^-1 divided by a: 1 when
  * r2's is smaller. */
-static int lexico_smaller(const heft_lemke *ws, int N, const double *a, int r1, int r2) {
+static int lexico_smaller(heft_lemke *ws, int N, const double *a, int r1, int r2) {
     const size_t uN = (size_t)N;
-    const double *p1 = &ws->Binv[r1 * uN], *p2 = &ws->Binv[r2 * uN];
+    const double *p1, *p2;
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->sparse) {
+        /* rows of B^-1 by BTRAN, only for the rows in a tie; row1 keeps the
+         * current winner's */
+        if (ws->lex_row != r1) {
+            sparse_row(ws, N, r1, ws->row1);
+            ws->lex_row = r1;
+        }
+        sparse_row(ws, N, r2, ws->row2);
+        p1 = ws->row1;
+        p2 = ws->row2;
+        int smaller = r2 < r1;
+        for (int c = 0; c < N; ++c) {
+            const double u = p1[c] / a[r1], v = p2[c] / a[r2];
+            if (fabs(u - v) <= LEMKE_TIE_TOL * (fabs(u) + fabs(v)))
+                continue;
+            smaller = v < u;
+            break;
+        }
+        if (smaller) {
+            double *t = ws->row1;
+            ws->row1 = ws->row2;
+            ws->row2 = t;
+            size_t tc = ws->row1_cap;
+            ws->row1_cap = ws->row2_cap;
+            ws->row2_cap = tc;
+            ws->lex_row = r2;
+        }
+        return smaller;
+    }
+#endif
+    p1 = &ws->Binv[r1 * uN];
+    p2 = &ws->Binv[r2 * uN];
     for (int c = 0; c < N; ++c) {
         const double u = p1[c] / a[r1], v = p2[c] / a[r2];
         if (fabs(u - v) <= LEMKE_TIE_TOL * (fabs(u) + fabs(v)))
@@ -352,9 +629,19 @@ static int lexico_smaller(const heft_lemke *ws, int N, const double *a, int r1, 
 /* The all-slack basis, B^-1 = I, x = q. */
 static void basis_identity(heft_lemke *ws, int N) {
     const size_t uN = (size_t)N;
-    memset(ws->Binv, 0, sizeof(double) * uN * uN);
+    if (ws->sparse) {
+        ws->identity = 1;
+        ws->etas = 0;
+        ws->eta_nnz = 0;
+        ws->eta_start[0] = 0;
+        ws->lex_row = -1;
+        ws->broken = 0;
+    } else {
+        memset(ws->Binv, 0, sizeof(double) * uN * uN);
+    }
     for (int k = 0; k < N; ++k) {
-        ws->Binv[k * uN + k] = 1.0;
+        if (!ws->sparse)
+            ws->Binv[k * uN + k] = 1.0;
         ws->x[k] = ws->q[k];
         ws->basic[k] = k;
         ws->where[k] = k;
@@ -363,8 +650,18 @@ static void basis_identity(heft_lemke *ws, int N) {
     ws->where[2 * N] = -1;
 }
 
-/* x = B^-1 q */
-static void basis_values(heft_lemke *ws, int N) {
+/* x = B^-1 q (the sparse path: by a fresh factorization of B) */
+static void basis_values(heft_lemke *ws, const heft_mlcp *p, int N) {
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->sparse) {
+        if (!ws->identity || ws->etas > 0)
+            sparse_refactor(ws, p, N);
+        if (ws->etas > 0) /* B singular to UMFPACK: from the eta file */
+            sparse_ftran(ws, N, ws->q, ws->x);
+        return;
+    }
+#endif
+    (void)p;
     const size_t uN = (size_t)N;
     for (int r = 0; r < N; ++r) {
         const double *row = &ws->Binv[r * uN];
@@ -387,7 +684,7 @@ static int crash_pivot(heft_lemke *ws, const heft_mlcp *p, int N, int v, int r, 
         largest = fmax(largest, fabs(ws->a[e]));
     if (!(fabs(ws->a[r]) > LEMKE_CRASH_TOL * largest))
         return 0; /* dependent on the columns already in */
-    basis_pivot(ws, N, r, ws->a, v);
+    basis_pivot(ws, p, N, r, ws->a, v);
     return 1;
 }
 
@@ -505,7 +802,7 @@ static int end_at_z0(heft_lemke *ws, const heft_mlcp *p, int N, int leaving, int
         largest = fmax(largest, fabs(ws->a[k]));
     if (rz < 0 || !(fabs(ws->a[rz]) > LEMKE_PIVOT_TOL * largest))
         return HEFT_LEMKE_RAY;
-    basis_pivot(ws, N, rz, ws->a, leaving);
+    basis_pivot(ws, p, N, rz, ws->a, leaving);
     ++*pivots;
     return HEFT_LEMKE_SOLVED;
 }
@@ -533,8 +830,19 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
         ws->a[k] = -(d != NULL ? d[k] : 1.0); /* B^-1 (-d) */
     if (*pivots >= budget)
         return HEFT_LEMKE_BUDGET;
+    if (ws->sparse) {
+        /* z0's column itself, B times B^-1 (-d), for the factorizations */
+        memset(ws->z0col, 0, sizeof(double) * (size_t)N);
+        for (int k = 0; k < N; ++k) {
+            const int nz = lcp_column(ws, p, N, ws->basic[k], ws->col, idx);
+            for (int e = 0; e < nz; ++e) {
+                ws->z0col[idx[e]] += ws->a[k] * ws->col[idx[e]];
+                ws->col[idx[e]] = 0.0;
+            }
+        }
+    }
     int leaving = ws->basic[r];
-    basis_pivot(ws, N, r, ws->a, z0);
+    basis_pivot(ws, p, N, r, ws->a, z0);
     ++*pivots;
     for (;;) {
         const int entering = leaving < N ? leaving + N : leaving - N;
@@ -582,8 +890,10 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
                 r = k;
         }
         leaving = ws->basic[r];
-        basis_pivot(ws, N, r, ws->a, entering);
+        basis_pivot(ws, p, N, r, ws->a, entering);
         ++*pivots;
+        if (ws->broken)
+            return HEFT_LEMKE_NO_MEMORY;
         if (leaving == z0)
             return HEFT_LEMKE_SOLVED;
     }
@@ -594,6 +904,10 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
 static void basis_answer(heft_lemke *ws, const heft_mlcp *p, int N, double *z, double *s,
                          double *lambda) {
     const size_t uN = (size_t)N;
+#ifdef HEFT_HAVE_UMFPACK
+    if (ws->sparse && (ws->etas > 0 || !ws->identity))
+        sparse_refactor(ws, p, N); /* x from B itself */
+#endif
     for (int refine = 0; refine <= LEMKE_REFINEMENTS; ++refine) {
         for (int k = 0; k < N; ++k)
             z[k] = ws->where[N + k] >= 0 ? ws->x[ws->where[N + k]] : 0.0;
@@ -604,12 +918,19 @@ static void basis_answer(heft_lemke *ws, const heft_mlcp *p, int N, double *z, d
         for (int k = 0; k < N; ++k)
             if (ws->where[k] >= 0)
                 s[k] -= ws->x[ws->where[k]];
-        for (int r = 0; r < N; ++r) {
-            const double *row = &ws->Binv[r * uN];
-            double sum = 0.0;
-            for (int c = 0; c < N; ++c)
-                sum += row[c] * s[c];
-            ws->a[r] = sum;
+#ifdef HEFT_HAVE_UMFPACK
+        if (ws->sparse) {
+            sparse_ftran(ws, N, s, ws->a);
+        } else
+#endif
+        {
+            for (int r = 0; r < N; ++r) {
+                const double *row = &ws->Binv[r * uN];
+                double sum = 0.0;
+                for (int c = 0; c < N; ++c)
+                    sum += row[c] * s[c];
+                ws->a[r] = sum;
+            }
         }
         for (int r = 0; r < N; ++r)
             ws->x[r] += ws->a[r];
@@ -628,8 +949,16 @@ static void basis_answer(heft_lemke *ws, const heft_mlcp *p, int N, double *z, d
 
 static int reserve(heft_lemke *ws, int n, int N) {
     const size_t un = (size_t)n, uN = (size_t)N + 1;
-    return HEFT_RESERVE(ws->A, ws->A_cap, un * un) &&
-           HEFT_RESERVE(ws->Binv, ws->Binv_cap, uN * uN) && HEFT_RESERVE(ws->x, ws->x_cap, uN) &&
+    if (ws->sparse) {
+        if (!HEFT_RESERVE(ws->Bp, ws->Bp_cap, uN) || !HEFT_RESERVE(ws->z0col, ws->z0col_cap, uN) ||
+            !HEFT_RESERVE(ws->rhs, ws->rhs_cap, uN) || !HEFT_RESERVE(ws->row1, ws->row1_cap, uN) ||
+            !HEFT_RESERVE(ws->row2, ws->row2_cap, uN) ||
+            !HEFT_RESERVE(ws->eta_start, ws->eta_start_cap, 2))
+            return 0;
+    } else if (!HEFT_RESERVE(ws->Binv, ws->Binv_cap, uN * uN)) {
+        return 0;
+    }
+    return HEFT_RESERVE(ws->A, ws->A_cap, un * un) && HEFT_RESERVE(ws->x, ws->x_cap, uN) &&
            HEFT_RESERVE(ws->col, ws->col_cap, uN) && HEFT_RESERVE(ws->answer, ws->answer_cap, un) &&
            HEFT_RESERVE(ws->bs, ws->bs_cap, un) && HEFT_RESERVE(ws->center, ws->center_cap, un) &&
            HEFT_RESERVE(ws->idx, ws->idx_cap, uN) && HEFT_RESERVE(ws->a, ws->a_cap, uN) &&
@@ -646,6 +975,17 @@ static int reserve(heft_lemke *ws, int n, int N) {
            HEFT_RESERVE(ws->children, ws->children_cap, un + 1);
 }
 
+int heft_lemke_size(const heft_mlcp *p) {
+    int count = 0;
+    for (int i = 0; i < p->n; ++i) {
+        if (p->findex != NULL && p->findex[i] >= 0)
+            count += p->hi[i] > 0.0 ? 3 : 0;
+        else if (p->lo[i] < p->hi[i])
+            count += isinf(p->lo[i]) == isinf(p->hi[i]) ? 2 : 1;
+    }
+    return count;
+}
+
 heft_lemke_options heft_lemke_default_options(int n, double tau) {
     heft_lemke_options o;
     o.max_pivots = 10 * n + 100;
@@ -654,6 +994,9 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.fallback_proximal = LEMKE_PROXIMAL;
     o.max_rounds = LEMKE_PROXIMAL_ROUNDS;
     o.max_variables = 0;
+    o.max_total_pivots = 0;
+    o.max_guess_pivots = 0;
+    o.dense = 0;
     return o;
 }
 
@@ -680,7 +1023,7 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         const double *d = NULL; /* B^-1 d = e */
         if (attempt < nguesses) {
             result->crash_pivots += crash(ws, p, N, guesses[attempt], ws->idx);
-            basis_values(ws, N);
+            basis_values(ws, p, N);
         } else if (attempt > nguesses) {
             /* another covering vector, another path: entries in [0.5, 1.5]
              * from a fixed sequence (deterministic) */
@@ -695,8 +1038,19 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
             memcpy(z, ws->a, sizeof(double) * (size_t)N); /* z: scratch until the answer */
             d = z;
         }
-        int used = 0; /* each path has the whole budget: at most LEMKE_ATTEMPTS of them */
-        const int path = lemke_path(ws, p, N, d, qscale, o->max_pivots, &used, ws->idx);
+        /* each path has the whole budget of a path, within what is left of
+         * the solve's */
+        int budget =
+            attempt < nguesses && o->max_guess_pivots > 0 ? o->max_guess_pivots : o->max_pivots;
+        if (o->max_total_pivots > 0 && o->max_total_pivots - result->pivots < budget)
+            budget = o->max_total_pivots - result->pivots;
+        if (budget <= 0) {
+            if (status != HEFT_LEMKE_SOLVED)
+                status = HEFT_LEMKE_BUDGET;
+            break;
+        }
+        int used = 0;
+        const int path = lemke_path(ws, p, N, d, qscale, budget, &used, ws->idx);
         result->pivots += used;
         if (path != HEFT_LEMKE_SOLVED) {
             if (status != HEFT_LEMKE_SOLVED)
@@ -730,19 +1084,22 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
     const int n = p->n;
     const size_t un = (size_t)n;
     if (o->max_variables > 0) {
-        int count = 0; /* the LCP's size before anything is allocated */
-        for (int i = 0; i < n; ++i) {
-            if (p->findex != NULL && p->findex[i] >= 0)
-                count += p->hi[i] > 0.0 ? 3 : 0;
-            else if (p->lo[i] < p->hi[i])
-                count += isinf(p->lo[i]) == isinf(p->hi[i]) ? 2 : 1;
-        }
+        const int count = heft_lemke_size(p); /* before anything is allocated */
         result->lcp_size = count;
         if (count > o->max_variables) {
             result->status = HEFT_LEMKE_TOO_LARGE;
             return result->status;
         }
     }
+#ifdef HEFT_HAVE_UMFPACK
+    ws->sparse = !o->dense;
+#else
+    ws->sparse = 0;
+#endif
+    ws->factorizations = 0;
+    ws->identity = 1;
+    ws->etas = 0;
+    ws->lex_row = -1;
     /* the LCP has at most 3 variables a row; the arrays are sized for that */
     if (!reserve(ws, n, 3 * n)) {
         result->status = HEFT_LEMKE_NO_MEMORY;
@@ -757,7 +1114,7 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
     ws->eps = o->proximal > 0.0 ? o->proximal : 0.0;
     const int N = build_lcp(ws, p, A);
     if (N < 0) {
-        result->status = HEFT_LEMKE_INVALID;
+        result->status = N == -2 ? HEFT_LEMKE_NO_MEMORY : HEFT_LEMKE_INVALID;
         return result->status;
     }
     result->lcp_size = N;
@@ -814,5 +1171,6 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
         status = best_error <= o->tau ? HEFT_LEMKE_SOLVED : HEFT_LEMKE_INEXACT;
     result->status = status;
     result->error_max = best_error;
+    result->factorizations = ws->factorizations;
     return status;
 }

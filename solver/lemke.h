@@ -28,13 +28,14 @@ typedef enum heft_lemke_status {
 } heft_lemke_status;
 
 typedef struct heft_lemke_result {
-    int status;       /* heft_lemke_status */
-    int pivots;       /* complementary pivots, over every attempt (the budget's count) */
-    int crash_pivots; /* pivots that built the starting basis from the guess */
-    int attempts;     /* 1: from the guess's basis; 2: then from the all-slack basis */
-    int lcp_size;     /* variables of the LCP */
-    int rounds;       /* proximal rounds */
-    double error_max; /* J, heft_mlcp_measure of the answer (INFINITY when none) */
+    int status;         /* heft_lemke_status */
+    int pivots;         /* complementary pivots, over every attempt (the budget's count) */
+    int crash_pivots;   /* pivots that built the starting basis from the guess */
+    int attempts;       /* 1: from the guess's basis; 2: then from the all-slack basis */
+    int lcp_size;       /* variables of the LCP */
+    int rounds;         /* proximal rounds */
+    int factorizations; /* sparse LU factorizations of the basis (0 on the dense path) */
+    double error_max;   /* J, heft_mlcp_measure of the answer (INFINITY when none) */
 } heft_lemke_result;
 
 /* Grow-only workspace, kept by the solver that uses it. */
@@ -43,22 +44,49 @@ typedef struct heft_lemke {
     double *Binv; /* the basis inverse, N x N */
     double *x, *col, *a, *q, *lambda, *work, *scale, *c, *mu, *answer, *bs, *center;
     double eps; /* the proximal shift of this solve */
+    /* The sparse path (UMFPACK): B = B0 E_1 ... E_k, B0 factored, each E_j
+     * one pivot's eta column (its entries off the pivot row, and the pivot) */
+    int sparse;        /* 1: this solve keeps the LU and the eta file, not Binv */
+    int identity;      /* B0 = I (the all-slack basis), not factored */
+    void *numeric;     /* UMFPACK's factors of B0 */
+    int *Bp, *Bi;      /* B0, compressed columns (column r: the basic variable of row r) */
+    double *Bx;        /* its values */
+    int etas, eta_nnz; /* eta columns and their entries since the factorization */
+    int *eta_start, *eta_row, *eta_idx;
+    double *eta_val, *eta_pivot;
+    double *z0col;             /* z0's LCP column on this path (-d in the LCP's rows) */
+    double *rhs, *row1, *row2; /* solve scratch; two rows of B^-1 for the tie rule */
+    int lex_row;               /* the row of B^-1 held in row1, -1: none */
+    int broken;                /* an eta column could not be stored (no memory) */
+    int factorizations;        /* of this solve */
+    size_t Bp_cap, Bi_cap, Bx_cap, eta_start_cap, eta_row_cap, eta_idx_cap, eta_val_cap,
+        eta_pivot_cap, z0col_cap, rhs_cap, row1_cap, row2_cap;
+    int *pattern_start, *pattern_row; /* A's pattern by columns (and rows), for the LCP's columns */
     int *basic, *where, *idx, *var_row, *var_role, *row_var, *row_type, *child_start, *children;
+    size_t pattern_start_cap, pattern_row_cap;
     size_t A_cap, Binv_cap, x_cap, col_cap, a_cap, q_cap, lambda_cap, work_cap, scale_cap, c_cap,
         mu_cap, basic_cap, where_cap, var_row_cap, var_role_cap, row_var_cap, row_type_cap,
         child_start_cap, children_cap, answer_cap, idx_cap, bs_cap, center_cap;
 } heft_lemke;
 
 typedef struct heft_lemke_options {
-    int max_pivots;           /* over every round and attempt */
+    int max_pivots;           /* of one path (from one start, with one covering vector) */
+    int max_total_pivots;     /* over every path and round; 0: only max_pivots a path */
+    int max_guess_pivots;     /* of a path from a guess's basis; 0: max_pivots */
     double tau;               /* acceptance: heft_mlcp_measure's max, J */
     double proximal;          /* shift of the scaled A's unit diagonal from the start, 0: none */
     double fallback_proximal; /* the shift when every unshifted path failed, 0: none */
     int max_rounds;           /* proximal rounds */
     int max_variables; /* an LCP with more variables is not tried (HEFT_LEMKE_TOO_LARGE); 0: any */
+    int dense;         /* 1: the explicit dense B^-1 even when built with UMFPACK */
 } heft_lemke_options;
 
+/* Defaults: a path's budget 10 n + 100 pivots, no total, no cap on size. */
 heft_lemke_options heft_lemke_default_options(int n, double tau);
+
+/* The number of LCP variables of p (0 to 3 a row; lemke.c's table), which
+ * p must pass heft_mlcp_check for. */
+int heft_lemke_size(const heft_mlcp *p);
 
 /* Solves p by Lemke's method, first from the basis of each guess (points
  * near the answer, e.g. block pivoting's best iterate; NULL entries are
