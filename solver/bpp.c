@@ -104,6 +104,9 @@
 /* ... and before the restart from PGS (heft_bpp_solve), at most
  * options.max_pivots */
 #define BPP_NEWTON_EARLY_STEPS 25
+/* the Newton steps from Lemke's method's answer when round-off left it
+ * short of the tolerance */
+#define BPP_NEWTON_POLISH_STEPS 10
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1358,8 +1361,15 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             converged = 1;
             source = HEFT_ANSWER_BACKSTOP;
         } else if (solved == 0) {
-            /* a complementary basis short of the tolerance: kept below when
-             * it is the best answer there is */
+            /* a complementary basis short of the tolerance (round-off along
+             * a long path): the Newton stage from it, whose index sets are
+             * near that basis's, then kept below when it is the best answer
+             * there is */
+            memcpy(s->fz_x, s->fz_best, vec);
+            const double *from[1] = {s->fz_x};
+            if (newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps), stats) <
+                0)
+                memcpy(s->fz_best, s->fz_x, vec);
             const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;
             double kept = INFINITY;
             if (frozen >= 0) {
