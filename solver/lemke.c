@@ -1005,7 +1005,8 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
  * answer by p's error goes to lambda. cold: all-slack paths. */
 static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *const *guesses,
                        int nguesses, int cold, const heft_lemke_options *o, double *lambda,
-                       double *best_error, double *measure_work, heft_lemke_result *result) {
+                       double *best_error, double *round_error, double *measure_work,
+                       heft_lemke_result *result) {
     const size_t un = (size_t)p->n;
     lcp_evaluate(ws, p, NULL, ws->q, N);
     double qscale = 0.0;
@@ -1059,6 +1060,7 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
         }
         basis_answer(ws, p, N, z, s, ws->answer);
         const double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        *round_error = fmin(*round_error, e);
         if (!(e >= *best_error)) {
             *best_error = e;
             memcpy(lambda, ws->answer, sizeof(double) * un);
@@ -1146,20 +1148,25 @@ int heft_lemke_solve(heft_lemke *ws, const heft_mlcp *p, const double *A,
         }
         const int rounds = ws->eps > 0.0 ? (o->max_rounds > 0 ? o->max_rounds : 1) : 1;
         const int cold = ws->eps > 0.0 ? 1 : LEMKE_COLD_PATHS;
+        /* the proximal rounds go on while each gets closer than the one
+         * before: their fixed point is what counts, not an answer of the
+         * unshifted paths that is better than the first rounds' */
+        double before = INFINITY;
         for (int round = 0; round < rounds; ++round) {
             for (int i = 0; i < n; ++i)
                 ws->bs[i] = ws->scale[i] * p->b[i] + ws->eps * ws->center[i] / ws->scale[i];
-            const double before = best_error;
+            double this_round = INFINITY;
             const int r = lemke_round(ws, p, N, guesses, nguesses, cold, o, lambda, &best_error,
-                                      measure_work, result);
+                                      &this_round, measure_work, result);
             result->rounds++;
             if (r != HEFT_LEMKE_SOLVED) {
                 if (!isfinite(best_error))
                     status = r;
                 break;
             }
-            if (best_error <= o->tau || ws->eps == 0.0 || !(best_error < before))
+            if (best_error <= o->tau || ws->eps == 0.0 || !(this_round < before))
                 break;
+            before = this_round;
             /* the next round about this round's answer, from its basis */
             memcpy(ws->center, ws->answer, sizeof(double) * un);
             from = ws->center;

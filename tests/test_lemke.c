@@ -105,3 +105,28 @@ Test(lemke, a_hard_family_member_above_1000_variables_ends_exact, .timeout = 300
     free(lambda);
     hard_family_free(&hp);
 }
+
+/* An island of the winch (step 1,088, 426 rows, 942 LCP variables) where,
+ * with the default options, every unshifted Lemke path ended on a basis
+ * short of the tolerance (at best 2e-7 J, from a guess). The proximal rounds
+ * that follow converged towards the answer but were stopped after their
+ * first round, which was not better than the guess's path: they now go on
+ * while each round improves on the one before, and bpp-skyline ends it
+ * exact (2.9e-9 J, unconverged, before). */
+Test(lemke, proximal_rounds_go_on_while_they_improve) {
+    heft_mlcp *p = NULL;
+    char err[256];
+    cr_assert_eq(
+        heft_mlcp_read_file(HEFT_TESTDATA_DIR "/winch-step1088.mlcp", &p, NULL, err, sizeof err), 0,
+        "%s", err);
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_options o = heft_solver_default_options();
+    heft_solver_stats st;
+    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert(st.converged);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    const double e = heft_mlcp_measure(p, lambda, NULL).max;
+    cr_assert_leq(e, o.tolerance, "%.3e J", e);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
