@@ -41,7 +41,7 @@ Test(backstop_options, the_cap_decides_whether_lemke_runs_and_ends_exact) {
     const int N = heft_lemke_size(p);
     cr_assert_gt(N, 1);
     cr_log_info("boxes-pgs-step149: %d rows, %d LCP variables", p->n, N);
-    static const char *const solvers[] = {"bpp", "bpp-downdate", "bpp-skyline"};
+    static const char *const solvers[] = {"bpp", "bpp-downdate", "bpp-skyline", "bpp-pcg"};
     const int caps[] = {N - 1, HEFT_BACKSTOP_OFF, N, HEFT_BACKSTOP_BUILD_CAP, 2 * N};
     const int runs[] = {0, 0, 1, 1, 1};
     double *lambda = malloc(sizeof(double) * (size_t)p->n);
@@ -89,24 +89,32 @@ Test(backstop_options, the_cap_decides_whether_lemke_runs_and_ends_exact) {
     heft_mlcp_destroy(p);
 }
 
-/* pgcg shares the backstop: off leaves its answer to its own stages */
-Test(backstop_options, pgcg_reads_the_same_cap) {
+/* pgcg shares the backstop, and baraff's auxiliary problem is solved by a
+ * bpp made from the same options: with Lemke's method off neither ends the
+ * island (pgcg runs no backstop stage at all, baraff's bpp only its Newton
+ * stage's 2 steps), with the build's cap both end it exactly */
+Test(backstop_options, pgcg_and_baraff_read_the_same_cap) {
     heft_mlcp *p = read_data("boxes-pgs-step149.mlcp");
     double *lambda = malloc(sizeof(double) * (size_t)p->n);
-    heft_solver_options o = heft_solver_default_options();
-    o.bpp_pgs_sweeps = 0;
-    o.max_pivots = 1;
-    heft_solver_stats on, off;
-    heft_solve("pgcg", &o, p, lambda, &on);
-    o.backstop_max_variables = HEFT_BACKSTOP_OFF;
-    heft_solve("pgcg", &o, p, lambda, &off);
-    cr_log_info("pgcg, one outer step: backstop %d stages, %d pivots, %.3g J; off: %d, %d, %.3g J",
-                on.backstops, on.backstop_pivots, on.error_max, off.backstops, off.backstop_pivots,
-                off.error_max);
-    cr_assert_gt(on.backstops, 0);
-    cr_assert_gt(on.backstop_pivots, 0);
-    cr_assert_eq(off.backstops, 0);
-    cr_assert_eq(off.backstop_pivots, 0);
+    static const char *const solvers[] = {"pgcg", "baraff"};
+    for (int k = 0; k < 2; ++k) {
+        heft_solver_options o = heft_solver_default_options();
+        o.bpp_pgs_sweeps = 0;
+        o.max_pivots = 1;
+        heft_solver_stats on, off;
+        cr_assert_eq(heft_solve(solvers[k], &o, p, lambda, &on), HEFT_SOLVE_OK, "%s", solvers[k]);
+        o.backstop_max_variables = HEFT_BACKSTOP_OFF;
+        cr_assert_eq(heft_solve(solvers[k], &o, p, lambda, &off), HEFT_SOLVE_NOT_CONVERGED, "%s",
+                     solvers[k]);
+        cr_log_info("%s: backstop %d stages, %d steps, %.3g J; off: %d, %d, %.3g J", solvers[k],
+                    on.backstops, on.backstop_pivots, on.error_max, off.backstops,
+                    off.backstop_pivots, off.error_max);
+        cr_assert_lt(on.error_max, ACCEPT, "%s", solvers[k]);
+        cr_assert_gt(on.backstop_pivots, 50, "%s: Lemke's pivots", solvers[k]);
+        cr_assert_gt(off.error_max, 1e-6, "%s", solvers[k]);
+        cr_assert_leq(off.backstop_pivots, 2, "%s: no pivot of Lemke's", solvers[k]);
+        cr_assert_lt(off.backstops, on.backstops, "%s", solvers[k]);
+    }
     free(lambda);
     heft_mlcp_destroy(p);
 }
