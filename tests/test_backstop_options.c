@@ -1,6 +1,7 @@
 /* The options of the pivoting solvers' exact backstop (Lemke's method,
- * docs/friction-backstop.md): backstop_max_variables decides whether it runs
- * on an island, backstop_pivot_budget bounds its pivots; both are checked,
+ * docs/friction-backstop.md "Options"): backstop_max_variables decides
+ * whether it runs on an island, in every solver that has it and in a
+ * world's step; backstop_pivot_budget bounds its pivots; both are checked,
  * and both survive a scene file's save and load. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -13,6 +14,7 @@
 #include "heft/heft.h"
 #include "lemke.h"
 #include "mlcp.h"
+#include "runner.h"
 
 /* the acceptance line of mlcp-format.md, J */
 #define ACCEPT 1e-10
@@ -117,6 +119,49 @@ Test(backstop_options, pgcg_and_baraff_read_the_same_cap) {
     }
     free(lambda);
     heft_mlcp_destroy(p);
+}
+
+/* The options reach the islands of a world (heft_world_set_solver_options,
+ * through the scene runner of heft-run): the pyramid of base 3 (one island
+ * of up to 144 rows) for 60 steps under bpp-skyline, with one pivoting step
+ * and no restart so that the backstop is what ends its stalled solves. With
+ * the build's cap Lemke's method ends every solve the Newton stage left;
+ * off, none of its pivots is made and the step's rescue keeps PGS's answer
+ * where the Newton stage did not end the solve. */
+Test(backstop_options, a_world_solves_its_islands_with_them) {
+    const int caps[] = {HEFT_BACKSTOP_BUILD_CAP, HEFT_BACKSTOP_OFF};
+    long lemke[2], unconverged[2];
+    for (int k = 0; k < 2; ++k) {
+        run_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.scenario = "stacking";
+        cfg.params.variant = "pyramid";
+        cfg.params.size = 3;
+        cfg.solver = "bpp-skyline";
+        cfg.steps = 60;
+        cfg.options = heft_solver_default_options();
+        cfg.options.max_pivots = 1;
+        cfg.options.bpp_pgs_sweeps = 0;
+        cfg.options.backstop_max_variables = caps[k];
+        cfg.has_options = 1;
+        run_result r;
+        cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+        lemke[k] = r.backstop_pivots - r.newton_steps;
+        unconverged[k] = r.not_converged;
+        cr_log_info("pyramid of 3, cap %d: %ld Lemke pivots, %ld backstop stages, %ld solves "
+                    "unconverged, %ld PGS answers kept, largest error %.3g J",
+                    caps[k], lemke[k], r.backstops, unconverged[k], r.answers_pgs,
+                    r.mlcp_error_max);
+        if (k == 0) {
+            cr_assert_eq(r.not_converged, 0);
+            cr_assert_eq(r.answers_pgs, 0);
+            cr_assert_lt(r.mlcp_error_max, ACCEPT);
+        }
+        run_result_free(&r);
+    }
+    cr_assert_gt(lemke[0], 0);
+    cr_assert_eq(lemke[1], 0);
+    cr_assert_gt(unconverged[1], 0, "off: the Newton stage alone leaves a solve unconverged");
 }
 
 /* The backstop on its own, from no guess (the all-slack basis, so every
