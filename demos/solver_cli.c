@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
 const char *const solver_cli_preconditioners[HEFT_PRECOND_COUNT] = {"jacobi", "ic0", "ic0-shift",
                                                                     "ict", "ic0-imaginary"};
@@ -17,6 +18,7 @@ void solver_cli_usage(FILE *out, const char *indent) {
         "[--pcg-tolerance R] [--adaptive-regularization SHIFT]",
         "[--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]",
         "[--ldl-shard N] [--ldl-regularization EPS]",
+        "[--backstop-cap VARIABLES|default|off] [--backstop-budget PIVOTS_PER_VARIABLE]",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
         fprintf(out, "%s%s\n", indent, lines[i]);
@@ -85,6 +87,31 @@ int solver_cli_option(int id, const char *v, heft_solver_options *o, char *err, 
         /* H~_ii = (1 + E) H_ii: below 1, so the diagonal at most doubles */
         rc = cli_double("--ldl-regularization", v, 0.0, 1.0, CLI_HI_OPEN, NULL,
                         &o->ldl_regularization, err, err_size);
+        break;
+    case SOLVER_CLI_BACKSTOP_CAP:
+        /* the words for the field's two special values, so a command line
+         * need not know them */
+        if (strcmp(v, "off") == 0) {
+            o->backstop_max_variables = HEFT_BACKSTOP_OFF;
+        } else if (strcmp(v, "default") == 0) {
+            o->backstop_max_variables = HEFT_BACKSTOP_BUILD_CAP;
+        } else {
+            int cap = 0;
+            rc = cli_int("--backstop-cap", v, 1, HEFT_BACKSTOP_MAX_VARIABLES_LIMIT, &cap, err,
+                         err_size);
+            if (rc != 0) {
+                snprintf(err, err_size,
+                         "--backstop-cap wants LCP variables from 1 to %d, default or off, not "
+                         "\"%.40s\"",
+                         HEFT_BACKSTOP_MAX_VARIABLES_LIMIT, v);
+            } else {
+                o->backstop_max_variables = cap;
+            }
+        }
+        break;
+    case SOLVER_CLI_BACKSTOP_BUDGET:
+        rc = cli_double("--backstop-budget", v, 0.0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT, CLI_LO_OPEN,
+                        NULL, &o->backstop_pivot_budget, err, err_size);
         break;
     default:
         return 0;

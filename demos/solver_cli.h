@@ -27,6 +27,8 @@ enum solver_cli_id {
     SOLVER_CLI_LDL_SHATTER,
     SOLVER_CLI_LDL_SHARD,
     SOLVER_CLI_LDL_REGULARIZATION,
+    SOLVER_CLI_BACKSTOP_CAP,
+    SOLVER_CLI_BACKSTOP_BUDGET,
     SOLVER_CLI_END
 };
 
@@ -43,8 +45,10 @@ enum solver_cli_id {
         {"adaptive-regularization", required_argument, NULL, SOLVER_CLI_ADAPTIVE_REGULARIZATION},  \
         {"ldl-ordering", required_argument, NULL, SOLVER_CLI_LDL_ORDERING},                        \
         {"ldl-shatter", required_argument, NULL, SOLVER_CLI_LDL_SHATTER},                          \
-        {"ldl-shard", required_argument, NULL, SOLVER_CLI_LDL_SHARD}, {                            \
-        "ldl-regularization", required_argument, NULL, SOLVER_CLI_LDL_REGULARIZATION               \
+        {"ldl-shard", required_argument, NULL, SOLVER_CLI_LDL_SHARD},                              \
+        {"ldl-regularization", required_argument, NULL, SOLVER_CLI_LDL_REGULARIZATION},            \
+        {"backstop-cap", required_argument, NULL, SOLVER_CLI_BACKSTOP_CAP}, {                      \
+        "backstop-budget", required_argument, NULL, SOLVER_CLI_BACKSTOP_BUDGET                     \
     }
 
 /* Prints the usage lines of these options, each after indent. */

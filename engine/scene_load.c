@@ -454,6 +454,8 @@ static int read_world(loader *L, world_settings *ws) {
                                               "bpp_pgs_sweeps",
                                               "keep_index_sets",
                                               "skyline_refactor_fraction",
+                                              "backstop_max_variables",
+                                              "backstop_pivot_budget",
                                               "preconditioner",
                                               "pcg_tolerance",
                                               "pcg_max_iterations",
@@ -494,6 +496,8 @@ static int read_world(loader *L, world_settings *ws) {
              !read_bool(L, o, "keep_index_sets", &op->keep_index_sets) ||
              !read_number(L, o, "skyline_refactor_fraction", &op->skyline_refactor_fraction,
                           NUM_FINITE) ||
+             !read_int(L, o, "backstop_max_variables", &op->backstop_max_variables, -1.0, big) ||
+             !read_number(L, o, "backstop_pivot_budget", &op->backstop_pivot_budget, NUM_FINITE) ||
              !read_int(L, o, "preconditioner", &op->preconditioner, 0, big) ||
              !read_number(L, o, "pcg_tolerance", &op->pcg_tolerance, NUM_FINITE) ||
              !read_int(L, o, "pcg_max_iterations", &op->pcg_max_iterations, 0, big) ||

@@ -352,6 +352,7 @@ static void save_world(saver *s, members *top) {
 
 static void save_solver(saver *s, members *top) {
     const heft_solver_options *o = &s->w->solver_options;
+    const heft_solver_options defaults = heft_solver_default_options();
     members m, p;
     key(top, "solver");
     open_object(&s->out, &m, 2);
@@ -366,6 +367,13 @@ static void save_solver(saver *s, members *top) {
     put_int(&p, "bpp_pgs_sweeps", o->bpp_pgs_sweeps);
     put_bool(&p, "keep_index_sets", o->keep_index_sets);
     put_number(&p, "skyline_refactor_fraction", o->skyline_refactor_fraction);
+    /* written only when not the defaults, so that a scene with the default
+     * backstop saves to the same file as before these options existed */
+    if (o->backstop_max_variables != defaults.backstop_max_variables) {
+        put_int(&p, "backstop_max_variables", o->backstop_max_variables);
+    }
+    put_number_unless(&p, "backstop_pivot_budget", o->backstop_pivot_budget,
+                      defaults.backstop_pivot_budget);
     put_int(&p, "preconditioner", o->preconditioner);
     put_number(&p, "pcg_tolerance", o->pcg_tolerance);
     put_int(&p, "pcg_max_iterations", o->pcg_max_iterations);

@@ -59,6 +59,7 @@
  *
  * Start: all free, or the index sets of this island's previous answer when
  * options.keep_index_sets is on and the size is the same ([Ho 2022] §2.5.2). */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -79,23 +80,24 @@
  * basis a 808-variable winch island took 13 s. With UMFPACK (a sparse LU
  * of the basis and eta updates) a pivot costs a sparse solve, 0.1 to 0.5 ms
  * at 600 to 1,600 variables. Larger problems end at the best answer of the
- * stages before. */
+ * stages before. The cap when options.backstop_max_variables is
+ * HEFT_BACKSTOP_BUILD_CAP: */
 #ifdef HEFT_HAVE_UMFPACK
 #define BPP_BACKSTOP_MAX_VARIABLES 2500
 #else
 #define BPP_BACKSTOP_MAX_VARIABLES 1000
 #endif
-/* The backstop's pivot budget, in LCP variables N: a path's from the
- * all-slack basis, one from a guess's basis, and the solve's over every
- * path. On the hard family's members of 400 to 700 rows the first
- * all-slack path needed 5 to 25 N pivots (10 n + 100 was too short for all
- * but one of them); a path from a near guess is mostly its crash pivots
- * (the 717-row tower island: 2,620 pivots for 1,673 variables from PGS's
- * answer), and one that is not is as long as a cold one, so the guesses'
- * paths are cut short to leave the budget to the all-slack ones */
-#define BPP_BACKSTOP_PATH_PIVOTS 30
-#define BPP_BACKSTOP_GUESS_PIVOTS 5
-#define BPP_BACKSTOP_TOTAL_PIVOTS 60
+/* The backstop's pivot budget, in LCP variables N: options.backstop_pivot_budget
+ * (60) N over every path, half of it for a path from the all-slack basis and
+ * a twelfth for one from a guess's basis. On the hard family's members of
+ * 400 to 700 rows the first all-slack path needed 5 to 25 N pivots (10 n +
+ * 100 was too short for all but one of them); a path from a near guess is
+ * mostly its crash pivots (the 717-row tower island: 2,620 pivots for 1,673
+ * variables from PGS's answer), and one that is not is as long as a cold
+ * one, so the guesses' paths are cut short to leave the budget to the
+ * all-slack ones. Crash pivots (at most N a guess) are not counted. */
+#define BPP_BACKSTOP_PATH_SHARE 2.0
+#define BPP_BACKSTOP_GUESS_SHARE 12.0
 /* Steps of the backstop's Newton stage (newton.c), at most twice
  * options.max_pivots, so that the pivot budget bounds the whole solve */
 #define BPP_NEWTON_STEPS 60
@@ -1113,19 +1115,33 @@ double *heft_bpp_restart_start(const heft_mlcp *p, int warm, const double *itera
     return out;
 }
 
-int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
-                      const double *const *guesses, int nguesses, double tau, double *answer,
-                      double *measure_work, heft_solver_stats *stats) {
+/* budget pivots per variable times N, at least 1, at most INT_MAX */
+static int backstop_pivots(double budget, int N) {
+    const double v = ceil(budget * (double)N);
+    if (!(v >= 1.0)) /* NaN too: the options were not checked */
+        return 1;
+    return v >= (double)INT_MAX ? INT_MAX : (int)v;
+}
+
+int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, heft_lemke *ws,
+                      const double *A, const double *const *guesses, int nguesses, double tau,
+                      double *answer, double *measure_work, heft_solver_stats *stats) {
+    const int cap = options->backstop_max_variables == HEFT_BACKSTOP_BUILD_CAP
+                        ? BPP_BACKSTOP_MAX_VARIABLES
+                        : options->backstop_max_variables;
+    if (cap < 0) /* HEFT_BACKSTOP_OFF, or below it when the options were not checked */
+        return -1;
     heft_lemke_options o = heft_lemke_default_options(p->n, tau);
-    o.max_variables = BPP_BACKSTOP_MAX_VARIABLES;
+    o.max_variables = cap;
     const int N = heft_lemke_size(p);
-    if (N <= BPP_BACKSTOP_MAX_VARIABLES) {
-        if (BPP_BACKSTOP_PATH_PIVOTS * N > o.max_pivots)
-            o.max_pivots = BPP_BACKSTOP_PATH_PIVOTS * N;
-        o.max_total_pivots = BPP_BACKSTOP_TOTAL_PIVOTS * N;
-        o.max_guess_pivots = BPP_BACKSTOP_GUESS_PIVOTS * N > 10 * p->n + 100
-                                 ? BPP_BACKSTOP_GUESS_PIVOTS * N
-                                 : 10 * p->n + 100;
+    if (N <= cap) {
+        const double budget = options->backstop_pivot_budget;
+        const int path = backstop_pivots(budget / BPP_BACKSTOP_PATH_SHARE, N);
+        const int guess = backstop_pivots(budget / BPP_BACKSTOP_GUESS_SHARE, N);
+        if (path > o.max_pivots)
+            o.max_pivots = path;
+        o.max_total_pivots = backstop_pivots(budget, N);
+        o.max_guess_pivots = guess > 10 * p->n + 100 ? guess : 10 * p->n + 100;
     }
     heft_lemke_result r;
     heft_lemke_solve(ws, p, A, guesses, nguesses, &o, answer, measure_work, &r);
@@ -1353,8 +1369,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (warm)
             guesses[ng++] = p->lambda0;
         const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
-        const int solved = heft_bpp_backstop(p, &s->lemke, A, guesses, ng, tau, s->fz_best,
-                                             s->measure_work, stats);
+        const int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau,
+                                             s->fz_best, s->measure_work, stats);
         if (solved > 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);

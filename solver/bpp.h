@@ -214,12 +214,13 @@ double *heft_bpp_restart_start(const heft_mlcp *p, int warm, const double *itera
 
 /* The exact backstop (lemke.c) from the guesses (points the solve has seen,
  * best first; may be none) into answer, counted in stats (backstops,
- * backstop_pivots). A: the dense A or NULL. Returns 1 when answer is within
- * tau, 0 when it is an answer short of it, -1 when there is none (a ray,
- * the budget, bad input). */
-int heft_bpp_backstop(const heft_mlcp *p, heft_lemke *ws, const double *A,
-                      const double *const *guesses, int nguesses, double tau, double *answer,
-                      double *measure_work, heft_solver_stats *stats);
+ * backstop_pivots), within options' backstop_max_variables and
+ * backstop_pivot_budget. A: the dense A or NULL. Returns 1 when answer is
+ * within tau, 0 when it is an answer short of it, -1 when there is none (a
+ * ray, the budget, bad input, an LCP above the cap or the backstop off). */
+int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, heft_lemke *ws,
+                      const double *A, const double *const *guesses, int nguesses, double tau,
+                      double *answer, double *measure_work, heft_solver_stats *stats);
 
 /* The end of an unconverged solve (bpp and pgcg): lambda (clamped) is
  * replaced by lambda = 0 or the warm start (when warm), clamped, when one

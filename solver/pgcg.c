@@ -771,8 +771,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             guesses[ng++] = s->pgs_lambda;
         if (warm)
             guesses[ng++] = p->lambda0;
-        const int solved = heft_bpp_backstop(p, &s->lemke, NULL, guesses, ng, tau, s->bs_answer,
-                                             s->measure_work, stats);
+        const int solved = heft_bpp_backstop(p, &s->options, &s->lemke, NULL, guesses, ng, tau,
+                                             s->bs_answer, s->measure_work, stats);
         double kept = INFINITY;
         if (have_best) {
             heft_bpp_clamp_answer(p, s->best_lambda);

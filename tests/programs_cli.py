@@ -80,6 +80,20 @@ refused(heft_mlcp, ["info", "--bogus", mlcp_file], 'unknown option "--bogus"')
 refused(heft_mlcp, ["info", mlcp_file, "--solver", "pgs"], "--solver is not an option of info")
 refused(heft_mlcp, ["solve", mlcp_file, "--solver", "pgs", "--exact", "1"], "--exact is not an option of solve")
 refused(heft_mlcp, ["check", mlcp_file, "--lambda", mlcp_file, "--cold"], "solver option", "check")
+# the backstop's cap and budget: words for its special values, ranges named
+refused(heft_mlcp, ["solve", mlcp_file, "--solver", "bpp", "--backstop-cap", "0"],
+        "--backstop-cap", "1 to 1000000", "default or off", '"0"')
+refused(heft_run, ["--backstop-cap", "-1"], "--backstop-cap", "default or off", '"-1"')
+refused(heft_run, ["--backstop-cap", "1000001"], "--backstop-cap", "1 to 1000000")
+refused(heft_run, ["--backstop-budget", "0"], "--backstop-budget", "(0, 10000]", '"0"')
+refused(heft_run, ["--backstop-budget", "nan"], "--backstop-budget", '"nan"')
+refused(heft_mlcp, ["solve", mlcp_file, "--solver", "bpp", "--backstop-budget", "1e5"],
+        "--backstop-budget", "(0, 10000]")
+for cap in ("off", "default", "2500"):
+    r = subprocess.run([heft_mlcp, "solve", mlcp_file, "--solver", "bpp-skyline", "--backstop-cap", cap,
+                        "--backstop-budget", "0.5", "--json"], capture_output=True, text=True, timeout=120)
+    if r.returncode not in (0, 1) or json.loads(r.stdout)["solver"] != "bpp-skyline":
+        failures.append(f"heft-mlcp solve --backstop-cap {cap}: exit {r.returncode} {r.stderr}")
 r = subprocess.run([heft_mlcp, "solve", "--solver", "pgs", "--iterations", "500", mlcp_file, "--json"],
                    capture_output=True, text=True, timeout=120)
 if r.returncode not in (0, 1) or json.loads(r.stdout)["solver"] != "pgs":

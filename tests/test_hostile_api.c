@@ -460,6 +460,8 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
         OPT(bpp_pgs_sweeps, 0, -1, INT_MIN, -1),
         OPT(keep_index_sets, 0, -1, 2, INT_MAX),
         OPT(skyline_refactor_fraction, 1, NAN, -1e-9, 1.5),
+        OPT(backstop_max_variables, 0, -2, INT_MIN, HEFT_BACKSTOP_MAX_VARIABLES_LIMIT + 1),
+        OPT(backstop_pivot_budget, 1, NAN, 0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT * 2),
         OPT(preconditioner, 0, -1, HEFT_PRECOND_COUNT, INT_MAX),
         OPT(pcg_tolerance, 1, NAN, INFINITY, -1),
         OPT(pcg_max_iterations, 0, 0, -1, INT_MIN),
@@ -477,9 +479,9 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
 #undef OPT
     };
     size_t fields = sizeof cases / sizeof cases[0];
-    /* the table must cover the struct: 22 fields, 14 ints and 8 doubles, 128
-     * bytes with the padding of an LP64 target (fields are not ordered by size) */
-    cr_assert_eq(sizeof(heft_solver_options), 136,
+    /* the table must cover the struct: 24 fields, 15 ints and 9 doubles, 132
+     * bytes and 20 of padding on an LP64 target (fields are not ordered by size) */
+    cr_assert_eq(sizeof(heft_solver_options), 152,
                  "heft_solver_options changed: add the new field here and to the check");
     for (size_t k = 0; k < fields; ++k) {
         for (int v = 0; v < 3; ++v) {

@@ -234,6 +234,28 @@ Test(viewer, number_keys_switch_the_solver_the_overlay_shows_and_the_engine_uses
     viewer_destroy(v);
 }
 
+/* The overlay's backstop option steps the world's backstop_max_variables
+ * through off, 250 to 1,000, the build's cap and 5,000 to 40,000, and
+ * stops at either end. */
+Test(viewer, the_backstop_cap_option_reaches_the_world, .timeout = 600) {
+    viewer *v = open_viewer("pendulum", 1, NULL, NULL);
+    const int down[] = {1000, 500, 250, HEFT_BACKSTOP_OFF, HEFT_BACKSTOP_OFF};
+    const int up[] = {250, 500, 1000, HEFT_BACKSTOP_BUILD_CAP, 5000, 10000, 20000, 40000, 40000};
+    cr_assert_eq(heft_world_solver_options(v->world).backstop_max_variables,
+                 HEFT_BACKSTOP_BUILD_CAP);
+    for (int k = 0; k < 5; ++k) {
+        viewer_change_option(v, OPTION_BACKSTOP_CAP, -1);
+        cr_expect_eq(heft_world_solver_options(v->world).backstop_max_variables, down[k], "step %d",
+                     k);
+    }
+    for (int k = 0; k < 9; ++k) {
+        viewer_change_option(v, OPTION_BACKSTOP_CAP, 1);
+        cr_expect_eq(heft_world_solver_options(v->world).backstop_max_variables, up[k], "step %d",
+                     k);
+    }
+    viewer_destroy(v);
+}
+
 Test(viewer, an_unknown_solver_key_changes_nothing, .timeout = 600) {
     viewer *v = open_viewer("pendulum", 3, "9 wait:1", NULL);
     char before[32];

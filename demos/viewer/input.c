@@ -8,6 +8,26 @@
 #include "renderer.h"
 #include "viewer.h"
 
+/* The backstop caps the viewer steps through, smallest first: off, then LCP
+ * variables, the build's cap (2,500 or 1,000) in its place between them. */
+static const int backstop_caps[] = {
+    HEFT_BACKSTOP_OFF, 250, 500, 1000, HEFT_BACKSTOP_BUILD_CAP, 5000, 10000, 20000, 40000};
+#define BACKSTOP_CAP_COUNT ((int)(sizeof backstop_caps / sizeof backstop_caps[0]))
+
+static int next_backstop_cap(int cap, int direction) {
+    int at = -1, build = 0;
+    for (int k = 0; k < BACKSTOP_CAP_COUNT; ++k) {
+        at = backstop_caps[k] == cap ? k : at;
+        build = backstop_caps[k] == HEFT_BACKSTOP_BUILD_CAP ? k : build;
+    }
+    if (at < 0) {
+        at = build; /* a cap set elsewhere (a scene file) steps from the build's */
+    }
+    at += direction > 0 ? 1 : -1;
+    at = at < 0 ? 0 : (at >= BACKSTOP_CAP_COUNT ? BACKSTOP_CAP_COUNT - 1 : at);
+    return backstop_caps[at];
+}
+
 static void change_option(viewer *v, int direction) {
     heft_solver_options *o = &v->solver_options;
     switch ((option_kind)v->selected_option) {
@@ -39,6 +59,9 @@ static void change_option(viewer *v, int direction) {
     case OPTION_PCG_TOLERANCE:
         o->tolerance *= direction > 0 ? 10.0 : 0.1;
         o->tolerance = o->tolerance < 1e-20 ? 1e-20 : (o->tolerance > 1.0 ? 1.0 : o->tolerance);
+        break;
+    case OPTION_BACKSTOP_CAP:
+        o->backstop_max_variables = next_backstop_cap(o->backstop_max_variables, direction);
         break;
     default:
         break;

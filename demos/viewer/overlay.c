@@ -190,6 +190,15 @@ static void controls_panel(viewer *v, float x, float y, float w) {
         case OPTION_PCG_TOLERANCE:
             snprintf(label, sizeof label, "tolerance %.0e", o->tolerance);
             break;
+        case OPTION_BACKSTOP_CAP:
+            if (o->backstop_max_variables == HEFT_BACKSTOP_OFF) {
+                snprintf(label, sizeof label, "Lemke cap: off");
+            } else if (o->backstop_max_variables == HEFT_BACKSTOP_BUILD_CAP) {
+                snprintf(label, sizeof label, "Lemke cap: build's");
+            } else {
+                snprintf(label, sizeof label, "Lemke cap: %d", o->backstop_max_variables);
+            }
+            break;
         default:
             label[0] = '\0';
             break;

@@ -64,6 +64,7 @@ typedef enum option_kind {
     OPTION_BPP_PGS_RESTART,
     OPTION_DOWNDATE_THRESHOLD,
     OPTION_PCG_TOLERANCE,
+    OPTION_BACKSTOP_CAP,
     OPTION_COUNT
 } option_kind;
 

@@ -30,6 +30,17 @@ typedef struct heft_solver_options {
                             0 or 1 */
     double skyline_refactor_fraction; /* bpp-skyline: refactor when tight fraction passes this,
                                          in [0, 1] (default 0.15) */
+    /* the pivoting family's exact backstop, its Lemke stage (docs/friction-backstop.md
+     * "Options"; the Newton stage before it is bounded by max_pivots) */
+    int backstop_max_variables;   /* Lemke's method runs on islands whose LCP has at most this many
+                                     variables: HEFT_BACKSTOP_BUILD_CAP (0, the default: 2,500
+                                     with UMFPACK, 1,000 without), HEFT_BACKSTOP_OFF (-1: never),
+                                     or 1 .. HEFT_BACKSTOP_MAX_VARIABLES_LIMIT */
+    double backstop_pivot_budget; /* F: Lemke's pivots over a solve are at most ceil(F N), N the
+                                     LCP's variables; a path from the all-slack basis at most
+                                     F/2 N, one from a guess F/12 N (each at least 10 n + 100);
+                                     the crash pivots that build a guess's basis are not counted;
+                                     in (0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT] (default 60) */
     /* the conjugate gradient family (docs/pcg.md) */
     int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg, 0 .. HEFT_PRECOND_COUNT - 1
                                (default IC0_IMAGINARY) */
@@ -58,6 +69,16 @@ typedef struct heft_solver_options {
     int ldl_shard_constraints; /* joints per shard of a shattered body, >= 1 (default 2) */
     double ldl_regularization; /* eps of H~_ii = (1 + eps) H_ii, in [0, 1) (default 1e-12) */
 } heft_solver_options;
+
+/* heft_solver_options.backstop_max_variables: the build's cap ... */
+#define HEFT_BACKSTOP_BUILD_CAP 0
+/* ... and Lemke's method off */
+#define HEFT_BACKSTOP_OFF (-1)
+/* The largest cap and pivot budget heft_solver_options_check accepts: an
+ * LCP of a million variables is an island of some 330,000 rows, and paths
+ * of 5 to 30 pivots a variable were measured, so 10,000 is no bound */
+#define HEFT_BACKSTOP_MAX_VARIABLES_LIMIT 1000000
+#define HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT 10000.0
 
 /* The elimination orders of ldl-pgs (heft_solver_options.ldl_ordering; paper
  * [Mizerski 2020], slide "MECA"). */

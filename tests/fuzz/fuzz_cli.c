@@ -43,8 +43,9 @@ static void check_message(const char *err, size_t size) {
 }
 
 static void check_finite_options(const heft_solver_options *o) {
-    const double values[] = {o->tolerance, o->relaxation, o->pcg_tolerance, o->regularization_shift,
-                             o->ldl_regularization};
+    const double values[] = {o->tolerance,          o->relaxation,
+                             o->pcg_tolerance,      o->regularization_shift,
+                             o->ldl_regularization, o->backstop_pivot_budget};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k)
         if (!isfinite(values[k]))
             abort();
