@@ -110,7 +110,7 @@ static void stiffness_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const stiffness_pass *sp = context;
     for (int i = begin; i < end; ++i) {
-        const joint *j = &sp->w->joints[i];
+        joint *j = &sp->w->joints[i];
         sp->rc[i] = j->slot.alive ? (signed char)geometric_stiffness_of_joint(
                                         j, sp->w->bodies, sp->ctx, &sp->per_joint[12 * i])
                                   : 1;
