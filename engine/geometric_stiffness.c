@@ -54,14 +54,19 @@ static int same6(const double a[6], const double b[6]) {
     return 1;
 }
 
-void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
-                                    double *k) {
+/* A slack (or new) joint has no tension and adds no stiffness. */
+static int tense(const joint *j) {
     int any = 0;
     for (int i = 0; i < JOINT_SLOT_COUNT; ++i) {
         any |= j->stiffness_impulses[i] != 0.0;
     }
-    if (!any || j->geometric_stiffness_off) {
-        return; /* slack (or new) joint: no tension, no stiffness */
+    return any && !j->geometric_stiffness_off;
+}
+
+void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
+                                    double *k) {
+    if (!tense(j)) {
+        return;
     }
     /* forward differences: the stiffness only has to be right to a few
      * digits, and one base evaluation serves the six directions */
@@ -93,6 +98,34 @@ void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_cont
             k[6 * ends[e] + dof] += sqrt(norm2);
         }
     }
+}
+
+int geometric_stiffness_of_joint(joint *j, const body *bodies, const row_context *ctx,
+                                 double out[12]) {
+    memset(out, 0, sizeof(double) * 12);
+    if (j->type == HEFT_JOINT_GEAR || j->type == HEFT_JOINT_RACK) {
+        return -1; /* their rows read the coupled joints' bodies too */
+    }
+    if (!tense(j)) {
+        return 0;
+    }
+    /* the two bodies copied, the joint's ends renumbered 0 and 1 for the
+     * while: the perturbations touch nothing another task reads, and no
+     * other task reads this joint (a 5 kB copy of it cost more than its
+     * differencing) */
+    body local[2];
+    memset(local, 0, sizeof local);
+    const int32_t a = j->body_a, b = j->body_b;
+    if (a >= 0) {
+        local[0] = bodies[a];
+        j->body_a = 0;
+    }
+    local[1] = bodies[b];
+    j->body_b = 1;
+    geometric_stiffness_accumulate(j, local, ctx, out);
+    j->body_a = a;
+    j->body_b = b;
+    return 0;
 }
 
 int geometric_stiffness_skipped(const heft_world *w) {

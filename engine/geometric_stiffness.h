@@ -15,6 +15,15 @@
 void geometric_stiffness_accumulate(const joint *j, body *bodies, const row_context *ctx,
                                     double *k);
 
+/* The same for one joint without touching bodies, so that joints sharing a
+ * body can run at once: out receives end a's six sums, then end b's (zero
+ * for an end that is not dynamic). The joint's end indices change while it
+ * runs and are restored: nothing else may read the joint meanwhile. Returns
+ * 0, or -1 for a joint whose rows read other joints' bodies (gear, rack),
+ * left to geometric_stiffness_accumulate. */
+int geometric_stiffness_of_joint(joint *j, const body *bodies, const row_context *ctx,
+                                 double out[12]);
+
 /* The joints whose geometric stiffness was asked for this step and cannot
  * act: the world's solver is iterative (heft_step_stats). */
 struct heft_world;

@@ -61,16 +61,46 @@ static int gather_contact_rows(heft_world *w, double h, int first, row *all, int
     return m;
 }
 
+/* Joints a task of the rows' fill takes at least. */
+#define JOINT_TASK_MIN_RANGE 16
+
+typedef struct joint_fill {
+    heft_world *w;
+    const row_context *ctx;
+    row *all;
+    const int *slot; /* per joint: room for its most rows, -1 for a dead joint */
+    int *count;      /* per joint: the rows it filled */
+} joint_fill;
+
+static void joint_fill_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const joint_fill *f = context;
+    for (int i = begin; i < end; ++i) {
+        if (f->slot[i] >= 0) {
+            const joint *j = &f->w->joints[i];
+            memset(&f->all[f->slot[i]], 0, sizeof(row) * (size_t)joint_row_count(j));
+            f->count[i] = joint_fill_rows(j, f->w->bodies, f->ctx, &f->all[f->slot[i]]);
+        }
+    }
+}
+
 /* The joint rows of every island at the current poses, and the normal rows
- * of its contacts, grouped by island: rows[start[k] .. start[k+1]). Returns 0
- * when out of memory. */
+ * of its contacts, grouped by island: rows[start[k] .. start[k+1]). The
+ * joints fill their rows as tasks, each into room for its most rows (limits
+ * come and go); the rows that take part are then kept in joint order.
+ * Returns 0 when out of memory. */
 static int gather_rows(heft_world *w, const island_set *is, double h, int first, row **rows_out,
                        int **start_out) {
+    const int nj = w->joint_high;
+    int *slot = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    int *count = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    if (!slot || !count) {
+        return 0;
+    }
     int n = 0;
-    for (int i = 0; i < w->joint_high; ++i) {
-        if (w->joints[i].slot.alive) {
-            n += joint_row_count(&w->joints[i]);
-        }
+    for (int i = 0; i < nj; ++i) {
+        slot[i] = w->joints[i].slot.alive ? n : -1;
+        n += w->joints[i].slot.alive ? joint_row_count(&w->joints[i]) : 0;
     }
     n += w->contacts.count;
     row *all = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
@@ -81,20 +111,19 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
         return 0;
     }
     row_context ctx = {1.0, w->def.rigid_compliance, 1.0};
+    joint_fill jf = {w, &ctx, all, slot, count};
+    world_tasks_run(w, joint_fill_task, nj, JOINT_TASK_MIN_RANGE, &jf);
     int m = 0;
-    for (int i = 0; i < w->joint_high; ++i) {
-        joint *j = &w->joints[i];
-        if (!j->slot.alive) {
+    for (int i = 0; i < nj; ++i) {
+        const joint *j = &w->joints[i];
+        if (slot[i] < 0) {
             continue;
         }
-        int base = m; /* fill at the end, keep the rows that take part */
-        memset(&all[base], 0, sizeof(row) * (size_t)joint_row_count(j));
-        int count = joint_fill_rows(j, w->bodies, &ctx, &all[base]); /* limits come and go */
         const body *b = &w->bodies[j->body_b];
         const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
         int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
-        for (int r = 0; r < count; ++r) {
-            row x = all[base + r];
+        for (int r = 0; r < count[i]; ++r) {
+            row x = all[slot[i] + r]; /* m <= slot[i] + r: kept rows never overrun */
             if (k >= 0 && takes_part(&x, w->def.rigid_compliance)) {
                 x.a = j->body_a;
                 x.b = j->body_b;
@@ -129,11 +158,11 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
  * by row, the rotations of rows whose impulses cancel (the internal forces of
  * a closed loop of joints and contacts) did not cancel, and a loop's large
  * internal impulses turned its links. Returns 0 when out of scratch memory. */
-static int apply_correction(heft_world *w, const island_set *is, int k, const row *rows, int n,
-                            const double *mu) {
+static int apply_correction(heft_world *w, arena *a, const island_set *is, int k, const row *rows,
+                            int n, const double *mu) {
     const int first = is->body_start[k], nb = is->body_start[k + 1] - first;
-    heft_vec3 *dx = arena_calloc(&w->scratch, (size_t)nb + 1, sizeof(heft_vec3));
-    heft_vec3 *dtheta = arena_calloc(&w->scratch, (size_t)nb + 1, sizeof(heft_vec3));
+    heft_vec3 *dx = arena_calloc(a, (size_t)nb + 1, sizeof(heft_vec3));
+    heft_vec3 *dtheta = arena_calloc(a, (size_t)nb + 1, sizeof(heft_vec3));
     if (!dx || !dtheta) {
         return 0;
     }
@@ -164,8 +193,24 @@ static int apply_correction(heft_world *w, const island_set *is, int k, const ro
     return 1;
 }
 
-static int project_island(heft_world *w, const island_set *is, int k, const row *rows, int n) {
-    arena *a = &w->scratch;
+/* The signature of an island's projection problem (its rows' ends), which
+ * keys its solver state. */
+static uint64_t projection_signature(const heft_world *w, const row *rows, int n) {
+    uint64_t sig = mix(0x5eed, (uint64_t)n);
+    for (int i = 0; i < n; ++i) {
+        const row *r = &rows[i];
+        const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL, *bb = &w->bodies[r->b];
+        const int32_t a = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
+        const int32_t b = body_is_dynamic(bb) ? bb->island_local : -1;
+        sig = mix(sig, ((uint64_t)(uint32_t)a << 32) | (uint32_t)b);
+    }
+    return sig;
+}
+
+/* One projection of island k with its solver state, in arena a; touches
+ * only the island's bodies. Returns 0 when out of scratch memory. */
+static int project_island(heft_world *w, arena *a, const island_set *is, int k, const row *rows,
+                          int n, void *state) {
     int nb = is->body_start[k + 1] - is->body_start[k];
     heft_mlcp p;
     memset(&p, 0, sizeof p);
@@ -189,7 +234,6 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
         const body *b = &w->bodies[is->bodies[is->body_start[k] + i]];
         body_pack_inverse_mass(&p.bodies[i], b->step_inv_mass, &b->step_inv_inertia);
     }
-    uint64_t sig = mix(0x5eed, (uint64_t)n);
     for (int i = 0; i < n; ++i) {
         const row *r = &rows[i];
         const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL, *bb = &w->bodies[r->b];
@@ -204,9 +248,7 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
         p.kind[i] = r->kind;
         p.block[i] = i / 3;
         p.epsilon[i] = r->kind == HEFT_ROW_NORMAL ? r->epsilon : w->def.rigid_compliance;
-        sig = mix(sig, ((uint64_t)(uint32_t)p.rows[i].a << 32) | (uint32_t)p.rows[i].b);
     }
-    void *state = island_slots_state(w, &w->position_slots, is->key[k], sig);
     heft_solver_stats st;
     memset(&st, 0, sizeof st);
     int rc = state ? w->solver->solve(state, &p, mu, &st) : HEFT_SOLVE_FAILED;
@@ -221,7 +263,7 @@ static int project_island(heft_world *w, const island_set *is, int k, const row 
             return 1; /* no usable projection: leave the poses as they are */
         }
     }
-    return apply_correction(w, is, k, rows, n, mu);
+    return apply_correction(w, a, is, k, rows, n, mu);
 }
 
 /* the lift of an island's weight a projection may add without paying, m */
@@ -301,50 +343,108 @@ static int keep_energy(heft_world *w, const island_set *is, int k, double kineti
     return 1;
 }
 
+/* Islands a task of the energy passes takes at least. */
+#define ISLAND_TASK_MIN_RANGE 8
+
+typedef struct post_pass {
+    heft_world *w;
+    const island_set *is;
+    double *energies; /* 2 an island: kinetic, potential before the projections */
+    heft_vec3 *positions;
+    heft_quat *orientations;
+    const row *rows;
+    const int *start;
+    void **states; /* per island: its projection's solver state, NULL for none */
+    int guard;
+    unsigned char *limited; /* per island: keep_energy's answer */
+    double *gain;           /* per island: energy after less before, J */
+} post_pass;
+
+static void energy_before_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const post_pass *pp = context;
+    for (int k = begin; k < end; ++k) {
+        for (int x = pp->is->body_start[k]; x < pp->is->body_start[k + 1]; ++x) {
+            const body *b = &pp->w->bodies[pp->is->bodies[x]];
+            pp->positions[x] = b->position;
+            pp->orientations[x] = b->orientation;
+        }
+        island_energy(pp->w, pp->is, k, &pp->energies[2 * k], &pp->energies[2 * k + 1]);
+    }
+}
+
+static void project_task(int begin, int end, int worker, void *context) {
+    const post_pass *pp = context;
+    arena *a = island_worker_arena(pp->w, worker);
+    for (int k = begin; k < end; ++k) {
+        if (pp->states[k]) {
+            const int n = pp->start[k + 1] - pp->start[k];
+            (void)project_island(pp->w, a, pp->is, k, &pp->rows[pp->start[k]], n, pp->states[k]);
+        }
+    }
+}
+
+static void energy_after_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const post_pass *pp = context;
+    for (int k = begin; k < end; ++k) {
+        const int first = pp->is->body_start[k];
+        const double *e = &pp->energies[2 * k];
+        pp->limited[k] = (unsigned char)(pp->guard && keep_energy(pp->w, pp->is, k, e[0], e[1],
+                                                                  &pp->positions[first],
+                                                                  &pp->orientations[first]));
+        double kinetic, potential;
+        island_energy(pp->w, pp->is, k, &kinetic, &potential);
+        pp->gain[k] = kinetic + potential - e[0] - e[1];
+    }
+}
+
+/* Each island's passes (its poses and energies, its projections, the
+ * energy's guard) touch only its own bodies and run as tasks; the solver
+ * states are made and the sums taken on this thread, in island order. */
 void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_stats *st) {
-    /* the islands' poses and energies before the projections */
     const int nbodies = is->count > 0 ? is->body_start[is->count] : 0;
-    heft_vec3 *positions = arena_alloc(&w->scratch, sizeof(heft_vec3) * (size_t)(nbodies + 1));
-    heft_quat *orientations = arena_alloc(&w->scratch, sizeof(heft_quat) * (size_t)(nbodies + 1));
-    double *energies = arena_alloc(&w->scratch, sizeof(double) * 2 * (size_t)(is->count + 1));
-    if (!positions || !orientations || !energies) {
+    post_pass pp;
+    memset(&pp, 0, sizeof pp);
+    pp.w = w;
+    pp.is = is;
+    pp.positions = arena_alloc(&w->scratch, sizeof(heft_vec3) * (size_t)(nbodies + 1));
+    pp.orientations = arena_alloc(&w->scratch, sizeof(heft_quat) * (size_t)(nbodies + 1));
+    pp.energies = arena_alloc(&w->scratch, sizeof(double) * 2 * (size_t)(is->count + 1));
+    pp.states = arena_alloc(&w->scratch, sizeof(void *) * (size_t)(is->count + 1));
+    pp.limited = arena_alloc(&w->scratch, (size_t)(is->count + 1));
+    pp.gain = arena_alloc(&w->scratch, sizeof(double) * (size_t)(is->count + 1));
+    if (!pp.positions || !pp.orientations || !pp.energies || !pp.states || !pp.limited ||
+        !pp.gain) {
         return; /* out of scratch memory: no projection, nothing gained */
     }
-    for (int x = 0; x < nbodies; ++x) {
-        const body *b = &w->bodies[is->bodies[x]];
-        positions[x] = b->position;
-        orientations[x] = b->orientation;
-    }
-    for (int k = 0; k < is->count; ++k) {
-        island_energy(w, is, k, &energies[2 * k], &energies[2 * k + 1]);
-    }
+    world_tasks_run(w, energy_before_task, is->count, ISLAND_TASK_MIN_RANGE, &pp);
     for (int it = 0; it < w->def.post_stabilization; ++it) {
         row *rows;
         int *start;
         if (!gather_rows(w, is, h, it == 0, &rows, &start)) {
             break;
         }
+        pp.rows = rows;
+        pp.start = start;
         for (int k = 0; k < is->count; ++k) {
-            int n = start[k + 1] - start[k];
-            if (n > 0) {
-                project_island(w, is, k, &rows[start[k]], n);
-            }
+            const int n = start[k + 1] - start[k];
+            /* creating a state allocates and reorders the slots: on this thread */
+            pp.states[k] = n > 0 ? island_slots_state(w, &w->position_slots, is->key[k],
+                                                      projection_signature(w, &rows[start[k]], n))
+                                 : NULL;
         }
+        island_tasks_run(w, project_task, is->count, &pp);
     }
     island_slots_keep_sleeping(w, &w->position_slots);
     island_slots_sweep(w, &w->position_slots);
     /* geometric stiffness acts only through a direct solver's impulses
      * (geometric_stiffness_skipped) */
-    const int guard = !w->def.geometric_stiffness || !w->solver->direct;
+    pp.guard = !w->def.geometric_stiffness || !w->solver->direct;
+    world_tasks_run(w, energy_after_task, is->count, ISLAND_TASK_MIN_RANGE, &pp);
     for (int k = 0; k < is->count; ++k) {
-        const int first = is->body_start[k];
-        st->post_stabilization_limited +=
-            guard && keep_energy(w, is, k, energies[2 * k], energies[2 * k + 1], &positions[first],
-                                 &orientations[first]);
-        double kinetic, potential;
-        island_energy(w, is, k, &kinetic, &potential);
-        st->post_stabilization_energy +=
-            kinetic + potential - energies[2 * k] - energies[2 * k + 1];
+        st->post_stabilization_limited += pp.limited[k];
+        st->post_stabilization_energy += pp.gain[k];
     }
     double gap = 0.0;
     for (int i = 0; i < w->joint_high; ++i) {

@@ -95,40 +95,82 @@ static void hold_stiffness_impulses(heft_world *w) {
  * scalar mass (the structured form has one inverse mass a body): it takes the
  * largest of the three translational stiffnesses, which damps a little more
  * than the diagonal would. */
-static void compute_step_masses(heft_world *w, double h) {
-    double *k = NULL;
+/* Joints a task of the geometric stiffness takes at least (each differences
+ * its rows five to eight times an end). */
+#define STIFFNESS_TASK_MIN_RANGE 4
+
+typedef struct stiffness_pass {
+    heft_world *w;
+    const row_context *ctx;
+    double *per_joint; /* 12 a joint */
+    signed char *rc;   /* geometric_stiffness_of_joint's answer, 1 for a joint without */
+} stiffness_pass;
+
+static void stiffness_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const stiffness_pass *sp = context;
+    for (int i = begin; i < end; ++i) {
+        joint *j = &sp->w->joints[i];
+        sp->rc[i] = j->slot.alive ? (signed char)geometric_stiffness_of_joint(
+                                        j, sp->w->bodies, sp->ctx, &sp->per_joint[12 * i])
+                                  : 1;
+    }
+}
+
+/* The joints' geometric stiffness summed per body (6 a body), or NULL when
+ * the option is off or out of memory. The joints difference their rows as
+ * tasks; their sums are added in joint order, as one pass would. */
+static double *accumulate_stiffness(heft_world *w, double h) {
     hold_stiffness_impulses(w);
-    if (w->def.geometric_stiffness) {
-        k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
-        row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
-        for (int i = 0; k && i < w->joint_high; ++i) {
-            if (w->joints[i].slot.alive) {
-                geometric_stiffness_accumulate(&w->joints[i], w->bodies, &ctx, k);
+    if (!w->def.geometric_stiffness) {
+        return NULL;
+    }
+    const int nj = w->joint_high;
+    double *k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
+    row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
+    stiffness_pass sp = {w, &ctx, arena_alloc(&w->scratch, sizeof(double) * 12 * (size_t)(nj + 1)),
+                         arena_alloc(&w->scratch, (size_t)(nj + 1))};
+    if (!k || !sp.per_joint || !sp.rc) {
+        return NULL;
+    }
+    world_tasks_run(w, stiffness_task, nj, STIFFNESS_TASK_MIN_RANGE, &sp);
+    for (int i = 0; i < nj; ++i) {
+        const joint *j = &w->joints[i];
+        if (sp.rc[i] < 0) {
+            geometric_stiffness_accumulate(j, w->bodies, &ctx, k);
+        } else if (sp.rc[i] == 0) {
+            const int32_t ends[2] = {j->body_a, j->body_b};
+            for (int e = 0; e < 2; ++e) {
+                if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
+                    continue;
+                }
+                for (int dof = 0; dof < 6; ++dof) {
+                    k[6 * ends[e] + dof] += sp.per_joint[12 * i + 6 * e + dof];
+                }
             }
         }
     }
-    for (int i = 0; i < w->body_high; ++i) {
-        body *b = &w->bodies[i];
-        if (!b->slot.alive || !body_is_dynamic(b) || b->sleeping) {
-            continue;
-        }
-        body_update_world_inertia(b);
-        b->step_inv_mass = b->inv_mass;
-        b->step_inv_inertia = b->inv_inertia_world;
-        const double *kb = k ? &k[6 * i] : NULL;
-        if (!kb || (kb[0] == 0.0 && kb[1] == 0.0 && kb[2] == 0.0 && kb[3] == 0.0 && kb[4] == 0.0 &&
-                    kb[5] == 0.0)) {
-            continue; /* no tension: the body is stepped exactly as without the option */
-        }
-        /* with impulses lambda = h f, h^2 K_f = h K_lambda */
-        double kl = fmax(kb[0], fmax(kb[1], kb[2]));
-        b->step_inv_mass = 1.0 / (b->mass + h * kl);
-        heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
-        for (int c = 0; c < 3; ++c) {
-            Iw.m[c][c] += h * kb[3 + c];
-        }
-        b->step_inv_inertia = heft_mat3_inverse(Iw);
+    return k;
+}
+
+/* A dynamic body's step masses: its own, plus h times its joints'
+ * geometric stiffness kb (6 numbers) when there is any. */
+static void step_masses(body *b, const double *kb, double h) {
+    body_update_world_inertia(b);
+    b->step_inv_mass = b->inv_mass;
+    b->step_inv_inertia = b->inv_inertia_world;
+    if (!kb || (kb[0] == 0.0 && kb[1] == 0.0 && kb[2] == 0.0 && kb[3] == 0.0 && kb[4] == 0.0 &&
+                kb[5] == 0.0)) {
+        return; /* no tension: the body is stepped exactly as without the option */
     }
+    /* with impulses lambda = h f, h^2 K_f = h K_lambda */
+    double kl = fmax(kb[0], fmax(kb[1], kb[2]));
+    b->step_inv_mass = 1.0 / (b->mass + h * kl);
+    heft_mat3 Iw = heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inertia);
+    for (int c = 0; c < 3; ++c) {
+        Iw.m[c][c] += h * kb[3 + c];
+    }
+    b->step_inv_inertia = heft_mat3_inverse(Iw);
 }
 
 /* v_free = M~^-1 (M v + h f): with M~ = M this is v + h M^-1 f. */
@@ -159,12 +201,30 @@ static void free_velocity(heft_world *w, body *b, double h) {
     b->free_angular_velocity = heft_v3_scale(omega, 1.0 / (1.0 + h * b->angular_damping));
 }
 
-static void compute_free_velocities(heft_world *w, double h) {
-    for (int i = 0; i < w->body_high; ++i) {
-        body *b = &w->bodies[i];
-        if (b->slot.alive && !b->sleeping) {
-            free_velocity(w, b, h);
+/* Bodies a task of the per-body passes takes at least: the work per body is
+ * a few hundred flops, so smaller ranges cost more in handing out than they
+ * save. */
+#define BODY_TASK_MIN_RANGE 64
+
+typedef struct body_pass {
+    heft_world *w;
+    double h;
+    const double *stiffness; /* accumulate_stiffness's sums, or NULL */
+} body_pass;
+
+/* Each body's step masses and free velocity: a body's own memory only. */
+static void free_velocities_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const body_pass *bp = context;
+    for (int i = begin; i < end; ++i) {
+        body *b = &bp->w->bodies[i];
+        if (!b->slot.alive || b->sleeping) {
+            continue;
         }
+        if (body_is_dynamic(b)) {
+            step_masses(b, bp->stiffness ? &bp->stiffness[6 * i] : NULL, bp->h);
+        }
+        free_velocity(bp->w, b, bp->h);
     }
 }
 
@@ -174,9 +234,7 @@ static void prepare_woken_body(heft_world *w, body *b, double h) {
     if (!b->slot.alive || !body_is_dynamic(b) || b->sleeping) {
         return;
     }
-    body_update_world_inertia(b);
-    b->step_inv_mass = b->inv_mass;
-    b->step_inv_inertia = b->inv_inertia_world;
+    step_masses(b, NULL, h);
     free_velocity(w, b, h);
 }
 
@@ -211,12 +269,101 @@ static int row_asleep(const heft_world *w, int32_t a, int32_t b) {
 
 /* ---- 2, 3. collision and rows ------------------------------------------- */
 
-/* Counts and fills the row buffer; returns the row count, -1 when out of memory. */
+/* Contacts a task of the row fill takes at least (three rows each). */
+#define CONTACT_TASK_MIN_RANGE 64
+
+typedef struct contact_rows {
+    heft_world *w;
+    const contact_params *cp;
+    row *rows;
+    int *first;    /* per contact: its first row, -1 when asleep */
+    int first_row; /* the contacts' rows begin here, after the joints' */
+    int first_block;
+} contact_rows;
+
+static void contact_rows_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const contact_rows *cr = context;
+    for (int i = begin; i < end; ++i) {
+        const int r = cr->first[i];
+        if (r >= 0) {
+            /* blocks number the awake contacts in order, as rows do in threes */
+            contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->cp,
+                              cr->first_block + (r - cr->first_row) / 3, r, &cr->rows[r]);
+        }
+    }
+}
+
+/* Joints a task of the row fill takes at least (up to a dozen rows each). */
+#define JOINT_TASK_MIN_RANGE 16
+
+typedef struct joint_rows_fill {
+    heft_world *w;
+    const row_context *ctx;
+    row *rows;
+    int *slot;  /* per joint: where its rows are written (room for joint_row_count), -1 asleep */
+    int *block; /* per joint: its block */
+    int *count; /* per joint: the rows it wrote */
+    unsigned char *was_broken;
+} joint_rows_fill;
+
+/* A joint's rows touch its own memory only (impulses, kept rows, breaking);
+ * the breaking's events and island links are the serial pass's. */
+static void joint_rows_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const joint_rows_fill *f = context;
+    for (int i = begin; i < end; ++i) {
+        if (f->slot[i] < 0) {
+            continue;
+        }
+        joint *j = &f->w->joints[i];
+        f->was_broken[i] = (unsigned char)j->broken;
+        f->count[i] = joint_write_rows(j, f->w->bodies, f->ctx, f->slot[i], f->block[i],
+                                       &f->rows[f->slot[i]]);
+    }
+}
+
+/* A broken joint's event, and the split of its island it may cause. */
+static void joint_broke(heft_world *w, int i) {
+    joint *j = &w->joints[i];
+    if (array_grow((void **)&w->broken_events, &w->broken_capacity, w->broken_count + 1,
+                   sizeof *w->broken_events)) {
+        heft_joint_broken_event *e = &w->broken_events[w->broken_count++];
+        e->joint.index = i;
+        e->joint.generation = j->slot.generation;
+        e->force = j->broken_force;
+        e->torque = j->broken_torque;
+    }
+    if (j->body_a >= 0 && body_is_dynamic(&w->bodies[j->body_a]) &&
+        body_is_dynamic(&w->bodies[j->body_b])) {
+        island_mark_link_removed(w, j->body_b);
+    }
+}
+
+/* Counts and fills the row buffer; returns the row count, -1 when out of memory.
+ * The joints write their rows as tasks, each into room for its most rows
+ * (limits come and go), and the rows are then closed up in joint order: the
+ * same rows, at the same places, as one pass writing them in turn. */
 static int build_rows(heft_world *w, double h, row **rows_out) {
-    int n = 0;
-    for (int i = 0; i < w->joint_high; ++i) {
-        if (w->joints[i].slot.alive) {
-            n += joint_row_count(&w->joints[i]);
+    const int nj = w->joint_high;
+    joint_rows_fill jf = {w,
+                          NULL,
+                          NULL,
+                          arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
+                          arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
+                          arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
+                          arena_alloc(&w->scratch, (size_t)(nj + 1))};
+    if (!jf.slot || !jf.block || !jf.count || !jf.was_broken) {
+        return -1;
+    }
+    int n = 0, block = 0;
+    for (int i = 0; i < nj; ++i) {
+        const joint *j = &w->joints[i];
+        jf.slot[i] = -1;
+        if (j->slot.alive && !row_asleep(w, j->body_a, j->body_b)) {
+            jf.slot[i] = n;
+            jf.block[i] = block++;
+            n += joint_row_count(j);
         }
     }
     n += 3 * w->contacts.count;
@@ -225,26 +372,28 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
         return -1;
     }
     row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
-    int r = 0, block = 0;
-    for (int i = 0; i < w->joint_high; ++i) {
-        joint *j = &w->joints[i];
-        if (!j->slot.alive || row_asleep(w, j->body_a, j->body_b)) {
+    jf.ctx = &ctx;
+    jf.rows = rows;
+    world_tasks_run(w, joint_rows_task, nj, JOINT_TASK_MIN_RANGE, &jf);
+    int r = 0;
+    for (int i = 0; i < nj; ++i) {
+        if (jf.slot[i] < 0) {
             continue;
         }
-        const int was_broken = j->broken;
-        r += joint_write_rows(j, w->bodies, &ctx, r, block++, &rows[r]);
-        if (!was_broken && j->broken &&
-            array_grow((void **)&w->broken_events, &w->broken_capacity, w->broken_count + 1,
-                       sizeof *w->broken_events)) {
-            heft_joint_broken_event *e = &w->broken_events[w->broken_count++];
-            e->joint.index = i;
-            e->joint.generation = j->slot.generation;
-            e->force = j->broken_force;
-            e->torque = j->broken_torque;
+        joint *j = &w->joints[i];
+        const int m = jf.count[i], shift = r - jf.slot[i];
+        if (shift != 0) {
+            memmove(&rows[r], &rows[jf.slot[i]], sizeof(row) * (size_t)m);
+            for (int k = 0; k < m; ++k) { /* a friction row names its normal row */
+                if (rows[r + k].findex >= 0) {
+                    rows[r + k].findex += shift;
+                    j->rows_last[k].findex += shift;
+                }
+            }
         }
-        if (!was_broken && j->broken && j->body_a >= 0 && body_is_dynamic(&w->bodies[j->body_a]) &&
-            body_is_dynamic(&w->bodies[j->body_b])) {
-            island_mark_link_removed(w, j->body_b);
+        r += m;
+        if (!jf.was_broken[i] && j->broken) {
+            joint_broke(w, i);
         }
     }
     /* contacts: a physical compliance (m/N) as epsilon = c / h^2 (docs/architecture.md,
@@ -256,14 +405,20 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                          w->def.contact_slop,
                          w->def.contact_baumgarte,
                          w->restitution_threshold};
-    for (int i = 0; i < w->contacts.count; ++i) {
-        contact *c = &w->contacts.items[i];
-        if (row_asleep(w, c->body_a, c->body_b)) {
-            continue;
-        }
-        contact_fill_rows(c, w->bodies, &cp, block++, r, &rows[r]);
-        r += 3;
+    /* each awake contact's first row, then the rows filled as tasks (a
+     * contact's rows and its own impulses only) */
+    contact_rows cr = {
+        w, &cp,  rows, arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
+        r, block};
+    if (!cr.first) {
+        return -1;
     }
+    for (int i = 0; i < w->contacts.count; ++i) {
+        const contact *c = &w->contacts.items[i];
+        cr.first[i] = row_asleep(w, c->body_a, c->body_b) ? -1 : r;
+        r += cr.first[i] >= 0 ? 3 : 0;
+    }
+    world_tasks_run(w, contact_rows_task, w->contacts.count, CONTACT_TASK_MIN_RANGE, &cr);
     *rows_out = rows;
     return r;
 }
@@ -424,58 +579,104 @@ static void solve_islands_task(int begin, int end, int worker, void *context) {
 
 /* ---- 6. velocities and positions ----------------------------------------- */
 
-static void apply_impulses(heft_world *w, const row *rows, int nrows) {
-    for (int i = 0; i < w->body_high; ++i) {
-        body *b = &w->bodies[i];
-        if (b->slot.alive && body_is_dynamic(b) && !b->sleeping) {
-            b->linear_velocity = b->free_linear_velocity;
-            b->angular_velocity = b->free_angular_velocity;
+/* v+ = v_free + M~^-1 J^T lambda for one row's dynamic ends. */
+static void apply_row(heft_world *w, const row *x) {
+    const double lambda = *x->lambda_out;
+    const int32_t ends[2] = {x->a, x->b};
+    const double *jac[2] = {x->ja, x->jb};
+    for (int e = 0; e < 2; ++e) {
+        if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
+            continue;
         }
-    }
-    /* v+ = v_free + M~^-1 J^T lambda */
-    for (int r = 0; r < nrows; ++r) {
-        const row *x = &rows[r];
-        double lambda = *x->lambda_out;
-        int32_t ends[2] = {x->a, x->b};
-        const double *jac[2] = {x->ja, x->jb};
-        for (int e = 0; e < 2; ++e) {
-            if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
-                continue;
-            }
-            body *b = &w->bodies[ends[e]];
-            const double *j = jac[e];
-            b->linear_velocity = heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda,
-                                              heft_v3(j[0], j[1], j[2]));
-            b->angular_velocity =
-                heft_v3_madd(b->angular_velocity, lambda,
-                             heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
-        }
+        body *b = &w->bodies[ends[e]];
+        const double *j = jac[e];
+        b->linear_velocity =
+            heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
+        b->angular_velocity =
+            heft_v3_madd(b->angular_velocity, lambda,
+                         heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
     }
 }
 
-static int integrate_positions(heft_world *w, double h) {
+/* Semi-implicit Euler ([Ho 2022] eq. 2.7) of one awake, non-static body;
+ * returns 1 when its new state was not finite and was refused. */
+static int integrate_body(body *b, double h) {
     int rejected = 0;
+    heft_vec3 p = heft_v3_madd(b->position, h, b->linear_velocity);
+    heft_quat q = heft_quat_integrate(b->orientation, b->angular_velocity, h);
+    if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) || !heft_v3_isfinite(b->linear_velocity) ||
+        !heft_v3_isfinite(b->angular_velocity)) {
+        /* no NaN or Inf ever enters the world state */
+        b->linear_velocity = heft_v3(0.0, 0.0, 0.0);
+        b->angular_velocity = heft_v3(0.0, 0.0, 0.0);
+        rejected = 1;
+    } else {
+        b->position = p;
+        b->orientation = q;
+    }
+    body_update_world_inertia(b);
+    b->force = heft_v3(0.0, 0.0, 0.0);
+    b->torque = heft_v3(0.0, 0.0, 0.0);
+    return rejected;
+}
+
+/* Islands a task of the velocity update takes at least. */
+#define ISLAND_UPDATE_MIN_RANGE 8
+
+typedef struct island_update {
+    heft_world *w;
+    const island_set *is;
+    const row *rows;
+    double h;
+    int *rejected; /* per island */
+} island_update;
+
+/* An island's velocities and positions: its bodies, and its rows, whose
+ * dynamic ends are its bodies, in ascending order as the serial pass took
+ * them, so each body sums its impulses in the same order whoever runs it. */
+static void island_update_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const island_update *u = context;
+    heft_world *w = u->w;
+    for (int k = begin; k < end; ++k) {
+        const int b0 = u->is->body_start[k], b1 = u->is->body_start[k + 1];
+        for (int i = b0; i < b1; ++i) {
+            body *b = &w->bodies[u->is->bodies[i]];
+            b->linear_velocity = b->free_linear_velocity;
+            b->angular_velocity = b->free_angular_velocity;
+        }
+        for (int r = u->is->row_start[k]; r < u->is->row_start[k + 1]; ++r) {
+            apply_row(w, &u->rows[u->is->rows[r]]);
+        }
+        int rejected = 0;
+        for (int i = b0; i < b1; ++i) {
+            rejected += integrate_body(&w->bodies[u->is->bodies[i]], u->h);
+        }
+        u->rejected[k] = rejected;
+    }
+}
+
+/* Velocities from the impulses, then positions, island by island on the
+ * task system; the awake bodies in no island (kinematic ones) move on this
+ * thread. Returns the count of refused non-finite states; per_island holds
+ * is->count ints. */
+static int update_bodies(heft_world *w, const island_set *is, const row *rows, double h,
+                         int *per_island) {
+    island_update u = {w, is, rows, h, per_island};
+    world_tasks_run(w, island_update_task, is->count, ISLAND_UPDATE_MIN_RANGE, &u);
+    int rejected = 0;
+    for (int k = 0; k < is->count; ++k) {
+        rejected += u.rejected[k];
+    }
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
-        if (!b->slot.alive || b->type == HEFT_BODY_STATIC || b->sleeping) {
-            continue;
+        if (b->slot.alive && b->type != HEFT_BODY_STATIC && !b->sleeping && b->island < 0) {
+            if (body_is_dynamic(b)) {
+                b->linear_velocity = b->free_linear_velocity;
+                b->angular_velocity = b->free_angular_velocity;
+            }
+            rejected += integrate_body(b, h);
         }
-        /* semi-implicit Euler, [Ho 2022] eq. 2.7 */
-        heft_vec3 p = heft_v3_madd(b->position, h, b->linear_velocity);
-        heft_quat q = heft_quat_integrate(b->orientation, b->angular_velocity, h);
-        if (!heft_v3_isfinite(p) || !heft_quat_isfinite(q) ||
-            !heft_v3_isfinite(b->linear_velocity) || !heft_v3_isfinite(b->angular_velocity)) {
-            /* no NaN or Inf ever enters the world state */
-            b->linear_velocity = heft_v3(0.0, 0.0, 0.0);
-            b->angular_velocity = heft_v3(0.0, 0.0, 0.0);
-            rejected++;
-        } else {
-            b->position = p;
-            b->orientation = q;
-        }
-        body_update_world_inertia(b);
-        b->force = heft_v3(0.0, 0.0, 0.0);
-        b->torque = heft_v3(0.0, 0.0, 0.0);
     }
     return rejected;
 }
@@ -504,10 +705,10 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     arena_reset(&w->scratch);
 
     double tg = heft_time_ms();
-    compute_step_masses(w, h);
+    body_pass bp = {w, h, accumulate_stiffness(w, h)};
     st->time_geometric_stiffness_ms = heft_time_ms() - tg;
     st->geometric_stiffness_skipped = geometric_stiffness_skipped(w);
-    compute_free_velocities(w, h);
+    world_tasks_run(w, free_velocities_task, w->body_high, BODY_TASK_MIN_RANGE, &bp);
 
     double t0 = heft_time_ms();
     const int ends_before = w->contacts.end_count;
@@ -558,8 +759,9 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     jobs.states = arena_alloc(&w->scratch, sizeof(void *) * (size_t)(is.count + 1));
     jobs.lambdas = arena_alloc(&w->scratch, sizeof(double *) * (size_t)(is.count + 1));
     jobs.failed = arena_calloc(&w->scratch, (size_t)(is.count + 1), 1);
+    int *rejected = arena_alloc(&w->scratch, sizeof(int) * (size_t)(is.count + 1));
     if (!solved || !jobs.problems || !jobs.signatures || !jobs.states || !jobs.lambdas ||
-        !jobs.failed || !island_workers_prepare(w, max_rows, max_bodies)) {
+        !jobs.failed || !rejected || !island_workers_prepare(w, max_rows, max_bodies)) {
         heft_set_error("out of memory building an island");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
@@ -638,8 +840,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     }
 
     double t2 = heft_time_ms();
-    apply_impulses(w, rows, nrows);
-    st->nonfinite_rejected = integrate_positions(w, h);
+    st->nonfinite_rejected = update_bodies(w, &is, rows, h, rejected);
     double t3 = heft_time_ms();
     st->time_integrate_ms = t3 - t2;
     if (w->def.post_stabilization > 0) {

@@ -15,9 +15,9 @@
 
 /* Grow-only scratch of the assembly. */
 typedef struct heft_envelope_work {
-    double *response;               /* 12 per row: M^-1 J_i^T of each side */
-    int *body_start, *body_entries; /* per body: 2 * row + side of the rows touching it */
-    size_t response_cap, body_start_cap, body_entries_cap;
+    double *jacobian, *response;    /* 6 per entry: a row's side J on a body, and M^-1 J^T */
+    int *body_start, *body_entries; /* per body: the RCM positions of the rows touching it */
+    size_t jacobian_cap, response_cap, body_start_cap, body_entries_cap;
 } heft_envelope_work;
 
 /* Fills values (o->n columns laid out by start, heft_skyline_layout) with

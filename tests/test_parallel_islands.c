@@ -157,7 +157,7 @@ static void expect_identical(const char *scene, const char *solver, int size, in
     run(scene, solver, size, 0, 0, &serial);
     cr_assert_geq(serial.islands_solved_max, min_islands, "%s: %d islands solved at most", scene,
                   serial.islands_solved_max);
-    const int workers[] = {1, 2, 4};
+    const int workers[] = {1, 2, 8};
     for (int i = 0; i < 3; ++i) {
         run(scene, solver, size, workers[i], 0, &parallel);
         if (workers[i] > 1 && min_islands > 1) {
@@ -176,7 +176,7 @@ static void expect_identical(const char *scene, const char *solver, int size, in
 }
 
 /* 200 stacks of 5 boxes: 1,000 boxes in 200 islands */
-Test(parallel_islands, thousand_boxes_bit_identical_with_1_2_4_workers, .timeout = 600) {
+Test(parallel_islands, thousand_boxes_bit_identical_with_1_2_8_workers, .timeout = 600) {
     expect_identical("stacking", "bpp-skyline", 200, 200);
 }
 
@@ -186,11 +186,11 @@ Test(parallel_islands, boxes_under_pgs_bit_identical, .timeout = 600) {
 }
 
 /* the machines of the README, with their geometric stiffness and motors */
-Test(parallel_islands, winch_bit_identical_with_1_2_4_workers, .timeout = 600) {
+Test(parallel_islands, winch_bit_identical_with_1_2_8_workers, .timeout = 600) {
     expect_identical("winch", "bpp-skyline", 0, 1);
 }
 
-Test(parallel_islands, crane_bit_identical_with_1_2_4_workers, .timeout = 600) {
+Test(parallel_islands, crane_bit_identical_with_1_2_8_workers, .timeout = 600) {
     expect_identical("crane", "bpp-skyline", 0, 1);
 }
 

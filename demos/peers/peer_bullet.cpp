@@ -192,4 +192,5 @@ extern "C" const peer_engine peer_bullet = {"bullet",
                                             bullet_solver_iterations,
                                             bullet_solver_rows,
                                             nullptr, // no measuring inside the step
-                                            bullet_destroy};
+                                            bullet_destroy,
+                                            1}; // one thread

@@ -6,9 +6,11 @@
 #include "heft.h"
 #include "mlcp.h"
 #include "peers.h"
+#include "task_pool.h"
 
 typedef struct heft_peer {
     heft_world *world;
+    task_pool *pool; /* the world's task system, NULL for the serial step */
     heft_body_id *bodies;
     int count;
     int replay;            /* pgs: time the sweeps by solving each island again */
@@ -69,7 +71,20 @@ static heft_body_id add_body(heft_world *w, const double at[3], double mass, hef
 
 static void *heft_peer_chain(heft_peer *s, const peer_scene *scene);
 
-static void *heft_peer_create(const peer_scene *scene, const char *solver) {
+/* The variant is the solver's name, "NAME/W" to step on a pool of W threads. */
+static void *heft_peer_create(const peer_scene *scene, const char *variant) {
+    char solver[64];
+    int workers = 1;
+    const char *slash = strchr(variant, '/');
+    const size_t len = slash ? (size_t)(slash - variant) : strlen(variant);
+    if (len >= sizeof solver) {
+        return NULL;
+    }
+    memcpy(solver, variant, len);
+    solver[len] = '\0';
+    if (slash) {
+        workers = atoi(slash + 1);
+    }
     heft_peer *s = calloc(1, sizeof *s);
     if (!s) {
         return NULL;
@@ -85,6 +100,16 @@ static void *heft_peer_create(const peer_scene *scene, const char *solver) {
         return NULL;
     }
     heft_world *w = s->world;
+    if (workers > 1) {
+        s->pool = task_pool_create(workers);
+        if (!s->pool || task_pool_attach(s->pool, w) != HEFT_OK) {
+            task_pool_destroy(s->pool);
+            heft_world_destroy(w);
+            free(s->bodies);
+            free(s);
+            return NULL;
+        }
+    }
     heft_world_set_island_callback(w, on_island, s);
     s->replay = strcmp(solver, "pgs") == 0;
     if (s->replay) {
@@ -217,12 +242,13 @@ static void heft_peer_destroy(void *world) {
         }
         free(s->lambda);
         heft_world_destroy(s->world);
+        task_pool_destroy(s->pool);
         free(s->bodies);
         free(s);
     }
 }
 
-#define HEFT_PEER(id, label, solver)                                                               \
+#define HEFT_PEER(id, label, solver, workers)                                                      \
     const peer_engine id = {.name = label,                                                         \
                             .variant = solver,                                                     \
                             .create = heft_peer_create,                                            \
@@ -234,7 +260,9 @@ static void heft_peer_destroy(void *world) {
                             .solver_iterations = heft_peer_solver_iterations,                      \
                             .solver_rows = heft_peer_solver_rows,                                  \
                             .overhead_ms = heft_peer_overhead_ms,                                  \
-                            .destroy = heft_peer_destroy}
+                            .destroy = heft_peer_destroy,                                          \
+                            .threads = workers}
 
-HEFT_PEER(peer_heft_pgs, "heft pgs", "pgs");
-HEFT_PEER(peer_heft_skyline, "heft bpp-skyline", "bpp-skyline");
+HEFT_PEER(peer_heft_pgs, "heft pgs", "pgs", 1);
+HEFT_PEER(peer_heft_skyline, "heft bpp-skyline", "bpp-skyline", 1);
+HEFT_PEER(peer_heft_skyline_2, "heft bpp-skyline 2 threads", "bpp-skyline/2", 2);

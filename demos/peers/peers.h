@@ -58,11 +58,16 @@ typedef struct peer_engine {
      * off the step's time; NULL when none */
     double (*overhead_ms)(void *world);
     void (*destroy)(void *world);
+    /* the step runs on this many threads (0 or 1: the calling thread only);
+     * such an engine is timed by the wall clock, its CPU time being spread
+     * over the threads */
+    int threads;
 } peer_engine;
 
 /* The adapters; heft_peers.c lists those compiled in. */
 extern const peer_engine peer_heft_pgs;
 extern const peer_engine peer_heft_skyline;
+extern const peer_engine peer_heft_skyline_2;
 extern const peer_engine peer_bullet;
 extern const peer_engine peer_ode_step;
 extern const peer_engine peer_ode_quickstep;
