@@ -110,8 +110,8 @@
 /* the Newton steps, all from one start while it makes progress, when the
  * problem is too large for Lemke's method and the Newton stage is the last
  * one: on the pyramid of base 10 (1,740 rows) the stage's best start came
- * from 1e-10 J to 4e-12 J in its 25 steps, at a linear rate, and needed 92
- * in all to end within 1e-12 J (at most 5 options.max_pivots) */
+ * from 1e-10 J to 4e-12 J in its 25 steps, at a linear rate, and went on to
+ * 8.7e-13 J in 57 more (at most 5 options.max_pivots) */
 #define BPP_NEWTON_LAST_STEPS 150
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
