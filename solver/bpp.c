@@ -109,6 +109,17 @@
 /* the Newton steps from Lemke's method's answer when round-off left it
  * short of the tolerance */
 #define BPP_NEWTON_POLISH_STEPS 10
+/* the Newton steps, all from one start while it makes progress, when the
+ * problem is too large for Lemke's method and the Newton stage is the last
+ * one: on the pyramid of base 10 (1,740 rows) the stage's best start came
+ * from 1e-10 J to 4e-12 J in its 25 steps, at a linear rate, and went on to
+ * 8.7e-13 J in 57 more (at most 5 options.max_pivots) */
+#define BPP_NEWTON_LAST_STEPS 150
+/* ... run only from a point within this many times the tolerance: the
+ * shifted steps there gain about a factor of 2 in 20 steps, so a farther
+ * point does not reach the tolerance within the budget (the wall's starts,
+ * 1e-6 J off, came 2 to 10 times nearer at three times the cost) */
+#define BPP_NEWTON_LAST_REACH 1e3
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1159,7 +1170,7 @@ int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, he
  * s->fz_best holds an answer within tau, 0 when it holds the best answer
  * found, better than every start (clamped), -1 when there is none. */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
-                        double tau, int steps, heft_solver_stats *stats) {
+                        double tau, int steps, int per_start, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     double error[4];
@@ -1194,7 +1205,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         if (points != NULL)
             memcpy(s->fz_t, points[order[k]], vec);
         heft_newton_result r;
-        const int share = budget < BPP_NEWTON_START_STEPS ? budget : BPP_NEWTON_START_STEPS;
+        const int share = budget < per_start ? budget : per_start;
         heft_newton_solve(&s->newton, p, s->fz_t, tau, share, s->fz_d, s->measure_work, &r);
         budget -= r.steps > 0 ? r.steps : 1;
         stats->backstop_pivots += r.steps;
@@ -1281,8 +1292,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps), stats) >
-                0) {
+            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps),
+                             BPP_NEWTON_START_STEPS, stats) > 0) {
                 memcpy(s->lambda, s->fz_best, vec);
                 converged = 1;
                 source = HEFT_ANSWER_BACKSTOP;
@@ -1342,8 +1353,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
-        const int solved =
-            newton_stage(p, s, points, 4, tau, imin(BPP_NEWTON_STEPS, 2 * max_steps), stats);
+        const int solved = newton_stage(p, s, points, 4, tau, imin(BPP_NEWTON_STEPS, 2 * max_steps),
+                                        BPP_NEWTON_START_STEPS, stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
@@ -1369,8 +1380,34 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         if (warm)
             guesses[ng++] = p->lambda0;
         const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
-        const int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau,
-                                             s->fz_best, s->measure_work, stats);
+        const int backstops_before = stats->backstops;
+        int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau,
+                                       s->fz_best, s->measure_work, stats);
+        double nearest = INFINITY;
+        for (int k = 0; k < ng && solved < 0 && stats->backstops == backstops_before; ++k) {
+            memcpy(s->fz_t, guesses[k], vec);
+            heft_bpp_clamp_answer(p, s->fz_t);
+            nearest = fmin(nearest, heft_mlcp_measure(p, s->fz_t, s->measure_work).max);
+        }
+        if (solved < 0 && stats->backstops == backstops_before &&
+            nearest <= BPP_NEWTON_LAST_REACH * tau) {
+            /* too large for Lemke's method: the Newton stage is the last
+             * one, and goes on from the best point seen while it makes
+             * progress (the first guess is the earlier stage's answer) */
+            s->newton.last_stage = 1;
+            const int found =
+                newton_stage(p, s, guesses, ng, tau, imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
+                             BPP_NEWTON_LAST_STEPS, stats);
+            s->newton.last_stage = 0;
+            if (found > 0) {
+                solved = 1;
+            } else if (found == 0) {
+                memcpy(s->lambda, s->fz_best, vec);
+                heft_bpp_read_sets(p, s->lambda, s->set);
+                frozen = 1; /* an answer in s->lambda, better than every guess */
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
         if (solved > 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
@@ -1383,8 +1420,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
              * there is */
             memcpy(s->fz_x, s->fz_best, vec);
             const double *from[1] = {s->fz_x};
-            if (newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps), stats) <
-                0)
+            if (newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
+                             BPP_NEWTON_POLISH_STEPS, stats) < 0)
                 memcpy(s->fz_best, s->fz_x, vec);
             const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;
             double kept = INFINITY;

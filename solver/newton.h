@@ -51,6 +51,11 @@ typedef struct heft_newton {
     double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *pivot_scale, *px, *py, *best;
     uint8_t *set, *trial_set;
     unsigned char *out;
+    /* set by the caller when no stage follows (Lemke's method cannot take
+     * the problem): a start then ends only when it stalls or stops making
+     * progress (NEWTON_STAGNANT steps that lower its error by less than a fifth), not on a
+     * run of short steps that still lower the error */
+    int last_stage;
     size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
         dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
         trial_set_cap, out_cap;

@@ -61,6 +61,54 @@ Test(newton, bpp_skyline_ends_a_stalled_island_through_the_stage) {
     heft_mlcp_destroy(p);
 }
 
+/* The first step of the pyramid of base 10 (1,740 rows, 55 boxes on
+ * four-point faces made regular only by their compliance, so that A_FF has
+ * some 770 pivots near 1e-4 of its diagonal; its LCP, some 4,000
+ * variables, is above Lemke's cap). With the restart off the Newton stage
+ * is the last one: its best start came within 1e-10 J, and from there the
+ * steps of the fixed 1e-6 shift were 0.18 long for impulses of 0.9, the
+ * line search kept an eighth of them or less, and the solve ended
+ * unconverged at 9.1e-11 J. The shift that grows when the line search cuts
+ * a step, and the longer last stage, end it within the solver's tolerance
+ * (1e-12 J, the error measure's max). */
+Test(newton, a_pyramid_island_above_lemkes_cap_ends_exact) {
+    heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/pyramid10-step1.mlcp");
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
+    heft_solver_stats st;
+    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK, "%.3e J",
+                 st.error_max);
+    cr_assert(st.converged);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    const heft_mlcp_error e = heft_mlcp_measure(p, lambda, NULL);
+    cr_assert_leq(e.max, o.tolerance, "%.3e J", e.max);
+    cr_assert_eq(e.bound_violations, 0);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
+
+/* The winch's island of step 1,088 (426 rows, 942 LCP variables): with the
+ * fixed shift the Newton stage stalled from every start and Lemke's method
+ * ended it, after 80 Newton steps and three backstop stages (0.5 s). With
+ * the shift that grows when the line search cuts a step, the Newton stage
+ * ends it exact on its own, within one start's 25 steps. */
+Test(newton, the_winch_island_of_step_1088_ends_in_the_newton_stage) {
+    heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-step1088.mlcp");
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_options o = heft_solver_default_options();
+    heft_solver_stats st;
+    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    cr_assert(st.converged);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    cr_assert_eq(st.backstops, 1, "%d backstop stages", st.backstops);
+    cr_assert_leq(st.newton_steps, 25);
+    cr_assert_eq(st.backstop_pivots, st.newton_steps); /* no Lemke pivots */
+    cr_assert_leq(heft_mlcp_measure(p, lambda, NULL).max, o.tolerance);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
+
 /* Two free rows that are one constraint written twice (A singular, b in its
  * range): the proximal shift of the free rows' diagonal keeps the system
  * solvable, the steps split the impulse evenly between the two rows (the
