@@ -97,7 +97,7 @@ typedef struct pgs_state {
      * diagonal above are by position, as are the arrays below. */
     int32_t *order;    /* n: the row at each position */
     int32_t *normal;   /* n: a friction row's normal row (its position), else -1 */
-    int32_t *schedule; /* 5 n + nbodies + 1: the order's dependency graph */
+    int32_t *schedule; /* 3 n + nbodies + 1: the levels of the order */
     double *lo, *hi;   /* n: the bounds; a friction row's hi is its mu */
     double *lambda_at; /* n: lambda by position */
     double *b_at;      /* n: the swept b by position */
@@ -181,7 +181,7 @@ int heft_pgs_reserve(void *state, const heft_mlcp *p) {
              workspace_reserve((void **)&s->dv, &s->dv_cap, 6 * nb + 6, d) &&
              workspace_reserve((void **)&s->order, &s->order_cap, n, sizeof(int32_t)) &&
              workspace_reserve((void **)&s->normal, &s->normal_cap, n, sizeof(int32_t)) &&
-             workspace_reserve((void **)&s->schedule, &s->schedule_cap, 5 * n + nb + 1,
+             workspace_reserve((void **)&s->schedule, &s->schedule_cap, 3 * n + nb + 1,
                                sizeof(int32_t)) &&
              workspace_reserve((void **)&s->lo, &s->lo_cap, n, d) &&
              workspace_reserve((void **)&s->hi, &s->hi_cap, n, d) &&
@@ -259,80 +259,67 @@ static int32_t normal_row(const heft_mlcp *p, int i) {
     return f >= 0 && f < p->n ? f : -1;
 }
 
-/* Calls edge(from, to) for the rows that row i must stay behind or ahead of:
- * the last earlier row on each of its bodies (last[], updated) and its normal
- * row; every edge goes from a lower row index to a higher one. */
-#define PGS_ROW_EDGES(p, i, last, EDGE)                                                            \
-    do {                                                                                           \
-        const heft_mlcp_row *r_ = &(p)->rows[i];                                                   \
-        if (dynamic_body(p, r_->a)) {                                                              \
-            if ((last)[r_->a] >= 0)                                                                \
-                EDGE((last)[r_->a], i);                                                            \
-            (last)[r_->a] = (i);                                                                   \
-        }                                                                                          \
-        if (dynamic_body(p, r_->b) && r_->b != r_->a) {                                            \
-            if ((last)[r_->b] >= 0)                                                                \
-                EDGE((last)[r_->b], i);                                                            \
-            (last)[r_->b] = (i);                                                                   \
-        }                                                                                          \
-        const int32_t f_ = normal_row(p, i);                                                       \
-        if (f_ >= 0 && f_ < (i))                                                                   \
-            EDGE(f_, i);                                                                           \
-        else if (f_ > (i))                                                                         \
-            EDGE(i, f_);                                                                           \
-    } while (0)
-
 /* The order the sweep takes the rows in. Row i reads and writes only dv of
- * its two bodies, its own impulse and reads its normal row's; so a row may
- * run before an earlier row with which it shares no body and no friction
- * coupling, and every number of the sweep stays what it is in the rows' own
- * order (each dv slot sees the same updates in the same order; the largest
- * energy is a maximum). Kahn's algorithm on the graph of "must stay behind"
- * with a first-in first-out queue puts rows of different bodies next to each
- * other, so that a row rarely waits for the previous row's dv: the sweep's
- * cost is the latency of one row after the next on the same bodies. */
+ * its two bodies and its own impulse, and reads its normal row's; so a row
+ * may run before an earlier row with which it shares no body and no
+ * friction coupling, and every number of the sweep stays what it is in the
+ * rows' own order (each dv slot sees the same updates in the same order; the
+ * largest energy is a maximum). The rows are sorted by their level: one more
+ * than the highest level of the earlier rows they must follow (the last
+ * earlier row on each of their bodies, their normal row if it comes first,
+ * the friction rows before it that read a normal row). Rows of one level
+ * share no body, so a row rarely waits for the previous row's dv: the
+ * sweep's cost is the latency of one row after the next on the same bodies. */
 static void schedule_rows(const heft_mlcp *p, pgs_state *s) {
     const int n = p->n, nb = p->nbodies;
-    int32_t *last = s->schedule;     /* nb: the last row so far on each body */
-    int32_t *waits = last + nb;      /* n: edges into each row not yet passed */
-    int32_t *start = waits + n;      /* n + 1: where each row's edges begin */
-    int32_t *follow = start + n + 1; /* at most 3 n edges, by the row they leave */
     int32_t *order = s->order;
     if (s->plain_sweep) {
         for (int i = 0; i < n; ++i)
             order[i] = i;
         return;
     }
+    int32_t *body_level = s->schedule; /* nb: the level of the last row on each body */
+    int32_t *level = body_level + nb;  /* n: each row's */
+    int32_t *read_level = level + n;   /* n: the highest level of the rows reading it */
+    int32_t *count = read_level + n;   /* n + 1: rows per level, then where each begins */
+    for (int k = 0; k < nb; ++k)
+        body_level[k] = 0;
+    for (int i = 0; i < n; ++i)
+        read_level[i] = 0;
     for (int i = 0; i <= n; ++i)
-        start[i] = 0;
-    for (int i = 0; i < n; ++i)
-        waits[i] = 0;
-    for (int k = 0; k < nb; ++k)
-        last[k] = -1;
-#define PGS_COUNT_EDGE(from, to) (++start[(from) + 1], ++waits[to])
-    for (int i = 0; i < n; ++i)
-        PGS_ROW_EDGES(p, i, last, PGS_COUNT_EDGE);
-#undef PGS_COUNT_EDGE
-    for (int i = 0; i < n; ++i)
-        start[i + 1] += start[i];
-    for (int k = 0; k < nb; ++k)
-        last[k] = -1;
-        /* start[i] moves to the end of row i's edges, which is where row i + 1's
-         * begin: row i's are then follow[start[i - 1] .. start[i]) */
-#define PGS_FILL_EDGE(from, to) (follow[start[from]++] = (to))
-    for (int i = 0; i < n; ++i)
-        PGS_ROW_EDGES(p, i, last, PGS_FILL_EDGE);
-#undef PGS_FILL_EDGE
-    int head = 0, tail = 0;
-    for (int i = 0; i < n; ++i)
-        if (waits[i] == 0)
-            order[tail++] = i;
-    while (head < tail) {
-        const int i = order[head++];
-        for (int32_t e = i > 0 ? start[i - 1] : 0; e < start[i]; ++e)
-            if (--waits[follow[e]] == 0)
-                order[tail++] = follow[e];
+        count[i] = 0;
+    int top = 0;
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        int32_t l = read_level[i];
+        if (has_a && body_level[r->a] > l)
+            l = body_level[r->a];
+        if (has_b && body_level[r->b] > l)
+            l = body_level[r->b];
+        const int32_t f = normal_row(p, i);
+        if (f >= 0 && f < i && level[f] > l)
+            l = level[f];
+        ++l; /* levels 1 .. n */
+        level[i] = l;
+        if (has_a)
+            body_level[r->a] = l;
+        if (has_b)
+            body_level[r->b] = l;
+        if (f > i && read_level[f] < l)
+            read_level[f] = l;
+        ++count[l - 1];
+        top = l > top ? l : top;
     }
+    /* a stable counting sort by level */
+    int32_t begin = 0;
+    for (int l = 0; l < top; ++l) {
+        const int32_t c = count[l];
+        count[l] = begin;
+        begin += c;
+    }
+    for (int i = 0; i < n; ++i)
+        order[count[level[i] - 1]++] = i;
 }
 /* The order of the sweep (schedule_rows), then per row at its position k:
  * J_i and response = M^-1 J_i^T (12 numbers each, zero on a static side),
@@ -342,7 +329,7 @@ static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
     const int32_t spare = 6 * p->nbodies; /* always zero: nothing moves it */
     int finite = 1;
     schedule_rows(p, s);
-    int32_t *position = s->schedule; /* by row; the schedule's graph is spent */
+    int32_t *position = s->schedule; /* by row; the levels are spent */
     for (int k = 0; k < p->n; ++k)
         position[s->order[k]] = k;
     for (int k = 0; k < p->n; ++k) {
@@ -478,12 +465,16 @@ static inline double row_velocity(const double *row, const double *dva, const do
 
 static inline void row_apply(double delta, const double *row, double *dva, double *dvb) {
     const __m128d x = _mm_set1_pd(delta);
-    for (int k = 0; k < 6; k += 2) {
-        _mm_storeu_pd(dva + k,
-                      _mm_add_pd(_mm_loadu_pd(dva + k), _mm_mul_pd(x, _mm_loadu_pd(row + 12 + k))));
-        _mm_storeu_pd(dvb + k,
-                      _mm_add_pd(_mm_loadu_pd(dvb + k), _mm_mul_pd(x, _mm_loadu_pd(row + 18 + k))));
-    }
+#define PGS_APPLY_PAIR(dv, at, k)                                                                  \
+    _mm_storeu_pd((dv) + (k), _mm_add_pd(_mm_loadu_pd((dv) + (k)),                                 \
+                                         _mm_mul_pd(x, _mm_loadu_pd(row + (at) + (k)))))
+    PGS_APPLY_PAIR(dva, 12, 0);
+    PGS_APPLY_PAIR(dva, 12, 2);
+    PGS_APPLY_PAIR(dva, 12, 4);
+    PGS_APPLY_PAIR(dvb, 18, 0);
+    PGS_APPLY_PAIR(dvb, 18, 2);
+    PGS_APPLY_PAIR(dvb, 18, 4);
+#undef PGS_APPLY_PAIR
 }
 #else
 static inline double row_velocity(const double *row, const double *dva, const double *dvb) {
@@ -519,6 +510,9 @@ static inline void row_apply(double delta, const double *row, double *dva, doubl
 static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_boxes) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
+    const int32_t *restrict normal = s->normal;
+    const double *restrict lo_at = s->lo;
+    const double *restrict hi_at = s->hi;
     const double *restrict diagonal = s->diagonal;
     const double *restrict step = s->step;
     const double *restrict eps = s->epsilon;
@@ -529,13 +523,20 @@ static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_b
     for (int i = 0; i < n; ++i) {
         const double *row = &rows[PGS_ROW * (size_t)i];
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
-        double lo, hi, delta;
-        row_bounds(s, lambda, i, &lo, &hi);
-        if (skip_zero_boxes && hi == 0.0 && lo == 0.0) {
+        const int32_t f = normal[i];
+        double delta;
+        if (skip_zero_boxes && f >= 0 && !(lambda[f] > 0.0)) {
+            /* a friction row whose normal row pushes nothing: the box [-0, 0] */
             if (lambda[i] == 0.0)
                 continue;
             delta = -lambda[i];
         } else {
+            /* the box (row_bounds, written out on the local arrays) */
+            double lo = lo_at[i], hi = hi_at[i];
+            if (f >= 0) {
+                hi = lambda[f] > 0.0 ? hi_at[i] * lambda[f] : 0.0;
+                lo = -hi;
+            }
             /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
              * the part without dv first, off the path from the previous row */
             const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
