@@ -542,8 +542,16 @@ static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_b
             const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
             /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
             const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
-            /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
-            delta = (target < lo ? lo : (target > hi ? hi : target)) - lambda[i];
+            /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a
+             * bound; and branches, which the compiler keeps, not a select: a
+             * predicted branch puts nothing between target and delta on the
+             * path from one row's dv to the next row's, a min or max does */
+            if (target < lo)
+                delta = lo - lambda[i];
+            else if (target > hi)
+                delta = hi - lambda[i];
+            else
+                delta = target - lambda[i];
             if (delta == 0.0)
                 continue;
         }
