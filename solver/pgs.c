@@ -496,18 +496,56 @@ static inline void row_apply(double delta, const double *row, double *dva, doubl
 }
 #endif
 
-/* One sweep on the structured form; returns the largest 0.5 delta^2 d_i.
- * Per row: 12 products of the scaled J_i with dv, 12 multiply-adds into dv;
- * the only branches are the box and the skip of a row that did not move.
+/* One sweep on the structured form, on lambda_at and b_at; returns the
+ * largest 0.5 delta^2 d_i. Per row: 12 products of the scaled J_i with dv,
+ * 12 multiply-adds into dv; the only branches are the box and the skip of a
+ * row that did not move. The reference for sweep_rows, and the sweep of a
+ * problem with non-finite numbers. */
+static double sweep_plain(int n, const pgs_state *s) {
+    const double *restrict rows = s->rows;
+    const int32_t *restrict side = s->side;
+    const double *restrict diagonal = s->diagonal;
+    const double *restrict step = s->step;
+    const double *restrict eps = s->epsilon;
+    const double *restrict b = s->b_at;
+    double *restrict lambda = s->lambda_at;
+    double *restrict dv = s->dv;
+    double largest = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double *row = &rows[PGS_ROW * (size_t)i];
+        double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
+        /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
+         * the part without dv first, off the path from the previous row */
+        const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
+        double lo, hi;
+        row_bounds(s, lambda, i, &lo, &hi);
+        /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
+        const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
+        /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
+        const double delta = (target < lo ? lo : (target > hi ? hi : target)) - lambda[i];
+        if (delta == 0.0)
+            continue;
+        lambda[i] += delta;
+        row_apply(delta, row, dva, dvb);
+        largest = larger_energy(largest, 0.5 * delta * delta * diagonal[i]);
+    }
+    return largest;
+}
+
+/* sweep_plain with the same numbers, faster:
  *
- * With skip_zero_boxes, a row whose box is [0, 0] (a friction row whose
- * normal row pushes nothing) is not computed: the clamp makes its new impulse
- * a zero of either sign whatever its target, so a row at zero does not move
- * (delta is a zero, which the sweep skips anyway) and any other goes to +0
- * with delta = -lambda_i exactly (x - (+-0) is x, x + (-x) is +0). That holds
- * for every target but NaN, which finite data (finite_rows, b) and a finite
- * dv cannot give; so the answers are those of the full update bit for bit. */
-static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_boxes) {
+ * - A row whose box is [0, 0] (a friction row whose normal row pushes
+ *   nothing) is not computed: the clamp makes its new impulse a zero of
+ *   either sign whatever its target, so a row at zero does not move (delta
+ *   is a zero, which the sweep skips anyway) and any other goes to +0 with
+ *   delta = -lambda_i exactly (x - (+-0) is x, x + (-x) is +0). That holds
+ *   for every target but NaN, which finite data (finite_rows, b) cannot give
+ *   while the sweep's numbers stay finite.
+ * - The clamp is written as branches, which the compiler keeps, not as a
+ *   select: a predicted branch puts nothing between target and delta on the
+ *   path from one row's dv to the next row's, a min or max does.
+ * - The box is read from the local arrays, no call. */
+static double sweep_rows(int n, const pgs_state *s) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
     const int32_t *restrict normal = s->normal;
@@ -525,27 +563,19 @@ static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_b
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
         const int32_t f = normal[i];
         double delta;
-        if (skip_zero_boxes && f >= 0 && !(lambda[f] > 0.0)) {
+        if (f >= 0 && !(lambda[f] > 0.0)) {
             /* a friction row whose normal row pushes nothing: the box [-0, 0] */
             if (lambda[i] == 0.0)
                 continue;
             delta = -lambda[i];
         } else {
-            /* the box (row_bounds, written out on the local arrays) */
             double lo = lo_at[i], hi = hi_at[i];
-            if (f >= 0) {
-                hi = lambda[f] > 0.0 ? hi_at[i] * lambda[f] : 0.0;
+            if (f >= 0) { /* lambda_f > 0 here */
+                hi = hi_at[i] * lambda[f];
                 lo = -hi;
             }
-            /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
-             * the part without dv first, off the path from the previous row */
             const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
-            /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
             const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
-            /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a
-             * bound; and branches, which the compiler keeps, not a select: a
-             * predicted branch puts nothing between target and delta on the
-             * path from one row's dv to the next row's, a min or max does */
             if (target < lo)
                 delta = lo - lambda[i];
             else if (target > hi)
@@ -562,20 +592,15 @@ static inline double sweep_rows(int n, const pgs_state *s, const int skip_zero_b
     return largest;
 }
 
-/* Whether the sweeps may skip the rows boxed at [0, 0] exactly: the rows and
- * b finite (a NaN target is the one case the skip would change). */
-static int zero_boxes_skippable(int n, const pgs_state *s) {
+/* Whether the sweeps may be sweep_rows' and stay exact: the rows and b
+ * finite. */
+static int sweep_may_be_fast(int n, const pgs_state *s) {
     if (s->plain_sweep || !s->finite_rows)
         return 0;
     int finite = 1;
     for (int i = 0; i < n; ++i)
         finite = finite && isfinite(s->b_at[i]);
     return finite;
-}
-
-/* One sweep on the structured form, on lambda_at and b_at. */
-static double sweep_structured(int n, const pgs_state *s, int skip_zero_boxes) {
-    return skip_zero_boxes ? sweep_rows(n, s, 1) : sweep_rows(n, s, 0);
 }
 
 /* One sweep on the dense A; returns the largest 0.5 delta^2 d_i. */
@@ -756,11 +781,12 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
         velocity_delta(p, s, s->lambda_at);
     }
 
-    const int skip = structured && zero_boxes_skippable(n, s);
+    const int fast = structured && sweep_may_be_fast(n, s);
     int sweeps = 0, converged = n == 0;
     while (!converged && sweeps < s->options.max_iterations) {
-        const double largest =
-            structured ? sweep_structured(n, s, skip) : sweep_dense(p, s, lambda);
+        const double largest = !structured ? sweep_dense(p, s, lambda)
+                               : fast      ? sweep_rows(n, s)
+                                           : sweep_plain(n, s);
         ++sweeps;
         if (isnan(largest))
             break; /* no later sweep can recover from a NaN */
