@@ -22,7 +22,11 @@
  * after another on the same bodies, so the products are summed as a tree
  * (the order is written out for builds without SSE2, which give the same
  * bits) and the part of the update that does not depend on dv is computed
- * off that path.
+ * off that path. The rows are taken in an order that puts rows of different
+ * bodies next to each other, and the friction rows whose normal row pushes
+ * nothing are not computed, both without changing a bit of the answers
+ * (schedule_rows, sweep_rows; docs/pgs.md "The sweep's order and the rows it
+ * skips").
  *
  * Friction rows take their box from the current normal impulse (ODE's
  * findex), so the coupling is seen as soon as the normal row moves.
@@ -253,7 +257,7 @@ static int dynamic_body(const heft_mlcp *p, int32_t index) {
     return index >= 0 && index < p->nbodies;
 }
 
-/* Whether row i reads the impulse of a normal row f (ODE's findex). */
+/* The normal row whose impulse gives row i its box (ODE's findex), or -1. */
 static int32_t normal_row(const heft_mlcp *p, int i) {
     const int32_t f = p->findex != NULL ? p->findex[i] : -1;
     return f >= 0 && f < p->n ? f : -1;
@@ -321,6 +325,7 @@ static void schedule_rows(const heft_mlcp *p, pgs_state *s) {
     for (int i = 0; i < n; ++i)
         order[count[level[i] - 1]++] = i;
 }
+
 /* The order of the sweep (schedule_rows), then per row at its position k:
  * J_i and response = M^-1 J_i^T (12 numbers each, zero on a static side),
  * the dv slots of its sides, d_i = J_i M^-1 J_i^T + eps_i, its bounds and
