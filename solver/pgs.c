@@ -22,7 +22,11 @@
  * after another on the same bodies, so the products are summed as a tree
  * (the order is written out for builds without SSE2, which give the same
  * bits) and the part of the update that does not depend on dv is computed
- * off that path.
+ * off that path. The rows are taken in an order that puts rows of different
+ * bodies next to each other, and the friction rows whose normal row pushes
+ * nothing are not computed, both without changing a bit of the answers
+ * (schedule_rows, sweep_rows; docs/pgs.md "The sweep's order and the rows it
+ * skips").
  *
  * Friction rows take their box from the current normal impulse (ODE's
  * findex), so the coupling is seen as soon as the normal row moves.
@@ -92,8 +96,21 @@ typedef struct pgs_state {
     double *epsilon;      /* eps_i per row (zeros when the problem has none) */
     double *dv;           /* 6 per body and 6 spare zeros: M^-1 J^T lambda */
     double *measure_work; /* n + 6 nbodies for heft_mlcp_measure */
-    size_t rows_cap, side_cap, diagonal_cap, step_cap, epsilon_cap, dv_cap,
-        measure_cap; /* in elements */
+    /* The structured sweep takes the rows in its own order (schedule_rows):
+     * position k holds row order[k], and rows, side, step, epsilon and
+     * diagonal above are by position, as are the arrays below. */
+    int32_t *order;    /* n: the row at each position */
+    int32_t *normal;   /* n: a friction row's normal row (its position), else -1 */
+    int32_t *schedule; /* 3 n + nbodies + 1: the levels of the order */
+    double *lo, *hi;   /* n: the bounds; a friction row's hi is its mu */
+    double *lambda_at; /* n: lambda by position */
+    double *b_at;      /* n: the swept b by position */
+    double *share_at;  /* n: the position share by position */
+    int finite_rows;   /* every row's record, step and eps finite (this solve) */
+    int plain_sweep;   /* rows in their own order, each updated: the reference (tests) */
+    size_t rows_cap, side_cap, diagonal_cap, step_cap, epsilon_cap, dv_cap, measure_cap, order_cap,
+        normal_cap, schedule_cap, lo_cap, hi_cap, lambda_at_cap, b_at_cap,
+        share_at_cap; /* in elements */
     /* the position correction solved apart: only in the pgs solver's own
      * states (not the restarts and rescues inside other solvers), once
      * latched */
@@ -165,7 +182,16 @@ int heft_pgs_reserve(void *state, const heft_mlcp *p) {
              workspace_reserve((void **)&s->side, &s->side_cap, 2 * n, sizeof(int32_t)) &&
              workspace_reserve((void **)&s->step, &s->step_cap, n, d) &&
              workspace_reserve((void **)&s->epsilon, &s->epsilon_cap, n, d) &&
-             workspace_reserve((void **)&s->dv, &s->dv_cap, 6 * nb + 6, d)));
+             workspace_reserve((void **)&s->dv, &s->dv_cap, 6 * nb + 6, d) &&
+             workspace_reserve((void **)&s->order, &s->order_cap, n, sizeof(int32_t)) &&
+             workspace_reserve((void **)&s->normal, &s->normal_cap, n, sizeof(int32_t)) &&
+             workspace_reserve((void **)&s->schedule, &s->schedule_cap, 3 * n + nb + 1,
+                               sizeof(int32_t)) &&
+             workspace_reserve((void **)&s->lo, &s->lo_cap, n, d) &&
+             workspace_reserve((void **)&s->hi, &s->hi_cap, n, d) &&
+             workspace_reserve((void **)&s->lambda_at, &s->lambda_at_cap, n, d) &&
+             workspace_reserve((void **)&s->b_at, &s->b_at_cap, n, d) &&
+             workspace_reserve((void **)&s->share_at, &s->share_at_cap, n, d)));
 }
 
 void *heft_pgs_create_inner(const heft_solver_options *options) {
@@ -176,6 +202,12 @@ void *heft_pgs_create_inner(const heft_solver_options *options) {
     s->options = options != NULL ? *options : heft_solver_default_options();
     s->last_n = -1;
     return s;
+}
+
+void heft_pgs_plain_sweep(void *state, int plain) {
+    pgs_state *s = state;
+    if (s != NULL)
+        s->plain_sweep = plain != 0;
 }
 
 static void *pgs_create(const heft_solver_options *options) {
@@ -196,6 +228,14 @@ static void pgs_destroy(void *state) {
     heft_free(s->diagonal);
     heft_free(s->dv);
     heft_free(s->measure_work);
+    heft_free(s->order);
+    heft_free(s->normal);
+    heft_free(s->schedule);
+    heft_free(s->lo);
+    heft_free(s->hi);
+    heft_free(s->lambda_at);
+    heft_free(s->b_at);
+    heft_free(s->share_at);
     heft_free(s->velocity_b);
     heft_free(s->position_b);
     heft_free(s->last_answer);
@@ -217,19 +257,96 @@ static int dynamic_body(const heft_mlcp *p, int32_t index) {
     return index >= 0 && index < p->nbodies;
 }
 
-/* Per row: J_i and response = M^-1 J_i^T (12 numbers each, zero on a static
- * side), the dv slots of its sides, and d_i = J_i M^-1 J_i^T + eps_i. */
+/* The normal row whose impulse gives row i its box (ODE's findex), or -1. */
+static int32_t normal_row(const heft_mlcp *p, int i) {
+    const int32_t f = p->findex != NULL ? p->findex[i] : -1;
+    return f >= 0 && f < p->n ? f : -1;
+}
+
+/* The order the sweep takes the rows in. Row i reads and writes only dv of
+ * its two bodies and its own impulse, and reads its normal row's; so a row
+ * may run before an earlier row with which it shares no body and no
+ * friction coupling, and every number of the sweep stays what it is in the
+ * rows' own order (each dv slot sees the same updates in the same order; the
+ * largest energy is a maximum). The rows are sorted by their level: one more
+ * than the highest level of the earlier rows they must follow (the last
+ * earlier row on each of their bodies, their normal row if it comes first,
+ * the friction rows before it that read a normal row). Rows of one level
+ * share no body, so a row rarely waits for the previous row's dv: the
+ * sweep's cost is the latency of one row after the next on the same bodies. */
+static void schedule_rows(const heft_mlcp *p, pgs_state *s) {
+    const int n = p->n, nb = p->nbodies;
+    int32_t *order = s->order;
+    if (s->plain_sweep) {
+        for (int i = 0; i < n; ++i)
+            order[i] = i;
+        return;
+    }
+    int32_t *body_level = s->schedule; /* nb: the level of the last row on each body */
+    int32_t *level = body_level + nb;  /* n: each row's */
+    int32_t *read_level = level + n;   /* n: the highest level of the rows reading it */
+    int32_t *count = read_level + n;   /* n + 1: rows per level, then where each begins */
+    for (int k = 0; k < nb; ++k)
+        body_level[k] = 0;
+    for (int i = 0; i < n; ++i)
+        read_level[i] = 0;
+    for (int i = 0; i <= n; ++i)
+        count[i] = 0;
+    int top = 0;
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        int32_t l = read_level[i];
+        if (has_a && body_level[r->a] > l)
+            l = body_level[r->a];
+        if (has_b && body_level[r->b] > l)
+            l = body_level[r->b];
+        const int32_t f = normal_row(p, i);
+        if (f >= 0 && f < i && level[f] > l)
+            l = level[f];
+        ++l; /* levels 1 .. n */
+        level[i] = l;
+        if (has_a)
+            body_level[r->a] = l;
+        if (has_b)
+            body_level[r->b] = l;
+        if (f > i && read_level[f] < l)
+            read_level[f] = l;
+        ++count[l - 1];
+        top = l > top ? l : top;
+    }
+    /* a stable counting sort by level */
+    int32_t begin = 0;
+    for (int l = 0; l < top; ++l) {
+        const int32_t c = count[l];
+        count[l] = begin;
+        begin += c;
+    }
+    for (int i = 0; i < n; ++i)
+        order[count[level[i] - 1]++] = i;
+}
+
+/* The order of the sweep (schedule_rows), then per row at its position k:
+ * J_i and response = M^-1 J_i^T (12 numbers each, zero on a static side),
+ * the dv slots of its sides, d_i = J_i M^-1 J_i^T + eps_i, its bounds and
+ * its normal row's position. */
 static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
     const int32_t spare = 6 * p->nbodies; /* always zero: nothing moves it */
-    for (int i = 0; i < p->n; ++i) {
+    int finite = 1;
+    schedule_rows(p, s);
+    int32_t *position = s->schedule; /* by row; the levels are spent */
+    for (int k = 0; k < p->n; ++k)
+        position[s->order[k]] = k;
+    for (int k = 0; k < p->n; ++k) {
+        const int i = s->order[k];
         const heft_mlcp_row *r = &p->rows[i];
-        double *row = &s->rows[PGS_ROW * (size_t)i];
+        double *row = &s->rows[PGS_ROW * (size_t)k];
         double *ja = row, *jb = row + 6, *ra = row + 12, *rb = row + 18;
         memset(row, 0, PGS_ROW * sizeof(double));
         double d = p->epsilon != NULL ? p->epsilon[i] : 0.0;
         const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
-        s->side[2 * i] = has_a ? 6 * r->a : spare;
-        s->side[2 * i + 1] = has_b ? 6 * r->b : spare;
+        s->side[2 * k] = has_a ? 6 * r->a : spare;
+        s->side[2 * k + 1] = has_b ? 6 * r->b : spare;
         if (has_a) {
             memcpy(ja, r->ja, 6 * sizeof(double));
             heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, ra);
@@ -247,17 +364,26 @@ static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
             memset(row, 0, PGS_ROW * sizeof(double));
             d = 0.0;
         }
-        s->diagonal[i] = d > 0.0 ? d : 0.0;
-        s->step[i] = d > 0.0 ? s->options.relaxation / d : 0.0;
-        s->epsilon[i] = p->epsilon != NULL ? p->epsilon[i] : 0.0;
+        s->diagonal[k] = d > 0.0 ? d : 0.0;
+        s->step[k] = d > 0.0 ? s->options.relaxation / d : 0.0;
+        s->epsilon[k] = p->epsilon != NULL ? p->epsilon[i] : 0.0;
         /* the sweep reads J_i scaled by relaxation / d_i: one product less
          * on the path from dv to the row's new impulse */
-        for (int k = 0; k < 12; ++k)
-            row[k] *= s->step[i];
+        for (int c = 0; c < 12; ++c)
+            row[c] *= s->step[k];
+        const int32_t f = normal_row(p, i);
+        s->normal[k] = f >= 0 ? position[f] : -1;
+        s->lo[k] = p->lo[i];
+        s->hi[k] = f >= 0 ? fabs(p->hi[i]) : p->hi[i];
+        finite = finite && isfinite(s->step[k]) && isfinite(s->epsilon[k]);
+        for (int c = 0; c < PGS_ROW; ++c)
+            finite = finite && isfinite(row[c]);
     }
+    s->finite_rows = finite;
 }
 
-/* dv = M^-1 J^T lambda, summed row by row from the precomputed responses. */
+/* dv = M^-1 J^T lambda (by position), summed row by row from the
+ * precomputed responses: each body's slot in the rows' own order. */
 static void velocity_delta(const heft_mlcp *p, const pgs_state *s, const double *lambda) {
     double *dv = s->dv;
     for (size_t k = 0; k < 6 * (size_t)p->nbodies + 6; ++k)
@@ -276,10 +402,26 @@ static void velocity_delta(const heft_mlcp *p, const pgs_state *s, const double 
 
 /* ---- one sweep ------------------------------------------------------------- */
 
-/* The row's box at lambda: a friction row's from its normal row's impulse
- * (heft_mlcp_bounds, inlined for the sweep). */
-static inline void row_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo,
+/* The box of the row at position k at lambda (by position): a friction
+ * row's from its normal row's impulse (heft_mlcp_bounds, inlined for the
+ * sweep). */
+static inline void row_bounds(const pgs_state *s, const double *lambda, int k, double *lo,
                               double *hi) {
+    const int32_t f = s->normal[k];
+    if (f >= 0) {
+        const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
+        const double limit = lf > 0.0 ? s->hi[k] * lf : 0.0;
+        *lo = -limit;
+        *hi = limit;
+        return;
+    }
+    *lo = s->lo[k];
+    *hi = s->hi[k];
+}
+
+/* The box of row i at lambda, read from the problem (the dense sweep). */
+static inline void problem_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo,
+                                  double *hi) {
     const int32_t f = p->findex != NULL ? p->findex[i] : -1;
     if (f >= 0 && f < p->n) {
         const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
@@ -298,7 +440,7 @@ static inline void row_bounds(const heft_mlcp *p, const double *lambda, int i, d
 static inline double project_row(const heft_mlcp *p, const double *lambda, int i, double w,
                                  double d, double relaxation) {
     double lo, hi;
-    row_bounds(p, lambda, i, &lo, &hi);
+    problem_bounds(p, lambda, i, &lo, &hi);
     const double target = d > 0.0 ? lambda[i] - relaxation * w / d : 0.0;
     /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
     return target < lo ? lo : (target > hi ? hi : target);
@@ -328,12 +470,16 @@ static inline double row_velocity(const double *row, const double *dva, const do
 
 static inline void row_apply(double delta, const double *row, double *dva, double *dvb) {
     const __m128d x = _mm_set1_pd(delta);
-    for (int k = 0; k < 6; k += 2) {
-        _mm_storeu_pd(dva + k,
-                      _mm_add_pd(_mm_loadu_pd(dva + k), _mm_mul_pd(x, _mm_loadu_pd(row + 12 + k))));
-        _mm_storeu_pd(dvb + k,
-                      _mm_add_pd(_mm_loadu_pd(dvb + k), _mm_mul_pd(x, _mm_loadu_pd(row + 18 + k))));
-    }
+#define PGS_APPLY_PAIR(dv, at, k)                                                                  \
+    _mm_storeu_pd((dv) + (k), _mm_add_pd(_mm_loadu_pd((dv) + (k)),                                 \
+                                         _mm_mul_pd(x, _mm_loadu_pd(row + (at) + (k)))))
+    PGS_APPLY_PAIR(dva, 12, 0);
+    PGS_APPLY_PAIR(dva, 12, 2);
+    PGS_APPLY_PAIR(dva, 12, 4);
+    PGS_APPLY_PAIR(dvb, 18, 0);
+    PGS_APPLY_PAIR(dvb, 18, 2);
+    PGS_APPLY_PAIR(dvb, 18, 4);
+#undef PGS_APPLY_PAIR
 }
 #else
 static inline double row_velocity(const double *row, const double *dva, const double *dvb) {
@@ -355,27 +501,29 @@ static inline void row_apply(double delta, const double *row, double *dva, doubl
 }
 #endif
 
-/* One sweep on the structured form; returns the largest 0.5 delta^2 d_i.
- * Per row: 12 products of the scaled J_i with dv, 12 multiply-adds into dv;
- * the only branches are the box and the skip of a row that did not move. */
-static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *lambda) {
+/* One sweep on the structured form, on lambda_at and b_at; returns the
+ * largest 0.5 delta^2 d_i. Per row: 12 products of the scaled J_i with dv,
+ * 12 multiply-adds into dv; the only branches are the box and the skip of a
+ * row that did not move. The reference for sweep_rows, and the sweep of a
+ * problem with non-finite numbers. */
+static double sweep_plain(int n, const pgs_state *s) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
     const double *restrict diagonal = s->diagonal;
     const double *restrict step = s->step;
     const double *restrict eps = s->epsilon;
-    const double *restrict b = p->b;
+    const double *restrict b = s->b_at;
+    double *restrict lambda = s->lambda_at;
     double *restrict dv = s->dv;
     double largest = 0.0;
-    for (int i = 0; i < p->n; ++i) {
+    for (int i = 0; i < n; ++i) {
         const double *row = &rows[PGS_ROW * (size_t)i];
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
-
         /* lambda_i - (relaxation / d_i) w_i, w_i = J_i dv + eps_i lambda_i - b_i:
          * the part without dv first, off the path from the previous row */
         const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
         double lo, hi;
-        row_bounds(p, lambda, i, &lo, &hi);
+        row_bounds(s, lambda, i, &lo, &hi);
         /* a row PGS cannot move (d_i = 0) goes to 0 clamped into its box */
         const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
         /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
@@ -387,6 +535,77 @@ static double sweep_structured(const heft_mlcp *p, const pgs_state *s, double *l
         largest = larger_energy(largest, 0.5 * delta * delta * diagonal[i]);
     }
     return largest;
+}
+
+/* sweep_plain with the same numbers, faster:
+ *
+ * - A row whose box is [0, 0] (a friction row whose normal row pushes
+ *   nothing) is not computed: the clamp makes its new impulse a zero of
+ *   either sign whatever its target, so a row at zero does not move (delta
+ *   is a zero, which the sweep skips anyway) and any other goes to +0 with
+ *   delta = -lambda_i exactly (x - (+-0) is x, x + (-x) is +0). That holds
+ *   for every target but NaN, which finite data (finite_rows, b) cannot give
+ *   while the sweep's numbers stay finite.
+ * - The clamp is written as branches, which the compiler keeps, not as a
+ *   select: a predicted branch puts nothing between target and delta on the
+ *   path from one row's dv to the next row's, a min or max does.
+ * - The box is read from the local arrays, no call. */
+static double sweep_rows(int n, const pgs_state *s) {
+    const double *restrict rows = s->rows;
+    const int32_t *restrict side = s->side;
+    const int32_t *restrict normal = s->normal;
+    const double *restrict lo_at = s->lo;
+    const double *restrict hi_at = s->hi;
+    const double *restrict diagonal = s->diagonal;
+    const double *restrict step = s->step;
+    const double *restrict eps = s->epsilon;
+    const double *restrict b = s->b_at;
+    double *restrict lambda = s->lambda_at;
+    double *restrict dv = s->dv;
+    double largest = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double *row = &rows[PGS_ROW * (size_t)i];
+        double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
+        const int32_t f = normal[i];
+        double delta;
+        if (f >= 0 && !(lambda[f] > 0.0)) {
+            /* a friction row whose normal row pushes nothing: the box [-0, 0] */
+            if (lambda[i] == 0.0)
+                continue;
+            delta = -lambda[i];
+        } else {
+            double lo = lo_at[i], hi = hi_at[i];
+            if (f >= 0) { /* lambda_f > 0 here */
+                hi = hi_at[i] * lambda[f];
+                lo = -hi;
+            }
+            const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
+            const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
+            if (target < lo)
+                delta = lo - lambda[i];
+            else if (target > hi)
+                delta = hi - lambda[i];
+            else
+                delta = target - lambda[i];
+            if (delta == 0.0)
+                continue;
+        }
+        lambda[i] += delta;
+        row_apply(delta, row, dva, dvb);
+        largest = larger_energy(largest, 0.5 * delta * delta * diagonal[i]);
+    }
+    return largest;
+}
+
+/* Whether the sweeps may be sweep_rows' and stay exact: the rows and b
+ * finite. */
+static int sweep_may_be_fast(int n, const pgs_state *s) {
+    if (s->plain_sweep || !s->finite_rows)
+        return 0;
+    int finite = 1;
+    for (int i = 0; i < n; ++i)
+        finite = finite && isfinite(s->b_at[i]);
+    return finite;
 }
 
 /* One sweep on the dense A; returns the largest 0.5 delta^2 d_i. */
@@ -422,31 +641,34 @@ static void forget_position_share(const pgs_state *s, int n, double *lambda) {
             lambda[i] -= s->last_share[i];
 }
 
-/* One sweep of A share = bias from the answer v of the sweeps on b - bias:
- * a row's share is kept where v_i + share_i stays in the row's box (a
- * friction row's at its normal row's total), so that a contact the correction
- * pulls away from lets go as it would in one solve. Returns the largest
- * 0.5 delta^2 d_i. */
-static double sweep_share(const heft_mlcp *p, const pgs_state *s, const double *v, double *share) {
+/* One sweep of A share = bias from the answer v of the sweeps on b - bias
+ * (by position: v = lambda_at, share = share_at, bias = b_at): a row's share
+ * is kept where v_i + share_i stays in the row's box (a friction row's at
+ * its normal row's total), so that a contact the correction pulls away from
+ * lets go as it would in one solve. Returns the largest 0.5 delta^2 d_i. */
+static double sweep_share(int n, const pgs_state *s) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
+    const double *restrict v = s->lambda_at;
+    const double *restrict bias = s->b_at;
+    double *restrict share = s->share_at;
     double *restrict dv = s->dv;
     double largest = 0.0;
-    for (int i = 0; i < p->n; ++i) {
+    for (int i = 0; i < n; ++i) {
         const double *row = &rows[PGS_ROW * (size_t)i];
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
-        const double rest = share[i] - s->step[i] * (s->epsilon[i] * share[i] - s->position_b[i]);
+        const double rest = share[i] - s->step[i] * (s->epsilon[i] * share[i] - bias[i]);
         const double target = s->diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
         double lo, hi;
-        const int32_t f = p->findex != NULL ? p->findex[i] : -1;
-        if (f >= 0 && f < p->n) {
+        const int32_t f = s->normal[i];
+        if (f >= 0) {
             const double normal = v[f] + share[f];
-            const double limit = normal > 0.0 ? fabs(p->hi[i]) * normal : 0.0;
+            const double limit = normal > 0.0 ? s->hi[i] * normal : 0.0;
             lo = -limit - v[i];
             hi = limit - v[i];
         } else {
-            lo = p->lo[i] - v[i];
-            hi = p->hi[i] - v[i];
+            lo = s->lo[i] - v[i];
+            hi = s->hi[i] - v[i];
         }
         const double delta = (target < lo ? lo : (target > hi ? hi : target)) - share[i];
         if (delta == 0.0)
@@ -458,23 +680,24 @@ static double sweep_share(const heft_mlcp *p, const pgs_state *s, const double *
     return largest;
 }
 
-/* The position pass: up to as many sweeps as the velocity's on A share =
- * bias from zero, the share added to lambda; the answer and the share
- * remembered. Returns 0 when the share did not converge. */
-static int position_pass(const heft_mlcp *p, pgs_state *s, double *lambda) {
+/* The position pass (by position): up to as many sweeps as the velocity's
+ * on A share = bias from zero, the share added to lambda_at and remembered
+ * by row. Returns 0 when the share did not converge. */
+static int position_pass(const heft_mlcp *p, pgs_state *s) {
     const int n = p->n;
-    double *share = s->last_share;
+    double *share = s->share_at;
     int has_bias = 0, converged = 1;
-    for (int i = 0; i < n; ++i) {
-        share[i] = 0.0;
-        has_bias = has_bias || s->position_b[i] != 0.0;
+    for (int k = 0; k < n; ++k) {
+        share[k] = 0.0;
+        s->b_at[k] = s->position_b[s->order[k]];
+        has_bias = has_bias || s->b_at[k] != 0.0;
     }
     if (has_bias) {
         memset(s->dv, 0, sizeof(double) * (6 * (size_t)p->nbodies + 6));
         const int most = s->options.max_iterations;
         converged = 0;
         for (int k = 0; k < most && !converged; ++k) {
-            const double largest = sweep_share(p, s, lambda, share);
+            const double largest = sweep_share(n, s);
             if (isnan(largest)) {
                 for (int i = 0; i < n; ++i)
                     share[i] = 0.0; /* no correction this step rather than a NaN */
@@ -483,11 +706,10 @@ static int position_pass(const heft_mlcp *p, pgs_state *s, double *lambda) {
             converged = largest < s->options.tolerance;
         }
     }
-    for (int i = 0; i < n; ++i) {
-        lambda[i] += share[i];
-        s->last_answer[i] = lambda[i];
+    for (int k = 0; k < n; ++k) {
+        s->lambda_at[k] += share[k];
+        s->last_share[s->order[k]] = share[k];
     }
-    s->last_n = n;
     return converged;
 }
 
@@ -555,20 +777,36 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
         swept = &velocity_problem;
         forget_position_share(s, n, lambda);
     }
-    if (structured)
-        velocity_delta(p, s, lambda);
+    if (structured) {
+        /* the structured sweeps work by position (schedule_rows) */
+        for (int k = 0; k < n; ++k) {
+            s->lambda_at[k] = lambda[s->order[k]];
+            s->b_at[k] = swept->b[s->order[k]];
+        }
+        velocity_delta(p, s, s->lambda_at);
+    }
 
+    const int fast = structured && sweep_may_be_fast(n, s);
     int sweeps = 0, converged = n == 0;
     while (!converged && sweeps < s->options.max_iterations) {
-        const double largest =
-            structured ? sweep_structured(swept, s, lambda) : sweep_dense(p, s, lambda);
+        const double largest = !structured ? sweep_dense(p, s, lambda)
+                               : fast      ? sweep_rows(n, s)
+                                           : sweep_plain(n, s);
         ++sweeps;
         if (isnan(largest))
             break; /* no later sweep can recover from a NaN */
         converged = largest < s->options.tolerance;
     }
-    if (split && !position_pass(p, s, lambda))
+    if (split && !position_pass(p, s))
         converged = 0;
+    if (structured)
+        for (int k = 0; k < n; ++k)
+            lambda[s->order[k]] = s->lambda_at[k];
+    if (split) {
+        for (int i = 0; i < n; ++i)
+            s->last_answer[i] = lambda[i];
+        s->last_n = n;
+    }
     stats->time_solve_ms = heft_time_ms() - solve_start;
     stats->iterations = sweeps;
     const heft_mlcp_error err =

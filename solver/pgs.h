@@ -25,4 +25,11 @@ void *heft_pgs_create_inner(const heft_solver_options *options);
  * NULL when out of memory; heft_pgs_solver.destroy releases it. */
 void *heft_pgs_create_for_restart(const heft_solver_options *options);
 
+/* With plain = 1 a PGS state sweeps the rows in their own order and runs
+ * the update of every row, also where it cannot move (the default, 0, sweeps
+ * them in schedule_rows' order and skips the rows boxed at [0, 0]): the
+ * reference the sweep's answers are tested against, bit for bit
+ * (docs/pgs.md "The sweep's order and the rows it skips"). */
+void heft_pgs_plain_sweep(void *state, int plain);
+
 #endif
