@@ -58,15 +58,16 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
     const double *J = s->jacobian, *R = s->response;
     for (int body = 0; body < nb; ++body) {
         const int begin = s->body_start[body], end = s->body_start[body + 1];
-        for (int e1 = begin; e1 < end; ++e1) {
-            const int r1 = s->body_entries[e1];
-            const double *j1 = &J[6 * (size_t)e1];
-            for (int e2 = begin; e2 <= e1; ++e2) {
-                const int r2 = s->body_entries[e2];
-                double *at = &A[start[r2] + (size_t)(r1 - r2)];
-                *at += heft_dot6(j1, &R[6 * (size_t)e2]);
-                if (r2 == r1 && e2 < e1) /* the other side of the same row, on this body */
-                    *at += heft_dot6(&J[6 * (size_t)e2], &R[6 * (size_t)e1]);
+        /* column r2 outer, rows r1 >= r2 inner: the writes go down one column */
+        for (int e2 = begin; e2 < end; ++e2) {
+            const int r2 = s->body_entries[e2];
+            const double *resp2 = &R[6 * (size_t)e2];
+            double *col = &A[start[r2]];
+            for (int e1 = e2; e1 < end; ++e1) {
+                const int r1 = s->body_entries[e1];
+                col[r1 - r2] += heft_dot6(&J[6 * (size_t)e1], resp2);
+                if (r1 == r2 && e1 > e2) /* the other side of the same row, on this body */
+                    col[r1 - r2] += heft_dot6(&J[6 * (size_t)e2], &R[6 * (size_t)e1]);
             }
         }
     }
