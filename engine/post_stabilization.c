@@ -399,6 +399,21 @@ static void energy_after_task(int begin, int end, int worker, void *context) {
     }
 }
 
+typedef struct joint_gaps {
+    heft_world *w;
+    double *gap; /* per joint slot, 0 for a dead one */
+} joint_gaps;
+
+static void joint_gaps_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const joint_gaps *jg = context;
+    for (int i = begin; i < end; ++i) {
+        const joint *j = &jg->w->joints[i];
+        const heft_joint_id id = {i, j->slot.generation};
+        jg->gap[i] = j->slot.alive ? heft_joint_gap(jg->w, id) : 0.0;
+    }
+}
+
 /* Each island's passes (its poses and energies, its projections, the
  * energy's guard) touch only its own bodies and run as tasks; the solver
  * states are made and the sums taken on this thread, in island order. */
@@ -446,11 +461,13 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
         st->post_stabilization_limited += pp.limited[k];
         st->post_stabilization_energy += pp.gain[k];
     }
+    double *gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(w->joint_high + 1));
     double gap = 0.0;
-    for (int i = 0; i < w->joint_high; ++i) {
-        if (w->joints[i].slot.alive) {
-            heft_joint_id id = {i, w->joints[i].slot.generation};
-            gap = fmax(gap, heft_joint_gap(w, id));
+    if (gaps) {
+        joint_gaps jg = {w, gaps};
+        world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
+        for (int i = 0; i < w->joint_high; ++i) {
+            gap = fmax(gap, gaps[i]);
         }
     }
     st->post_stabilization_gap = gap;

@@ -76,17 +76,11 @@ static int joint_impulses_solved(const heft_world *w, const joint *j) {
  * tension changes little in a step, while dropping it leaves the light links
  * under a heavy load integrated explicitly for that step (the chain on the rod
  * opened its joints by 0.4 m in two such steps, docs/scenarios.md). */
-static void hold_stiffness_impulses(heft_world *w) {
-    for (int i = 0; i < w->joint_high; ++i) {
-        joint *j = &w->joints[i];
-        if (!j->slot.alive) {
-            continue;
-        }
-        if (!w->solver->direct) {
-            memset(j->stiffness_impulses, 0, sizeof j->stiffness_impulses);
-        } else if (joint_impulses_solved(w, j)) {
-            joint_last_impulses_by_slot(j, j->stiffness_impulses);
-        }
+static void hold_stiffness_impulses(const heft_world *w, joint *j) {
+    if (!w->solver->direct) {
+        memset(j->stiffness_impulses, 0, sizeof j->stiffness_impulses);
+    } else if (joint_impulses_solved(w, j)) {
+        joint_last_impulses_by_slot(j, j->stiffness_impulses);
     }
 }
 
@@ -101,6 +95,7 @@ static void hold_stiffness_impulses(heft_world *w) {
 
 typedef struct stiffness_pass {
     heft_world *w;
+    int on; /* geometric stiffness asked for: difference the rows too */
     const row_context *ctx;
     double *per_joint; /* 12 a joint */
     signed char *rc;   /* geometric_stiffness_of_joint's answer, 1 for a joint without */
@@ -111,29 +106,37 @@ static void stiffness_task(int begin, int end, int worker, void *context) {
     const stiffness_pass *sp = context;
     for (int i = begin; i < end; ++i) {
         joint *j = &sp->w->joints[i];
+        if (j->slot.alive) {
+            hold_stiffness_impulses(sp->w, j);
+        }
+        if (!sp->on) {
+            continue;
+        }
         sp->rc[i] = j->slot.alive ? (signed char)geometric_stiffness_of_joint(
                                         j, sp->w->bodies, sp->ctx, &sp->per_joint[12 * i])
                                   : 1;
     }
 }
 
-/* The joints' geometric stiffness summed per body (6 a body), or NULL when
- * the option is off or out of memory. The joints difference their rows as
- * tasks; their sums are added in joint order, as one pass would. */
+/* Each joint's held impulses (hold_stiffness_impulses), and the joints'
+ * geometric stiffness summed per body (6 a body), or NULL when the option is
+ * off or out of memory. The joints hold their impulses and difference their
+ * rows as tasks; their sums are added in joint order, as one pass would. */
 static double *accumulate_stiffness(heft_world *w, double h) {
-    hold_stiffness_impulses(w);
-    if (!w->def.geometric_stiffness) {
-        return NULL;
-    }
     const int nj = w->joint_high;
-    double *k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
     row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
-    stiffness_pass sp = {w, &ctx, arena_alloc(&w->scratch, sizeof(double) * 12 * (size_t)(nj + 1)),
-                         arena_alloc(&w->scratch, (size_t)(nj + 1))};
-    if (!k || !sp.per_joint || !sp.rc) {
-        return NULL;
+    stiffness_pass sp = {w, 0, &ctx, NULL, NULL};
+    double *k = NULL;
+    if (w->def.geometric_stiffness) {
+        k = arena_calloc(&w->scratch, (size_t)w->body_high * 6 + 1, sizeof(double));
+        sp.per_joint = arena_alloc(&w->scratch, sizeof(double) * 12 * (size_t)(nj + 1));
+        sp.rc = arena_alloc(&w->scratch, (size_t)(nj + 1));
+        sp.on = k && sp.per_joint && sp.rc;
     }
     world_tasks_run(w, stiffness_task, nj, STIFFNESS_TASK_MIN_RANGE, &sp);
+    if (!sp.on) {
+        return NULL; /* off, or out of memory: the bodies' own masses */
+    }
     for (int i = 0; i < nj; ++i) {
         const joint *j = &w->joints[i];
         if (sp.rc[i] < 0) {

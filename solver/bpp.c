@@ -1381,8 +1381,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             guesses[ng++] = p->lambda0;
         const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
         const int backstops_before = stats->backstops;
-        int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau,
-                                       s->fz_best, s->measure_work, stats);
+        int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau, s->fz_best,
+                                       s->measure_work, stats);
         double nearest = INFINITY;
         for (int k = 0; k < ng && solved < 0 && stats->backstops == backstops_before; ++k) {
             memcpy(s->fz_t, guesses[k], vec);

@@ -1,16 +1,21 @@
 /* The pool of task_pool.h: one task at a time (the engine finishes each task
- * before it enqueues the next), items claimed from a shared counter so a
- * slow worker leaves its share to the others.
+ * before it enqueues the next). Each worker first takes the items of its
+ * own share of [0, item_count), the w-th of W equal parts, a range at a
+ * time from a counter of its own, then claims what is left of the others'
+ * shares, so a slow worker leaves its items to the others. The shares keep
+ * the same items on the same thread from task to task (the step's tasks go
+ * over the islands, bodies and joints in the same order), so each core
+ * finds in its cache what it wrote in the task before.
  *
  * A step enqueues about ten tasks, some of them a few microseconds long, so
  * what a task costs beyond its items matters:
  * - the finishing thread waits for the task's items to be done, not for
  *   every helper to have looked at it (a helper still waking up would
  *   otherwise add its wake-up latency to every task);
- * - helpers spin a little on the task counter before they sleep, so the
- *   tasks of one step find them awake.
+ * - helpers poll for the next task for a millisecond before they sleep,
+ *   so the tasks of one step find them awake.
  * A helper that wakes late must not run the next task's items with the last
- * task's function: the counter carries the task's generation in its high
+ * task's function: each counter carries the task's generation in its high
  * bits, and an item is claimed by compare-and-swap only under the
  * generation the helper read the task under. */
 #include "task_pool.h"
@@ -20,11 +25,22 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-/* polls of the counter before a helper sleeps (tens of microseconds), and
- * before the finishing thread yields its core to a helper still running */
-#define HELPER_SPINS 20000
+/* how long a helper polls for the next task before it sleeps, and the
+ * polls of the finishing thread before it yields its core to a helper still
+ * running */
+#ifndef TASK_POOL_SPIN_US
+#define TASK_POOL_SPIN_US 1000
+#endif
 #define FINISH_SPINS 2000
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
+}
 
 typedef struct helper_arg {
     task_pool *pool;
@@ -41,39 +57,70 @@ struct task_pool {
     _Atomic(heft_task_fn *) task;
     _Atomic(void *) context;
     atomic_int items, range;
-    atomic_uint_least64_t next; /* generation << 32 | the next unclaimed item */
-    atomic_int done;            /* items of the current task finished */
-    atomic_uint generation;
+    /* the counters each on a cache line of its own */
+    _Alignas(64) atomic_int done; /* items of the current task finished */
+    _Alignas(64) atomic_uint generation;
     atomic_int stop;
     unsigned published; /* the last generation, the enqueuing thread's own */
     helper_arg args[HEFT_MAX_WORKERS];
-    atomic_long items_run[HEFT_MAX_WORKERS];
+    struct {
+        _Alignas(64) atomic_long n;
+    } items_run[HEFT_MAX_WORKERS]; /* one line a worker */
+    struct {
+        _Alignas(64) atomic_uint_least64_t next; /* generation << 32 | the share's next item */
+    } share[HEFT_MAX_WORKERS];
 };
 
-/* Claims and runs ranges of generation gen's task until none is left or
- * the task is no longer gen's. */
+/* The end of worker w's share of items. */
+static int share_end(int items, int workers, int w) {
+    return (int)(((long long)items * (w + 1)) / workers);
+}
+
+/* Claims and runs ranges of share w of generation gen's task, up to end;
+ * returns the items run, or -1 when the task is no longer gen's. */
+static int run_share(task_pool *p, int worker, unsigned gen, int w, int end, int range,
+                     heft_task_fn *task, void *context) {
+    int ran = 0;
+    uint_least64_t cur = atomic_load(&p->share[w].next);
+    for (;;) {
+        if ((unsigned)(cur >> 32) != gen) {
+            return -1; /* a later task: the fields read by the caller may be its own */
+        }
+        const int begin = (int)(cur & 0xffffffffu);
+        if (begin >= end) {
+            return ran;
+        }
+        const int stop = end - begin > range ? begin + range : end;
+        const uint_least64_t claimed = ((uint_least64_t)gen << 32) | (uint_least64_t)stop;
+        if (!atomic_compare_exchange_weak(&p->share[w].next, &cur, claimed)) {
+            continue; /* cur now holds the counter's value */
+        }
+        task(begin, stop, worker, context);
+        ran += stop - begin;
+        cur = atomic_load(&p->share[w].next);
+    }
+}
+
+/* Runs generation gen's items: the worker's own share, then what is left
+ * of the others'; the items it ran are counted once, at the end, when they
+ * are all done. */
 static void run_items(task_pool *p, int worker, unsigned gen) {
     heft_task_fn *task = atomic_load(&p->task);
     void *context = atomic_load(&p->context);
     const int items = atomic_load(&p->items), range = atomic_load(&p->range);
-    uint_least64_t cur = atomic_load(&p->next);
-    for (;;) {
-        if ((unsigned)(cur >> 32) != gen) {
-            return; /* a later task: the fields read above may be its own */
+    int ran = 0;
+    for (int k = 0; k < p->workers; ++k) {
+        const int w = (worker + k) % p->workers;
+        const int n =
+            run_share(p, worker, gen, w, share_end(items, p->workers, w), range, task, context);
+        if (n < 0) {
+            break;
         }
-        const int begin = (int)(cur & 0xffffffffu);
-        if (begin >= items) {
-            return;
-        }
-        const int end = items - begin > range ? begin + range : items;
-        const uint_least64_t claimed = ((uint_least64_t)gen << 32) | (uint_least64_t)end;
-        if (!atomic_compare_exchange_weak(&p->next, &cur, claimed)) {
-            continue; /* cur now holds the counter's value */
-        }
-        task(begin, end, worker, context);
-        atomic_fetch_add(&p->items_run[worker], end - begin);
-        atomic_fetch_add(&p->done, end - begin);
-        cur = atomic_load(&p->next);
+        ran += n;
+    }
+    if (ran > 0) {
+        atomic_fetch_add(&p->items_run[worker].n, ran);
+        atomic_fetch_add(&p->done, ran);
     }
 }
 
@@ -83,7 +130,11 @@ static void *helper_main(void *arg) {
     unsigned seen = 0;
     for (;;) {
         unsigned gen = atomic_load(&p->generation);
-        for (int spin = 0; spin < HELPER_SPINS && gen == seen && !atomic_load(&p->stop); ++spin) {
+        const double until = now_us() + TASK_POOL_SPIN_US;
+        for (int spin = 1; gen == seen && !atomic_load(&p->stop); ++spin) {
+            if (spin % 256 == 0 && now_us() > until) {
+                break;
+            }
             gen = atomic_load(&p->generation);
         }
         if (gen == seen && !atomic_load(&p->stop)) {
@@ -108,10 +159,12 @@ task_pool *task_pool_create(int workers) {
     if (workers < 1 || workers > HEFT_MAX_WORKERS) {
         return NULL;
     }
-    task_pool *p = calloc(1, sizeof *p);
+    /* the counters' lines need the pool aligned to them */
+    task_pool *p = aligned_alloc(_Alignof(task_pool), sizeof *p);
     if (!p) {
         return NULL;
     }
+    memset(p, 0, sizeof *p);
     p->workers = workers;
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
@@ -119,12 +172,14 @@ task_pool *task_pool_create(int workers) {
     atomic_init(&p->context, NULL);
     atomic_init(&p->items, 0);
     atomic_init(&p->range, 1);
-    atomic_init(&p->next, 0);
+    for (int i = 0; i < HEFT_MAX_WORKERS; ++i) {
+        atomic_init(&p->share[i].next, 0);
+    }
     atomic_init(&p->done, 0);
     atomic_init(&p->generation, 0);
     atomic_init(&p->stop, 0);
     for (int i = 0; i < HEFT_MAX_WORKERS; ++i) {
-        atomic_init(&p->items_run[i], 0);
+        atomic_init(&p->items_run[i].n, 0);
     }
     for (int i = 1; i < workers; ++i) {
         p->args[i].pool = p;
@@ -155,7 +210,7 @@ void task_pool_destroy(task_pool *p) {
 }
 
 long task_pool_items_run(task_pool *p, int worker) {
-    return worker >= 0 && worker < p->workers ? atomic_load(&p->items_run[worker]) : 0;
+    return worker >= 0 && worker < p->workers ? atomic_load(&p->items_run[worker].n) : 0;
 }
 
 int task_pool_workers(const task_pool *p) {
@@ -170,9 +225,12 @@ void *task_pool_enqueue(heft_task_fn *task, int item_count, int min_range, void 
         return NULL; /* already run */
     }
     const unsigned gen = ++p->published;
-    /* the counter first: from here no helper can claim under an older
+    /* the counters first: from here no helper can claim under an older
      * generation, whatever task fields it reads */
-    atomic_store(&p->next, (uint_least64_t)gen << 32);
+    for (int w = 0; w < p->workers; ++w) {
+        const int begin = w > 0 ? share_end(item_count, p->workers, w - 1) : 0;
+        atomic_store(&p->share[w].next, ((uint_least64_t)gen << 32) | (uint_least64_t)begin);
+    }
     atomic_store(&p->done, 0);
     atomic_store(&p->task, task);
     atomic_store(&p->context, task_context);
