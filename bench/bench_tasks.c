@@ -42,29 +42,6 @@ typedef struct timed_run {
     double tasks_ms; /* of which inside the task system's items (the serial run's) */
 } timed_run;
 
-static int open_boxes(const char *solver, int stacks, timed_run *t) {
-    run_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.scenario = "stacking";
-    cfg.solver = solver;
-    cfg.params.variant = "boxes";
-    cfg.params.size = stacks;
-    int steps = 0;
-    double h = 0.0;
-    memset(t, 0, sizeof *t);
-    if (run_open(&cfg, &t->r, &steps, &h) != 0) {
-        fprintf(stderr, "heft-bench-tasks: %s\n", t->r.error);
-        return -1;
-    }
-    t->count = heft_world_body_count(t->r.world);
-    t->ids = malloc(sizeof *t->ids * (size_t)(t->count + 1));
-    if (!t->ids) {
-        return -1;
-    }
-    heft_world_bodies(t->r.world, t->ids, t->count);
-    return 0;
-}
-
 /* Adds copies 1 .. machines-1 of the scene r was opened on, each moved
  * MACHINE_SPACING * k along y; a copy's ground is dropped, the first one's
  * serves all. The scenes joined to the world frame (a fixed anchor) cannot
@@ -125,8 +102,10 @@ static int add_machines(timed_run *t, int machines) {
     return 0;
 }
 
-static int open_machines(const char *solver, const char *scene, int machines, timed_run *t) {
-    if (strcmp(scene, "crane") != 0 && strcmp(scene, "forklift") != 0) {
+/* Opens the scene: the stacking scene's boxes with `stacks` stacks when
+ * machines is 0, else `machines` copies of scene. */
+static int open_run(const char *solver, int stacks, const char *scene, int machines, timed_run *t) {
+    if (machines > 0 && strcmp(scene, "crane") != 0 && strcmp(scene, "forklift") != 0) {
         fprintf(stderr,
                 "heft-bench-tasks: --scene %s: only crane and forklift can be copied "
                 "(the others hang from the world frame)\n",
@@ -135,8 +114,14 @@ static int open_machines(const char *solver, const char *scene, int machines, ti
     }
     run_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.scenario = scene;
     cfg.solver = solver;
+    if (machines > 0) {
+        cfg.scenario = scene;
+    } else {
+        cfg.scenario = "stacking";
+        cfg.params.variant = "boxes";
+        cfg.params.size = stacks;
+    }
     int steps = 0;
     double h = 0.0;
     memset(t, 0, sizeof *t);
@@ -144,7 +129,7 @@ static int open_machines(const char *solver, const char *scene, int machines, ti
         fprintf(stderr, "heft-bench-tasks: %s\n", t->r.error);
         return -1;
     }
-    if (add_machines(t, machines) != 0) {
+    if (machines > 0 && add_machines(t, machines) != 0) {
         return -1;
     }
     t->count = heft_world_body_count(t->r.world);
@@ -251,10 +236,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     timed_run serial, parallel;
-    if (machines > 0 ? (open_machines(solver, scene, machines, &serial) != 0 ||
-                        open_machines(solver, scene, machines, &parallel) != 0)
-                     : (open_boxes(solver, stacks, &serial) != 0 ||
-                        open_boxes(solver, stacks, &parallel) != 0)) {
+    if (open_run(solver, stacks, scene, machines, &serial) != 0 ||
+        open_run(solver, stacks, scene, machines, &parallel) != 0) {
         return 1;
     }
     if (heft_world_set_task_system(serial.r.world, timing_enqueue, timing_finish, &serial, 1) !=
