@@ -161,7 +161,10 @@ void broad_phase_remove(heft_world *w, int32_t index) {
     bp->pair_count = k;
 }
 
-void broad_phase_refresh(heft_world *w) {
+/* Follows the shapes: the planes' equations, and each other shape's box
+ * (computed here unless boxes_ready), its enlarged box moved in the tree
+ * when the box left it. */
+static void refresh(heft_world *w, int boxes_ready) {
     broad_phase *bp = &w->broad;
     for (int i = 0; i < w->shape_high; ++i) {
         shape *s = &w->shapes[i];
@@ -183,12 +186,35 @@ void broad_phase_refresh(heft_world *w) {
         if (w->bodies[s->body].sleeping) {
             continue; /* it has not moved since it fell asleep */
         }
-        shape_box(w, s);
+        if (!boxes_ready) {
+            shape_box(w, s);
+        }
         if (!aabb_contains(&s->fat, &s->box)) {
             s->fat = aabb_grow(s->box, extension(&s->box));
             tree_move(&bp->tree, s->proxy, s->fat);
             /* out of memory, its new pairs wait for its next move */
             (void)push_moved(bp, s, i);
+        }
+    }
+}
+
+void broad_phase_refresh(heft_world *w) {
+    refresh(w, 0);
+}
+
+/* Shapes a task of the boxes takes at least (a transform and a box each;
+ * a hull's box runs over its vertices). */
+#define BOX_TASK_MIN_RANGE 32
+
+/* The boxes of the awake shapes other than planes: each shape's own
+ * memory, so the step computes them on the task system. */
+static void shape_boxes_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    heft_world *w = context;
+    for (int i = begin; i < end; ++i) {
+        shape *s = &w->shapes[i];
+        if (s->slot.alive && s->type != HEFT_SHAPE_PLANE && !w->bodies[s->body].sleeping) {
+            shape_box(w, s);
         }
     }
 }
@@ -242,7 +268,8 @@ static int pair_alive(const heft_world *w, uint64_t key) {
 
 int broad_phase_update(heft_world *w) {
     broad_phase *bp = &w->broad;
-    broad_phase_refresh(w);
+    world_tasks_run(w, shape_boxes_task, w->shape_high, BOX_TASK_MIN_RANGE, w);
+    refresh(w, 1);
     bp->found_count = 0;
     query_context q = {w, -1, 1};
     for (int k = 0; k < bp->moved_count && q.ok; ++k) {

@@ -30,71 +30,121 @@ static double dot6(const double *j, heft_vec3 v, heft_vec3 omega) {
     return j[0] * v.x + j[1] * v.y + j[2] * v.z + j[3] * omega.x + j[4] * omega.y + j[5] * omega.z;
 }
 
-/* The normal rows of this step's contacts, appended from all[m] on; returns
- * the new count. On the first iteration phi is the separation the contact
- * has after the position update (the step's separation plus h J_n v+), so
- * that the row J_n dq >= -phi lets the projection close a gap but not push a
- * contact in; later iterations (their gaps unknown) may not close it further. */
-static int gather_contact_rows(heft_world *w, double h, int first, row *all, int *island,
-                               int *start, int m) {
-    contact_params cp = {h,   w->def.rigid_compliance + w->def.contact_compliance / (h * h),
-                         0.0, w->def.contact_slop,
-                         0.0, INFINITY};
-    for (int i = 0; i < w->contacts.count; ++i) {
-        contact *c = &w->contacts.items[i];
-        const body *a = &w->bodies[c->body_a], *b = &w->bodies[c->body_b];
-        int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
-        if (k < 0) {
-            continue;
-        }
-        row rows[3];
-        contact_fill_rows(c, w->bodies, &cp, 0, 0, rows);
-        row x = rows[0];
-        double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
-                         dot6(x.jb, b->linear_velocity, b->angular_velocity);
-        x.phi = first ? fmax(0.0, c->separation + h * closing + cp.slop) : 0.0;
-        x.lambda_out = NULL;
-        island[m] = k;
-        all[m++] = x;
-        start[k + 1]++;
-    }
-    return m;
-}
+/* Joints and contacts a task of the gathering takes at least. */
+#define JOINT_TASK_MIN_RANGE 4
 
-/* Joints a task of the rows' fill takes at least. */
-#define JOINT_TASK_MIN_RANGE 16
-
-typedef struct joint_fill {
+/* The gathering of one projection's rows: each joint and each contact
+ * writes its own rows and counts; their places, grouped by island in
+ * joint order then contact order, are counted on the stepping thread. */
+typedef struct gather_pass {
     heft_world *w;
     const row_context *ctx;
-    row *all;
+    contact_params cp;
+    int first; /* the projection's first iteration (gaps known) */
+    row *all;  /* joint i's rows from slot[i], contact c's at contact_base + c */
+    int contact_base;
+    row *sorted;     /* the rows grouped by island */
     const int *slot; /* per joint: room for its most rows, -1 for a dead joint */
-    int *count;      /* per joint: the rows it filled */
-} joint_fill;
+    int *kept;       /* per joint and then per contact: the rows that take part */
+    int *island;     /* per joint and then per contact: the island, -1 for none */
+    int *place;      /* per joint and then per contact: where its rows go in sorted */
+} gather_pass;
 
-static void joint_fill_task(int begin, int end, int worker, void *context) {
+/* A joint's rows at the current poses, those that take part (rigid
+ * bilateral and limit rows of a joint on an island) moved to the front of
+ * its room. */
+static void gather_joint(const gather_pass *g, int i) {
+    const heft_world *w = g->w;
+    g->kept[i] = 0;
+    if (g->slot[i] < 0) {
+        return;
+    }
+    const joint *j = &w->joints[i];
+    row *room = &g->all[g->slot[i]];
+    memset(room, 0, sizeof(row) * (size_t)joint_row_count(j));
+    const int count = joint_fill_rows(j, w->bodies, g->ctx, room); /* limits come and go */
+    const body *b = &w->bodies[j->body_b];
+    const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
+    const int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
+    g->island[i] = k;
+    int kept = 0;
+    for (int r = 0; r < count && k >= 0; ++r) {
+        row x = room[r];
+        if (takes_part(&x, w->def.rigid_compliance)) {
+            x.a = j->body_a;
+            x.b = j->body_b;
+            room[kept++] = x;
+        }
+    }
+    g->kept[i] = kept;
+}
+
+/* A contact's normal row. On the first iteration phi is the separation the
+ * contact has after the position update (the step's separation plus h J_n
+ * v+), so that the row J_n dq >= -phi lets the projection close a gap but
+ * not push a contact in; later iterations (their gaps unknown) may not close
+ * it further. */
+static void gather_contact(const gather_pass *g, int c) {
+    heft_world *w = g->w;
+    const int nj = w->joint_high;
+    contact *ct = &w->contacts.items[c];
+    const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
+    const int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
+    g->island[nj + c] = k;
+    g->kept[nj + c] = k >= 0;
+    if (k < 0) {
+        return;
+    }
+    row rows[3];
+    contact_fill_rows(ct, w->bodies, &g->cp, 0, 0, rows);
+    row x = rows[0];
+    const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
+                           dot6(x.jb, b->linear_velocity, b->angular_velocity);
+    x.phi = g->first ? fmax(0.0, ct->separation + g->cp.h * closing + g->cp.slop) : 0.0;
+    x.lambda_out = NULL;
+    g->all[g->contact_base + c] = x;
+}
+
+/* Items: the joints, then the contacts. */
+static void gather_task(int begin, int end, int worker, void *context) {
     (void)worker;
-    const joint_fill *f = context;
+    const gather_pass *g = context;
+    const int nj = g->w->joint_high;
     for (int i = begin; i < end; ++i) {
-        if (f->slot[i] >= 0) {
-            const joint *j = &f->w->joints[i];
-            memset(&f->all[f->slot[i]], 0, sizeof(row) * (size_t)joint_row_count(j));
-            f->count[i] = joint_fill_rows(j, f->w->bodies, f->ctx, &f->all[f->slot[i]]);
+        if (i < nj) {
+            gather_joint(g, i);
+        } else {
+            gather_contact(g, i - nj);
+        }
+    }
+}
+
+/* Each joint's and contact's kept rows to their places. */
+static void scatter_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    const gather_pass *g = context;
+    const int nj = g->w->joint_high;
+    for (int i = begin; i < end; ++i) {
+        if (g->kept[i] > 0) {
+            const row *from = i < nj ? &g->all[g->slot[i]] : &g->all[g->contact_base + (i - nj)];
+            memcpy(&g->sorted[g->place[i]], from, sizeof(row) * (size_t)g->kept[i]);
         }
     }
 }
 
 /* The joint rows of every island at the current poses, and the normal rows
- * of its contacts, grouped by island: rows[start[k] .. start[k+1]). The
- * joints fill their rows as tasks, each into room for its most rows (limits
- * come and go); the rows that take part are then kept in joint order.
+ * of its contacts, grouped by island: rows[start[k] .. start[k+1]), each
+ * island's joints' rows in joint order, then its contacts' in contact order.
  * Returns 0 when out of memory. */
 static int gather_rows(heft_world *w, const island_set *is, double h, int first, row **rows_out,
                        int **start_out) {
     const int nj = w->joint_high;
+    /* an iterative solver's projection is approximate, and the contacts'
+     * rows take its sweeps from the joints: the winch's gaps under PGS went
+     * from 5.4 mm to 1.7 cm with them */
+    const int nc = w->solver->direct ? w->contacts.count : 0;
     int *slot = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
-    int *count = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
-    if (!slot || !count) {
+    if (!slot) {
         return 0;
     }
     int n = 0;
@@ -102,54 +152,46 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
         slot[i] = w->joints[i].slot.alive ? n : -1;
         n += w->joints[i].slot.alive ? joint_row_count(&w->joints[i]) : 0;
     }
-    n += w->contacts.count;
-    row *all = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
-    row *sorted = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
-    int *island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(n + 1));
+    const row_context ctx = {1.0, w->def.rigid_compliance, 1.0};
+    const contact_params cp = {h,   w->def.rigid_compliance + w->def.contact_compliance / (h * h),
+                               0.0, w->def.contact_slop,
+                               0.0, INFINITY};
+    gather_pass g;
+    memset(&g, 0, sizeof g);
+    g.w = w;
+    g.ctx = &ctx;
+    g.cp = cp;
+    g.first = first;
+    g.contact_base = n;
+    g.slot = slot;
+    g.all = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + nc + 1));
+    g.sorted = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + nc + 1));
+    g.kept = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
+    g.island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
+    g.place = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
     int *start = arena_calloc(&w->scratch, (size_t)is->count + 2, sizeof(int));
-    if (!all || !sorted || !island || !start) {
+    int *fill = arena_calloc(&w->scratch, (size_t)is->count + 1, sizeof(int));
+    if (!g.all || !g.sorted || !g.kept || !g.island || !g.place || !start || !fill) {
         return 0;
     }
-    row_context ctx = {1.0, w->def.rigid_compliance, 1.0};
-    joint_fill jf = {w, &ctx, all, slot, count};
-    world_tasks_run(w, joint_fill_task, nj, JOINT_TASK_MIN_RANGE, &jf);
-    int m = 0;
-    for (int i = 0; i < nj; ++i) {
-        const joint *j = &w->joints[i];
-        if (slot[i] < 0) {
-            continue;
+    world_tasks_run(w, gather_task, nj + nc, JOINT_TASK_MIN_RANGE, &g);
+    for (int i = 0; i < nj + nc; ++i) {
+        if (g.kept[i] > 0) {
+            start[g.island[i] + 1] += g.kept[i];
         }
-        const body *b = &w->bodies[j->body_b];
-        const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
-        int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
-        for (int r = 0; r < count[i]; ++r) {
-            row x = all[slot[i] + r]; /* m <= slot[i] + r: kept rows never overrun */
-            if (k >= 0 && takes_part(&x, w->def.rigid_compliance)) {
-                x.a = j->body_a;
-                x.b = j->body_b;
-                island[m] = k;
-                all[m++] = x;
-                start[k + 1]++;
-            }
-        }
-    }
-    if (w->solver->direct) {
-        /* an iterative solver's projection is approximate, and the contacts'
-         * rows take its sweeps from the joints: the winch's gaps under PGS
-         * went from 5.4 mm to 1.7 cm with them */
-        m = gather_contact_rows(w, h, first, all, island, start, m);
     }
     for (int k = 0; k < is->count; ++k) {
         start[k + 1] += start[k];
     }
-    int *fill = arena_calloc(&w->scratch, (size_t)is->count + 1, sizeof(int));
-    if (!fill) {
-        return 0;
+    for (int i = 0; i < nj + nc; ++i) {
+        if (g.kept[i] > 0) {
+            const int k = g.island[i];
+            g.place[i] = start[k] + fill[k];
+            fill[k] += g.kept[i];
+        }
     }
-    for (int r = 0; r < m; ++r) {
-        sorted[start[island[r]] + fill[island[r]]++] = all[r];
-    }
-    *rows_out = sorted;
+    world_tasks_run(w, scatter_task, nj + nc, JOINT_TASK_MIN_RANGE, &g);
+    *rows_out = g.sorted;
     *start_out = start;
     return 1;
 }
