@@ -120,7 +120,10 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
     if (count <= 0) {
         return;
     }
-    if (w->worker_count == 0) {
+    if (w->worker_count == 0 || count <= min_range) {
+        /* no task system, or one range: nothing to share, and handing it
+         * out would only add the task system's round trip (no other task
+         * runs now, so worker 0's scratch is free) */
         task(0, count, 0, context);
         return;
     }

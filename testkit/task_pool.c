@@ -132,8 +132,13 @@ static void *helper_main(void *arg) {
         unsigned gen = atomic_load(&p->generation);
         const double until = now_us() + TASK_POOL_SPIN_US;
         for (int spin = 1; gen == seen && !atomic_load(&p->stop); ++spin) {
-            if (spin % 256 == 0 && now_us() > until) {
-                break;
+            if (spin % 256 == 0) {
+                if (now_us() > until) {
+                    break;
+                }
+                /* a machine with more runnable threads than cores gets its
+                 * core back between polls; an idle one returns at once */
+                sched_yield();
             }
             gen = atomic_load(&p->generation);
         }
