@@ -377,17 +377,9 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
                 ws->col[ws->idx[e]] = 0.0;
             return 0;
         }
-        /* UMFPACK wants each column's rows ascending (insertion sort: a
-         * column holds the rows of two bodies' contacts, a few dozen) */
-        for (int e = 1; e < nz; ++e) {
-            const int key = ws->idx[e];
-            int f = e - 1;
-            while (f >= 0 && ws->idx[f] > key) {
-                ws->idx[f + 1] = ws->idx[f];
-                --f;
-            }
-            ws->idx[f + 1] = key;
-        }
+        /* UMFPACK wants each column's rows ascending (a column holds the
+         * rows of two bodies' contacts, a few dozen) */
+        heft_sort_indices(ws->idx, nz);
         for (int e = 0; e < nz; ++e) {
             ws->Bi[nnz] = ws->idx[e];
             ws->Bx[nnz++] = ws->col[ws->idx[e]];

@@ -151,16 +151,8 @@ static int from_structured(heft_sparse_sym *a, const heft_mlcp *p) {
         }
         if (p->epsilon != NULL)
             a->acc[j] += p->epsilon[j];
-        /* ascending rows, diagonal first (insertion sort: columns are short) */
-        for (int x = 1; x < count; ++x) {
-            const int t = a->touched[x];
-            int y = x - 1;
-            while (y >= 0 && a->touched[y] > t) {
-                a->touched[y + 1] = a->touched[y];
-                --y;
-            }
-            a->touched[y + 1] = t;
-        }
+        /* ascending rows, diagonal first (columns are short) */
+        heft_sort_indices(a->touched, count);
         if (!grow_entries(a, k, k + (size_t)count))
             return -1;
         a->col_start[j] = (int)k;

@@ -35,4 +35,18 @@ static inline void *heft_workspace_grow(void *old, size_t *cap, size_t count, si
 #define HEFT_RESERVE(array, cap, count)                                                            \
     (((array) = heft_workspace_grow((array), &(cap), (size_t)(count), sizeof *(array))) != NULL)
 
+/* Sorts a short int array ascending in place (insertion sort: the index
+ * lists of a sparse column, a few dozen entries). */
+static inline void heft_sort_indices(int *a, int n) {
+    for (int e = 1; e < n; ++e) {
+        const int key = a[e];
+        int f = e - 1;
+        while (f >= 0 && a[f] > key) {
+            a[f + 1] = a[f];
+            --f;
+        }
+        a[f + 1] = key;
+    }
+}
+
 #endif
