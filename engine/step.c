@@ -446,9 +446,13 @@ static void end_velocity(const heft_world *w, int32_t index, double *v6) {
 /* The Baumgarte term of a rigid joint row that holds two bodies together (a
  * limit's, one-sided and met at speed, stays in b). */
 static double bias_of_row(const row *r, double rigid_compliance, double h) {
-    return r->kind == HEFT_ROW_BILATERAL && r->epsilon <= rigid_compliance * (1.0 + 1e-12)
-               ? -r->gamma * r->phi / h
-               : 0.0;
+    if (r->kind == HEFT_ROW_BILATERAL && r->epsilon <= rigid_compliance * (1.0 + 1e-12))
+        return -r->gamma * r->phi / h;
+    /* a contact's push out of penetration; a speculative contact's phi > 0
+     * bounds the closing speed, which is no position correction */
+    if (r->kind == HEFT_ROW_NORMAL && r->phi < 0.0)
+        return -r->gamma * r->phi / h;
+    return 0.0;
 }
 
 static uint64_t hash_mix(uint64_t h, uint64_t x) {

@@ -53,7 +53,10 @@
  * Bullet's split impulse sweeps its pseudo-velocities as often; a tenth as
  * many left the chain's gaps at 1 cm after a minute instead of 1.3 mm),
  * and the answer is their sum. The state remembers the share and takes it
- * off the next warm start of each row that carries this answer.
+ * off the next warm start of each row that carries this answer. A
+ * contact's push out of penetration is always taken apart, from the first
+ * solve: left in the warm start it made stacks of boxes sway as one column
+ * at 50 sweeps (docs/pgs.md "Contacts: the correction always apart").
  *
  * The state of one island is the options, a workspace that only grows (once
  * the largest problem of an island has been seen, a solve allocates nothing)
@@ -713,27 +716,37 @@ static int position_pass(const heft_mlcp *p, pgs_state *s) {
     return converged;
 }
 
+/* Whether row i is a contact's normal row, whose push out of penetration
+ * is always solved apart (the joints' correction only once latched). */
+static int contact_row(const heft_mlcp *p, int i) {
+    return p->kind != NULL && p->kind[i] == HEFT_ROW_NORMAL;
+}
+
 /* Whether this solve takes the position correction apart: the pgs solver's
- * own state, warm started, with the engine's bias, latched once a row asked
- * for more than PGS_SPLIT_SPEED on PGS_SPLIT_STEPS solves in a row. Fills
- * position_b and velocity_b then. */
+ * own state, warm started, with the engine's bias. The contacts' part is
+ * always taken apart; the joints' once latched (a joint row asked for more
+ * than PGS_SPLIT_SPEED on PGS_SPLIT_STEPS solves in a row). A solve with
+ * nothing to take apart still goes through the split while a last share is
+ * remembered, so that the warm start loses it. Fills position_b and
+ * velocity_b then. */
 static int split_position(pgs_state *s, const heft_mlcp *p, int warm) {
     if (!s->split_bias || p->rows == NULL || !warm || p->bias == NULL)
         return 0;
     if (!s->latched) {
         int fast = 0;
         for (int i = 0; i < p->n && !fast; ++i)
-            fast = fabs(p->bias[i]) > PGS_SPLIT_SPEED && isfinite(p->bias[i]);
+            fast = !contact_row(p, i) && fabs(p->bias[i]) > PGS_SPLIT_SPEED && isfinite(p->bias[i]);
         s->above = fast ? s->above + 1 : 0;
         s->latched = s->above >= PGS_SPLIT_STEPS;
     }
-    if (!s->latched)
-        return 0;
+    int any = 0;
     for (int i = 0; i < p->n; ++i) {
-        s->position_b[i] = isfinite(p->bias[i]) ? p->bias[i] : 0.0;
+        const int apart = s->latched || contact_row(p, i);
+        s->position_b[i] = apart && isfinite(p->bias[i]) ? p->bias[i] : 0.0;
         s->velocity_b[i] = p->b[i] - s->position_b[i];
+        any = any || s->position_b[i] != 0.0;
     }
-    return 1;
+    return s->latched || any || s->last_n > 0;
 }
 
 /* ---- solve ------------------------------------------------------------------ */
@@ -853,9 +866,9 @@ const heft_solver_vtable heft_pgs_solver = {
 static size_t pgs_save_state(const void *state, void *buffer, size_t capacity) {
     const pgs_state *s = state;
     state_writer w = {buffer, capacity, 0};
-    if (s == NULL || (!s->latched && s->above == 0))
+    if (s == NULL || (!s->latched && s->above == 0 && s->last_n <= 0))
         return 0;
-    const int n = s->latched && s->last_n > 0 ? s->last_n : 0;
+    const int n = s->last_n > 0 ? s->last_n : 0;
     state_put_int(&w, s->above);
     state_put_int(&w, s->latched);
     state_put_int(&w, n);

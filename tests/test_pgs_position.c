@@ -1,7 +1,8 @@
 /* pgs and the position correction (docs/pgs.md "A light chain under a heavy
  * load"): the 100-link chain under 100 kg holds for a minute at 50 sweeps;
- * corrections that are not a runaway (too slow, or fast for fewer than 15
- * solves in a row) change no bit of an answer; a latched state still answers
+ * joints' corrections that are not a runaway (too slow, or fast for fewer
+ * than 15 solves in a row) change no bit of an answer; contacts' are taken
+ * apart from the first solve; a latched state still answers
  * the problem (the correction is solved apart, not dropped), and what it
  * remembers survives a save and restore. */
 #include <criterion/criterion.h>
@@ -103,6 +104,16 @@ static double *bias_from(const heft_mlcp *p, double fraction, double floor) {
     return bias;
 }
 
+/* Zeroes the bias of the contacts' normal rows, whose correction is taken
+ * apart from the first solve (the joints' only once latched). */
+static void joints_only(const heft_mlcp *p, double *bias) {
+    for (int i = 0; i < p->n; ++i) {
+        if (p->kind[i] == HEFT_ROW_NORMAL) {
+            bias[i] = 0.0;
+        }
+    }
+}
+
 /* Solves p solves times with one state, each from the last answer as the
  * engine hands it on (bit for bit); returns the last answer in lambda. */
 static void solve_in_a_row(const heft_solver_options *o, heft_mlcp *p, int solves, double *lambda) {
@@ -118,10 +129,10 @@ static void solve_in_a_row(const heft_solver_options *o, heft_mlcp *p, int solve
     pgs->destroy(state);
 }
 
-/* Nothing latches on corrections under 5 cm/s however long they last, nor
- * on faster ones for 14 solves in a row, nor on NaN or infinite ones: the
- * answers are the ones without a bias, bit for bit (the scenes PGS holds are
- * stepped exactly as before). */
+/* Nothing latches on joints' corrections under 5 cm/s however long they
+ * last, nor on faster ones for 14 solves in a row, nor on NaN or infinite
+ * corrections on any row: the answers are the ones without a bias, bit for
+ * bit (the joints PGS holds are stepped exactly as before). */
 Test(pgs_position, corrections_that_are_not_a_runaway_change_no_bit) {
     planted_problem pp = planted_structured(120, 0.5, 0, 31);
     const int n = pp.p->n;
@@ -130,6 +141,8 @@ Test(pgs_position, corrections_that_are_not_a_runaway_change_no_bit) {
         slow[i] = (i % 2 ? 1.0 : -1.0) * 0.049;
     }
     double *fast = bias_from(pp.p, 0.5, 0.06);
+    joints_only(pp.p, slow);
+    joints_only(pp.p, fast);
     double *broken = malloc(sizeof(double) * (size_t)n); /* never a correction */
     for (int i = 0; i < n; ++i) {
         broken[i] = i % 2 ? NAN : -INFINITY;
@@ -194,6 +207,80 @@ Test(pgs_position, a_latched_state_answers_a_joint_problem_as_without_the_split)
         free(split);
         planted_free(&pp);
     }
+}
+
+/* A contact's push out of penetration is taken apart from the first solve,
+ * with no latch: on rows without bounds, solved to the end, the two answers'
+ * sum is the answer without the split to 1e-9 relative; the share is
+ * remembered (the state saves it) and the next solve's warm start loses it,
+ * so its answer differs from one that keeps it. */
+Test(pgs_position, a_contact_correction_is_taken_apart_from_the_first_solve) {
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    planted_problem pp = planted_structured(90, 0.5, 0, 5);
+    heft_mlcp *p = pp.p;
+    const int n = p->n;
+    int contacts = 0;
+    for (int i = 0; i < n; ++i) {
+        p->lo[i] = -INFINITY;
+        p->hi[i] = INFINITY;
+        p->findex[i] = -1;
+        contacts += p->kind[i] == HEFT_ROW_NORMAL;
+    }
+    cr_assert_gt(contacts, 5);
+    double *bias = calloc((size_t)n, sizeof(double));
+    for (int i = 0; i < n; ++i) {
+        if (p->kind[i] == HEFT_ROW_NORMAL) {
+            bias[i] = 0.1; /* 6 mm deep at h = 1/60 s and Baumgarte 0.2 */
+        }
+    }
+    heft_solver_options o = heft_solver_default_options();
+    o.tolerance = 1e-28;
+    o.max_iterations = 20000;
+    double *plain = malloc(sizeof(double) * (size_t)n), *split = malloc(sizeof(double) * (size_t)n);
+    double *next = malloc(sizeof(double) * (size_t)n), *kept = malloc(sizeof(double) * (size_t)n);
+    heft_solver_stats st;
+    void *a = pgs->create(&o), *b = pgs->create(&o);
+    pgs->solve(a, p, plain, &st); /* no bias: no split, nothing remembered */
+    cr_assert_eq(pgs->save_state(a, NULL, 0), 0);
+    p->bias = bias;
+    pgs->solve(b, p, split, &st);
+    double scale = 0.0;
+    for (int i = 0; i < n; ++i) {
+        scale = fmax(scale, fabs(plain[i]));
+    }
+    const double diff = planted_max_diff(plain, split, n);
+    cr_log_info("contact correction apart: %.3e from the unsplit answer (largest impulse %.3e)",
+                diff, scale);
+    cr_assert_lt(diff, 1e-9 * scale, "%g apart", diff);
+    cr_assert_eq(pgs->save_state(b, NULL, 0), 3 * sizeof(int32_t) + 2 * sizeof(double) * (size_t)n,
+                 "the share is remembered");
+    /* the next solve from the last answer: with the share taken off the warm
+     * start against a state that keeps it (cut short, so the start shows) */
+    o.max_iterations = 2;
+    void *c = pgs->create(&o), *d = pgs->create(&o);
+    pgs->solve(c, p, next, &st);
+    p->bias = NULL;
+    pgs->solve(d, p, kept, &st);
+    p->bias = bias;
+    memcpy(p->lambda0, next, sizeof(double) * (size_t)n);
+    pgs->solve(c, p, next, &st);
+    memcpy(p->lambda0, kept, sizeof(double) * (size_t)n);
+    p->bias = NULL;
+    pgs->solve(d, p, kept, &st);
+    cr_assert_gt(planted_max_diff(next, kept, n), 1e-6 * scale,
+                 "the warm start kept the correction");
+    memset(p->lambda0, 0, sizeof(double) * (size_t)n);
+    p->bias = NULL;
+    pgs->destroy(a);
+    pgs->destroy(b);
+    pgs->destroy(c);
+    pgs->destroy(d);
+    free(bias);
+    free(plain);
+    free(split);
+    free(next);
+    free(kept);
+    planted_free(&pp);
 }
 
 /* The count towards the latch, the latch and the memory of a latched state

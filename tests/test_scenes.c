@@ -236,7 +236,10 @@ Test(scenes, forklift_turns_around_the_cone_under_the_direct_solvers, .timeout =
  * lap, but stayed on with the cone 2 cm away (logged, docs/scenarios.md). */
 Test(scenes, forklift_under_the_iterative_solvers, .timeout = 600) {
     static const scene_case cases[] = {
-        {"forklift", NULL, 0, "pgs", 0, 0, 1, EXPECT_FAIL},
+        /* the 0.9 kg knuckle between the chassis and its 67 kg wheel
+         * (2,700:1) is beyond PGS: the truck breaks at the turn and throws
+         * its crate out of the scene's bounds (docs/benchmarks.md "Soaks") */
+        {"forklift", NULL, 0, "pgs", 0, 0, 0, EXPECT_FAIL},
         {"forklift", NULL, 0, "ldl-pgs", 0, 0, 1, EXPECT_ANY},
     };
     RUN_CASES(cases);
@@ -365,9 +368,11 @@ Test(scenes, stacked_boxes_come_to_rest, .timeout = 900) {
         {"stacking", "boxes", 0, "bpp", 600, 0, 1, EXPECT_PASS},
         {"stacking", "boxes", 0, "bpp-downdate", 600, 0, 1, EXPECT_PASS},
         {"stacking", "boxes", 0, "bpp-skyline", 600, 0, 1, EXPECT_PASS},
-        /* PGS needs 200 sweeps; at its default 50 the stacks still rock */
+        /* PGS holds them at its default 50 sweeps since the contacts'
+         * correction stays out of its warm start (docs/pgs.md); with it in,
+         * the stacks rocked at 0.2 m/s */
+        {"stacking", "boxes", 0, "pgs", 600, 0, 1, EXPECT_PASS},
         {"stacking", "boxes", 0, "pgs", 600, 200, 1, EXPECT_PASS},
-        {"stacking", "boxes", 0, "pgs", 600, 0, 1, EXPECT_FAIL},
     };
     RUN_CASES(cases);
 }
@@ -418,7 +423,7 @@ Test(scenes, pivoting_converges_on_stacked_boxes, .timeout = 600) {
 Test(scenes, tower_and_wall_keep_out_of_the_ground, .timeout = 900) {
     static const scene_case cases[] = {
         /* PGS at 50 sweeps on islands of 2,000 and 3,000 rows: logs sink
-         * 7 cm into the ground (known, README); bricks 1.9 cm, against a
+         * 7 cm into the ground (known, README); bricks 0.4 cm, against a
          * limit of 2 (logged) */
         {"stacking", "tower", 0, "pgs", 300, 0, 1, EXPECT_FAIL},
         {"stacking", "wall", 0, "pgs", 300, 0, 1, EXPECT_ANY},

@@ -76,10 +76,10 @@ typedef struct heft_mlcp {
     double *A;
 
     /* The part of b that only corrects positions (the engine's Baumgarte
-     * term -gamma phi / h of its rigid joint rows, 0 elsewhere); may be NULL.
-     * It does not change the problem: pgs solves it apart so that its warm
-     * start carries no position correction (docs/pgs.md), the other solvers
-     * ignore it. */
+     * term -gamma phi / h of its rigid joint rows and of its penetrating
+     * contacts' normal rows, 0 elsewhere); may be NULL. It does not change
+     * the problem: pgs solves it apart so that its warm start carries no
+     * position correction (docs/pgs.md), the other solvers ignore it. */
     double *bias;
 
     /* bookkeeping for heft_mlcp_create / heft_mlcp_destroy */
