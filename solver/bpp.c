@@ -120,8 +120,9 @@
  * point does not reach the tolerance within the budget (the wall's starts,
  * 1e-6 J off, came 2 to 10 times nearer at three times the cost) */
 #define BPP_NEWTON_LAST_REACH 1e3
-/* When Lemke's method declines the island and the last Newton stage did not
- * end it (or had no start near enough): PGS, chained this many times
+/* When Lemke's method declines the island and no point of the solve is
+ * near enough for the last Newton stage (BPP_NEWTON_LAST_REACH): PGS,
+ * chained this many times
  * options.bpp_pgs_sweeps sweeps from the best answer so far, its best
  * iterate by the error measure kept, then the last Newton stage from there.
  * On the wall of 96 bricks while it falls (2,865 to 3,132 rows, LCPs of
@@ -1487,9 +1488,10 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             }
         }
         if (solved < 0 && stats->backstops == backstops_before && s->options.bpp_pgs_sweeps > 0) {
-            /* still open and too large for Lemke's method: PGS from the
-             * best answer so far, then the last Newton stage from PGS's
-             * best iterate (BPP_APPROACH_ROUNDS) */
+            /* too large for Lemke's method and no point near enough for
+             * the last Newton stage (which counts a backstop stage when it
+             * runs): PGS from the best answer so far, then the last Newton
+             * stage from PGS's best iterate (BPP_APPROACH_ROUNDS) */
             const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                        pgs_answered ? s->pgs_lambda : NULL,
                                        have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
