@@ -120,6 +120,18 @@
  * point does not reach the tolerance within the budget (the wall's starts,
  * 1e-6 J off, came 2 to 10 times nearer at three times the cost) */
 #define BPP_NEWTON_LAST_REACH 1e3
+/* When Lemke's method declines the island and no point of the solve is
+ * near enough for the last Newton stage (BPP_NEWTON_LAST_REACH): PGS,
+ * chained this many times
+ * options.bpp_pgs_sweeps sweeps from the best answer so far, its best
+ * iterate by the error measure kept, then the last Newton stage from there.
+ * On the wall of 96 bricks while it falls (2,865 to 3,132 rows, LCPs of
+ * some 7,000 variables) the Newton stage stalled 1e-6 J off from every
+ * start the solve had; 30,000 sweeps (0.4 s) came to 1.5e-9 to 1e-7 J,
+ * and the Newton stage from there to 1.4e-11 to 3e-8 J. The sweeps went
+ * no nearer with more: 100,000 of them stayed at 1e-8 J on two of those
+ * islands (docs/friction-backstop.md "Still weak"). */
+#define BPP_APPROACH_ROUNDS 30
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1220,6 +1232,73 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
     return found < start_best ? 0 : -1;
 }
 
+/* The approach by PGS (BPP_APPROACH_ROUNDS) from the best of the given
+ * points (NULL ones skipped), then the last Newton stage from PGS's best
+ * iterate. Returns 1 when s->fz_best holds an answer within tau, 0 when it
+ * holds one better than every given point (*from_pgs says whether it is
+ * PGS's iterate, which the Newton stage did not better), -1 when there is
+ * none. Uses s->fz_d, s->fz_t and s->fz_x. */
+static int approach_by_pgs(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
+                           double tau, int newton_steps, int *from_pgs, heft_solver_stats *stats) {
+    const int n = p->n;
+    const size_t vec = sizeof(double) * (size_t)n;
+    double start = INFINITY;
+    for (int k = 0; k < count; ++k) {
+        if (points[k] == NULL)
+            continue;
+        for (int i = 0; i < n; ++i)
+            s->fz_t[i] = isfinite(points[k][i]) ? points[k][i] : 0.0;
+        heft_bpp_clamp_answer(p, s->fz_t);
+        const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        if (e < start) {
+            start = e;
+            memcpy(s->fz_d, s->fz_t, vec);
+        }
+    }
+    if (!(start < INFINITY))
+        return -1;
+    double best = start;
+    for (int round = 0; round < BPP_APPROACH_ROUNDS; ++round) {
+        heft_mlcp from = *p;
+        from.lambda0 = s->fz_d;
+        heft_solver_stats ps;
+        memset(&ps, 0, sizeof ps);
+        if (heft_pgs_solver.solve(s->pgs, &from, s->fz_t, &ps) == HEFT_SOLVE_FAILED)
+            break;
+        stats->pgs_sweeps += ps.iterations;
+        int finite = 1;
+        for (int i = 0; i < n; ++i)
+            finite &= isfinite(s->fz_t[i]);
+        if (!finite)
+            break;
+        heft_bpp_clamp_answer(p, s->fz_t);
+        const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        if (e < best) {
+            best = e;
+            memcpy(s->fz_x, s->fz_t, vec);
+        }
+        if (e <= tau)
+            break;
+        memcpy(s->fz_d, s->fz_t, vec); /* the next round goes on from here */
+    }
+    if (!(best < start))
+        return -1;
+    *from_pgs = 1;
+    memcpy(s->fz_best, s->fz_x, vec);
+    if (best <= tau)
+        return 0; /* PGS's own answer: never called converged */
+    const double *near[1] = {s->fz_x};
+    s->newton.last_stage = 1;
+    const int found = newton_stage(p, s, near, 1, tau, newton_steps, newton_steps, stats);
+    s->newton.last_stage = 0;
+    if (found >= 0) {
+        *from_pgs = 0;
+        return found;
+    }
+    memcpy(s->fz_best, s->fz_x, vec); /* newton_stage found nothing better */
+    return 0;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1406,6 +1485,26 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                 heft_bpp_read_sets(p, s->lambda, s->set);
                 frozen = 1; /* an answer in s->lambda, better than every guess */
                 source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+        if (solved < 0 && stats->backstops == backstops_before && s->options.bpp_pgs_sweeps > 0) {
+            /* too large for Lemke's method and no point near enough for
+             * the last Newton stage (which counts a backstop stage when it
+             * runs): PGS from the best answer so far, then the last Newton
+             * stage from PGS's best iterate (BPP_APPROACH_ROUNDS) */
+            const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
+                                       pgs_answered ? s->pgs_lambda : NULL,
+                                       have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
+            int from_pgs = 0;
+            const int found = approach_by_pgs(
+                p, s, points, 4, tau, imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps), &from_pgs, stats);
+            if (found > 0) {
+                solved = 1;
+            } else if (found == 0) {
+                memcpy(s->lambda, s->fz_best, vec);
+                heft_bpp_read_sets(p, s->lambda, s->set);
+                frozen = 1;
+                source = from_pgs ? HEFT_ANSWER_PGS : HEFT_ANSWER_BACKSTOP;
             }
         }
         if (solved > 0) {

@@ -160,3 +160,35 @@ Test(newton, an_inconsistent_problem_ends_unsolved_within_the_budget) {
     heft_newton_release(&ws);
     heft_mlcp_destroy(p);
 }
+
+/* The wall of 96 bricks while it falls: its islands (2,800 to 3,132 rows,
+ * LCPs of some 7,000 variables) are above Lemke's cap, and the Newton
+ * stage stalled about 1e-6 J off from every start the solve had. This is
+ * the island of step 25 cut down to its bottom 24 bricks (696 rows), with
+ * Lemke's method turned off to stand for the cap: the solve used to end
+ * unconverged at 1.5e-8 J (the Newton stage's answer, 85 steps). PGS,
+ * chained from the best answer so far (at most 30 times bpp_pgs_sweeps
+ * sweeps), brings it near enough for the last Newton stage to end it within
+ * the solver's tolerance (1e-12 J, the error measure's max). The bound on
+ * the Newton steps: 25 before the restart, 60 in the first stage, 150 in
+ * the last one (from PGS's iterate here). */
+Test(newton, a_wall_island_without_lemke_ends_exact_after_pgs_approaches_it) {
+    heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/wall-step25-bottom24.mlcp");
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_options o = heft_solver_default_options();
+    o.backstop_max_variables = HEFT_BACKSTOP_OFF;
+    heft_solver_stats st;
+    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK, "%.3e J",
+                 st.error_max);
+    cr_assert(st.converged);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    cr_assert_eq(st.backstop_pivots, st.newton_steps); /* no Lemke pivots */
+    cr_assert_leq(st.newton_steps, 25 + 60 + 150);
+    cr_assert_gt(st.pgs_sweeps, o.bpp_pgs_sweeps, "the approach by PGS ran");
+    cr_assert_leq(st.pgs_sweeps, 31 * o.bpp_pgs_sweeps);
+    const heft_mlcp_error e = heft_mlcp_measure(p, lambda, NULL);
+    cr_assert_leq(e.max, o.tolerance, "%.3e J", e.max);
+    cr_assert_eq(e.bound_violations, 0);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}

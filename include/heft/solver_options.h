@@ -148,7 +148,8 @@ typedef struct heft_solver_stats {
     int regularized_rows;  /* adaptive regularization: diagonal shifts applied (Alg. 9) */
     int restarts;          /* BPP family: restarts of a stalled pivoting from the index
                               sets of a PGS answer (bpp.c "restart from PGS") */
-    int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve */
+    int pgs_sweeps;        /* BPP family: the sweeps of that PGS solve, and of the approach
+                              by PGS on islands above Lemke's cap (friction-backstop.md) */
     int frozen_rounds;     /* BPP family, pgcg: rounds of the frozen friction boxes */
     int backstops;         /* pivoting family: runs of the backstop's stages (its Newton stage
                               and Lemke's method count one each) */
