@@ -255,13 +255,28 @@ static int compare_u64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Does the plane meet the shape's fat box or the reach of its speculative
+ * contacts (its box grown by how far it may travel in the step; contacts
+ * with static geometry are made that far ahead, engine/contact.c)? A fast
+ * shape's reach goes beyond its fat box: a log of the 40-layer tower
+ * falling at 4.7 m/s, 7.6 cm above the ground, had its fat box end 2 cm
+ * above it while its reach went 21 cm below; unpaired, it went 7.5 cm into
+ * the ground within the step. */
+static int plane_meets(const shape *plane, const shape *s) {
+    if (plane_overlaps_box(plane, &s->fat)) {
+        return 1;
+    }
+    const aabb reach = aabb_grow(s->box, s->speculative);
+    return s->speculative > 0.0 && plane_overlaps_box(plane, &reach);
+}
+
 static int pair_alive(const heft_world *w, uint64_t key) {
     const shape *a = &w->shapes[key >> 32], *b = &w->shapes[key & 0xFFFFFFFFu];
     if (a->type == HEFT_SHAPE_PLANE) {
-        return plane_overlaps_box(a, &b->fat);
+        return plane_meets(a, b);
     }
     if (b->type == HEFT_SHAPE_PLANE) {
-        return plane_overlaps_box(b, &a->fat);
+        return plane_meets(b, a);
     }
     return aabb_overlap(&a->fat, &b->fat);
 }
@@ -279,7 +294,20 @@ int broad_phase_update(heft_world *w) {
         tree_query(&bp->tree, s->fat, on_overlap, &q);
         for (int p = 0; p < bp->plane_count && q.ok && !bp->planes_dirty; ++p) {
             int32_t j = bp->planes[p];
-            if (broad_phase_may_pair(w, i, j) && plane_overlaps_box(&w->shapes[j], &s->fat)) {
+            if (broad_phase_may_pair(w, i, j) && plane_meets(&w->shapes[j], s)) {
+                q.ok = add_found(bp, pair_key(i, j));
+            }
+        }
+    }
+    /* shapes that did not leave their fat box but whose reach meets a plane
+     * the fat box does not (plane_meets) */
+    for (int p = 0; p < bp->plane_count && q.ok && !bp->planes_dirty; ++p) {
+        const int32_t j = bp->planes[p];
+        for (int i = 0; i < w->shape_high && q.ok; ++i) {
+            const shape *s = &w->shapes[i];
+            if (s->slot.alive && s->proxy >= 0 && !s->moved && s->speculative > 0.0 &&
+                !w->bodies[s->body].sleeping && !plane_overlaps_box(&w->shapes[j], &s->fat) &&
+                plane_meets(&w->shapes[j], s) && broad_phase_may_pair(w, i, j)) {
                 q.ok = add_found(bp, pair_key(i, j));
             }
         }
@@ -290,7 +318,7 @@ int broad_phase_update(heft_world *w) {
             for (int i = 0; i < w->shape_high && q.ok; ++i) {
                 shape *s = &w->shapes[i];
                 if (s->slot.alive && s->proxy >= 0 && broad_phase_may_pair(w, i, j) &&
-                    plane_overlaps_box(&w->shapes[j], &s->fat)) {
+                    plane_meets(&w->shapes[j], s)) {
                     q.ok = add_found(bp, pair_key(i, j));
                 }
             }

@@ -105,7 +105,7 @@ typedef struct contact_params {
 
 /* Writes the contact's three rows (normal, then two friction rows whose
  * friction index is first, the normal row's buffer index). */
-void contact_fill_rows(contact *c, const body *bodies, const contact_params *cp, int block,
-                       int first, row *out);
+void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
+                       const contact_params *cp, int block, int first, row *out);
 
 #endif

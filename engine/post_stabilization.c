@@ -96,7 +96,7 @@ static void gather_contact(const gather_pass *g, int c) {
         return;
     }
     row rows[3];
-    contact_fill_rows(ct, w->bodies, &g->cp, 0, 0, rows);
+    contact_fill_rows(ct, w->bodies, w->shapes, &g->cp, 0, 0, rows);
     row x = rows[0];
     const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
                            dot6(x.jb, b->linear_velocity, b->angular_velocity);

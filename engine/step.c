@@ -291,7 +291,7 @@ static void contact_rows_task(int begin, int end, int worker, void *context) {
         const int r = cr->first[i];
         if (r >= 0) {
             /* blocks number the awake contacts in order, as rows do in threes */
-            contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->cp,
+            contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->w->shapes, cr->cp,
                               cr->first_block + (r - cr->first_row) / 3, r, &cr->rows[r]);
         }
     }
