@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "heft.h"
+#include "mlcp.h"
 #include "runner.h"
 
 static void steps_without_allocation_with(const char *scene, const char *solver, int heavy,
@@ -64,4 +65,49 @@ Test(allocation, the_counting_allocator_sees_world_creation) {
     heft_world_destroy(w);
     heft_set_allocator(NULL);
     cr_assert_gt(counting_allocator_calls, 0);
+}
+
+/* A pgs state whose island's rows creep up one at a time (a chain winding
+ * onto a drum gains a contact now and then) regrows its workspace once or
+ * twice, not at every new row: 101 solves of 100 to 200 rows may allocate
+ * at most twice what the first solve of 100 rows did (sized to the row
+ * count alone, every new row would reallocate every array: about 100 times
+ * as many). */
+Test(allocation, pgs_workspace_regrows_rarely_while_rows_creep_up) {
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    cr_assert_not_null(pgs);
+    heft_mlcp *problems[101];
+    for (int k = 0; k <= 100; ++k) {
+        const int n = 100 + k;
+        heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE);
+        cr_assert_not_null(p);
+        for (int i = 0; i < n; ++i) {
+            p->A[(size_t)i * n + i] = 2.0;
+            if (i > 0)
+                p->A[(size_t)i * n + i - 1] = p->A[(size_t)(i - 1) * n + i] = -0.5;
+            p->b[i] = 1.0;
+            p->lo[i] = 0.0;
+        }
+        problems[k] = p;
+    }
+    static double lambda[200];
+    heft_solver_stats stats;
+    counting_allocator_install();
+    void *state = pgs->create(NULL);
+    cr_assert_not_null(state);
+    counting_allocator_calls = 0;
+    pgs->solve(state, problems[0], lambda, &stats);
+    const long first = counting_allocator_calls;
+    counting_allocator_calls = 0;
+    for (int k = 1; k <= 100; ++k)
+        pgs->solve(state, problems[k], lambda, &stats);
+    const long later = counting_allocator_calls;
+    pgs->destroy(state);
+    heft_set_allocator(NULL);
+    for (int k = 0; k <= 100; ++k)
+        heft_mlcp_destroy(problems[k]);
+    cr_assert_gt(first, 0);
+    cr_assert_leq(later, 2 * first,
+                  "%ld allocations in 100 solves of 101 to 200 rows, %ld in the first", later,
+                  first);
 }
