@@ -111,3 +111,51 @@ Test(allocation, pgs_workspace_regrows_rarely_while_rows_creep_up) {
                   "%ld allocations in 100 solves of 101 to 200 rows, %ld in the first", later,
                   first);
 }
+
+#define ROW_HALF 0.2 /* boxes of 0.4 m */
+
+/* A row of boxes on the ground, 1 cm apart (within the contact margin: one
+ * island), grown by a box at a time: the island gains about 24 rows a box,
+ * as a winch's island gains contacts while its chain winds on. The steps
+ * between the additions may regrow the step's arrays, the solver's
+ * workspace and the rescue's scratch a few times (each at least doubles),
+ * not at every new box: from 10 to 60 boxes, at most 250 allocations in the
+ * steps (164 measured; with the solver's workspace and the rescue's scratch
+ * sized to the rows alone, 2,036). */
+Test(allocation, an_island_growing_a_box_at_a_time_regrows_its_memory_rarely) {
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = "pgs";
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w, "%s", heft_last_error());
+    heft_body_def gd = heft_default_body_def();
+    gd.type = HEFT_BODY_STATIC;
+    heft_body_id ground = heft_create_body(w, &gd);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, ground, &plane)));
+    counting_allocator_install();
+    long in_steps = 0;
+    for (int k = 0; k < 60; ++k) {
+        heft_body_def bd = heft_default_body_def();
+        bd.position = heft_v3(k * (2.0 * ROW_HALF + 0.01), 0.0, ROW_HALF);
+        bd.mass = 2.5;
+        bd.inertia = heft_inertia_box(2.5, heft_v3(ROW_HALF, ROW_HALF, ROW_HALF));
+        heft_body_id b = heft_create_body(w, &bd);
+        heft_shape_def sd = heft_default_shape_def();
+        sd.type = HEFT_SHAPE_BOX;
+        sd.half_extents = heft_v3(ROW_HALF, ROW_HALF, ROW_HALF);
+        cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+        counting_allocator_calls = 0;
+        for (int i = 0; i < 5; ++i)
+            cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+        if (k >= 10)
+            in_steps += counting_allocator_calls;
+    }
+    const heft_step_stats *st = heft_world_stats(w);
+    const int rows = st->rows_max, islands = st->islands;
+    heft_world_destroy(w);
+    heft_set_allocator(NULL);
+    cr_assert_eq(islands, 1, "the row is one island (%d)", islands);
+    cr_assert_gt(rows, 1000, "the island grew to %d rows", rows);
+    cr_assert_leq(in_steps, 250, "%ld allocations in the steps from 10 to 60 boxes", in_steps);
+}
