@@ -17,10 +17,12 @@
  *     memory must stay flat), read from /proc/self/statm (Linux).
  * Output: one Markdown table row per run on stdout, a CSV line per run
  * into --csv FILE, and with --trace FILE a CSV line per simulated minute
- * (each --window) of every run as it goes, to follow a run of hours. Exit status 1 when a run broke
+ * (each --window) of every run as it goes, to follow a run of hours, with
+ * the bytes the engine holds (counted through the allocation hooks). Exit status 1 when a run broke
  * one of the limits of docs/benchmarks.md ("Soaks"), 2 on bad arguments. */
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,53 @@ static double rss_mb(void) {
         resident = 0;
     fclose(f);
     return (double)resident * 4096.0 / (1024.0 * 1024.0);
+}
+
+/* The bytes the engine holds, counted through heft's allocation hooks
+ * (each block carries its size in a header of 16 bytes, which keeps the
+ * C library's alignment): unlike the resident set, it leaves out the
+ * program's code and memory allocated but not yet touched, so a trace tells
+ * the engine's growth from the pages around it. */
+#define SOAK_HEADER 16
+static size_t held_bytes;
+
+static void *held_alloc(size_t n, void *user) {
+    (void)user;
+    if (n > SIZE_MAX - SOAK_HEADER)
+        return NULL;
+    unsigned char *p = malloc(n + SOAK_HEADER);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    held_bytes += n;
+    return p + SOAK_HEADER;
+}
+
+static void held_free(void *q, void *user) {
+    (void)user;
+    if (q == NULL)
+        return;
+    unsigned char *p = (unsigned char *)q - SOAK_HEADER;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    held_bytes -= n;
+    free(p);
+}
+
+static void *held_realloc(void *q, size_t n, void *user) {
+    if (q == NULL)
+        return held_alloc(n, user);
+    if (n > SIZE_MAX - SOAK_HEADER)
+        return NULL;
+    unsigned char *p = (unsigned char *)q - SOAK_HEADER;
+    size_t old;
+    memcpy(&old, p, sizeof old);
+    unsigned char *grown = realloc(p, n + SOAK_HEADER);
+    if (grown == NULL)
+        return NULL;
+    memcpy(grown, &n, sizeof n);
+    held_bytes = held_bytes - old + n;
+    return grown + SOAK_HEADER;
 }
 
 static double cpu_ms(void) {
@@ -166,10 +215,10 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
             if (r.steps % window_steps == 0 || r.steps == steps) {
                 const int span =
                     r.steps % window_steps == 0 ? window_steps : r.steps % window_steps;
-                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f\n", trace->scene,
+                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f\n", trace->scene,
                         trace->variant, trace->solver, r.steps * h, r.steps,
                         r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span,
-                        rss_mb());
+                        rss_mb(), (double)held_bytes / (1024.0 * 1024.0));
                 fflush(trace->f);
                 t_span = energy_span = 0.0;
                 nonfinite_span = r.nonfinite;
@@ -329,7 +378,9 @@ int main(int argc, char **argv) {
             return 2;
         }
         fprintf(trace.f, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
-                         "energy_max_j,step_ms,rss_mb\n");
+                         "energy_max_j,step_ms,rss_mb,engine_mb\n");
+        static const heft_allocator held = {held_alloc, held_realloc, held_free, NULL};
+        heft_set_allocator(&held); /* before any world is made */
     }
     char span[64];
     if (window == 60.0)
