@@ -1,7 +1,8 @@
 /* Contact manifolds: up to 4 points per shape pair, each with the feature id
  * that finds it again in the next step (for warm starts). The points come
  * from clipping one shape's feature (face, edge, point) against the other's
- * reference face, and are reduced to the 4 that keep the largest area.
+ * reference face, and are reduced to 4: the nearest to contact, and among
+ * points about as near, those that keep the largest area.
  * Private to the library. */
 #ifndef HEFT_MANIFOLD_H
 #define HEFT_MANIFOLD_H
@@ -11,6 +12,10 @@
 #include "geometry.h"
 
 #define MANIFOLD_MAX_POINTS 4
+/* manifold_reduce seeks the largest area among the points within this
+ * fraction of the points' extent of the nearest to contact (manifold.c,
+ * order_by_nearness) */
+#define MANIFOLD_NEAR_BAND 0.05
 #define FEATURE_MAX 32
 
 typedef struct contact_point {
@@ -60,8 +65,10 @@ static inline uint64_t feature_id(int kind, int flip, unsigned x, unsigned y) {
 int clip_features(const feature *ref, const feature *incident, int ref_is_a, double radius_a,
                   double radius_b, double margin, contact_point *out, int max);
 
-/* Keeps at most 4 of n points: the deepest, the farthest from it, then those
- * adding the most area. Returns the new count; the kept points come first. */
+/* Keeps at most 4 of n points: the 4 nearest to contact where fewer than 4
+ * are within MANIFOLD_NEAR_BAND of their extent of the nearest; otherwise, of
+ * those, the deepest, the farthest from it, then those adding the most area.
+ * Returns the new count; the kept points come first. */
 int manifold_reduce(contact_point *points, int n);
 
 /* Drops points closer than distance to a deeper point of nearly the same

@@ -178,7 +178,10 @@ Test(continuous, a_box_falling_from_1_km_does_not_pass_a_height_field) {
     cr_log_info("box at 140 m/s: %d of %d under the field; without continuous collision %d of 100",
                 tunnels, LAUNCHES, tunnels_off);
     cr_assert_eq(tunnels, 0, "%d of %d launches ended under the field", tunnels, LAUNCHES);
-    cr_assert_gt(tunnels_off, 20, "without the flag only %d of 100 passed: the test is too easy",
+    /* without continuous collision 19 of the first 100 end under the field
+     * (38 while the manifold's reduction could drop a near corner of a
+     * tumbling box for a far one) */
+    cr_assert_gt(tunnels_off, 10, "without the flag only %d of 100 passed: the test is too easy",
                  tunnels_off);
 
     /* and one whole fall from 1 km at rest: 14.3 s down, then 1 s on the field
