@@ -15,11 +15,14 @@
  *     ratio means something on a machine that is busy with other work,
  *   - the resident set size after the first minute and at the end (the
  *     memory must stay flat), read from /proc/self/statm (Linux).
- * Output: one Markdown table row per run on stdout, and a CSV line per run
- * into --csv FILE. Exit status 1 when a run broke one of the limits of
- * docs/benchmarks.md ("Soaks"), 2 on bad arguments. */
+ * Output: one Markdown table row per run on stdout, a CSV line per run
+ * into --csv FILE, and with --trace FILE a CSV line per simulated minute
+ * (each --window) of every run as it goes, to follow a run of hours, with
+ * the bytes the engine holds (counted through the allocation hooks). Exit status 1 when a run broke
+ * one of the limits of docs/benchmarks.md ("Soaks"), 2 on bad arguments. */
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,53 @@ static double rss_mb(void) {
         resident = 0;
     fclose(f);
     return (double)resident * 4096.0 / (1024.0 * 1024.0);
+}
+
+/* The bytes the engine holds, counted through heft's allocation hooks
+ * (each block carries its size in a header of 16 bytes, which keeps the
+ * C library's alignment): unlike the resident set, it leaves out the
+ * program's code and memory allocated but not yet touched, so a trace tells
+ * the engine's growth from the pages around it. */
+#define SOAK_HEADER 16
+static size_t held_bytes;
+
+static void *held_alloc(size_t n, void *user) {
+    (void)user;
+    if (n > SIZE_MAX - SOAK_HEADER)
+        return NULL;
+    unsigned char *p = malloc(n + SOAK_HEADER);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, &n, sizeof n);
+    held_bytes += n;
+    return p + SOAK_HEADER;
+}
+
+static void held_free(void *q, void *user) {
+    (void)user;
+    if (q == NULL)
+        return;
+    unsigned char *p = (unsigned char *)q - SOAK_HEADER;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    held_bytes -= n;
+    free(p);
+}
+
+static void *held_realloc(void *q, size_t n, void *user) {
+    if (q == NULL)
+        return held_alloc(n, user);
+    if (n > SIZE_MAX - SOAK_HEADER)
+        return NULL;
+    unsigned char *p = (unsigned char *)q - SOAK_HEADER;
+    size_t old;
+    memcpy(&old, p, sizeof old);
+    unsigned char *grown = realloc(p, n + SOAK_HEADER);
+    if (grown == NULL)
+        return NULL;
+    memcpy(grown, &n, sizeof n);
+    held_bytes = held_bytes - old + n;
+    return grown + SOAK_HEADER;
 }
 
 static double cpu_ms(void) {
@@ -93,8 +143,14 @@ static double energy(heft_world *w, heft_vec3 g, const scenario_desc *d, long *n
     return e;
 }
 
+/* Where a run's trace goes (NULL: none), one line per window of steps. */
+typedef struct soak_trace {
+    FILE *f;
+    const char *scene, *variant, *solver;
+} soak_trace;
+
 static soak_result soak(const scenario_desc *d, const char *solver, double seconds, double settle,
-                        double window, const scenario_params *params) {
+                        double window, const scenario_params *params, const soak_trace *trace) {
     soak_result r;
     memset(&r, 0, sizeof r);
     r.failed_step = -1;
@@ -125,6 +181,8 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
                                  : steps - settle_steps;
     const heft_vec3 g = wd.gravity;
     double t_first = 0.0, t_last = 0.0;
+    double t_span = 0.0, energy_span = 0.0; /* the trace's current window */
+    long nonfinite_span = 0, outside_span = 0;
     for (int i = 0; i < steps; ++i) {
         if (d->control)
             d->control(s, w, i, h);
@@ -150,6 +208,23 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
         if (i == settle_steps + window_steps - 1)
             r.rss_first_mb = rss_mb();
         r.steps = i + 1;
+        if (trace->f != NULL) {
+            t_span += dt;
+            energy_span = fmax(energy_span, e);
+            outside_span += outside;
+            if (r.steps % window_steps == 0 || r.steps == steps) {
+                const int span =
+                    r.steps % window_steps == 0 ? window_steps : r.steps % window_steps;
+                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f\n", trace->scene,
+                        trace->variant, trace->solver, r.steps * h, r.steps,
+                        r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span,
+                        rss_mb(), (double)held_bytes / (1024.0 * 1024.0));
+                fflush(trace->f);
+                t_span = energy_span = 0.0;
+                nonfinite_span = r.nonfinite;
+                outside_span = 0;
+            }
+        }
     }
     r.rss_last_mb = rss_mb();
     r.step_ms_first = window_steps > 0 ? t_first / window_steps : 0.0;
@@ -171,11 +246,12 @@ static int soak_passes(const soak_result *r, int steps_wanted) {
 static void usage(FILE *f) {
     fprintf(f, "usage: heft-soak [--seconds S] [--window S] [--settle S] [--solver NAME]...\n"
                "                 [--scenario NAME]...\n"
-               "                 [--variant NAME] [--size N] [--csv FILE]\n"
+               "                 [--variant NAME] [--size N] [--csv FILE] [--trace FILE]\n"
                "Runs each scene under each solver for S simulated seconds (default 600)\n"
                "and prints a Markdown row per run (docs/benchmarks.md, \"Soaks\").\n"
                "The first and the last --window seconds (default 60) are compared; the\n"
-               "first starts after --settle seconds (default 0).\n"
+               "first starts after --settle seconds (default 0). --trace FILE: a CSV line\n"
+               "per window of every run as it goes.\n"
                "Defaults: every scene, pgs and bpp-skyline.\n");
 }
 
@@ -185,15 +261,20 @@ int main(int argc, char **argv) {
     int nsolvers = 0;
     const char *scenes[32];
     int nscenes = 0;
-    const char *csv_path = NULL;
+    const char *csv_path = NULL, *trace_path = NULL;
     scenario_params params;
     memset(&params, 0, sizeof params);
-    static const struct option longopts[] = {
-        {"seconds", required_argument, NULL, 't'},  {"solver", required_argument, NULL, 's'},
-        {"scenario", required_argument, NULL, 'c'}, {"variant", required_argument, NULL, 'v'},
-        {"size", required_argument, NULL, 'n'},     {"csv", required_argument, NULL, 'o'},
-        {"window", required_argument, NULL, 'w'},   {"settle", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"seconds", required_argument, NULL, 't'},
+                                             {"solver", required_argument, NULL, 's'},
+                                             {"scenario", required_argument, NULL, 'c'},
+                                             {"variant", required_argument, NULL, 'v'},
+                                             {"size", required_argument, NULL, 'n'},
+                                             {"csv", required_argument, NULL, 'o'},
+                                             {"window", required_argument, NULL, 'w'},
+                                             {"settle", required_argument, NULL, 'e'},
+                                             {"trace", required_argument, NULL, 'r'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         char *end = NULL;
@@ -248,6 +329,9 @@ int main(int argc, char **argv) {
         case 'o':
             csv_path = optarg;
             break;
+        case 'r':
+            trace_path = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -284,6 +368,20 @@ int main(int argc, char **argv) {
                      "energy_first_j,energy_last_j,step_ms_first,step_ms_last,rss_first_mb,"
                      "rss_last_mb,pass\n");
     }
+    soak_trace trace = {NULL, NULL, NULL, NULL};
+    if (trace_path != NULL) {
+        trace.f = fopen(trace_path, "w");
+        if (trace.f == NULL) {
+            fprintf(stderr, "heft-soak: cannot write %s\n", trace_path);
+            if (csv != NULL)
+                fclose(csv);
+            return 2;
+        }
+        fprintf(trace.f, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
+                         "energy_max_j,step_ms,rss_mb,engine_mb\n");
+        static const heft_allocator held = {held_alloc, held_realloc, held_free, NULL};
+        heft_set_allocator(&held); /* before any world is made */
+    }
     char span[64];
     if (window == 60.0)
         snprintf(span, sizeof span, "minute");
@@ -302,7 +400,10 @@ int main(int argc, char **argv) {
     for (int c = 0; c < nscenes; ++c) {
         const scenario_desc *d = scenario_find(scenes[c]);
         for (int k = 0; k < nsolvers; ++k) {
-            const soak_result r = soak(d, solvers[k], seconds, settle, window, &params);
+            trace.scene = d->name;
+            trace.variant = params.variant ? params.variant : "";
+            trace.solver = solvers[k];
+            const soak_result r = soak(d, solvers[k], seconds, settle, window, &params, &trace);
             const double h = d->h > 0.0 ? d->h : 1.0 / 60.0;
             const int wanted = (int)(seconds / h + 0.5);
             const int pass = soak_passes(&r, wanted);
@@ -324,6 +425,10 @@ int main(int argc, char **argv) {
     }
     if (csv != NULL && (fflush(csv) != 0 || ferror(csv) || fclose(csv) != 0)) {
         fprintf(stderr, "heft-soak: writing %s failed\n", csv_path);
+        return 2;
+    }
+    if (trace.f != NULL && (fflush(trace.f) != 0 || ferror(trace.f) || fclose(trace.f) != 0)) {
+        fprintf(stderr, "heft-soak: writing %s failed\n", trace_path);
         return 2;
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

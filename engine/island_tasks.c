@@ -5,6 +5,7 @@
  * and the worker's rescue (whose PGS keeps no answer from one solve to the
  * next). The step sums the islands' statistics in island order afterwards,
  * so the results do not depend on which worker ran which island. */
+#include <limits.h>
 #include <string.h>
 
 #include "error.h"
@@ -86,7 +87,24 @@ int heft_world_worker_count(const heft_world *w) {
     return w->worker_count > 0 ? w->worker_count : 1;
 }
 
+/* The room reserved ahead of n, at least doubling when it must grow: an
+ * island's rows creep up a contact at a time (a chain winding onto a drum),
+ * and reserved to the rows alone each new row would reallocate the rescues'
+ * scratch. */
+static int room_ahead(int reserved, int n) {
+    if (n <= reserved)
+        return reserved;
+    return reserved > 0 && reserved <= INT_MAX / 2 && 2 * reserved > n ? 2 * reserved : n;
+}
+
 int island_workers_prepare(heft_world *w, int max_rows, int max_bodies) {
+    w->rescue_rows = room_ahead(w->rescue_rows, max_rows);
+    w->rescue_bodies = room_ahead(w->rescue_bodies, max_bodies);
+    max_rows = w->rescue_rows;
+    max_bodies = w->rescue_bodies;
+    if (w->worker_count == 0) { /* the step's own rescue (none when it could not be made) */
+        return w->fallback == NULL || heft_fallback_reserve(w->fallback, max_rows, max_bodies);
+    }
     /* which islands a worker gets changes from step to step, so each arena
      * is made to hold what all of them used in the last step, and each
      * rescue what the step's largest island needs: once warm, no share of

@@ -104,6 +104,9 @@ struct heft_world {
     void *task_user;
     int worker_count;
     island_worker *workers;
+    /* rows and bodies the rescues' scratch is reserved for (island_tasks.c),
+     * ahead of the largest island */
+    int rescue_rows, rescue_bodies;
 
     arena scratch;
     double time;

@@ -129,12 +129,16 @@ typedef struct pgs_state {
 } pgs_state;
 
 /* Makes *array hold at least need elements of size bytes; the contents are
- * not kept. */
+ * not kept. An array that grows again at least doubles: an island's rows
+ * creep up a contact at a time (a chain winding onto a drum), and sized to
+ * the rows alone every array would be reallocated at every new row. */
 static int workspace_reserve(void **array, size_t *cap, size_t need, size_t size) {
     if (need <= *cap)
         return 1;
+    if (*cap > 0 && *cap <= SIZE_MAX / 2 && 2 * *cap > need)
+        need = 2 * *cap;
     heft_free(*array);
-    *array = heft_alloc(size * need);
+    *array = need <= SIZE_MAX / size ? heft_alloc(size * need) : NULL;
     *cap = *array != NULL ? need : 0;
     return *array != NULL;
 }
@@ -146,6 +150,8 @@ static int workspace_reserve(void **array, size_t *cap, size_t need, size_t size
 static int reserve_memory(pgs_state *s, size_t n) {
     if (n <= s->last_cap)
         return 1;
+    if (s->last_cap > 0 && 2 * s->last_cap > n) /* as workspace_reserve */
+        n = 2 * s->last_cap;
     double *answer = heft_alloc(sizeof(double) * n), *share = heft_alloc(sizeof(double) * n);
     if (answer != NULL && share != NULL && s->last_n > 0) {
         memcpy(answer, s->last_answer, sizeof(double) * (size_t)s->last_n);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "heft.h"
+#include "mlcp.h"
 #include "runner.h"
 
 static void steps_without_allocation_with(const char *scene, const char *solver, int heavy,
@@ -64,4 +65,97 @@ Test(allocation, the_counting_allocator_sees_world_creation) {
     heft_world_destroy(w);
     heft_set_allocator(NULL);
     cr_assert_gt(counting_allocator_calls, 0);
+}
+
+/* A pgs state whose island's rows creep up one at a time (a chain winding
+ * onto a drum gains a contact now and then) regrows its workspace once or
+ * twice, not at every new row: 101 solves of 100 to 200 rows may allocate
+ * at most twice what the first solve of 100 rows did (sized to the row
+ * count alone, every new row would reallocate every array: about 100 times
+ * as many). */
+Test(allocation, pgs_workspace_regrows_rarely_while_rows_creep_up) {
+    const heft_solver_vtable *pgs = heft_solver_find("pgs");
+    cr_assert_not_null(pgs);
+    heft_mlcp *problems[101];
+    for (int k = 0; k <= 100; ++k) {
+        const int n = 100 + k;
+        heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE);
+        cr_assert_not_null(p);
+        for (int i = 0; i < n; ++i) {
+            p->A[(size_t)i * n + i] = 2.0;
+            if (i > 0)
+                p->A[(size_t)i * n + i - 1] = p->A[(size_t)(i - 1) * n + i] = -0.5;
+            p->b[i] = 1.0;
+            p->lo[i] = 0.0;
+        }
+        problems[k] = p;
+    }
+    static double lambda[200];
+    heft_solver_stats stats;
+    counting_allocator_install();
+    void *state = pgs->create(NULL);
+    cr_assert_not_null(state);
+    counting_allocator_calls = 0;
+    pgs->solve(state, problems[0], lambda, &stats);
+    const long first = counting_allocator_calls;
+    counting_allocator_calls = 0;
+    for (int k = 1; k <= 100; ++k)
+        pgs->solve(state, problems[k], lambda, &stats);
+    const long later = counting_allocator_calls;
+    pgs->destroy(state);
+    heft_set_allocator(NULL);
+    for (int k = 0; k <= 100; ++k)
+        heft_mlcp_destroy(problems[k]);
+    cr_assert_gt(first, 0);
+    cr_assert_leq(later, 2 * first,
+                  "%ld allocations in 100 solves of 101 to 200 rows, %ld in the first", later,
+                  first);
+}
+
+#define ROW_HALF 0.2 /* boxes of 0.4 m */
+
+/* A row of boxes on the ground, 1 cm apart (within the contact margin: one
+ * island), grown by a box at a time: the island gains about 24 rows a box,
+ * as a winch's island gains contacts while its chain winds on. The steps
+ * between the additions may regrow the step's arrays, the solver's
+ * workspace and the rescue's scratch a few times (each at least doubles),
+ * not at every new box: from 10 to 60 boxes, at most 250 allocations in the
+ * steps (164 measured; with the solver's workspace and the rescue's scratch
+ * sized to the rows alone, 2,036). */
+Test(allocation, an_island_growing_a_box_at_a_time_regrows_its_memory_rarely) {
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = "pgs";
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w, "%s", heft_last_error());
+    heft_body_def gd = heft_default_body_def();
+    gd.type = HEFT_BODY_STATIC;
+    heft_body_id ground = heft_create_body(w, &gd);
+    heft_shape_def plane = heft_default_shape_def();
+    plane.type = HEFT_SHAPE_PLANE;
+    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, ground, &plane)));
+    counting_allocator_install();
+    long in_steps = 0;
+    for (int k = 0; k < 60; ++k) {
+        heft_body_def bd = heft_default_body_def();
+        bd.position = heft_v3(k * (2.0 * ROW_HALF + 0.01), 0.0, ROW_HALF);
+        bd.mass = 2.5;
+        bd.inertia = heft_inertia_box(2.5, heft_v3(ROW_HALF, ROW_HALF, ROW_HALF));
+        heft_body_id b = heft_create_body(w, &bd);
+        heft_shape_def sd = heft_default_shape_def();
+        sd.type = HEFT_SHAPE_BOX;
+        sd.half_extents = heft_v3(ROW_HALF, ROW_HALF, ROW_HALF);
+        cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+        counting_allocator_calls = 0;
+        for (int i = 0; i < 5; ++i)
+            cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+        if (k >= 10)
+            in_steps += counting_allocator_calls;
+    }
+    const heft_step_stats *st = heft_world_stats(w);
+    const int rows = st->rows_max, islands = st->islands;
+    heft_world_destroy(w);
+    heft_set_allocator(NULL);
+    cr_assert_eq(islands, 1, "the row is one island (%d)", islands);
+    cr_assert_gt(rows, 1000, "the island grew to %d rows", rows);
+    cr_assert_leq(in_steps, 250, "%ld allocations in the steps from 10 to 60 boxes", in_steps);
 }
