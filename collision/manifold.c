@@ -140,6 +140,21 @@ static heft_vec3 mid(const contact_point *c) {
     return heft_v3_madd(c->point, -0.5 * c->separation, c->normal);
 }
 
+/* Sorts the points by separation, nearest to contact (deepest) first, ties
+ * by feature id. */
+static void sort_nearest_first(contact_point *p, int n) {
+    for (int i = 1; i < n; ++i) {
+        contact_point x = p[i];
+        int j = i - 1;
+        while (j >= 0 && (p[j].separation > x.separation ||
+                          (p[j].separation == x.separation && p[j].feature > x.feature))) {
+            p[j + 1] = p[j];
+            j--;
+        }
+        p[j + 1] = x;
+    }
+}
+
 /* Orders the points nearest to contact first (ties by feature id, so that
  * the choice does not flip from step to step) and returns how many are
  * within MANIFOLD_NEAR_BAND of the points' extent of the nearest. Where
@@ -152,16 +167,7 @@ static heft_vec3 mid(const contact_point *c) {
  * within the step. A face resting on its points has them all within the
  * band and keeps its area. */
 static int order_by_nearness(contact_point *p, int n, double size) {
-    for (int i = 1; i < n; ++i) {
-        contact_point x = p[i];
-        int j = i - 1;
-        while (j >= 0 && (p[j].separation > x.separation ||
-                          (p[j].separation == x.separation && p[j].feature > x.feature))) {
-            p[j + 1] = p[j];
-            j--;
-        }
-        p[j + 1] = x;
-    }
+    sort_nearest_first(p, n);
     const double limit = p[0].separation + MANIFOLD_NEAR_BAND * size;
     int near = 1;
     while (near < n && p[near].separation <= limit) {
@@ -246,16 +252,7 @@ int manifold_reduce(contact_point *p, int n) {
 
 int manifold_merge(contact_point *p, int n, double distance) {
     /* deepest first, then greedily keep points away from the kept ones */
-    for (int i = 1; i < n; ++i) {
-        contact_point x = p[i];
-        int j = i - 1;
-        while (j >= 0 && (p[j].separation > x.separation ||
-                          (p[j].separation == x.separation && p[j].feature > x.feature))) {
-            p[j + 1] = p[j];
-            j--;
-        }
-        p[j + 1] = x;
-    }
+    sort_nearest_first(p, n);
     int m = 0;
     double d2 = distance * distance;
     for (int i = 0; i < n; ++i) {
