@@ -127,12 +127,9 @@ Test(allocation, an_island_growing_a_box_at_a_time_regrows_its_memory_rarely) {
     wd.solver = "pgs";
     heft_world *w = heft_world_create(&wd);
     cr_assert_not_null(w, "%s", heft_last_error());
-    heft_body_def gd = heft_default_body_def();
-    gd.type = HEFT_BODY_STATIC;
-    heft_body_id ground = heft_create_body(w, &gd);
-    heft_shape_def plane = heft_default_shape_def();
-    plane.type = HEFT_SHAPE_PLANE;
-    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, ground, &plane)));
+    heft_shape_id plane;
+    cr_assert_eq(heft_body_shapes(w, scenario_add_ground(w), &plane, 1), 1);
+    cr_assert(heft_shape_is_valid(w, plane));
     counting_allocator_install();
     long in_steps = 0;
     for (int k = 0; k < 60; ++k) {

@@ -79,6 +79,19 @@ Test(contacts, box_on_slope_steeper_than_friction_angle_slides) {
     heft_world_destroy(w);
 }
 
+/* Steps w steps times at 1/60 s; returns how far shape s's box went below
+ * the ground (z = 0) at most after a step, 0 if never. */
+static double deepest_into_ground(heft_world *w, heft_shape_id s, int steps) {
+    double deepest = 0.0;
+    for (int i = 0; i < steps; ++i) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+        heft_vec3 lo, hi;
+        cr_assert_eq(heft_shape_aabb(w, s, &lo, &hi), HEFT_OK);
+        deepest = fmax(deepest, -lo.z);
+    }
+    return deepest;
+}
+
 /* A log (a capsule of radius 0.1 m and 1.8 m between its end centres,
  * 50 kg) spinning at 131 rad/s about an axis 1.4 degrees off its own, as
  * the 40-layer tower's logs do after the ball strikes, dropped 1 cm above
@@ -108,13 +121,7 @@ Test(contacts, a_spinning_log_keeps_its_ends_out_of_the_ground) {
     sd.half_length = 0.9;
     sd.friction = 0.0; /* the ground keeps the spin, as the tower's logs on logs did */
     heft_shape_id s = heft_create_shape(w, b, &sd);
-    double deepest = 0.0;
-    for (int i = 0; i < 60; ++i) {
-        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
-        heft_vec3 lo, hi;
-        cr_assert_eq(heft_shape_aabb(w, s, &lo, &hi), HEFT_OK);
-        deepest = fmax(deepest, -lo.z);
-    }
+    const double deepest = deepest_into_ground(w, s, 60);
     cr_log_info("spinning log: deepest %.4f m into the ground", deepest);
     cr_assert_lt(deepest, 0.01, "%.4f m into the ground", deepest);
     heft_world_destroy(w);
@@ -143,12 +150,7 @@ Test(contacts, falling_boxes_are_paired_with_the_ground_within_their_reach) {
         sd.type = HEFT_SHAPE_BOX;
         sd.half_extents = heft_v3(0.2, 0.2, 0.2);
         heft_shape_id s = heft_create_shape(w, b, &sd);
-        for (int i = 0; i < 30; ++i) {
-            cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
-            heft_vec3 lo, hi;
-            cr_assert_eq(heft_shape_aabb(w, s, &lo, &hi), HEFT_OK);
-            deepest = fmax(deepest, -lo.z);
-        }
+        deepest = fmax(deepest, deepest_into_ground(w, s, 30));
         heft_world_destroy(w);
     }
     cr_log_info("falling boxes: deepest %.4f m into the ground", deepest);
