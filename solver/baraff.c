@@ -645,6 +645,8 @@ static void add_auxiliary_counts(heft_solver_stats *stats, const heft_solver_sta
     stats->frozen_rounds = aux->frozen_rounds;
     stats->backstops = aux->backstops;
     stats->backstop_pivots = aux->backstop_pivots;
+    stats->newton_steps = aux->newton_steps;
+    stats->pcg_tightenings = aux->pcg_tightenings;
     stats->regularized_rows = aux->regularized_rows;
     stats->answer = aux->answer;
 }
