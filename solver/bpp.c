@@ -101,11 +101,14 @@
 /* Steps of the backstop's Newton stage (newton.c), at most twice
  * options.max_pivots, so that the pivot budget bounds the whole solve */
 #define BPP_NEWTON_STEPS 60
-/* ... and at most this many from one start point */
-#define BPP_NEWTON_START_STEPS 25
+/* ... and at most this many from one start point: as many as the stage
+ * has, since a start that stalls ends early (newton.c) and leaves the rest
+ * to the next one; on the winch's 67 islands that went on to Lemke's method
+ * (a 3,300-step run), a cap of 25 a start sent 61 of them there, 60 sent 28 */
+#define BPP_NEWTON_START_STEPS 60
 /* ... and before the restart from PGS (heft_bpp_solve), at most
  * options.max_pivots */
-#define BPP_NEWTON_EARLY_STEPS 25
+#define BPP_NEWTON_EARLY_STEPS 60
 /* the Newton steps from Lemke's method's answer when round-off left it
  * short of the tolerance */
 #define BPP_NEWTON_POLISH_STEPS 10
@@ -1468,8 +1471,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             heft_bpp_clamp_answer(p, s->fz_t);
             nearest = fmin(nearest, heft_mlcp_measure(p, s->fz_t, s->measure_work).max);
         }
-        if (solved < 0 && stats->backstops == backstops_before &&
-            nearest <= BPP_NEWTON_LAST_REACH * tau) {
+        /* Lemke's method declined the problem (too large) */
+        const int declined = solved < 0 && stats->backstops == backstops_before;
+        if (declined && nearest <= BPP_NEWTON_LAST_REACH * tau) {
             /* too large for Lemke's method: the Newton stage is the last
              * one, and goes on from the best point seen while it makes
              * progress (the first guess is the earlier stage's answer) */
@@ -1487,11 +1491,14 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                 source = HEFT_ANSWER_BACKSTOP;
             }
         }
-        if (solved < 0 && stats->backstops == backstops_before && s->options.bpp_pgs_sweeps > 0) {
-            /* too large for Lemke's method and no point near enough for
-             * the last Newton stage (which counts a backstop stage when it
-             * runs): PGS from the best answer so far, then the last Newton
-             * stage from PGS's best iterate (BPP_APPROACH_ROUNDS) */
+        if (declined && solved < 0 && s->options.bpp_pgs_sweeps > 0) {
+            /* too large for Lemke's method, and no point near enough for
+             * the last Newton stage or that stage did not end it: PGS from
+             * the best answer so far, then the last Newton stage from PGS's
+             * best iterate (BPP_APPROACH_ROUNDS). On the wall's island of
+             * step 25 cut to its bottom 24 bricks the early Newton stages
+             * came within 1e-9 J, the last stage stalled at 2.9e-10 J from
+             * there, and PGS's approach ends it at 3e-15 J */
             const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                        pgs_answered ? s->pgs_lambda : NULL,
                                        have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};

@@ -107,13 +107,13 @@ void heft_lemke_release(heft_lemke *ws) {
     if (ws == NULL)
         return;
     void *arrays[] = {
-        ws->A,          ws->Binv,    ws->x,         ws->col,     ws->a,        ws->q,
-        ws->lambda,     ws->work,    ws->scale,     ws->c,       ws->mu,       ws->basic,
-        ws->where,      ws->var_row, ws->var_role,  ws->row_var, ws->row_type, ws->child_start,
-        ws->children,   ws->answer,  ws->idx,       ws->bs,      ws->center,   ws->Bp,
-        ws->Bi,         ws->Bx,      ws->eta_start, ws->eta_row, ws->eta_idx,  ws->eta_val,
-        ws->eta_pivot,  ws->z0col,   ws->rhs,       ws->row1,    ws->row2,     ws->pattern_start,
-        ws->pattern_row};
+        ws->A,           ws->Binv,    ws->x,         ws->col,     ws->a,        ws->q,
+        ws->lambda,      ws->work,    ws->scale,     ws->c,       ws->mu,       ws->basic,
+        ws->where,       ws->var_row, ws->var_role,  ws->row_var, ws->row_type, ws->child_start,
+        ws->children,    ws->answer,  ws->idx,       ws->bs,      ws->center,   ws->Bp,
+        ws->Bi,          ws->Bx,      ws->eta_start, ws->eta_row, ws->eta_idx,  ws->eta_val,
+        ws->eta_pivot,   ws->z0col,   ws->rhs,       ws->row1,    ws->row2,     ws->pattern_start,
+        ws->pattern_row, ws->umf_wi,  ws->umf_w};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
 #ifdef HEFT_HAVE_UMFPACK
@@ -410,7 +410,8 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
     ws->eta_start[0] = 0;
     ws->factorizations++;
     control[UMFPACK_IRSTEP] = 0;
-    umfpack_di_solve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, ws->x, ws->q, ws->numeric, control, NULL);
+    umfpack_di_wsolve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, ws->x, ws->q, ws->numeric, control, NULL,
+                      ws->umf_wi, ws->umf_w);
     return 1;
 }
 
@@ -423,7 +424,8 @@ static void sparse_ftran(const heft_lemke *ws, int N, const double *in, double *
         double control[UMFPACK_CONTROL];
         umfpack_di_defaults(control);
         control[UMFPACK_IRSTEP] = 0;
-        umfpack_di_solve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, out, in, ws->numeric, control, NULL);
+        umfpack_di_wsolve(UMFPACK_A, ws->Bp, ws->Bi, ws->Bx, out, in, ws->numeric, control, NULL,
+                          ws->umf_wi, ws->umf_w);
     }
     for (int j = 0; j < ws->etas; ++j) {
         const int r = ws->eta_row[j];
@@ -456,7 +458,8 @@ static void sparse_row(heft_lemke *ws, int N, int r, double *out) {
     double control[UMFPACK_CONTROL];
     umfpack_di_defaults(control);
     control[UMFPACK_IRSTEP] = 0;
-    umfpack_di_solve(UMFPACK_At, ws->Bp, ws->Bi, ws->Bx, out, u, ws->numeric, control, NULL);
+    umfpack_di_wsolve(UMFPACK_At, ws->Bp, ws->Bi, ws->Bx, out, u, ws->numeric, control, NULL,
+                      ws->umf_wi, ws->umf_w);
 }
 
 /* The pivot on the sparse path: x updated, a's column appended to the eta
@@ -945,6 +948,8 @@ static int reserve(heft_lemke *ws, int n, int N) {
         if (!HEFT_RESERVE(ws->Bp, ws->Bp_cap, uN) || !HEFT_RESERVE(ws->z0col, ws->z0col_cap, uN) ||
             !HEFT_RESERVE(ws->rhs, ws->rhs_cap, uN) || !HEFT_RESERVE(ws->row1, ws->row1_cap, uN) ||
             !HEFT_RESERVE(ws->row2, ws->row2_cap, uN) ||
+            !HEFT_RESERVE(ws->umf_wi, ws->umf_wi_cap, uN) ||
+            !HEFT_RESERVE(ws->umf_w, ws->umf_w_cap, 5 * uN) ||
             !HEFT_RESERVE(ws->eta_start, ws->eta_start_cap, 2))
             return 0;
     } else if (!HEFT_RESERVE(ws->Binv, ws->Binv_cap, uN * uN)) {

@@ -56,9 +56,14 @@ typedef struct heft_lemke {
     double *eta_val, *eta_pivot;
     double *z0col;             /* z0's LCP column on this path (-d in the LCP's rows) */
     double *rhs, *row1, *row2; /* solve scratch; two rows of B^-1 for the tie rule */
-    int lex_row;               /* the row of B^-1 held in row1, -1: none */
-    int broken;                /* an eta column could not be stored (no memory) */
-    int factorizations;        /* of this solve */
+    /* UMFPACK's solve workspace (umfpack_di_wsolve), so that a solve
+     * allocates nothing: N ints and 5 N doubles */
+    int *umf_wi;
+    double *umf_w;
+    size_t umf_wi_cap, umf_w_cap;
+    int lex_row;        /* the row of B^-1 held in row1, -1: none */
+    int broken;         /* an eta column could not be stored (no memory) */
+    int factorizations; /* of this solve */
     size_t Bp_cap, Bi_cap, Bx_cap, eta_start_cap, eta_row_cap, eta_idx_cap, eta_val_cap,
         eta_pivot_cap, z0col_cap, rhs_cap, row1_cap, row2_cap;
     int *pattern_start, *pattern_row; /* A's pattern by columns (and rows), for the LCP's columns */
