@@ -7,10 +7,20 @@
 #include "base.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+/* A block is written once when it is allocated: the engine allocates ahead
+ * (arrays double, the step's arena takes half again its peak, workspaces
+ * grow ahead of their rows), and a block left untouched would page in during
+ * some later step, a page fault in a real-time step and a resident set that
+ * grows long after the last allocation. */
 static void *default_alloc(size_t size, void *user) {
     (void)user;
-    return malloc(size);
+    void *p = malloc(size);
+    if (p != NULL) {
+        memset(p, 0, size);
+    }
+    return p;
 }
 
 static void *default_realloc(void *ptr, size_t size, void *user) {

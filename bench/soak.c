@@ -75,6 +75,7 @@ static void *held_alloc(size_t n, void *user) {
     if (p == NULL)
         return NULL;
     memcpy(p, &n, sizeof n);
+    memset(p + SOAK_HEADER, 0, n); /* written once, as the default allocator does */
     held_bytes += n;
     return p + SOAK_HEADER;
 }
@@ -102,6 +103,8 @@ static void *held_realloc(void *q, size_t n, void *user) {
     if (grown == NULL)
         return NULL;
     memcpy(grown, &n, sizeof n);
+    if (n > old)
+        memset(grown + SOAK_HEADER + old, 0, n - old);
     held_bytes = held_bytes - old + n;
     return grown + SOAK_HEADER;
 }

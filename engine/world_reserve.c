@@ -1,28 +1,16 @@
 /* Capacity reserved ahead (heft_world_reserve): the arrays that grow with the
  * world's bodies, shapes, joints, contacts and pairs, sized once for the peak
  * the application expects, so that the steps reaching it allocate nothing. */
-#include <string.h>
-
 #include "error.h"
 #include "world.h"
 
-/* array_grow, with the new elements written once: a reservation's pages are
- * then resident, and the step that first uses them takes no page fault. */
-static int grow(void **array, int *capacity, int need, size_t size) {
-    const int old = *capacity;
-    if (!array_grow(array, capacity, need, size)) {
-        return 0;
-    }
-    if (*capacity > old) {
-        memset((char *)*array + (size_t)old * size, 0, (size_t)(*capacity - old) * size);
-    }
-    return 1;
-}
+/* array_grow writes the elements it adds, so what is reserved is resident
+ * and the step that first uses it takes no page fault. */
 
 /* Grows two arrays that share one capacity (the contact set's). */
 static int grow_pair(void **a, void **b, size_t size, int *capacity, int need) {
     int ca = *capacity, cb = *capacity;
-    const int ok = grow(a, &ca, need, size) && grow(b, &cb, need, size);
+    const int ok = array_grow(a, &ca, need, size) && array_grow(b, &cb, need, size);
     /* one of them may have grown before the other failed: the shared
      * capacity is what both hold */
     *capacity = ca < cb ? ca : cb;
@@ -35,19 +23,20 @@ static int reserve_bodies(heft_world *w, int n) {
     }
     /* a body may be a lone island; a split walks its island's bodies with four
      * lists of them (island.c) */
-    return grow((void **)&w->bodies, &w->body_capacity, n, sizeof(body)) &&
-           grow((void **)&w->contacts.first, &w->contacts.first_capacity, n, sizeof(int32_t)) &&
-           grow((void **)&w->islands, &w->island_capacity, n, sizeof(world_island)) &&
-           grow((void **)&w->island_scratch, &w->island_scratch_capacity, 4 * n + 4,
-                sizeof(int32_t)) &&
-           grow((void **)&w->island_stats, &w->island_stats_capacity, n + 1,
-                sizeof(heft_island_stats)) &&
-           grow((void **)&w->woke_events, &w->woke_capacity, n, sizeof(heft_body_id)) &&
-           grow((void **)&w->slept_events, &w->slept_capacity, n, sizeof(heft_body_id)) &&
-           grow((void **)&w->velocity_slots.items, &w->velocity_slots.capacity, n,
-                sizeof(island_slot)) &&
-           grow((void **)&w->position_slots.items, &w->position_slots.capacity, n,
-                sizeof(island_slot));
+    return array_grow((void **)&w->bodies, &w->body_capacity, n, sizeof(body)) &&
+           array_grow((void **)&w->contacts.first, &w->contacts.first_capacity, n,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&w->islands, &w->island_capacity, n, sizeof(world_island)) &&
+           array_grow((void **)&w->island_scratch, &w->island_scratch_capacity, 4 * n + 4,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&w->island_stats, &w->island_stats_capacity, n + 1,
+                      sizeof(heft_island_stats)) &&
+           array_grow((void **)&w->woke_events, &w->woke_capacity, n, sizeof(heft_body_id)) &&
+           array_grow((void **)&w->slept_events, &w->slept_capacity, n, sizeof(heft_body_id)) &&
+           array_grow((void **)&w->velocity_slots.items, &w->velocity_slots.capacity, n,
+                      sizeof(island_slot)) &&
+           array_grow((void **)&w->position_slots.items, &w->position_slots.capacity, n,
+                      sizeof(island_slot));
 }
 
 static int reserve_shapes(heft_world *w, int n) {
@@ -55,8 +44,8 @@ static int reserve_shapes(heft_world *w, int n) {
         return 1;
     }
     /* a tree of n leaves has 2 n - 1 nodes */
-    return grow((void **)&w->shapes, &w->shape_capacity, n, sizeof(shape)) &&
-           grow((void **)&w->broad.moved, &w->broad.moved_capacity, n, sizeof(int32_t)) &&
+    return array_grow((void **)&w->shapes, &w->shape_capacity, n, sizeof(shape)) &&
+           array_grow((void **)&w->broad.moved, &w->broad.moved_capacity, n, sizeof(int32_t)) &&
            tree_reserve(&w->broad.tree, 2 * n);
 }
 
@@ -64,9 +53,9 @@ static int reserve_joints(heft_world *w, int n) {
     if (n == 0) {
         return 1;
     }
-    return grow((void **)&w->joints, &w->joint_capacity, n, sizeof(joint)) &&
-           grow((void **)&w->broken_events, &w->broken_capacity, n,
-                sizeof(heft_joint_broken_event));
+    return array_grow((void **)&w->joints, &w->joint_capacity, n, sizeof(joint)) &&
+           array_grow((void **)&w->broken_events, &w->broken_capacity, n,
+                      sizeof(heft_joint_broken_event));
 }
 
 static int reserve_contacts(heft_world *w, int n) {
@@ -79,7 +68,7 @@ static int reserve_contacts(heft_world *w, int n) {
      * each point is on two bodies' lists */
     return grow_pair((void **)&set->items, (void **)&set->previous, sizeof(contact), &set->capacity,
                      2 * n) &&
-           grow((void **)&set->next, &set->next_capacity, 2 * n, sizeof(int32_t));
+           array_grow((void **)&set->next, &set->next_capacity, 2 * n, sizeof(int32_t));
 }
 
 static int reserve_pairs(heft_world *w, int n) {
@@ -91,14 +80,17 @@ static int reserve_pairs(heft_world *w, int n) {
     /* the broad phase merges an update's new pairs (found from both sides)
      * into the old ones before it drops those that parted: twice the pairs;
      * each pair may begin, end or strike once in a step */
-    return grow((void **)&bp->pairs, &bp->pair_capacity, 2 * n, sizeof(uint64_t)) &&
-           grow((void **)&bp->found, &bp->found_capacity, 2 * n, sizeof(uint64_t)) &&
-           grow((void **)&set->pair_job, &set->pair_job_capacity, 2 * n + 1, sizeof(int32_t)) &&
-           grow((void **)&set->jobs, &set->job_capacity, n, sizeof(narrow_job)) &&
-           grow((void **)&set->begin_events, &set->begin_capacity, n,
-                sizeof(heft_contact_begin_event)) &&
-           grow((void **)&set->end_events, &set->end_capacity, n, sizeof(heft_contact_end_event)) &&
-           grow((void **)&set->hit_events, &set->hit_capacity, n, sizeof(heft_contact_hit_event));
+    return array_grow((void **)&bp->pairs, &bp->pair_capacity, 2 * n, sizeof(uint64_t)) &&
+           array_grow((void **)&bp->found, &bp->found_capacity, 2 * n, sizeof(uint64_t)) &&
+           array_grow((void **)&set->pair_job, &set->pair_job_capacity, 2 * n + 1,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&set->jobs, &set->job_capacity, n, sizeof(narrow_job)) &&
+           array_grow((void **)&set->begin_events, &set->begin_capacity, n,
+                      sizeof(heft_contact_begin_event)) &&
+           array_grow((void **)&set->end_events, &set->end_capacity, n,
+                      sizeof(heft_contact_end_event)) &&
+           array_grow((void **)&set->hit_events, &set->hit_capacity, n,
+                      sizeof(heft_contact_hit_event));
 }
 
 static int count_ok(const char *field, int n) {
