@@ -180,8 +180,8 @@ typedef struct heft_world_capacity {
 
 /* Grows the world's arrays to hold capacity; never shrinks them, and the
  * capacity lasts until the world is destroyed. Refuses a NULL world or
- * capacity, a count outside [0, HEFT_CAPACITY_MAX] and a call from a
- * callback of the step (HEFT_ERROR_INVALID_ARGUMENT); HEFT_ERROR_OUT_OF_MEMORY
+ * capacity, a count outside [0, HEFT_CAPACITY_MAX] and a call from a pair
+ * filter or pre-solve callback (HEFT_ERROR_INVALID_ARGUMENT); HEFT_ERROR_OUT_OF_MEMORY
  * when memory runs out (the arrays grown until then stay grown). None of
  * these changes the world's state. */
 HEFT_API heft_result heft_world_reserve(heft_world *world, const heft_world_capacity *capacity);
