@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base.h"
 
@@ -26,6 +27,11 @@ int array_grow(void **array, int *capacity, int need, size_t element_size) {
     if (!p) {
         return 0;
     }
+    /* the new elements written once, as the default allocator writes a new
+     * block (base/memory.c): the growth's pages resident now, not when a
+     * later step first reaches them */
+    memset((char *)p + (size_t)*capacity * element_size, 0,
+           (size_t)(cap - *capacity) * element_size);
     *array = p;
     *capacity = cap;
     return 1;

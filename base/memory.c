@@ -8,9 +8,30 @@
 
 #include <stdlib.h>
 
+/* A block is written once when it is allocated: the engine allocates ahead
+ * (arrays double, the step's arena takes half again its peak, workspaces
+ * grow ahead of their rows), and a block left untouched would page in during
+ * some later step, a page fault in a real-time step and a resident set that
+ * grows long after the last allocation. One write a page is enough; through
+ * a volatile pointer, because a compiler may turn malloc and a memset of
+ * zeros into calloc, whose fresh pages stay untouched. */
+static void touch_pages(void *p, size_t size) {
+    volatile unsigned char *bytes = p;
+    for (size_t i = 0; i < size; i += 4096) {
+        bytes[i] = 0;
+    }
+    if (size > 0) {
+        bytes[size - 1] = 0;
+    }
+}
+
 static void *default_alloc(size_t size, void *user) {
     (void)user;
-    return malloc(size);
+    void *p = malloc(size);
+    if (p != NULL) {
+        touch_pages(p, size);
+    }
+    return p;
 }
 
 static void *default_realloc(void *ptr, size_t size, void *user) {

@@ -3,7 +3,10 @@
  * simulated time (operators on their timelines, then holding their last
  * input) and reports, per run:
  *   - non-finite poses or velocities (counted over all steps and bodies),
- *   - steps with a dynamic body outside the scene's bounds,
+ *   - steps with a dynamic body outside the scene's bounds, and of them the
+ *     steps with one below the bounds' floor (through the ground: a scene's
+ *     sides also hold bodies rolling away on an endless plane, which a
+ *     long run may see leave them),
  *   - the mechanical energy (kinetic plus gravity's potential, J) at its
  *     largest in the first and in the last simulated minute (--window:
  *     another span, for runs too slow for minutes; --settle: the first
@@ -13,8 +16,12 @@
  *   - the mean step time of the first and of the last minute, and their
  *     ratio (the step must not grow slower); process CPU time, so that the
  *     ratio means something on a machine that is busy with other work,
- *   - the resident set size after the first minute and at the end (the
- *     memory must stay flat), read from /proc/self/statm (Linux).
+ *   - the resident set size after the first minute and at the end, and of
+ *     it the anonymous part (resident less file-backed pages, from
+ *     /proc/self/statm, Linux), which must stay flat: the file-backed pages
+ *     are the code of the program and its libraries, paged in when a path
+ *     first runs (the winch's wound chain first calls the C library's sincos
+ *     in its second minute) and bounded by the code's size.
  * Output: one Markdown table row per run on stdout, a CSV line per run
  * into --csv FILE, and with --trace FILE a CSV line per simulated minute
  * (each --window) of every run as it goes, to follow a run of hours, with
@@ -37,21 +44,26 @@
 typedef struct soak_result {
     long nonfinite;
     long out_of_bounds_steps;
+    long below_floor_steps;             /* of them, with a body below bounds_lo.z */
     double energy_first, energy_last;   /* J, largest |E| in the first and last minute */
     double step_ms_first, step_ms_last; /* mean over the first and last minute */
     double rss_first_mb, rss_last_mb;
+    double anon_first_mb, anon_last_mb; /* of the resident set, not file-backed */
     int steps;
     int failed_step; /* -1, or the step whose heft_world_step failed */
 } soak_result;
 
-static double rss_mb(void) {
+/* The resident set (MB) and, in *anon, its part not backed by files. */
+static double rss_mb(double *anon) {
+    *anon = 0.0;
     FILE *f = fopen("/proc/self/statm", "r");
     if (f == NULL)
         return 0.0;
-    long pages = 0, resident = 0;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-        resident = 0;
+    long pages = 0, resident = 0, shared = 0;
+    if (fscanf(f, "%ld %ld %ld", &pages, &resident, &shared) != 3)
+        resident = shared = 0;
     fclose(f);
+    *anon = (double)(resident - shared) * 4096.0 / (1024.0 * 1024.0);
     return (double)resident * 4096.0 / (1024.0 * 1024.0);
 }
 
@@ -71,6 +83,7 @@ static void *held_alloc(size_t n, void *user) {
     if (p == NULL)
         return NULL;
     memcpy(p, &n, sizeof n);
+    memset(p + SOAK_HEADER, 0, n); /* written once, as the default allocator does */
     held_bytes += n;
     return p + SOAK_HEADER;
 }
@@ -98,6 +111,8 @@ static void *held_realloc(void *q, size_t n, void *user) {
     if (grown == NULL)
         return NULL;
     memcpy(grown, &n, sizeof n);
+    if (n > old)
+        memset(grown + SOAK_HEADER + old, 0, n - old);
     held_bytes = held_bytes - old + n;
     return grown + SOAK_HEADER;
 }
@@ -113,12 +128,12 @@ static int finite3(heft_vec3 v) {
 /* kinetic plus gravity's potential energy of the dynamic bodies; counts
  * non-finite states and bodies out of the box [lo, hi] */
 static double energy(heft_world *w, heft_vec3 g, const scenario_desc *d, long *nonfinite,
-                     int *outside) {
+                     int *outside, int *below) {
     static heft_body_id ids[SOAK_MAX_BODIES];
     const int n = heft_world_bodies(w, ids, SOAK_MAX_BODIES);
     const int bounded = d->bounds_hi.x > d->bounds_lo.x;
     double e = 0.0;
-    *outside = 0;
+    *outside = *below = 0;
     for (int i = 0; i < n && i < SOAK_MAX_BODIES; ++i) {
         heft_body_state s;
         if (heft_body_get_state(w, ids[i], &s) != HEFT_OK || s.type != HEFT_BODY_DYNAMIC)
@@ -131,6 +146,8 @@ static double energy(heft_world *w, heft_vec3 g, const scenario_desc *d, long *n
                         s.position.z < d->bounds_lo.z || s.position.x > d->bounds_hi.x ||
                         s.position.y > d->bounds_hi.y || s.position.z > d->bounds_hi.z))
             *outside = 1;
+        if (bounded && s.position.z < d->bounds_lo.z)
+            *below = 1;
         const double m = s.mass;
         e += 0.5 * m * heft_v3_dot(s.linear_velocity, s.linear_velocity);
         /* rotational energy about the centre of mass, 0.5 w . I w, in the
@@ -182,7 +199,7 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
     const heft_vec3 g = wd.gravity;
     double t_first = 0.0, t_last = 0.0;
     double t_span = 0.0, energy_span = 0.0; /* the trace's current window */
-    long nonfinite_span = 0, outside_span = 0;
+    long nonfinite_span = 0, outside_span = 0, below_span = 0;
     for (int i = 0; i < steps; ++i) {
         if (d->control)
             d->control(s, w, i, h);
@@ -194,9 +211,10 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
         const double dt = cpu_ms() - t0;
         if (d->observe)
             d->observe(s, w, i, h);
-        int outside = 0;
-        const double e = fabs(energy(w, g, d, &r.nonfinite, &outside));
+        int outside = 0, below = 0;
+        const double e = fabs(energy(w, g, d, &r.nonfinite, &outside, &below));
         r.out_of_bounds_steps += outside;
+        r.below_floor_steps += below;
         if (i >= settle_steps && i < settle_steps + window_steps) {
             t_first += dt;
             r.energy_first = fmax(r.energy_first, e);
@@ -206,27 +224,30 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
             r.energy_last = fmax(r.energy_last, e);
         }
         if (i == settle_steps + window_steps - 1)
-            r.rss_first_mb = rss_mb();
+            r.rss_first_mb = rss_mb(&r.anon_first_mb);
         r.steps = i + 1;
         if (trace->f != NULL) {
             t_span += dt;
             energy_span = fmax(energy_span, e);
             outside_span += outside;
+            below_span += below;
             if (r.steps % window_steps == 0 || r.steps == steps) {
                 const int span =
                     r.steps % window_steps == 0 ? window_steps : r.steps % window_steps;
-                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f\n", trace->scene,
-                        trace->variant, trace->solver, r.steps * h, r.steps,
-                        r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span,
-                        rss_mb(), (double)held_bytes / (1024.0 * 1024.0));
+                double anon;
+                const double rss = rss_mb(&anon);
+                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f,%ld,%.3f\n",
+                        trace->scene, trace->variant, trace->solver, r.steps * h, r.steps,
+                        r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span, rss,
+                        (double)held_bytes / (1024.0 * 1024.0), below_span, anon);
                 fflush(trace->f);
                 t_span = energy_span = 0.0;
                 nonfinite_span = r.nonfinite;
-                outside_span = 0;
+                outside_span = below_span = 0;
             }
         }
     }
-    r.rss_last_mb = rss_mb();
+    r.rss_last_mb = rss_mb(&r.anon_last_mb);
     r.step_ms_first = window_steps > 0 ? t_first / window_steps : 0.0;
     r.step_ms_last = window_steps > 0 ? t_last / window_steps : 0.0;
     d->destroy(s);
@@ -237,7 +258,7 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
 /* the limits a run must keep (docs/benchmarks.md "Soaks") */
 static int soak_passes(const soak_result *r, int steps_wanted) {
     const double growth = r->step_ms_first > 0.0 ? r->step_ms_last / r->step_ms_first : 1.0;
-    const double rss = r->rss_first_mb > 0.0 ? r->rss_last_mb / r->rss_first_mb : 1.0;
+    const double rss = r->anon_first_mb > 0.0 ? r->anon_last_mb / r->anon_first_mb : 1.0;
     return r->failed_step < 0 && r->steps == steps_wanted && r->nonfinite == 0 &&
            r->out_of_bounds_steps == 0 && growth <= 1.2 && rss <= 1.02 &&
            r->energy_last <= 10.0 * r->energy_first + 1.0;
@@ -366,7 +387,7 @@ int main(int argc, char **argv) {
         }
         fprintf(csv, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
                      "energy_first_j,energy_last_j,step_ms_first,step_ms_last,rss_first_mb,"
-                     "rss_last_mb,pass\n");
+                     "rss_last_mb,pass,below_floor_steps,anon_first_mb,anon_last_mb\n");
     }
     soak_trace trace = {NULL, NULL, NULL, NULL};
     if (trace_path != NULL) {
@@ -378,7 +399,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         fprintf(trace.f, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
-                         "energy_max_j,step_ms,rss_mb,engine_mb\n");
+                         "energy_max_j,step_ms,rss_mb,engine_mb,below_floor_steps,anon_mb\n");
         static const heft_allocator held = {held_alloc, held_realloc, held_free, NULL};
         heft_set_allocator(&held); /* before any world is made */
     }
@@ -391,9 +412,9 @@ int main(int argc, char **argv) {
         const size_t used = strlen(span);
         snprintf(span + used, sizeof span - used, " (first from %g s)", settle);
     }
-    printf("| scene | solver | simulated s | non-finite | steps out of bounds | max energy, first "
-           "/ last %s (J) | ms a step, first / last %s | growth | RSS MB, after the first %s / "
-           "end | pass |\n",
+    printf("| scene | solver | simulated s | non-finite | steps out of bounds (below the floor) "
+           "| max energy, first / last %s (J) | ms a step, first / last %s | growth | RSS MB "
+           "(anonymous), after the first %s / end | pass |\n",
            span, span, span);
     printf("|---|---|---|---|---|---|---|---|---|---|\n");
     int all = 1;
@@ -409,18 +430,22 @@ int main(int argc, char **argv) {
             const int pass = soak_passes(&r, wanted);
             all &= pass;
             const double growth = r.step_ms_first > 0.0 ? r.step_ms_last / r.step_ms_first : 0.0;
-            printf("| %s%s%s | %s | %.0f | %ld | %ld | %.4g / %.4g | %.3g / %.3g | %.2f | %.1f / "
-                   "%.1f | %s |\n",
-                   d->name, params.variant ? " " : "", params.variant ? params.variant : "",
-                   solvers[k], r.steps * h, r.nonfinite, r.out_of_bounds_steps, r.energy_first,
-                   r.energy_last, r.step_ms_first, r.step_ms_last, growth, r.rss_first_mb,
-                   r.rss_last_mb, pass ? "yes" : "**no**");
+            printf(
+                "| %s%s%s | %s | %.0f | %ld | %ld (%ld) | %.4g / %.4g | %.3g / %.3g | %.2f | %.1f "
+                "(%.2f) / %.1f (%.2f) | %s |\n",
+                d->name, params.variant ? " " : "", params.variant ? params.variant : "",
+                solvers[k], r.steps * h, r.nonfinite, r.out_of_bounds_steps, r.below_floor_steps,
+                r.energy_first, r.energy_last, r.step_ms_first, r.step_ms_last, growth,
+                r.rss_first_mb, r.anon_first_mb, r.rss_last_mb, r.anon_last_mb,
+                pass ? "yes" : "**no**");
             fflush(stdout);
             if (csv != NULL)
-                fprintf(csv, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.9g,%.6g,%.6g,%.3f,%.3f,%d\n", d->name,
-                        params.variant ? params.variant : "", solvers[k], r.steps * h, r.steps,
-                        r.nonfinite, r.out_of_bounds_steps, r.energy_first, r.energy_last,
-                        r.step_ms_first, r.step_ms_last, r.rss_first_mb, r.rss_last_mb, pass);
+                fprintf(csv,
+                        "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.9g,%.6g,%.6g,%.3f,%.3f,%d,%ld,%.3f,%.3f\n",
+                        d->name, params.variant ? params.variant : "", solvers[k], r.steps * h,
+                        r.steps, r.nonfinite, r.out_of_bounds_steps, r.energy_first, r.energy_last,
+                        r.step_ms_first, r.step_ms_last, r.rss_first_mb, r.rss_last_mb, pass,
+                        r.below_floor_steps, r.anon_first_mb, r.anon_last_mb);
         }
     }
     if (csv != NULL && (fflush(csv) != 0 || ferror(csv) || fclose(csv) != 0)) {

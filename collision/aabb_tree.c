@@ -44,6 +44,32 @@ static int32_t allocate_node(aabb_tree *t) {
     return i;
 }
 
+int tree_reserve(aabb_tree *t, int nodes) {
+    if (nodes <= t->capacity) {
+        return 1;
+    }
+    tree_node *p = heft_realloc(t->nodes, sizeof(tree_node) * (size_t)nodes);
+    if (!p) {
+        return 0;
+    }
+    t->nodes = p;
+    for (int i = t->capacity; i < nodes; ++i) {
+        t->nodes[i].parent = i + 1 < nodes ? i + 1 : -1;
+        t->nodes[i].height = -1;
+    }
+    if (t->free_list < 0) {
+        t->free_list = t->capacity;
+    } else {
+        int32_t last = t->free_list;
+        while (t->nodes[last].parent >= 0) {
+            last = t->nodes[last].parent;
+        }
+        t->nodes[last].parent = t->capacity;
+    }
+    t->capacity = nodes;
+    return 1;
+}
+
 static void free_node(aabb_tree *t, int32_t i) {
     t->nodes[i].parent = t->free_list;
     t->nodes[i].height = -1;

@@ -27,6 +27,10 @@ typedef struct aabb_tree {
 
 void tree_init(aabb_tree *t);
 void tree_release(aabb_tree *t);
+/* Room for at least nodes nodes, the new ones at the end of the free list
+ * (so later insertions take the same nodes as without it); 0 when out of
+ * memory (nothing changed). */
+int tree_reserve(aabb_tree *t, int nodes);
 /* A new leaf; -1 when out of memory (nothing changed). */
 int32_t tree_insert(aabb_tree *t, aabb box, int32_t user);
 void tree_remove(aabb_tree *t, int32_t leaf);

@@ -26,6 +26,8 @@ static int grow(contact **array, int *capacity, int need) {
     if (!p) {
         return 0;
     }
+    /* written once, as array_grow does */
+    memset(p + *capacity, 0, (size_t)(cap - *capacity) * sizeof(contact));
     *array = p;
     *capacity = cap;
     return 1;

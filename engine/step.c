@@ -36,6 +36,7 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
     heft_vec3 Iw1 = heft_mat3_mulv(I, w1);
     heft_vec3 w2 = w1;
     double scale = heft_v3_length(w1);
+    double last = HUGE_VAL;
     for (int it = 0; it < 16 && scale > 0.0; ++it) {
         heft_vec3 wm = heft_v3_scale(heft_v3_add(w1, w2), 0.5);
         heft_vec3 Iwm = heft_mat3_mulv(I, wm);
@@ -48,9 +49,16 @@ static heft_vec3 gyroscopic_update(const body *b, heft_vec3 omega, double h, hef
                                              0.5 * h));
         heft_vec3 step = heft_mat3_mulv(heft_mat3_inverse(dg), g);
         w2 = heft_v3_sub(w2, step);
-        if (heft_v3_length(step) <= 1e-15 * scale) {
+        /* Newton's steps shrink quadratically until round-off; for a body
+         * turning tens of radians a step off its principal axes round-off
+         * stops them at 1e-13 to 1e-11 of |w|, where they repeat: a step no
+         * smaller than the last (once small) ends the iteration there
+         * instead of at the cap, every step the body spins */
+        const double length = heft_v3_length(step);
+        if (length <= 1e-15 * scale || (length <= 1e-8 * scale && length >= last)) {
             break;
         }
+        last = length;
     }
     return heft_v3_isfinite(w2) ? heft_mat3_mulv(R, w2) : omega;
 }

@@ -2,6 +2,7 @@
  * each proved on a small scene with the numbers it must give. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -565,5 +566,46 @@ Test(sensors, the_sensor_flag_and_the_hit_threshold_survive_save_and_load) {
     heft_free(text);
     heft_free(text2);
     heft_world_destroy(back);
+    heft_world_destroy(w);
+}
+
+/* ---- reserving from a callback ---------------------------------------------- */
+
+typedef struct reserve_try {
+    heft_world *w;
+    int calls, refused;
+    char message[160];
+} reserve_try;
+
+static int reserve_in_pre_solve(void *context, heft_pre_solve_contact *contact) {
+    (void)contact;
+    reserve_try *t = context;
+    heft_world_capacity c = {0};
+    c.contacts = 1000;
+    c.pairs = 1000;
+    t->calls++;
+    if (heft_world_reserve(t->w, &c) == HEFT_ERROR_INVALID_ARGUMENT) {
+        t->refused++;
+        snprintf(t->message, sizeof t->message, "%s", heft_last_error());
+    }
+    return 1;
+}
+
+/* The contact arrays are being filled while a pre-solve callback runs: a
+ * reservation from there, which could move them, is refused with a message,
+ * and the ball still lands as without it. */
+Test(callbacks, a_reservation_from_a_pre_solve_callback_is_refused) {
+    heft_shape_id ground, s;
+    heft_world *w = world_with_ground(&ground);
+    heft_body_id b = ball(w, heft_v3(0, 0, 0.2), heft_v3(0, 0, 0), 0.1, &s);
+    reserve_try t = {w, 0, 0, ""};
+    cr_assert_eq(heft_world_set_pre_solve(w, reserve_in_pre_solve, &t), HEFT_OK);
+    for (int step = 0; step < 60; ++step) {
+        cr_assert_eq(heft_world_step(w, h), HEFT_OK, "%s", heft_last_error());
+    }
+    cr_assert_gt(t.calls, 0);
+    cr_assert_eq(t.refused, t.calls);
+    cr_assert(strstr(t.message, "callback") != NULL, "%s", t.message);
+    cr_assert_float_eq(heft_body_position(w, b).z, 0.1, 2e-3);
     heft_world_destroy(w);
 }

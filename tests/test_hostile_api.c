@@ -216,6 +216,18 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
         REFUSED(heft_world_set_substeps(world, substeps[k]));
     }
     REFUSED(heft_world_set_substeps(NULL, 1));
+    const heft_world_capacity none = {0};
+    REFUSED(heft_world_reserve(NULL, &none));
+    REFUSED(heft_world_reserve(world, NULL));
+    const int counts[] = {-1, INT_MIN, HEFT_CAPACITY_MAX + 1, INT_MAX};
+    for (int k = 0; k < 4; ++k) {
+        for (int field = 0; field < 5; ++field) {
+            heft_world_capacity c = {0};
+            int *f[] = {&c.bodies, &c.shapes, &c.joints, &c.contacts, &c.pairs};
+            *f[field] = counts[k];
+            REFUSED(heft_world_reserve(world, &c));
+        }
+    }
     for (int k = 0; k < N_JOINT_IDS; ++k) {
         REFUSED(heft_joint_set_geometric_stiffness(world, bad_joint(k), 1));
     }
@@ -902,6 +914,7 @@ Test(hostile_api, null_world_getters_return_neutral_values) {
     cr_assert_null(heft_world_stats(NULL));
     cr_assert_str_eq(heft_world_solver(NULL), "");
     cr_assert_eq(heft_world_contact_count(NULL), 0);
+    cr_assert_eq(heft_world_contact_pairs(NULL), 0);
     cr_assert_eq(heft_world_hit_event_threshold(NULL), 1.0);
     heft_world_set_island_callback(NULL, NULL, NULL);
     heft_world_destroy(NULL);
@@ -964,4 +977,44 @@ Test(hostile_api, urdf_import_refuses_hostile_values) {
         REFUSED(heft_world_import_urdf_text(world, robot, n, "r.urdf", &o, &r));
     }
     cr_log_info("URDF import: %d hostile calls, %d refused", tried, refused);
+}
+
+/* An allocator that refuses every block above 1 MB, so that a reservation
+ * runs out of memory part way. */
+static void *small_alloc(size_t n, void *user) {
+    (void)user;
+    return n > (1u << 20) ? NULL : malloc(n);
+}
+static void *small_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    return n > (1u << 20) ? NULL : realloc(p, n);
+}
+static void small_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* A reservation changes no state the world holds, whether it succeeds or
+ * runs out of memory (its message says so, with the counts asked for). */
+Test(hostile_api, a_reservation_leaves_the_world_state_as_it_was) {
+    heft_world_capacity c = {0};
+    c.bodies = 100;
+    c.shapes = 120;
+    c.joints = 50;
+    c.contacts = 400;
+    c.pairs = 1000;
+    cr_assert_eq(heft_world_reserve(world, &c), HEFT_OK, "%s", heft_last_error());
+    world_snapshot after;
+    world_snapshot_take(world, &after);
+    cr_assert(world_snapshot_equal(&before, &after), "a reservation changed the world");
+    static const heft_allocator small = {small_alloc, small_realloc, small_free, NULL};
+    heft_set_allocator(&small);
+    c.contacts = 1 << 20; /* 2^21 points of the set: far above 1 MB */
+    const heft_result rc = heft_world_reserve(world, &c);
+    heft_set_allocator(NULL);
+    cr_assert_eq(rc, HEFT_ERROR_OUT_OF_MEMORY);
+    cr_assert(strstr(heft_last_error(), "out of memory") != NULL, "%s", heft_last_error());
+    world_snapshot_take(world, &after);
+    cr_assert(world_snapshot_equal(&before, &after),
+              "a reservation out of memory changed the world");
 }

@@ -161,6 +161,34 @@ HEFT_API heft_vec3 heft_world_gravity(const heft_world *world);
 HEFT_API heft_result heft_world_set_user_data(heft_world *world, void *user_data);
 HEFT_API void *heft_world_user_data(const heft_world *world);
 
+/* ---- capacity reserved ahead (docs/memory.md) ---------------------------- */
+
+/* The most a world will hold at once. The step's arrays that grow with these
+ * counts are sized for them ahead, so a world reserved for its peak makes
+ * no allocation in its steps when its contacts or pairs reach it (a chain
+ * winding onto a drum gains contacts for minutes). A field of 0 reserves
+ * nothing for that count. Each count lies in [0, HEFT_CAPACITY_MAX]. */
+#define HEFT_CAPACITY_MAX (1 << 24)
+typedef struct heft_world_capacity {
+    int bodies;   /* bodies, with their islands, contact lists and events */
+    int shapes;   /* shapes, with their leaves in the broad phase */
+    int joints;   /* joints, with their break events */
+    int contacts; /* contact points at once (heft_step_stats.contacts) */
+    int pairs;    /* shape pairs the broad phase holds at once: those whose enlarged boxes
+                     overlap, touching or not (heft_world_contact_pairs) */
+} heft_world_capacity;
+
+/* Grows the world's arrays to hold capacity; never shrinks them, and the
+ * capacity lasts until the world is destroyed. Refuses a NULL world or
+ * capacity, a count outside [0, HEFT_CAPACITY_MAX] and a call from a pair
+ * filter or pre-solve callback (HEFT_ERROR_INVALID_ARGUMENT); HEFT_ERROR_OUT_OF_MEMORY
+ * when memory runs out (the arrays grown until then stay grown). None of
+ * these changes the world's state. */
+HEFT_API heft_result heft_world_reserve(heft_world *world, const heft_world_capacity *capacity);
+/* The shape pairs the broad phase holds after the last step (what
+ * heft_world_capacity.pairs counts); 0 for a NULL world. */
+HEFT_API int heft_world_contact_pairs(const heft_world *world);
+
 HEFT_API double heft_world_time(const heft_world *world); /* s simulated */
 HEFT_API int64_t heft_world_step_count(const heft_world *world);
 HEFT_API int heft_world_body_count(const heft_world *world);  /* live bodies */

@@ -1,0 +1,132 @@
+/* Capacity reserved ahead (heft_world_reserve): the arrays that grow with the
+ * world's bodies, shapes, joints, contacts and pairs, sized once for the peak
+ * the application expects, so that the steps reaching it allocate nothing. */
+#include "error.h"
+#include "world.h"
+
+/* array_grow writes the elements it adds, so what is reserved is resident
+ * and the step that first uses it takes no page fault. */
+
+/* Grows two arrays that share one capacity (the contact set's). */
+static int grow_pair(void **a, void **b, size_t size, int *capacity, int need) {
+    int ca = *capacity, cb = *capacity;
+    const int ok = array_grow(a, &ca, need, size) && array_grow(b, &cb, need, size);
+    /* one of them may have grown before the other failed: the shared
+     * capacity is what both hold */
+    *capacity = ca < cb ? ca : cb;
+    return ok;
+}
+
+static int reserve_bodies(heft_world *w, int n) {
+    if (n == 0) {
+        return 1;
+    }
+    /* a body may be a lone island; a split walks its island's bodies with four
+     * lists of them (island.c) */
+    return array_grow((void **)&w->bodies, &w->body_capacity, n, sizeof(body)) &&
+           array_grow((void **)&w->contacts.first, &w->contacts.first_capacity, n,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&w->islands, &w->island_capacity, n, sizeof(world_island)) &&
+           array_grow((void **)&w->island_scratch, &w->island_scratch_capacity, 4 * n + 4,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&w->island_stats, &w->island_stats_capacity, n + 1,
+                      sizeof(heft_island_stats)) &&
+           array_grow((void **)&w->woke_events, &w->woke_capacity, n, sizeof(heft_body_id)) &&
+           array_grow((void **)&w->slept_events, &w->slept_capacity, n, sizeof(heft_body_id)) &&
+           array_grow((void **)&w->velocity_slots.items, &w->velocity_slots.capacity, n,
+                      sizeof(island_slot)) &&
+           array_grow((void **)&w->position_slots.items, &w->position_slots.capacity, n,
+                      sizeof(island_slot));
+}
+
+static int reserve_shapes(heft_world *w, int n) {
+    if (n == 0) {
+        return 1;
+    }
+    /* a tree of n leaves has 2 n - 1 nodes */
+    return array_grow((void **)&w->shapes, &w->shape_capacity, n, sizeof(shape)) &&
+           array_grow((void **)&w->broad.moved, &w->broad.moved_capacity, n, sizeof(int32_t)) &&
+           tree_reserve(&w->broad.tree, 2 * n);
+}
+
+static int reserve_joints(heft_world *w, int n) {
+    if (n == 0) {
+        return 1;
+    }
+    return array_grow((void **)&w->joints, &w->joint_capacity, n, sizeof(joint)) &&
+           array_grow((void **)&w->broken_events, &w->broken_capacity, n,
+                      sizeof(heft_joint_broken_event));
+}
+
+static int reserve_contacts(heft_world *w, int n) {
+    if (n == 0) {
+        return 1;
+    }
+    contact_set *set = &w->contacts;
+    /* an update holds the last step's points (for warm starts and sleeping
+     * pairs) beside the new ones before it sorts them out: twice the points;
+     * each point is on two bodies' lists */
+    return grow_pair((void **)&set->items, (void **)&set->previous, sizeof(contact), &set->capacity,
+                     2 * n) &&
+           array_grow((void **)&set->next, &set->next_capacity, 2 * n, sizeof(int32_t));
+}
+
+static int reserve_pairs(heft_world *w, int n) {
+    if (n == 0) {
+        return 1;
+    }
+    contact_set *set = &w->contacts;
+    broad_phase *bp = &w->broad;
+    /* the broad phase merges an update's new pairs (found from both sides)
+     * into the old ones before it drops those that parted: twice the pairs;
+     * each pair may begin, end or strike once in a step */
+    return array_grow((void **)&bp->pairs, &bp->pair_capacity, 2 * n, sizeof(uint64_t)) &&
+           array_grow((void **)&bp->found, &bp->found_capacity, 2 * n, sizeof(uint64_t)) &&
+           array_grow((void **)&set->pair_job, &set->pair_job_capacity, 2 * n + 1,
+                      sizeof(int32_t)) &&
+           array_grow((void **)&set->jobs, &set->job_capacity, n, sizeof(narrow_job)) &&
+           array_grow((void **)&set->begin_events, &set->begin_capacity, n,
+                      sizeof(heft_contact_begin_event)) &&
+           array_grow((void **)&set->end_events, &set->end_capacity, n,
+                      sizeof(heft_contact_end_event)) &&
+           array_grow((void **)&set->hit_events, &set->hit_capacity, n,
+                      sizeof(heft_contact_hit_event));
+}
+
+static int count_ok(const char *field, int n) {
+    if (n < 0 || n > HEFT_CAPACITY_MAX) {
+        heft_set_error("heft_world_reserve: %s = %d outside [0, HEFT_CAPACITY_MAX = %d]", field, n,
+                       HEFT_CAPACITY_MAX);
+        return 0;
+    }
+    return 1;
+}
+
+heft_result heft_world_reserve(heft_world *w, const heft_world_capacity *c) {
+    if (!w || !c) {
+        heft_set_error("heft_world_reserve: %s is NULL", w ? "capacity" : "world");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (w->contacts.in_callback) {
+        heft_set_error("heft_world_reserve: called from a pair filter or pre-solve callback");
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!count_ok("bodies", c->bodies) || !count_ok("shapes", c->shapes) ||
+        !count_ok("joints", c->joints) || !count_ok("contacts", c->contacts) ||
+        !count_ok("pairs", c->pairs)) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    if (!reserve_bodies(w, c->bodies) || !reserve_shapes(w, c->shapes) ||
+        !reserve_joints(w, c->joints) || !reserve_contacts(w, c->contacts) ||
+        !reserve_pairs(w, c->pairs)) {
+        heft_set_error("heft_world_reserve: out of memory (bodies %d, shapes %d, joints %d, "
+                       "contacts %d, pairs %d)",
+                       c->bodies, c->shapes, c->joints, c->contacts, c->pairs);
+        return HEFT_ERROR_OUT_OF_MEMORY;
+    }
+    return HEFT_OK;
+}
+
+int heft_world_contact_pairs(const heft_world *w) {
+    return w ? w->broad.pair_count : 0;
+}
