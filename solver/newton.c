@@ -481,8 +481,21 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
     /* the error a start must lower by NEWTON_PROGRESS within NEWTON_STAGNANT steps */
     double mark = INFINITY;
     int mark_step = 0;
-    int wide = 0; /* the second phase: rows held wherever their step leaves the box */
+    int wide = 0;       /* the second phase: rows held wherever their step leaves the box */
+    int phase_over = 0; /* the phase stalled: on to the second, or the start ends */
     for (;;) {
+        if (phase_over) {
+            if (wide) {
+                status = HEFT_NEWTON_STALLED;
+                break;
+            }
+            wide = 1;
+            phase_over = 0;
+            psi = restart_from_best(ws, p, recent, &emax);
+            shift = NEWTON_PROXIMAL;
+            mark_step = result->steps;
+            crawl = 0;
+        }
         if (isfinite(psi) && emax < best) {
             /* measured as answered: clamped, by the error measure itself */
             memcpy(ws->best, ws->lambda, vec);
@@ -505,15 +518,7 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
             mark_step = result->steps;
         } else if (result->steps - mark_step >=
                    (wide || ws->last_stage ? NEWTON_STAGNANT_WIDE : NEWTON_STAGNANT)) {
-            if (wide) {
-                status = HEFT_NEWTON_STALLED;
-                break;
-            }
-            wide = 1;
-            psi = restart_from_best(ws, p, recent, &emax);
-            shift = NEWTON_PROXIMAL;
-            mark_step = result->steps;
-            crawl = 0;
+            phase_over = 1;
             continue;
         }
         ++result->steps;
@@ -575,17 +580,8 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
         /* a run of short steps is a crawl along a kink: the start is given
          * up, for the caller's next one (or Lemke's method) */
         crawl = accepted && t < NEWTON_SHORT_STEP ? crawl + 1 : 0;
-        if (!accepted || (crawl >= (wide ? NEWTON_CRAWL_WIDE : NEWTON_CRAWL) && !ws->last_stage)) {
-            if (wide) {
-                status = HEFT_NEWTON_STALLED;
-                break;
-            }
-            wide = 1;
-            psi = restart_from_best(ws, p, recent, &emax);
-            shift = NEWTON_PROXIMAL;
-            mark_step = result->steps;
-            crawl = 0;
-        }
+        if (!accepted || (crawl >= (wide ? NEWTON_CRAWL_WIDE : NEWTON_CRAWL) && !ws->last_stage))
+            phase_over = 1;
     }
     result->status = isfinite(result->error_max) ? status : HEFT_NEWTON_FAILED;
 }
