@@ -8,6 +8,7 @@
 #include "heft.h"
 #include "mlcp.h"
 #include "runner.h"
+#include "scenario.h"
 
 static void steps_without_allocation_with(const char *scene, const char *solver, int heavy,
                                           int warmup, int measured) {
@@ -133,15 +134,13 @@ Test(allocation, an_island_growing_a_box_at_a_time_regrows_its_memory_rarely) {
     counting_allocator_install();
     long in_steps = 0;
     for (int k = 0; k < 60; ++k) {
-        heft_body_def bd = heft_default_body_def();
-        bd.position = heft_v3(k * (2.0 * ROW_HALF + 0.01), 0.0, ROW_HALF);
-        bd.mass = 2.5;
-        bd.inertia = heft_inertia_box(2.5, heft_v3(ROW_HALF, ROW_HALF, ROW_HALF));
-        heft_body_id b = heft_create_body(w, &bd);
         heft_shape_def sd = heft_default_shape_def();
         sd.type = HEFT_SHAPE_BOX;
         sd.half_extents = heft_v3(ROW_HALF, ROW_HALF, ROW_HALF);
-        cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+        const heft_body_id b = scenario_add_body(
+            w, NULL, heft_v3(k * (2.0 * ROW_HALF + 0.01), 0.0, ROW_HALF), heft_quat_identity(), 2.5,
+            heft_inertia_box(2.5, sd.half_extents), &sd);
+        cr_assert(heft_body_is_valid(w, b), "%s", heft_last_error());
         counting_allocator_calls = 0;
         for (int i = 0; i < 5; ++i)
             cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());

@@ -10,6 +10,7 @@
 
 #include "counting_allocator.h"
 #include "heft.h"
+#include "scenario.h"
 
 #define STEP (1.0 / 60.0)
 #define HALF 0.2 /* boxes of 0.4 m */
@@ -30,15 +31,12 @@ static heft_world *sleeping_world(const char *solver) {
 }
 
 static heft_body_id add_box(heft_world *w, heft_vec3 at) {
-    heft_body_def bd = heft_default_body_def();
-    bd.position = at;
-    bd.mass = 2.5;
-    bd.inertia = heft_inertia_box(2.5, heft_v3(HALF, HALF, HALF));
-    heft_body_id b = heft_create_body(w, &bd);
     heft_shape_def sd = heft_default_shape_def();
     sd.type = HEFT_SHAPE_BOX;
     sd.half_extents = heft_v3(HALF, HALF, HALF);
-    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+    const heft_body_id b = scenario_add_body(w, NULL, at, heft_quat_identity(), 2.5,
+                                             heft_inertia_box(2.5, sd.half_extents), &sd);
+    cr_assert(heft_body_is_valid(w, b), "%s", heft_last_error());
     return b;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "heft.h"
+#include "scenario.h"
 #include "world_snapshot.h"
 
 #ifndef HEFT_SCENES_DIR
@@ -398,15 +399,12 @@ Test(snapshot, another_solvers_snapshot_restores_the_bodies) {
 #define SLEEP_RUN_TO 600
 
 static heft_body_id sleep_box(heft_world *w, heft_vec3 at) {
-    heft_body_def bd = heft_default_body_def();
-    bd.position = at;
-    bd.mass = 2.5;
-    bd.inertia = heft_inertia_box(2.5, heft_v3(SLEEP_HALF, SLEEP_HALF, SLEEP_HALF));
-    heft_body_id b = heft_create_body(w, &bd);
     heft_shape_def sd = heft_default_shape_def();
     sd.type = HEFT_SHAPE_BOX;
     sd.half_extents = heft_v3(SLEEP_HALF, SLEEP_HALF, SLEEP_HALF);
-    cr_assert(heft_shape_is_valid(w, heft_create_shape(w, b, &sd)), "%s", heft_last_error());
+    const heft_body_id b = scenario_add_body(w, NULL, at, heft_quat_identity(), 2.5,
+                                             heft_inertia_box(2.5, sd.half_extents), &sd);
+    cr_assert(heft_body_is_valid(w, b), "%s", heft_last_error());
     return b;
 }
 
