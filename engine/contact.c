@@ -14,25 +14,6 @@
 #include "slots.h"
 #include "world.h"
 
-static int grow(contact **array, int *capacity, int need) {
-    if (need <= *capacity) {
-        return 1;
-    }
-    int cap = *capacity ? *capacity : 16;
-    while (cap < need) {
-        cap *= 2;
-    }
-    contact *p = heft_realloc(*array, (size_t)cap * sizeof(contact));
-    if (!p) {
-        return 0;
-    }
-    /* written once, as array_grow does */
-    memset(p + *capacity, 0, (size_t)(cap - *capacity) * sizeof(contact));
-    *array = p;
-    *capacity = cap;
-    return 1;
-}
-
 /* Warm starts of a pair's new points from its points of the last step:
  * the same feature id, or else the nearest unclaimed old point within 1 cm
  * (GJK-based pairs on curved shapes change ids as they roll). */
@@ -324,7 +305,8 @@ int contact_set_update(heft_world *w, double h) {
     }
     if (need > set->capacity) {
         int cap = set->capacity, cap2 = set->capacity;
-        if (!grow(&set->items, &cap, need) || !grow(&set->previous, &cap2, need)) {
+        if (!array_grow((void **)&set->items, &cap, need, sizeof(contact)) ||
+            !array_grow((void **)&set->previous, &cap2, need, sizeof(contact))) {
             set->count = 0;
             return 0;
         }
