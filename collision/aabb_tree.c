@@ -20,30 +20,6 @@ void tree_release(aabb_tree *t) {
     tree_init(t);
 }
 
-static int32_t allocate_node(aabb_tree *t) {
-    if (t->free_list < 0) {
-        int cap = t->capacity ? 2 * t->capacity : 64;
-        tree_node *p = heft_realloc(t->nodes, sizeof(tree_node) * (size_t)cap);
-        if (!p) {
-            return -1;
-        }
-        t->nodes = p;
-        for (int i = t->capacity; i < cap; ++i) {
-            t->nodes[i].parent = i + 1 < cap ? i + 1 : -1;
-            t->nodes[i].height = -1;
-        }
-        t->free_list = t->capacity;
-        t->capacity = cap;
-    }
-    int32_t i = t->free_list;
-    tree_node *n = &t->nodes[i];
-    t->free_list = n->parent;
-    n->parent = n->child1 = n->child2 = -1;
-    n->height = 0;
-    n->user = -1;
-    return i;
-}
-
 int tree_reserve(aabb_tree *t, int nodes) {
     if (nodes <= t->capacity) {
         return 1;
@@ -68,6 +44,19 @@ int tree_reserve(aabb_tree *t, int nodes) {
     }
     t->capacity = nodes;
     return 1;
+}
+
+static int32_t allocate_node(aabb_tree *t) {
+    if (t->free_list < 0 && !tree_reserve(t, t->capacity ? 2 * t->capacity : 64)) {
+        return -1;
+    }
+    int32_t i = t->free_list;
+    tree_node *n = &t->nodes[i];
+    t->free_list = n->parent;
+    n->parent = n->child1 = n->child2 = -1;
+    n->height = 0;
+    n->user = -1;
+    return i;
 }
 
 static void free_node(aabb_tree *t, int32_t i) {
