@@ -14,6 +14,19 @@
 #include "slots.h"
 #include "world.h"
 
+int contact_set_reserve(contact_set *set, int points) {
+    if (points <= set->capacity) {
+        return 1;
+    }
+    int ci = set->capacity, cp = set->capacity;
+    const int ok = array_grow((void **)&set->items, &ci, points, sizeof(contact)) &&
+                   array_grow((void **)&set->previous, &cp, points, sizeof(contact));
+    /* one may have grown before the other failed: the shared capacity is
+     * what both hold */
+    set->capacity = ci < cp ? ci : cp;
+    return ok;
+}
+
 /* Warm starts of a pair's new points from its points of the last step:
  * the same feature id, or else the nearest unclaimed old point within 1 cm
  * (GJK-based pairs on curved shapes change ids as they roll). */
@@ -303,14 +316,9 @@ int contact_set_update(heft_world *w, double h) {
     for (int j = 0; j < job_count; ++j) {
         need += set->jobs[j].status > 0 ? set->jobs[j].m.count : 0;
     }
-    if (need > set->capacity) {
-        int cap = set->capacity, cap2 = set->capacity;
-        if (!array_grow((void **)&set->items, &cap, need, sizeof(contact)) ||
-            !array_grow((void **)&set->previous, &cap2, need, sizeof(contact))) {
-            set->count = 0;
-            return 0;
-        }
-        set->capacity = cap < cap2 ? cap : cap2;
+    if (!contact_set_reserve(set, need)) {
+        set->count = 0;
+        return 0;
     }
     /* the contacts, in pair order on this thread */
     int count = 0, old = 0;

@@ -76,6 +76,10 @@ typedef struct heft_world heft_world;
  * last step's contacts. Returns 0 when out of memory (then no contacts). */
 int contact_set_update(heft_world *w, double h);
 void contact_set_release(contact_set *set);
+/* Room for points contact points in both the set's arrays (items and
+ * previous share one capacity; growing keeps their contents). 0: out of
+ * memory. */
+int contact_set_reserve(contact_set *set, int points);
 /* Drops the contacts of one shape (it is being destroyed). */
 void contact_set_remove_shape(contact_set *set, int32_t shape);
 /* Forgets the contact events (at the start of a step). */

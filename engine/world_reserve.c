@@ -1,21 +1,12 @@
 /* Capacity reserved ahead (heft_world_reserve): the arrays that grow with the
  * world's bodies, shapes, joints, contacts and pairs, sized once for the peak
  * the application expects, so that the steps reaching it allocate nothing. */
+#include "contact.h"
 #include "error.h"
 #include "world.h"
 
 /* array_grow writes the elements it adds, so what is reserved is resident
  * and the step that first uses it takes no page fault. */
-
-/* Grows two arrays that share one capacity (the contact set's). */
-static int grow_pair(void **a, void **b, size_t size, int *capacity, int need) {
-    int ca = *capacity, cb = *capacity;
-    const int ok = array_grow(a, &ca, need, size) && array_grow(b, &cb, need, size);
-    /* one of them may have grown before the other failed: the shared
-     * capacity is what both hold */
-    *capacity = ca < cb ? ca : cb;
-    return ok;
-}
 
 static int reserve_bodies(heft_world *w, int n) {
     if (n == 0) {
@@ -66,8 +57,7 @@ static int reserve_contacts(heft_world *w, int n) {
     /* an update holds the last step's points (for warm starts and sleeping
      * pairs) beside the new ones before it sorts them out: twice the points;
      * each point is on two bodies' lists */
-    return grow_pair((void **)&set->items, (void **)&set->previous, sizeof(contact), &set->capacity,
-                     2 * n) &&
+    return contact_set_reserve(set, 2 * n) &&
            array_grow((void **)&set->next, &set->next_capacity, 2 * n, sizeof(int32_t));
 }
 
