@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "array.h"
 #include "error.h"
 #include "world.h"
 
@@ -87,14 +88,12 @@ int heft_world_worker_count(const heft_world *w) {
     return w->worker_count > 0 ? w->worker_count : 1;
 }
 
-/* The room reserved ahead of n, at least doubling when it must grow: an
- * island's rows creep up a contact at a time (a chain winding onto a drum),
- * and reserved to the rows alone each new row would reallocate the rescues'
- * scratch. */
+/* The room reserved ahead of n (capacity_ahead), within an int. */
 static int room_ahead(int reserved, int n) {
     if (n <= reserved)
         return reserved;
-    return reserved > 0 && reserved <= INT_MAX / 2 && 2 * reserved > n ? 2 * reserved : n;
+    const size_t ahead = capacity_ahead((size_t)reserved, (size_t)n);
+    return ahead <= INT_MAX ? (int)ahead : n;
 }
 
 int island_workers_prepare(heft_world *w, int max_rows, int max_bodies) {

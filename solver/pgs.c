@@ -61,6 +61,7 @@
  * The state of one island is the options, a workspace that only grows (once
  * the largest problem of an island has been seen, a solve allocates nothing)
  * and the position correction's count, latch and memory. */
+#include "array.h"
 #include "pgs.h"
 #include "row_math.h"
 #include "solve_frame.h"
@@ -129,14 +130,11 @@ typedef struct pgs_state {
 } pgs_state;
 
 /* Makes *array hold at least need elements of size bytes; the contents are
- * not kept. An array that grows again at least doubles: an island's rows
- * creep up a contact at a time (a chain winding onto a drum), and sized to
- * the rows alone every array would be reallocated at every new row. */
+ * not kept. An array that grows again at least doubles (capacity_ahead). */
 static int workspace_reserve(void **array, size_t *cap, size_t need, size_t size) {
     if (need <= *cap)
         return 1;
-    if (*cap > 0 && *cap <= SIZE_MAX / 2 && 2 * *cap > need)
-        need = 2 * *cap;
+    need = capacity_ahead(*cap, need);
     heft_free(*array);
     *array = need <= SIZE_MAX / size ? heft_alloc(size * need) : NULL;
     *cap = *array != NULL ? need : 0;
@@ -150,8 +148,7 @@ static int workspace_reserve(void **array, size_t *cap, size_t need, size_t size
 static int reserve_memory(pgs_state *s, size_t n) {
     if (n <= s->last_cap)
         return 1;
-    if (s->last_cap > 0 && 2 * s->last_cap > n) /* as workspace_reserve */
-        n = 2 * s->last_cap;
+    n = capacity_ahead(s->last_cap, n);
     double *answer = heft_alloc(sizeof(double) * n), *share = heft_alloc(sizeof(double) * n);
     if (answer != NULL && share != NULL && s->last_n > 0) {
         memcpy(answer, s->last_answer, sizeof(double) * (size_t)s->last_n);
