@@ -417,7 +417,7 @@ static int hold_leaving_rows(heft_newton *ws, const heft_mlcp *p, int wide) {
         const double step = ws->dir[i];
         /* the box at the step's end (a friction row's follows its normal) */
         double end_lo = lo, end_hi = hi;
-        if (f >= 0) {
+        if (wide && f >= 0) {
             const double normal = ws->lambda[f] + ws->dir[f];
             end_hi = normal > 0.0 ? fabs(p->hi[i]) * normal : 0.0;
             end_lo = -end_hi;
