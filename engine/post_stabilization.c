@@ -456,6 +456,60 @@ static void joint_gaps_task(int begin, int end, int worker, void *context) {
     }
 }
 
+/* The island a joint's rows go to (its dynamic body's), -1 for none. */
+static int joint_island(const heft_world *w, int i) {
+    const joint *j = &w->joints[i];
+    if (!j->slot.alive) {
+        return -1;
+    }
+    const body *b = &w->bodies[j->body_b];
+    const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
+    return body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
+}
+
+/* Each island's largest joint gap (m) into widest[0 .. is->count), from the
+ * joints' gaps measured as tasks into gaps. */
+static void island_widest_gaps(heft_world *w, const island_set *is, double *gaps, double *widest) {
+    joint_gaps jg = {w, gaps};
+    world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
+    for (int k = 0; k < is->count; ++k) {
+        widest[k] = 0.0;
+    }
+    for (int i = 0; i < w->joint_high; ++i) {
+        const int k = joint_island(w, i);
+        if (k >= 0 && k < is->count) {
+            widest[k] = fmax(widest[k], gaps[i]);
+        }
+    }
+}
+
+/* An iterative solver's projection is as far as its sweeps got, and on a
+ * chain of light links under a heavy load, with gaps already of metres, an
+ * answer far from converged moved one link by 9 m (a joint gap of 1.5 m
+ * became 14 m, and the link went through the ground, whose contacts take
+ * no part under an iterative solver). An island whose largest joint gap the
+ * projections widened is put back where it was: they did not do what they
+ * are for. Returns the islands put back. A direct solver's converged
+ * projection is kept as it is. */
+static int undo_widening(heft_world *w, const island_set *is, const post_pass *pp,
+                         const double *before, double *gaps, double *after) {
+    island_widest_gaps(w, is, gaps, after);
+    int undone = 0;
+    for (int k = 0; k < is->count; ++k) {
+        if (!(after[k] > before[k])) {
+            continue;
+        }
+        for (int x = is->body_start[k]; x < is->body_start[k + 1]; ++x) {
+            body *b = &w->bodies[is->bodies[x]];
+            b->position = pp->positions[x];
+            b->orientation = pp->orientations[x];
+            body_update_world_inertia(b);
+        }
+        ++undone;
+    }
+    return undone;
+}
+
 /* Each island's passes (its poses and energies, its projections, the
  * energy's guard) touch only its own bodies and run as tasks; the solver
  * states are made and the sums taken on this thread, in island order. */
@@ -476,6 +530,18 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
         return; /* out of scratch memory: no projection, nothing gained */
     }
     world_tasks_run(w, energy_before_task, is->count, ISLAND_TASK_MIN_RANGE, &pp);
+    /* an iterative solver's projections must not widen an island's gaps */
+    double *gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(w->joint_high + 1));
+    double *widest_before = NULL, *widest_after = NULL;
+    if (!w->solver->direct && gaps) {
+        widest_before = arena_alloc(&w->scratch, sizeof(double) * (size_t)(is->count + 1));
+        widest_after = arena_alloc(&w->scratch, sizeof(double) * (size_t)(is->count + 1));
+        if (widest_before && widest_after) {
+            island_widest_gaps(w, is, gaps, widest_before);
+        } else {
+            widest_before = NULL;
+        }
+    }
     for (int it = 0; it < w->def.post_stabilization; ++it) {
         row *rows;
         int *start;
@@ -495,6 +561,10 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
     }
     island_slots_keep_sleeping(w, &w->position_slots);
     island_slots_sweep(w, &w->position_slots);
+    if (widest_before) {
+        st->post_stabilization_limited +=
+            undo_widening(w, is, &pp, widest_before, gaps, widest_after);
+    }
     /* geometric stiffness acts only through a direct solver's impulses
      * (geometric_stiffness_skipped) */
     pp.guard = !w->def.geometric_stiffness || !w->solver->direct;
@@ -503,7 +573,6 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
         st->post_stabilization_limited += pp.limited[k];
         st->post_stabilization_energy += pp.gain[k];
     }
-    double *gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(w->joint_high + 1));
     double gap = 0.0;
     if (gaps) {
         joint_gaps jg = {w, gaps};

@@ -688,8 +688,8 @@ static double sweep_share(int n, const pgs_state *s) {
 
 /* The position pass (by position): up to as many sweeps as the velocity's
  * on A share = bias from zero, the share added to lambda_at and remembered
- * by row. Returns 0 when the share did not converge. */
-static int position_pass(const heft_mlcp *p, pgs_state *s) {
+ * by row; *sweeps counts them. Returns 0 when the share did not converge. */
+static int position_pass(const heft_mlcp *p, pgs_state *s, int *sweeps) {
     const int n = p->n;
     double *share = s->share_at;
     int has_bias = 0, converged = 1;
@@ -704,6 +704,7 @@ static int position_pass(const heft_mlcp *p, pgs_state *s) {
         converged = 0;
         for (int k = 0; k < most && !converged; ++k) {
             const double largest = sweep_share(n, s);
+            ++*sweeps;
             if (isnan(largest)) {
                 for (int i = 0; i < n; ++i)
                     share[i] = 0.0; /* no correction this step rather than a NaN */
@@ -813,7 +814,8 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
             break; /* no later sweep can recover from a NaN */
         converged = largest < s->options.tolerance;
     }
-    if (split && !position_pass(p, s))
+    int position_sweeps = 0;
+    if (split && !position_pass(p, s, &position_sweeps))
         converged = 0;
     if (structured)
         for (int k = 0; k < n; ++k)
@@ -825,6 +827,7 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     }
     stats->time_solve_ms = heft_time_ms() - solve_start;
     stats->iterations = sweeps;
+    stats->inner_iterations = position_sweeps;
     const heft_mlcp_error err =
         heft_solve_finish(p, lambda, converged, &frame, s->measure_work, stats);
 

@@ -272,7 +272,9 @@ typedef struct heft_step_stats {
                                          iterative solver): islands whose post-stabilization
                                          would have added energy (lifting a load against
                                          gravity): their velocities were scaled down to pay
-                                         for it, or the projection undone */
+                                         for it, or the projection undone; and under an
+                                         iterative solver the islands whose projection
+                                         widened their widest joint gap, put back */
     double post_stabilization_energy; /* J: the change post-stabilization made to the islands'
                                          kinetic plus gravitational energy; at most the
                                          islands' weight times 1 nm where geometric stiffness
