@@ -5,25 +5,36 @@
 #include "workspace.h"
 #include "row_math.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
     return (index >= 0 && index < p->nbodies) ? index : -1;
 }
 
+/* Component j of entry e in the component-major arrays (envelope.h). */
+#define ENTRY(array, j, e) ((array)[(size_t)(j)*cap + (size_t)(e)])
+
 /* A = J M^-1 J^T + diag(epsilon) into the envelope, body by body: two rows
  * touching one body couple through it (the only place J M^-1 J^T is nonzero),
  * and each pair lands in column min(r1, r2) of the RCM order. Each body's
- * entries (a row's side on it, with the side's J and M^-1 J^T copied next to
- * each other) are laid out in RCM order, so the pairs with r2 <= r1 are a
- * triangle of the body's block, walked without a test and from contiguous
- * memory. A row with both sides on one body contributes all four side pairs,
- * as heft_mlcp_assemble_dense does. */
+ * entries (a row's side on it: its J and M^-1 J^T) are laid out in RCM
+ * order, so the pairs with r2 <= r1 are a triangle of the body's block,
+ * walked column by column without a test. The six components of every
+ * entry are stored component-major, so that the products of one column's
+ * entry with two consecutive entries are computed side by side (SSE2), each
+ * summed over the six components in the order of heft_dot6: A is the same
+ * to the bit as one product at a time. A row with both sides on one body
+ * contributes all four side pairs, as heft_mlcp_assemble_dense does. */
 static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const size_t *start,
                                double *A, heft_envelope_work *s) {
     const int n = p->n, nb = p->nbodies > 0 ? p->nbodies : 0;
-    if (!HEFT_RESERVE(s->jacobian, s->jacobian_cap, 12 * (size_t)n) ||
-        !HEFT_RESERVE(s->response, s->response_cap, 12 * (size_t)n) ||
+    const size_t cap = 2 * (size_t)n + 2; /* every row's two sides, and room for a pair */
+    if (!HEFT_RESERVE(s->jacobian, s->jacobian_cap, 6 * cap) ||
+        !HEFT_RESERVE(s->response, s->response_cap, 6 * cap) ||
         !HEFT_RESERVE(s->body_start, s->body_start_cap, (size_t)nb + 1) ||
-        !HEFT_RESERVE(s->body_entries, s->body_entries_cap, 2 * (size_t)n))
+        !HEFT_RESERVE(s->body_entries, s->body_entries_cap, cap))
         return -1;
     for (int k = 0; k <= nb; ++k)
         s->body_start[k] = 0;
@@ -36,6 +47,7 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
     }
     for (int k = 0; k < nb; ++k)
         s->body_start[k + 1] += s->body_start[k];
+    double *J = s->jacobian, *R = s->response;
     const int *perm = o->perm;
     for (int r = 0; r < n; ++r) { /* in RCM order; the starts move on by one body */
         const heft_mlcp_row *row = &p->rows[perm[r]];
@@ -44,10 +56,14 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
         for (int e = 0; e < 2; ++e) {
             if (side[e] < 0)
                 continue;
-            const size_t at = (size_t)s->body_start[side[e]]++;
+            const int at = s->body_start[side[e]]++;
+            double response[6];
+            heft_body_inverse_mass_times(&p->bodies[side[e]], jac[e], response);
             s->body_entries[at] = r;
-            memcpy(&s->jacobian[6 * at], jac[e], 6 * sizeof(double));
-            heft_body_inverse_mass_times(&p->bodies[side[e]], jac[e], &s->response[6 * at]);
+            for (int j = 0; j < 6; ++j) {
+                ENTRY(J, j, at) = jac[e][j];
+                ENTRY(R, j, at) = response[j];
+            }
         }
     }
     for (int k = nb; k > 0; --k)
@@ -55,20 +71,44 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
     s->body_start[0] = 0;
 
     memset(A, 0, sizeof(double) * start[n]);
-    const double *J = s->jacobian, *R = s->response;
+    const int *entry_row = s->body_entries;
     for (int body = 0; body < nb; ++body) {
         const int begin = s->body_start[body], end = s->body_start[body + 1];
         /* column r2 outer, rows r1 >= r2 inner: the writes go down one column */
         for (int e2 = begin; e2 < end; ++e2) {
-            const int r2 = s->body_entries[e2];
-            const double *resp2 = &R[6 * (size_t)e2];
+            const int r2 = entry_row[e2];
             double *col = &A[start[r2]];
-            for (int e1 = e2; e1 < end; ++e1) {
-                const int r1 = s->body_entries[e1];
-                col[r1 - r2] += heft_dot6(&J[6 * (size_t)e1], resp2);
-                if (r1 == r2 && e1 > e2) /* the other side of the same row, on this body */
-                    col[r1 - r2] += heft_dot6(&J[6 * (size_t)e2], &R[6 * (size_t)e1]);
+            const double y0 = ENTRY(R, 0, e2), y1 = ENTRY(R, 1, e2), y2 = ENTRY(R, 2, e2),
+                         y3 = ENTRY(R, 3, e2), y4 = ENTRY(R, 4, e2), y5 = ENTRY(R, 5, e2);
+            int e1 = e2;
+#if defined(__SSE2__)
+            const __m128d v0 = _mm_set1_pd(y0), v1 = _mm_set1_pd(y1), v2 = _mm_set1_pd(y2),
+                          v3 = _mm_set1_pd(y3), v4 = _mm_set1_pd(y4), v5 = _mm_set1_pd(y5);
+            for (; e1 + 2 <= end; e1 += 2) {
+                __m128d d = _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 0, e1)), v0);
+                d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 1, e1)), v1));
+                d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 2, e1)), v2));
+                d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 3, e1)), v3));
+                d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 4, e1)), v4));
+                d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 5, e1)), v5));
+                double two[2];
+                _mm_storeu_pd(two, d);
+                col[entry_row[e1] - r2] += two[0];
+                col[entry_row[e1 + 1] - r2] += two[1];
             }
+#endif
+            for (; e1 < end; ++e1)
+                col[entry_row[e1] - r2] += ENTRY(J, 0, e1) * y0 + ENTRY(J, 1, e1) * y1 +
+                                           ENTRY(J, 2, e1) * y2 + ENTRY(J, 3, e1) * y3 +
+                                           ENTRY(J, 4, e1) * y4 + ENTRY(J, 5, e1) * y5;
+            /* the other side of a row with both sides on this body (its two
+             * entries are neighbours), added after the first as
+             * heft_mlcp_assemble_dense adds them */
+            if (e2 + 1 < end && entry_row[e2 + 1] == r2)
+                col[0] +=
+                    ENTRY(J, 0, e2) * ENTRY(R, 0, e2 + 1) + ENTRY(J, 1, e2) * ENTRY(R, 1, e2 + 1) +
+                    ENTRY(J, 2, e2) * ENTRY(R, 2, e2 + 1) + ENTRY(J, 3, e2) * ENTRY(R, 3, e2 + 1) +
+                    ENTRY(J, 4, e2) * ENTRY(R, 4, e2 + 1) + ENTRY(J, 5, e2) * ENTRY(R, 5, e2 + 1);
         }
     }
     if (p->epsilon != NULL)

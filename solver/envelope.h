@@ -15,7 +15,9 @@
 
 /* Grow-only scratch of the assembly. */
 typedef struct heft_envelope_work {
-    double *jacobian, *response;    /* 6 per entry: a row's side J on a body, and M^-1 J^T */
+    /* per entry (a row's side on a body), component-major: component j of
+     * entry e at [j * (2 n + 2) + e]; the side's J and M^-1 J^T */
+    double *jacobian, *response;
     int *body_start, *body_entries; /* per body: the RCM positions of the rows touching it */
     size_t jacobian_cap, response_cap, body_start_cap, body_entries_cap;
 } heft_envelope_work;
