@@ -15,9 +15,14 @@
 
 /* Grow-only scratch of the assembly. */
 typedef struct heft_envelope_work {
-    double *jacobian, *response;    /* 6 per entry: a row's side J on a body, and M^-1 J^T */
-    int *body_start, *body_entries; /* per body: the RCM positions of the rows touching it */
-    size_t jacobian_cap, response_cap, body_start_cap, body_entries_cap;
+    /* one body's entries (a row's side on it), component-major: component
+     * j of entry e at [j * (most + 2) + e], most the largest body's entries;
+     * the side's J and M^-1 J^T, and the entries' RCM positions */
+    double *jacobian, *response;
+    int *entry_row;
+    int *body_start, *body_entries; /* per body: 2 r + side of the rows touching it, r the RCM
+                                       position */
+    size_t jacobian_cap, response_cap, entry_row_cap, body_start_cap, body_entries_cap;
 } heft_envelope_work;
 
 /* Fills values (o->n columns laid out by start, heft_skyline_layout) with

@@ -302,6 +302,10 @@ static int reference_factor(sky_matrix s, const unsigned char *removed) {
     return 0;
 }
 
+/* The backward substitution sums its products in four running sums
+ * (t - 1 = 0, 1, 2, 3 mod 4, the last (s_i - i) mod 4 terms in the first),
+ * then (s0 + s2) + (s1 + s3), and multiplies by the pivot's reciprocal (the
+ * division is then off the chain from one row to the next). */
 static void reference_solve(sky_matrix s, const unsigned char *removed, double *x) {
     for (int i = 0; i < s.m; ++i) {
         if (removed != NULL && removed[i])
@@ -321,10 +325,15 @@ static void reference_solve(sky_matrix s, const unsigned char *removed, double *
         if (removed != NULL && removed[i])
             continue;
         const double *ci = &s.values[s.start[i]];
-        double sum = x[i];
-        for (int t = 1; t <= s.last[i] - i; ++t)
-            sum -= ci[t] * x[i + t];
-        x[i] = sum / ci[0];
+        const int len = s.last[i] - i;
+        double sum[4] = {0.0, 0.0, 0.0, 0.0};
+        int t = 1;
+        for (; t + 3 <= len; t += 4)
+            for (int lane = 0; lane < 4; ++lane)
+                sum[lane] += ci[t + lane] * x[i + t + lane];
+        for (; t <= len; ++t)
+            sum[0] += ci[t] * x[i + t];
+        x[i] = (x[i] - ((sum[0] + sum[2]) + (sum[1] + sum[3]))) * (1.0 / ci[0]);
     }
 }
 
