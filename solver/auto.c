@@ -206,4 +206,5 @@ const heft_solver_vtable heft_auto_solver = {
     1,
     auto_save_state,
     auto_restore_state,
+    1, /* its delegates' answers are measured by heft_bpp_answer */
 };

@@ -787,6 +787,7 @@ const heft_solver_vtable heft_baraff_solver = {
     1,
     baraff_save_state,
     baraff_restore_state,
+    0,
 };
 
 /* Baraff's factorization is rebuilt from the next problem; what carries

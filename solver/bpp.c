@@ -1689,6 +1689,7 @@ const heft_solver_vtable heft_bpp_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
+    1, /* heft_bpp_answer measures the answer */
 };
 
 const heft_solver_vtable heft_bpp_downdate_solver = {
@@ -1702,6 +1703,7 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
+    1, /* heft_bpp_answer measures the answer */
 };
 
 const heft_solver_vtable heft_bpp_skyline_solver = {
@@ -1715,4 +1717,5 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
+    1, /* heft_bpp_answer measures the answer */
 };

@@ -328,4 +328,5 @@ const heft_solver_vtable heft_bpp_pcg_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
+    0,
 };

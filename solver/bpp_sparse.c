@@ -451,6 +451,7 @@ const heft_solver_vtable heft_bpp_sparse_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
+    1, /* heft_bpp_answer measures the answer */
 };
 
 #endif

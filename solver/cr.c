@@ -844,6 +844,7 @@ const heft_solver_vtable heft_cr_solver = {
     0,
     cr_save_state,
     cr_restore_state,
+    0,
 };
 
 /* The kept answer starts the next solve; everything else cr rebuilds. */

@@ -349,6 +349,7 @@ const heft_solver_vtable heft_ldl_pgs_solver = {
     0,
     ldl_pgs_save_state,
     ldl_pgs_restore_state,
+    0,
 };
 
 /* ldl-pgs keeps only its symbolic factorization, rebuilt the same from the

@@ -832,6 +832,7 @@ const heft_solver_vtable heft_pgcg_solver = {
     1,
     pgcg_save_state,
     pgcg_restore_state,
+    0,
 };
 
 /* The kept index sets and answer start the next solve; the sparse A and

@@ -864,6 +864,7 @@ const heft_solver_vtable heft_pgs_solver = {
     0,
     pgs_save_state,
     pgs_restore_state,
+    1, /* heft_solve_finish measures the answer */
 };
 
 /* What changes the next solve: the count towards the latch, the latch, then

@@ -172,6 +172,12 @@ typedef struct heft_solver_vtable {
      * (docs/snapshots.md). */
     size_t (*save_state)(const void *state, void *buffer, size_t capacity);
     int (*restore_state)(void *state, const void *buffer, size_t size);
+    /* 1: every solve that does not return HEFT_SOLVE_FAILED sets
+     * stats->error_max, error_sum and bound_violations to heft_mlcp_measure
+     * of the lambda it returns, so the engine does not measure that answer
+     * a second time; 0 (or left out of an initializer): the engine measures
+     * it. */
+    int measures_answer;
 } heft_solver_vtable;
 
 /* Return codes of solve(). */
