@@ -55,7 +55,11 @@ typedef struct body {
 int body_check_mass(double mass, heft_mat3 inertia);
 void body_set_mass_properties(body *b, double mass, heft_mat3 inertia);
 void body_update_world_inertia(body *b);
-int body_is_dynamic(const body *b);
+/* inline: the step asks it of every row's ends and every body, several
+ * times a step (1% of the 1,000 boxes' step as a call) */
+static inline int body_is_dynamic(const body *b) {
+    return b->type == HEFT_BODY_DYNAMIC;
+}
 /* The structured-form body of an MLCP: inverse mass and the symmetric
  * inverse inertia as xx xy xz yy yz zz. */
 void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat3 *inv_inertia);

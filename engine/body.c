@@ -95,10 +95,6 @@ void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat
     out->inv_inertia[5] = I->m[2][2];
 }
 
-int body_is_dynamic(const body *b) {
-    return b->type == HEFT_BODY_DYNAMIC;
-}
-
 heft_vec3 body_point_velocity(const body *b, heft_vec3 p) {
     return heft_v3_add(b->linear_velocity,
                        heft_v3_cross(b->angular_velocity, heft_v3_sub(p, b->position)));
