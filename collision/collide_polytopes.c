@@ -2,19 +2,15 @@
  * axis test over the face normals of both and the cross products of edge
  * pairs that form a face of the Minkowski difference (Gregorius, GDC 2013),
  * then either the incident face clipped against the reference face (face
- * axis) or the closest points of the two edges (edge axis). */
-#include "convex.h"
+ * axis) or the closest points of the two edges (edge axis). Two boxes
+ * replace the walk over edge pairs by the nine cross products of their face
+ * axes, with the same rules and the same answer to round-off. */
+#include "collide_polytopes.h"
 
 typedef struct face_query {
     int face;
     double separation;
 } face_query;
-
-typedef struct edge_query {
-    int edge_a, edge_b;
-    double separation;
-    heft_vec3 normal;
-} edge_query;
 
 /* Largest separation of b from a's face planes. */
 static face_query query_faces(const convex_view *a, const convex_view *b) {
@@ -57,7 +53,7 @@ static int world_edges(const convex_view *cv, world_edge *out) {
     return n;
 }
 
-static edge_query query_edges(const convex_view *a, const convex_view *b) {
+edge_query polytope_query_edges(const convex_view *a, const convex_view *b) {
     edge_query q = {-1, -1, -INFINITY, {0.0, 0.0, 0.0}};
     double tiny = 1e-12 * (a->size + b->size);
     world_edge ea[HULL_MAX_EDGES / 2], eb[HULL_MAX_EDGES / 2];
@@ -110,6 +106,170 @@ static edge_query query_edges(const convex_view *a, const convex_view *b) {
         }
     }
     return q;
+}
+
+/* A box in world frame: its centre, the unit normals of its +x, +y, +z
+ * faces and its half extents. */
+typedef struct box_frame {
+    const convex_hull *hull;
+    heft_vec3 center, axis[3];
+    double half[3];
+} box_frame;
+
+/* A hull is a box when its 8 corners sit at exactly +-h on each local axis
+ * (what convex_hull_box builds); then its 6 faces are the box's faces. */
+static int box_frame_of(const convex_view *cv, box_frame *f) {
+    const convex_hull *h = cv->hull;
+    if (h->vertex_count != 8 || h->face_count != 6 || h->edge_count != 24) {
+        return 0;
+    }
+    for (int c = 0; c < 3; ++c) {
+        f->half[c] = fabs(v3_get(h->vertices[0], c));
+        if (!(f->half[c] > 0.0)) {
+            return 0;
+        }
+    }
+    for (int k = 1; k < 8; ++k) {
+        for (int c = 0; c < 3; ++c) {
+            if (fabs(v3_get(h->vertices[k], c)) != f->half[c]) {
+                return 0;
+            }
+        }
+    }
+    int found = 0;
+    for (int s = 0; s < 6; ++s) {
+        for (int c = 0; c < 3; ++c) {
+            if (v3_get(h->planes[s].normal, c) > 0.5) {
+                f->axis[c] = cv->planes[s].normal;
+                found |= 1 << c;
+            }
+        }
+    }
+    f->hull = h;
+    f->center = cv->centroid;
+    return found == 7;
+}
+
+/* The half-edge (the lower of its twin pair, as the general query reports
+ * it) of the box's edge along axis that supports direction dir: the edge
+ * between the two corners whose other coordinates carry dir's signs. */
+static int box_edge(const box_frame *f, int axis, heft_vec3 dir) {
+    const convex_hull *h = f->hull;
+    int want = 0, mask = 0;
+    for (int c = 0; c < 3; ++c) {
+        if (c != axis) {
+            mask |= 1 << c;
+            want |= (heft_v3_dot(dir, f->axis[c]) > 0.0) << c;
+        }
+    }
+    int ends[2] = {-1, -1}, found = 0;
+    for (int k = 0; k < 8 && found < 2; ++k) {
+        heft_vec3 v = h->vertices[k];
+        int signs = (v.x > 0.0) | (v.y > 0.0) << 1 | (v.z > 0.0) << 2;
+        if ((signs & mask) == want) {
+            ends[found++] = k;
+        }
+    }
+    for (int e = 0; e < h->edge_count; ++e) {
+        int o = h->edges[e].origin, p = h->edges[h->edges[e].twin].origin;
+        if ((o == ends[0] && p == ends[1]) || (o == ends[1] && p == ends[0])) {
+            return e;
+        }
+    }
+    return -1;
+}
+
+/* The axes that tie for the deepest edge separation: rare at random, but
+ * the rule in stacks of equal boxes turned alike to the bit (u_i x v_j and
+ * u_j x v_i then give the same number), so they are kept and named only
+ * when the contact is on an edge pair. */
+typedef struct box_edge_axes {
+    int count;
+    int axis[18][2];
+    heft_vec3 normal[18];
+} box_edge_axes;
+
+/* Gottschalk's OBB axes (Gottschalk, Lin and Manocha, SIGGRAPH 1996) with
+ * the general query's rules: an axis u_i x v_j is skipped where the
+ * general query's arcs would not cross strictly (a zero entry in row i or
+ * column j of the relative rotation, the axis then being a face axis) and
+ * where the edges are parallel; of an axis's two senses, the one along
+ * which b's centre lies from a's is the deeper (the walk meets both). The edges are left unnamed
+ * (-1): box_name_edges names them. */
+static edge_query box_deepest_edges(const box_frame *fa, const box_frame *fb, box_edge_axes *ties) {
+    double r[3][3];
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            r[i][j] = heft_v3_dot(fa->axis[i], fb->axis[j]);
+        }
+    }
+    heft_vec3 d = heft_v3_sub(fb->center, fa->center);
+    edge_query best = {-1, -1, -INFINITY, {0.0, 0.0, 0.0}};
+    ties->count = 0;
+    for (int i = 0; i < 3; ++i) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            if (r[i][j1] == 0.0 || r[i][j2] == 0.0 || r[i1][j] == 0.0 || r[i2][j] == 0.0) {
+                continue;
+            }
+            heft_vec3 c = heft_v3_cross(fa->axis[i], fb->axis[j]);
+            double len = heft_v3_length(c);
+            if (len < 1e-6) {
+                continue; /* parallel edges: the face axes cover them */
+            }
+            /* (u_i x v_j) . u_i1 = -v_j . u_i2, and so on round both frames */
+            double extent = fa->half[i1] * fabs(r[i2][j]) + fa->half[i2] * fabs(r[i1][j]) +
+                            fb->half[j1] * fabs(r[i][j2]) + fb->half[j2] * fabs(r[i][j1]);
+            double dc = heft_v3_dot(c, d);
+            double sep = (fabs(dc) - extent) / len;
+            if (sep < best.separation) {
+                continue;
+            }
+            if (sep > best.separation) {
+                best.separation = sep;
+                ties->count = 0;
+            }
+            /* both senses tie when the centres are level along the axis */
+            for (int sense = 0; sense < (dc == 0.0 ? 2 : 1); ++sense) {
+                int k = ties->count++;
+                ties->axis[k][0] = i;
+                ties->axis[k][1] = j;
+                ties->normal[k] = heft_v3_scale(c, (dc < 0.0 || sense == 1 ? -1.0 : 1.0) / len);
+            }
+        }
+    }
+    if (ties->count > 0) {
+        best.normal = ties->normal[0];
+    }
+    return best;
+}
+
+/* Names the edges of the deepest axis; of tied axes, the lower pair of
+ * edge indices wins, as in the general query's loop order. */
+static void box_name_edges(const box_frame *fa, const box_frame *fb, const box_edge_axes *ties,
+                           edge_query *q) {
+    for (int k = 0; k < ties->count; ++k) {
+        heft_vec3 n = ties->normal[k];
+        int ea = box_edge(fa, ties->axis[k][0], n),
+            eb = box_edge(fb, ties->axis[k][1], heft_v3_neg(n));
+        if (k == 0 || ea < q->edge_a || (ea == q->edge_a && eb < q->edge_b)) {
+            q->edge_a = ea;
+            q->edge_b = eb;
+            q->normal = n;
+        }
+    }
+}
+
+int box_query_edges(const convex_view *a, const convex_view *b, edge_query *q) {
+    box_frame fa, fb;
+    if (!box_frame_of(a, &fa) || !box_frame_of(b, &fb)) {
+        return 0;
+    }
+    box_edge_axes ties;
+    *q = box_deepest_edges(&fa, &fb, &ties);
+    box_name_edges(&fa, &fb, &ties, q);
+    return 1;
 }
 
 /* the face of b most against normal n */
@@ -175,13 +335,21 @@ int collide_polytopes(const convex_view *a, const convex_view *b, double margin,
     if (fb.separation > margin) {
         return 0;
     }
-    edge_query eq = query_edges(a, b);
+    /* two boxes take the closed form, whose edges are named only when
+     * the contact is on them */
+    box_frame box_a, box_b;
+    box_edge_axes ties;
+    int boxes = box_frame_of(a, &box_a) && box_frame_of(b, &box_b);
+    edge_query eq = boxes ? box_deepest_edges(&box_a, &box_b, &ties) : polytope_query_edges(a, b);
     if (eq.separation > margin) {
         return 0;
     }
     /* faces are preferred: they give several points and stable ids */
     const double edge_tol = 1e-3, face_tol = 1e-4;
     double face_best = fa.separation > fb.separation ? fa.separation : fb.separation;
+    if (boxes && eq.separation > face_best + edge_tol) {
+        box_name_edges(&box_a, &box_b, &ties, &eq);
+    }
     if (eq.edge_a >= 0 && eq.separation > face_best + edge_tol) {
         const convex_hull *ha = a->hull, *hb = b->hull;
         heft_vec3 p1 = a->v[ha->edges[eq.edge_a].origin],
