@@ -50,6 +50,17 @@ typedef struct gather_pass {
     int *place;      /* per joint and then per contact: where its rows go in sorted */
 } gather_pass;
 
+/* The island a joint's rows go to (its dynamic body's), -1 for none. */
+static int joint_island(const heft_world *w, int i) {
+    const joint *j = &w->joints[i];
+    if (!j->slot.alive) {
+        return -1;
+    }
+    const body *b = &w->bodies[j->body_b];
+    const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
+    return body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
+}
+
 /* A joint's rows at the current poses, those that take part (rigid
  * bilateral and limit rows of a joint on an island) moved to the front of
  * its room. */
@@ -63,9 +74,7 @@ static void gather_joint(const gather_pass *g, int i) {
     row *room = &g->all[g->slot[i]];
     memset(room, 0, sizeof(row) * (size_t)joint_row_count(j));
     const int count = joint_fill_rows(j, w->bodies, g->ctx, room); /* limits come and go */
-    const body *b = &w->bodies[j->body_b];
-    const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
-    const int k = body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
+    const int k = joint_island(w, i);
     g->island[i] = k;
     int kept = 0;
     for (int r = 0; r < count && k >= 0; ++r) {
@@ -337,6 +346,19 @@ static void island_energy(const heft_world *w, const island_set *is, int k, doub
     *potential = u;
 }
 
+/* Island k's bodies back to the poses saved before the projections
+ * (positions and orientations hold the island's bodies in island order). */
+static void put_back(heft_world *w, const island_set *is, int k, const heft_vec3 *positions,
+                     const heft_quat *orientations) {
+    const int first = is->body_start[k], count = is->body_start[k + 1] - first;
+    for (int x = 0; x < count; ++x) {
+        body *b = &w->bodies[is->bodies[first + x]];
+        b->position = positions[x];
+        b->orientation = orientations[x];
+        body_update_world_inertia(b);
+    }
+}
+
 /* Post-stabilization moves positions without touching velocities, so it may
  * lift a body against gravity. Where the joints stretch (no geometric
  * stiffness, or an iterative solver, through which it cannot act) it does so
@@ -376,12 +398,7 @@ static int keep_energy(heft_world *w, const island_set *is, int k, double kineti
         }
         return 1;
     }
-    for (int x = 0; x < count; ++x) {
-        body *b = &w->bodies[is->bodies[first + x]];
-        b->position = positions[x];
-        b->orientation = orientations[x];
-        body_update_world_inertia(b);
-    }
+    put_back(w, is, k, positions, orientations);
     return 1;
 }
 
@@ -456,17 +473,6 @@ static void joint_gaps_task(int begin, int end, int worker, void *context) {
     }
 }
 
-/* The island a joint's rows go to (its dynamic body's), -1 for none. */
-static int joint_island(const heft_world *w, int i) {
-    const joint *j = &w->joints[i];
-    if (!j->slot.alive) {
-        return -1;
-    }
-    const body *b = &w->bodies[j->body_b];
-    const body *a = j->body_a >= 0 ? &w->bodies[j->body_a] : NULL;
-    return body_is_dynamic(b) ? b->island : (a && body_is_dynamic(a) ? a->island : -1);
-}
-
 /* Each island's largest joint gap (m) into widest[0 .. is->count), from the
  * joints' gaps measured as tasks into gaps. */
 static void island_widest_gaps(heft_world *w, const island_set *is, double *gaps, double *widest) {
@@ -499,12 +505,7 @@ static int undo_widening(heft_world *w, const island_set *is, const post_pass *p
         if (!(after[k] > before[k])) {
             continue;
         }
-        for (int x = is->body_start[k]; x < is->body_start[k + 1]; ++x) {
-            body *b = &w->bodies[is->bodies[x]];
-            b->position = pp->positions[x];
-            b->orientation = pp->orientations[x];
-            body_update_world_inertia(b);
-        }
+        put_back(w, is, k, &pp->positions[is->body_start[k]], &pp->orientations[is->body_start[k]]);
         ++undone;
     }
     return undone;
