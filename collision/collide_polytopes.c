@@ -116,38 +116,20 @@ typedef struct box_frame {
     double half[3];
 } box_frame;
 
-/* A hull is a box when its 8 corners sit at exactly +-h on each local axis
- * (what convex_hull_box builds); then its 6 faces are the box's faces. */
+/* The box frame of a hull found to be a box when it was built
+ * (convex_hull.h); 0 for any other hull. */
 static int box_frame_of(const convex_view *cv, box_frame *f) {
     const convex_hull *h = cv->hull;
-    if (h->vertex_count != 8 || h->face_count != 6 || h->edge_count != 24) {
+    if (!h->box) {
         return 0;
     }
     for (int c = 0; c < 3; ++c) {
-        f->half[c] = fabs(v3_get(h->vertices[0], c));
-        if (!(f->half[c] > 0.0)) {
-            return 0;
-        }
-    }
-    for (int k = 1; k < 8; ++k) {
-        for (int c = 0; c < 3; ++c) {
-            if (fabs(v3_get(h->vertices[k], c)) != f->half[c]) {
-                return 0;
-            }
-        }
-    }
-    int found = 0;
-    for (int s = 0; s < 6; ++s) {
-        for (int c = 0; c < 3; ++c) {
-            if (v3_get(h->planes[s].normal, c) > 0.5) {
-                f->axis[c] = cv->planes[s].normal;
-                found |= 1 << c;
-            }
-        }
+        f->half[c] = h->box_half[c];
+        f->axis[c] = cv->planes[h->box_face[c]].normal;
     }
     f->hull = h;
     f->center = cv->centroid;
-    return found == 7;
+    return 1;
 }
 
 /* The half-edge (the lower of its twin pair, as the general query reports

@@ -500,6 +500,38 @@ static void hull_place_arrays(convex_hull *h) {
     h->face_edge = (uint16_t *)(block + l.face_edge);
 }
 
+/* Whether h is a box centred on its local origin and aligned with its
+ * axes (convex_hull.h): sets h->box, box_half and box_face. */
+static void hull_find_box(convex_hull *h) {
+    h->box = 0;
+    if (h->vertex_count != 8 || h->face_count != 6 || h->edge_count != 24) {
+        return;
+    }
+    for (int c = 0; c < 3; ++c) {
+        h->box_half[c] = fabs(v3_get(h->vertices[0], c));
+        if (!(h->box_half[c] > 0.0)) {
+            return;
+        }
+    }
+    for (int k = 1; k < 8; ++k) {
+        for (int c = 0; c < 3; ++c) {
+            if (fabs(v3_get(h->vertices[k], c)) != h->box_half[c]) {
+                return;
+            }
+        }
+    }
+    int found = 0;
+    for (int f = 0; f < 6; ++f) {
+        for (int c = 0; c < 3; ++c) {
+            if (v3_get(h->planes[f].normal, c) > 0.5) {
+                h->box_face[c] = f;
+                found |= 1 << c;
+            }
+        }
+    }
+    h->box = found == 7;
+}
+
 /* Packs the loops into the half-edge form. */
 static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
                                      const face_loops *loops, int *remap) {
@@ -590,6 +622,7 @@ static convex_hull *build_half_edges(const heft_vec3 *points, int point_count,
         heft_set_error("hull has no volume: the points are coplanar");
         return NULL;
     }
+    hull_find_box(h);
     return h;
 }
 
