@@ -77,14 +77,14 @@ static int downdating_costs_more(const bpp_state *s, int n, const unsigned char 
 int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t un = (size_t)n;
-    /* The ordering is kept while the topology's fingerprint stays the same
-     * (reset() drops it); the fingerprint counts as assembly time, so
-     * time_ordering_ms is zero for a solve that reused the ordering. */
+    /* The ordering is kept while the topology stays the same (reset() drops
+     * it); the comparison counts as assembly time, so time_ordering_ms is zero
+     * for a solve that reused the ordering. */
     double start = heft_time_ms();
     const int dense = p->A != NULL;
-    const uint64_t key = dense ? heft_ordering_dense_key(n, p->A) : heft_ordering_structure_key(p);
+    const int holds = s->ordering_valid && heft_ordering_holds(&s->ordering, p);
     stats->time_assembly_ms += heft_time_ms() - start;
-    if (!s->ordering_valid || s->ordering.key != key || s->ordering.n != n) {
+    if (!holds) {
         start = heft_time_ms();
         s->ordering_valid = 0;
         const int rc = dense ? heft_ordering_from_dense(&s->ordering, n, p->A)

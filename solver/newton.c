@@ -90,9 +90,7 @@ enum { NEWTON_FREE = 0, NEWTON_AT_LO = 1, NEWTON_AT_HI = 2, NEWTON_HELD = 3 };
 static int prepare(heft_newton *ws, const heft_mlcp *p) {
     const int n = p->n;
     const size_t un = (size_t)n;
-    const uint64_t key =
-        p->A != NULL ? heft_ordering_dense_key(n, p->A) : heft_ordering_structure_key(p);
-    if (!ws->ordering_valid || ws->ordering.key != key || ws->ordering.n != n) {
+    if (!ws->ordering_valid || !heft_ordering_holds(&ws->ordering, p)) {
         ws->ordering_valid = 0;
         const int rc = p->A != NULL ? heft_ordering_from_dense(&ws->ordering, n, p->A)
                                     : heft_ordering_from_structure(&ws->ordering, p);

@@ -24,15 +24,6 @@ static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
     return (index >= 0 && index < p->nbodies) ? index : -1;
 }
 
-uint64_t heft_ordering_structure_key(const heft_mlcp *p) {
-    uint64_t h = mix(mix(mix(KEY_SEED, 1u), (uint32_t)p->n), (uint32_t)p->nbodies);
-    for (int i = 0; i < p->n; ++i) {
-        h = mix(h, (uint32_t)dynamic_body(p, p->rows[i].a));
-        h = mix(h, (uint32_t)dynamic_body(p, p->rows[i].b));
-    }
-    return h;
-}
-
 uint64_t heft_ordering_dense_key(int n, const double *A) {
     uint64_t h = mix(mix(KEY_SEED, 2u), (uint32_t)n);
     for (int i = 0; i < n; ++i) {
@@ -42,6 +33,21 @@ uint64_t heft_ordering_dense_key(int n, const double *A) {
                 h = mix(mix(h, (uint32_t)i), (uint32_t)j);
     }
     return h;
+}
+
+int heft_ordering_holds(const heft_ordering *o, const heft_mlcp *p) {
+    const int n = p->n;
+    if (o->n != n)
+        return 0;
+    if (p->A != NULL)
+        return o->from_dense && o->key == heft_ordering_dense_key(n, p->A);
+    if (o->from_dense || o->nbodies != p->nbodies)
+        return 0;
+    const int32_t *pair = o->pairs;
+    for (int i = 0; i < n; ++i, pair += 2)
+        if (pair[0] != dynamic_body(p, p->rows[i].a) || pair[1] != dynamic_body(p, p->rows[i].b))
+            return 0;
+    return 1;
 }
 
 /* ---- RCM ----------------------------------------------------------------------- */
@@ -189,7 +195,8 @@ static void finish(heft_ordering *o, int n) {
 int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
     const int n = p->n, nb = p->nbodies > 0 ? p->nbodies : 0;
     if (!reserve_nodes(o, n) || !HEFT_RESERVE(o->body_start, o->body_start_cap, (size_t)nb + 1) ||
-        !HEFT_RESERVE(o->body_rows, o->body_rows_cap, 2 * (size_t)n))
+        !HEFT_RESERVE(o->body_rows, o->body_rows_cap, 2 * (size_t)n) ||
+        !HEFT_RESERVE(o->pairs, o->pairs_cap, 2 * (size_t)n))
         return -1;
 
     /* rows of every body (ascending), a row once per body it touches */
@@ -251,7 +258,12 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
         }
     }
     finish(o, n);
-    o->key = heft_ordering_structure_key(p);
+    o->from_dense = 0;
+    o->nbodies = p->nbodies;
+    for (int i = 0; i < n; ++i) {
+        o->pairs[2 * i] = dynamic_body(p, p->rows[i].a);
+        o->pairs[2 * i + 1] = dynamic_body(p, p->rows[i].b);
+    }
     return 0;
 }
 
@@ -283,6 +295,7 @@ int heft_ordering_from_dense(heft_ordering *o, int n, const double *A) {
                 o->adj[cursor[j]++] = i;
             }
     finish(o, n);
+    o->from_dense = 1;
     o->key = heft_ordering_dense_key(n, A);
     return 0;
 }
@@ -296,5 +309,6 @@ void heft_ordering_release(heft_ordering *o) {
     heft_free(o->body_start);
     heft_free(o->body_rows);
     heft_free(o->work);
+    heft_free(o->pairs);
     *o = (heft_ordering){0};
 }

@@ -26,21 +26,32 @@ typedef struct heft_ordering {
     int *inverse;    /* inverse[old] = new position */
     int *last;       /* the skyline s of A in the new order (skyline.h) */
     size_t envelope; /* stored entries: sum_k (last[k] - k + 1) */
-    uint64_t key;    /* what the ordering was computed from (heft_ordering_*_key) */
+    /* what the ordering was computed from: a dense A's pattern (key), or the
+     * structured form's body pair of every row (pairs, 2 n, the static world
+     * as -1) and its body count */
+    int from_dense;
+    uint64_t key;
+    int nbodies;
+    int32_t *pairs;
 
     /* the graph, compressed rows: neighbours of v are adj[xadj[v] .. xadj[v+1]) */
     int *xadj, *adj;
     /* scratch: rows of each body (compressed), 3 n ints for RCM */
     int *body_start, *body_rows, *work;
     size_t perm_cap, inverse_cap, last_cap, xadj_cap, adj_cap, body_start_cap, body_rows_cap,
-        work_cap;
+        work_cap, pairs_cap;
 } heft_ordering;
 
-/* Fingerprints of the topology, to know when a cached ordering still holds:
- * the structured form's (n, nbodies, body pair of every row), or the nonzero
- * pattern of a dense A (n x n, row-major; the lower triangle is read). */
-uint64_t heft_ordering_structure_key(const heft_mlcp *p);
+/* The fingerprint of a dense A's nonzero pattern (n x n, row-major; the
+ * lower triangle is read). */
 uint64_t heft_ordering_dense_key(int n, const double *A);
+
+/* Whether o, computed before, still holds for p: for a dense A (p->A set)
+ * when the pattern's fingerprint is the same; for the structured form when
+ * n, nbodies and every row's body pair are the same, compared exactly (a
+ * comparison costs less than a fingerprint, and no two topologies can be
+ * taken for one another). */
+int heft_ordering_holds(const heft_ordering *o, const heft_mlcp *p);
 
 /* Builds the graph of p's structured form (p->rows present), orders it by
  * RCM and computes its skyline. Returns 0, or -1 when out of memory. */

@@ -536,11 +536,20 @@ Test(ordering, rcm_is_deterministic_and_handles_disconnected_rows) {
     cr_assert_eq(heft_ordering_from_structure(&a, p), 0);
     cr_assert_eq(heft_ordering_from_structure(&b, p), 0);
     cr_assert_eq(memcmp(a.perm, b.perm, sizeof(int) * a.n), 0);
-    cr_assert_eq(a.key, b.key);
-    cr_assert_eq(a.key, heft_ordering_structure_key(p));
+    cr_assert(heft_ordering_holds(&a, p));
     cr_assert_eq(a.xadj[8] - a.xadj[7], 0);
-    p->rows[7].b = 3; /* the topology changed: so did the key */
-    cr_assert_neq(heft_ordering_structure_key(p), a.key);
+    p->rows[7].b = 3; /* the topology changed: the ordering no longer holds */
+    cr_assert_not(heft_ordering_holds(&a, p));
+    p->rows[7].b = -1;
+    cr_assert(heft_ordering_holds(&a, p));
+    p->rows[7].b = p->nbodies; /* outside the body list: the static world, as before */
+    cr_assert(heft_ordering_holds(&a, p));
+    p->nbodies += 1; /* one more body, no row on it: not the same problem */
+    cr_assert_not(heft_ordering_holds(&a, p));
+    p->nbodies -= 1;
+    p->n -= 1; /* one row fewer */
+    cr_assert_not(heft_ordering_holds(&a, p));
+    p->n += 1;
     heft_ordering_release(&a);
     heft_ordering_release(&b);
     heft_mlcp_destroy(p);
