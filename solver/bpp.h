@@ -248,6 +248,8 @@ typedef struct bpp_answer {
     double *measure_work; /* n + 6 nbodies */
     int warm;             /* the problem's warm start is on */
     double *scratch;      /* n */
+    /* the answer's measure when the caller has it, else NULL */
+    const heft_mlcp_error *measured;
 } bpp_answer;
 
 /* An answer above the acceptance line (1e-10 J) is replaced by lambda = 0

@@ -811,8 +811,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             source = kept;
     }
     stats->answer = source;
-    bpp_answer a = {s->lambda,  s->set,          s->kept_lambda, s->kept_set,
-                    &s->kept_n, s->measure_work, warm,           s->cx};
+    bpp_answer a = {s->lambda,       s->set, s->kept_lambda, s->kept_set, &s->kept_n,
+                    s->measure_work, warm,   s->cx,          NULL};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 

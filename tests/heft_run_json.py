@@ -72,7 +72,9 @@ for scene in runs:
         continue
     if sum(st[k] for k in ANSWERS) != st["solves"]:
         failures.append(f"{where}: answers {[st[k] for k in ANSWERS]} do not add up to {st['solves']} solves")
-    if st["solves"] > 0 and (st["pivot_steps"] < st["solves"] or st["factorizations"] == 0):
+    # a solve whose warm start already answers takes no pivoting step, but the
+    # first step's solves have none
+    if st["solves"] > 0 and (st["pivot_steps"] == 0 or st["factorizations"] == 0):
         failures.append(f"{where}: {st['solves']} solves, {st['pivot_steps']} pivoting steps, "
                         f"{st['factorizations']} factorizations under bpp-skyline")
     if st["answers_pgs"] < st["fallbacks"]:
