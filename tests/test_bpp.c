@@ -440,6 +440,61 @@ Test(bpp, kept_index_sets_reduce_pivoting_steps_on_a_perturbed_resolve) {
     }
 }
 
+/* A warm start that already answers is the answer: no pivoting step, no
+ * factorization, the same impulses; one off by 1e-3 relative is pivoted
+ * from. Over every block-pivoting solver, on planted problems with and
+ * without friction (the answer known to round-off, the error measure
+ * within 1e-10 J). */
+Test(bpp, a_warm_start_that_answers_ends_the_solve_before_any_factorization) {
+    const char *const names[] = {"bpp", "bpp-downdate", "bpp-skyline", "bpp-pcg", "bpp-sparse"};
+    for (int k = 0; k < 5; ++k) {
+        const heft_solver_vtable *vt = heft_solver_find(names[k]);
+        if (vt == NULL)
+            continue; /* bpp-sparse without SuiteSparse */
+        for (int friction = 0; friction < 2; ++friction) {
+            planted_problem pp = planted_structured(120, DOMINANCE, 0, 11 + friction);
+            heft_mlcp *p = pp.p;
+            const int n = p->n;
+            if (!friction)
+                decouple_friction(&pp);
+            heft_solver_options o = heft_solver_default_options();
+            void *state = vt->create(&o);
+            double *lambda = malloc(sizeof(double) * n);
+            heft_solver_stats st;
+            memset(p->lambda0, 0, sizeof(double) * n);
+            cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK, "%s", names[k]);
+            cr_assert(st.iterations > 0 && st.factorizations > 0);
+
+            memcpy(p->lambda0, lambda, sizeof(double) * n);
+            heft_solver_stats again;
+            double *second = malloc(sizeof(double) * n);
+            cr_assert_eq(vt->solve(state, p, second, &again), HEFT_SOLVE_OK, "%s", names[k]);
+            cr_assert_eq(again.iterations, 0, "%s: %d pivoting steps", names[k], again.iterations);
+            cr_assert_eq(again.factorizations, 0);
+            cr_assert_eq(again.answer, HEFT_ANSWER_SOLVER);
+            cr_assert(again.converged && again.error_max <= 1e-10);
+            cr_assert_eq(memcmp(second, lambda, sizeof(double) * n), 0, "%s", names[k]);
+
+            /* off by 1e-3 of the largest impulse: above the tolerance, so
+             * the solve pivots, and from the sets read off it */
+            const double off = 1e-3 * fmax(max_abs(lambda, n), 1.0);
+            for (int i = 0; i < n; ++i)
+                p->lambda0[i] = lambda[i] + (i % 2 ? off : -off);
+            cr_assert_eq(vt->solve(state, p, second, &again), HEFT_SOLVE_OK, "%s", names[k]);
+            cr_assert(again.iterations > 0, "%s", names[k]);
+            cr_assert(again.error_max <= 1e-10);
+            for (int i = 0; i < n; ++i)
+                cr_assert(fabs(second[i] - pp.solution[i]) <=
+                              1e-6 * fmax(1.0, fabs(pp.solution[i])),
+                          "%s row %d: %g against %g", names[k], i, second[i], pp.solution[i]);
+            vt->destroy(state);
+            free(lambda);
+            free(second);
+            planted_free(&pp);
+        }
+    }
+}
+
 Test(bpp, kept_sets_of_another_size_are_not_used) {
     planted_problem big = planted_structured(120, DOMINANCE, 0, 2);
     planted_problem small = planted_structured(60, DOMINANCE, 0, 2);
