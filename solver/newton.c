@@ -254,21 +254,27 @@ static int factor(heft_newton *ws, int m) {
         const double inv = 1.0 / pivot;
         for (int t = 1; t <= len; ++t)
             lk[t] *= inv;
+        /* column k of L and row k of U are read only below, and every column
+         * and row written lies past them: restrict lets the updates run as
+         * vector loops */
+        const double *restrict lkr = lk;
+        const double *restrict ukr = uk;
         for (int t = 1; t <= len; ++t) {
             const int c = k + t;
             if (ws->out[c])
                 continue;
-            const double ukc = uk[t], lck = lk[t];
-            double *lc = ws->lower + start[c];
-            double *uc = ws->upper + start[c];
+            const double ukc = ukr[t], lck = lkr[t];
+            double *restrict lc = ws->lower + start[c];
+            double *restrict uc = ws->upper + start[c];
+            const int span = len - t;
             /* column c of L, rows c..s_k: M[r][c] -= L[r][k] U[k][c] */
             if (ukc != 0.0)
-                for (int u = 0; u <= len - t; ++u)
-                    lc[u] -= lk[t + u] * ukc;
+                for (int u = 0; u <= span; ++u)
+                    lc[u] -= lkr[t + u] * ukc;
             /* row c of U, columns c+1..s_k: M[c][r] -= L[c][k] U[k][r] */
             if (lck != 0.0)
-                for (int u = 1; u <= len - t; ++u)
-                    uc[u] -= lck * uk[t + u];
+                for (int u = 1; u <= span; ++u)
+                    uc[u] -= lck * ukr[t + u];
         }
     }
     return dropped;
