@@ -1321,7 +1321,7 @@ static int same_sets(const heft_mlcp *p, const double *lambda, const uint8_t *a,
 
 /* A warm start that already answers the problem within tau is the answer:
  * nothing is assembled or factored (0 pivoting steps). On the 1,000 boxes
- * settling, 72% of the warm-started island solves end here (their
+ * settling, about 58% of the warm-started island solves end here (their
  * contacts' impulses are the last step's to 1e-10 J). Only when the sets
  * read off it are those the last solve of the same size ended with (kept
  * whether or not keep_index_sets starts from them): on the settled pyramid
