@@ -285,7 +285,8 @@ Test(rolling_resistance, every_solver_converges_on_rolling_rows, .timeout = 300)
         double lo, hi;
         heft_mlcp_bounds(p, lambda, i, &lo, &hi);
         if (p->kind[i] == HEFT_ROW_ROLLING && hi > 0.0) {
-            const int bound = fabs(lambda[i] - lo) < 1e-12 * hi || fabs(lambda[i] - hi) < 1e-12 * hi;
+            const int bound =
+                fabs(lambda[i] - lo) < 1e-12 * hi || fabs(lambda[i] - hi) < 1e-12 * hi;
             at_bound += bound;
             inside += !bound;
         }
