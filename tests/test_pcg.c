@@ -256,9 +256,9 @@ Test(pcg, imaginary_ic0_needs_fewer_iterations_than_jacobi_on_the_chain) {
  * from a falling pile, so their count moves with the trajectory; the test
  * asks for at least 3 and 4. The pile falls on a ground without rolling
  * resistance, as it did when the test was written: the scene's ground now
- * resists rolling (docs/scenarios.md), and its logs, kept together, make
- * islands of 1 to 1.5% imaginary columns after the first 120 steps and
- * only one of 2% or more. */
+ * resists rolling (docs/scenarios.md), which keeps the logs together in
+ * other islands (with 2 cm, most of 1 to 1.5% imaginary columns after the
+ * first 120 steps and only one of 2% or more). */
 typedef struct tower_iterations {
     int few, many, breakdowns;                 /* problems: <= 1% imaginary, >= 2% */
     long jacobi_few, imaginary_few, shift_few; /* PCG iterations summed */

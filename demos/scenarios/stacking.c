@@ -8,7 +8,7 @@
  * - tower: a log tower of 50 kg logs (capsules 2 m long), four to a layer,
  *   the layers crossed; size = layers (default 40: 160 logs), hit at 3 m by
  *   a 2,500 kg ball thrown at 6 m/s; the ground resists the logs' and the
- *   ball's rolling as soft soil does (TOWER_GROUND_ROLLING_RESISTANCE);
+ *   ball's rolling as firm soil does (TOWER_GROUND_ROLLING_RESISTANCE);
  * - wall: a running-bond wall of 2.5 kg bricks (0.4 x 0.2 x 0.2 m), 10
  *   courses, size = bricks per course (default 10), gaps of 1 cm between
  *   bricks and 2 mm between courses (no initial contact), hit by a 10 kg
@@ -185,16 +185,17 @@ static int build_pyramid(scenario *s, heft_world *w, int base) {
 /* The ground's rolling resistance under the tower, m: the lever arm of
  * the normal force that resists a log's or the ball's rolling (contacts
  * take the larger of their two shapes' and the logs and ball have none).
- * Soft soil, whose dent ahead of a rolling body takes its energy: over a
- * body's radius it is a wheel's rolling resistance coefficient, 0.2 for a
- * log (r 0.1 m; a wheel on soft soil or turf has 0.1 to 0.3) and 0.04 for
- * the ball (r 0.5 m). A log rolling off at 5 m/s then stops within about
- * 10 m and the ball at 6 m/s within about 65 m, inside the scene's bounds;
- * without it they rolled on past 150 m. Only the ground has it: on the
- * logs and the ball it would give every contact of the standing tower two
- * more rows, and bpp-skyline took 3.5 times as long on the ball's impact
- * with them on the ball alone. */
-#define TOWER_GROUND_ROLLING_RESISTANCE 0.02
+ * Firm soil, whose dent ahead of a rolling body takes its energy: over a
+ * body's radius it is a wheel's rolling resistance coefficient, 0.1 for a
+ * log (r 0.1 m; a wheel has 0.01 to 0.02 on asphalt, 0.1 to 0.3 on soft
+ * soil) and 0.02 for the ball (r 0.5 m). A log rolling off at 5 m/s then
+ * stops within about 20 m, and the ball, were it to roll away at its 6 m/s,
+ * within 130 m, inside the scene's 150 m; without it they rolled on past
+ * 150 m. Only the ground has it: on the ball its rows at every log it
+ * struck made bpp-skyline's solves of the impact 3.5 times slower, and 2 cm
+ * on the ground 2 times (more pivots and backstop stages), where 1 cm costs
+ * what no rolling resistance did. */
+#define TOWER_GROUND_ROLLING_RESISTANCE 0.01
 
 static int build_tower(scenario *s, heft_world *w, heft_body_id ground, int layers) {
     const double r = 0.1, half_len = 0.9, mass = 50.0;
