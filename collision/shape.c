@@ -29,6 +29,11 @@ double material_friction(double a, double b) {
 double material_restitution(double a, double b) {
     return a > b ? a : b;
 }
+/* the larger, as Box2D v3 mixes it: the softer body's hysteresis resists
+ * the rolling, and a ground left at 0 does not switch off a log's */
+double material_rolling_resistance(double a, double b) {
+    return a > b ? a : b;
+}
 
 static int positive(double x) {
     return isfinite(x) && x > 0.0;
@@ -41,6 +46,16 @@ int shape_check_material(double friction, double restitution) {
     }
     if (!(restitution >= 0.0 && restitution <= 1.0)) {
         heft_set_error("restitution must lie in [0, 1]");
+        return 0;
+    }
+    return 1;
+}
+
+int shape_check_rolling_resistance(double r, const char *what) {
+    if (!(r >= 0.0 && r <= HEFT_ROLLING_RESISTANCE_MAX)) {
+        heft_set_error("%s: rolling resistance %g m is not in [0, HEFT_ROLLING_RESISTANCE_MAX "
+                       "= %g m]",
+                       what, r, HEFT_ROLLING_RESISTANCE_MAX);
         return 0;
     }
     return 1;
@@ -66,7 +81,8 @@ int shape_check_def(const heft_shape_def *d, const body *owner) {
         !check_orientation(d->local_orientation, "shape local orientation")) {
         return 0;
     }
-    if (!shape_check_material(d->friction, d->restitution)) {
+    if (!shape_check_material(d->friction, d->restitution) ||
+        !shape_check_rolling_resistance(d->rolling_resistance, "heft_shape_def")) {
         return 0;
     }
     if (!isfinite(d->density) || d->density < 0.0) {
@@ -143,6 +159,7 @@ int shape_build(shape *s, int32_t body_index, const heft_shape_def *d) {
     s->local_orientation = heft_quat_normalize(d->local_orientation);
     s->friction = d->friction;
     s->restitution = d->restitution;
+    s->rolling_resistance = d->rolling_resistance;
     s->density = d->density;
     s->category = d->category_bits;
     s->mask = d->mask_bits;

@@ -21,6 +21,7 @@ typedef struct shape {
     heft_vec3 local_position;
     heft_quat local_orientation;
     double friction, restitution, density;
+    double rolling_resistance; /* m, the lever arm of the normal force against rolling */
     uint32_t category, mask;
     convex_hull *hull;   /* boxes and hulls: owned */
     tri_mesh *mesh;      /* owned */
@@ -39,7 +40,8 @@ typedef struct shape {
     int sensor;      /* heft_shape_def.is_sensor: overlaps only, no contacts */
 } shape;
 
-/* One contact point: the normal row and two friction rows share a block. */
+/* One contact point: the normal row, two friction rows and, with rolling
+ * resistance, two rolling rows share a block. */
 typedef struct contact {
     uint64_t key;     /* shape pair: (lower index << 32) | higher index */
     uint64_t feature; /* (sub-shape << 32) | features: matches the point across steps */
@@ -50,13 +52,20 @@ typedef struct contact {
     double separation;
     double friction, restitution;
     heft_vec3 tangent_velocity; /* target of the friction rows (pre-solve), m/s */
-    double lambda[3];           /* normal, tangent 1, tangent 2; warm start for the next step */
+    double rolling_resistance;  /* m: > 0 gives the point its two rolling rows */
+    /* normal, tangent 1, tangent 2, then the rolling rows' turns about
+     * tangents 1 and 2 (0 without rolling resistance); warm start for the
+     * next step */
+    double lambda[5];
 } contact;
 
 int shape_check_def(const heft_shape_def *def, const body *owner);
 /* 1 when friction is finite and non-negative and restitution in [0, 1]; else
  * 0 with heft_last_error set. */
 int shape_check_material(double friction, double restitution);
+/* 1 when r is in [0, HEFT_ROLLING_RESISTANCE_MAX] m; else 0 with
+ * heft_last_error set (what names the caller). */
+int shape_check_rolling_resistance(double r, const char *what);
 /* Fills s from a checked def, building the geometry it owns; 0 (nothing
  * allocated) on bad data. */
 int shape_build(shape *s, int32_t body_index, const heft_shape_def *d);
@@ -70,6 +79,7 @@ void shape_release(shape *s);
 /* Combination rules of materials (docs/collision.md). */
 double material_friction(double a, double b);
 double material_restitution(double a, double b);
+double material_rolling_resistance(double a, double b);
 
 #define HEFT_DEFAULT_RESTITUTION_THRESHOLD 1.0
 #define HEFT_DEFAULT_HIT_THRESHOLD 1.0 /* m/s, hit events */

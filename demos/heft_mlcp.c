@@ -464,7 +464,7 @@ static int cmd_check(const command_line *c) {
 
 typedef struct problem_summary {
     int free_rows, lower_only, upper_only, boxed, fixed, friction;
-    int kinds[5], blocks, nonzeros;
+    int kinds[HEFT_ROW_ROLLING + 1], blocks, nonzeros;
     double asymmetry, diag_min, diag_max;
 } problem_summary;
 
@@ -489,7 +489,7 @@ static problem_summary summarize(const heft_mlcp *p) {
             s.boxed++;
         }
         if (p->kind) {
-            s.kinds[p->kind[i] < 5 ? p->kind[i] : 0]++;
+            s.kinds[p->kind[i] <= HEFT_ROW_ROLLING ? p->kind[i] : 0]++;
         }
         int new_block = 1;
         for (int j = 0; p->block && j < i; ++j) {
@@ -518,7 +518,8 @@ static int cmd_info(const command_line *c) {
         return EXIT_USAGE;
     }
     problem_summary s = summarize(p);
-    static const char *const kind_names[5] = {"bilateral", "normal", "friction", "limit", "motor"};
+    static const char *const kind_names[HEFT_ROW_ROLLING + 1] = {"bilateral", "normal", "friction",
+                                                                 "limit",     "motor",  "rolling"};
     double *zeros = calloc((size_t)p->n, sizeof *zeros);
     heft_mlcp_error at_zero = heft_mlcp_measure(p, zeros, NULL);
     heft_mlcp_error at_lambda0 = {0};
@@ -556,7 +557,7 @@ static int cmd_info(const command_line *c) {
         json_key(f, "kinds", &first);
         if (p->kind) {
             fputc('{', f);
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k <= HEFT_ROW_ROLLING; ++k) {
                 fprintf(f, k ? ", \"%s\": %d" : "\"%s\": %d", kind_names[k], s.kinds[k]);
             }
             fputc('}', f);
@@ -598,7 +599,7 @@ static int cmd_info(const command_line *c) {
                s.free_rows, s.lower_only, s.upper_only, s.boxed, s.fixed, s.friction);
         if (p->kind) {
             printf("  kinds:");
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k <= HEFT_ROW_ROLLING; ++k) {
                 printf(" %s %d", kind_names[k], s.kinds[k]);
             }
             printf("\n");

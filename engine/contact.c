@@ -1,7 +1,9 @@
 /* Contacts: the collision step (broad phase, filters, narrowphase, warm
  * starts by feature id), the set kept across steps, the rows each contact
- * point writes (docs/architecture.md "The MLCP of an island": a normal row and two
- * friction rows coupled to it through the friction index) and the readback. */
+ * point writes (docs/architecture.md "The MLCP of an island": a normal row,
+ * two friction rows coupled to it through the friction index and, with
+ * rolling resistance, two rolling rows coupled the same way) and the
+ * readback. */
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -36,7 +38,7 @@ static void warm_start(contact *fresh, int n, const contact *old, int old_count)
         old_count = 32;
     }
     for (int i = 0; i < n; ++i) {
-        fresh[i].lambda[0] = fresh[i].lambda[1] = fresh[i].lambda[2] = 0.0;
+        memset(fresh[i].lambda, 0, sizeof fresh[i].lambda);
         for (int k = 0; k < old_count; ++k) {
             if (old[k].feature == fresh[i].feature && !(claimed & (1u << k))) {
                 memcpy(fresh[i].lambda, old[k].lambda, sizeof fresh[i].lambda);
@@ -357,6 +359,8 @@ int contact_set_update(heft_world *w, double h) {
             c->friction = material_friction(sa->friction, sb->friction);
             c->restitution = material_restitution(sa->restitution, sb->restitution);
             c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
+            c->rolling_resistance =
+                material_rolling_resistance(sa->rolling_resistance, sb->rolling_resistance);
         }
         if (set->pre_solve && !pre_solve(w, fresh, m->count)) {
             continue; /* disabled for this step */
@@ -405,6 +409,7 @@ static int pre_solve(heft_world *w, contact *points, int n) {
     }
     pc.friction = points[0].friction;
     pc.restitution = points[0].restitution;
+    pc.rolling_resistance = points[0].rolling_resistance;
     set->in_callback = 1;
     const int keep = set->pre_solve(set->pre_solve_context, &pc);
     set->in_callback = 0;
@@ -417,6 +422,8 @@ static int pre_solve(heft_world *w, contact *points, int n) {
                            fabs(pc.tangent_velocity.x) <= HEFT_SPEED_MAX &&
                            fabs(pc.tangent_velocity.y) <= HEFT_SPEED_MAX &&
                            fabs(pc.tangent_velocity.z) <= HEFT_SPEED_MAX;
+    const int rolling_ok =
+        pc.rolling_resistance >= 0.0 && pc.rolling_resistance <= HEFT_ROLLING_RESISTANCE_MAX;
     for (int i = 0; i < n; ++i) {
         if (friction_ok) {
             points[i].friction = pc.friction;
@@ -426,6 +433,9 @@ static int pre_solve(heft_world *w, contact *points, int n) {
         }
         if (tangent_ok) {
             points[i].tangent_velocity = pc.tangent_velocity;
+        }
+        if (rolling_ok) {
+            points[i].rolling_resistance = pc.rolling_resistance;
         }
     }
     return 1;
@@ -815,19 +825,29 @@ static double turn_closing(const contact *c, const body *bodies, const shape *sh
     return d < -1e-6 ? d : 0.0;
 }
 
-void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
-                       const contact_params *cp, int block, int first, row *out) {
+int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const contact_params *cp,
+                      int block, int first, row *out) {
     const body *ba = &bodies[c->body_a], *bb = &bodies[c->body_b];
     heft_vec3 ra = heft_v3_sub(c->point, ba->position), rb = heft_v3_sub(c->point, bb->position);
     heft_vec3 t1, t2;
     heft_v3_basis(c->normal, &t1, &t2);
-    heft_vec3 dirs[3] = {c->normal, t1, t2};
-    for (int k = 0; k < 3; ++k) {
+    heft_vec3 dirs[5] = {c->normal, t1, t2, t1, t2};
+    const int count = contact_row_count(c);
+    if (count < CONTACT_MAX_ROWS) {
+        /* a pre-solve callback may have switched it off: no stale turn is
+         * read back or carried over */
+        c->lambda[3] = c->lambda[4] = 0.0;
+    }
+    for (int k = 0; k < count; ++k) {
         row *r = &out[k];
         memset(r, 0, sizeof *r);
         r->a = c->body_a;
         r->b = c->body_b;
-        row_set_linear(r, dirs[k], ra, rb);
+        if (k < 3) {
+            row_set_linear(r, dirs[k], ra, rb);
+        } else {
+            row_set_angular(r, dirs[k]);
+        }
         r->epsilon = cp->compliance;
         r->block = block;
         r->lambda0 = c->lambda[k];
@@ -861,7 +881,7 @@ void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
                     r->gamma = 0.0;
                 }
             }
-        } else {
+        } else if (k < 3) {
             r->kind = HEFT_ROW_FRICTION;
             r->lo = -c->friction;
             r->hi = c->friction;
@@ -869,6 +889,15 @@ void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
             /* J v of a friction row is the tangential speed of b relative
              * to a: a conveyor's belt speed is its target */
             r->target = heft_v3_dot(c->tangent_velocity, dirs[k]);
+        } else {
+            /* J v of a rolling row is b's turn relative to a's about the
+             * tangent; its torque is at most rolling_resistance * lambda_n,
+             * the normal force's moment at that lever arm (as [Box2D]'s
+             * rolling resistance and MuJoCo's condim 6 bound it) */
+            r->kind = HEFT_ROW_ROLLING;
+            r->lo = -c->rolling_resistance;
+            r->hi = c->rolling_resistance;
+            r->findex = first;
         }
         /* The contact compliance regularizes, it does not soften: with
          * w = J v + epsilon lambda, a resting contact would creep at
@@ -880,6 +909,7 @@ void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
          * rests on four points (docs/collision.md). */
         r->target += cp->proximal * r->lambda0;
     }
+    return count;
 }
 
 /* ---- readback and settings ------------------------------------------------ */
@@ -911,6 +941,8 @@ heft_result heft_world_contact(const heft_world *w, int i, heft_contact_info *ou
     heft_v3_basis(c->normal, &t1, &t2);
     out->friction_impulse =
         heft_v3_add(heft_v3_scale(t1, c->lambda[1]), heft_v3_scale(t2, c->lambda[2]));
+    out->rolling_impulse =
+        heft_v3_add(heft_v3_scale(t1, c->lambda[3]), heft_v3_scale(t2, c->lambda[4]));
     return HEFT_OK;
 }
 

@@ -107,9 +107,19 @@ typedef struct contact_params {
     double restitution_threshold; /* m/s: slower approaches do not bounce */
 } contact_params;
 
-/* Writes the contact's three rows (normal, then two friction rows whose
- * friction index is first, the normal row's buffer index). */
-void contact_fill_rows(contact *c, const body *bodies, const shape *shapes,
-                       const contact_params *cp, int block, int first, row *out);
+/* the most rows one contact point writes */
+#define CONTACT_MAX_ROWS 5
+
+/* The rows of contact point c: 3 (normal and two friction rows), 5 with
+ * rolling resistance (and two rolling rows). */
+static inline int contact_row_count(const contact *c) {
+    return c->rolling_resistance > 0.0 ? 5 : 3;
+}
+
+/* Writes the contact's rows (normal, then two friction rows and, with
+ * rolling resistance, two rolling rows, all with friction index first, the
+ * normal row's buffer index); returns how many (contact_row_count). */
+int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const contact_params *cp,
+                      int block, int first, row *out);
 
 #endif

@@ -104,7 +104,7 @@ static void gather_contact(const gather_pass *g, int c) {
     if (k < 0) {
         return;
     }
-    row rows[3];
+    row rows[CONTACT_MAX_ROWS];
     contact_fill_rows(ct, w->bodies, w->shapes, &g->cp, 0, 0, rows);
     row x = rows[0];
     const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +

@@ -579,6 +579,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
                                        "local_orientation",
                                        "friction",
                                        "restitution",
+                                       "rolling_resistance",
                                        "density",
                                        "category_bits",
                                        "mask_bits",
@@ -603,6 +604,7 @@ static int read_shape(loader *L, const cJSON *o, heft_shape_def *d, shape_data *
         !read_quat(L, o, "local_orientation", &d->local_orientation) ||
         !read_number(L, o, "friction", &d->friction, NUM_NONNEG) ||
         !read_number(L, o, "restitution", &d->restitution, NUM_NONNEG) ||
+        !read_number(L, o, "rolling_resistance", &d->rolling_resistance, NUM_NONNEG) ||
         !read_number(L, o, "density", &d->density, NUM_NONNEG) ||
         !read_bits(L, o, "category_bits", &d->category_bits) ||
         !read_bits(L, o, "mask_bits", &d->mask_bits) ||

@@ -471,6 +471,7 @@ static void save_shape(saver *s, const heft_shape_def *d, int indent) {
     }
     put_number_unless(&m, "friction", d->friction, base.friction);
     put_number_unless(&m, "restitution", d->restitution, base.restitution);
+    put_number_unless(&m, "rolling_resistance", d->rolling_resistance, base.rolling_resistance);
     put_number_unless(&m, "density", d->density, base.density);
     if (d->category_bits != base.category_bits) {
         put_int(&m, "category_bits", d->category_bits);

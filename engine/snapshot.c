@@ -359,6 +359,7 @@ static void save_contacts(const heft_world *w, writer *out) {
         put_f64(out, c->friction);
         put_f64(out, c->restitution);
         put_vec3(out, c->tangent_velocity);
+        put_f64(out, c->rolling_resistance);
         put(out, c->lambda, sizeof c->lambda);
     }
 }
@@ -671,7 +672,11 @@ static void load_contacts(heft_world *w, reader *r, restore_plan *plan, int appl
         c.friction = get_f64(r);
         c.restitution = get_f64(r);
         c.tangent_velocity = get_vec3(r);
-        for (int k = 0; k < 3; ++k) {
+        c.rolling_resistance = get_f64(r);
+        if (!(c.rolling_resistance >= 0.0 && c.rolling_resistance <= HEFT_ROLLING_RESISTANCE_MAX)) {
+            fail(r, "a contact's rolling resistance is out of its range");
+        }
+        for (int k = 0; k < 5; ++k) {
             c.lambda[k] = get_f64(r);
         }
         if (!shape_alive(w, c.shape_a) || !shape_alive(w, c.shape_b) ||
@@ -1131,7 +1136,8 @@ static const section_kind sections[] = {
     {SECTION_WORLD, 1, save_world, load_world},
     {SECTION_BODIES, 1, save_bodies, load_bodies},
     {SECTION_JOINTS, 1, save_joints, load_joints},
-    {SECTION_CONTACTS, 2, save_contacts, load_contacts},
+    /* 3: each contact's rolling resistance and its two rolling impulses */
+    {SECTION_CONTACTS, 3, save_contacts, load_contacts},
     /* before the solver states: their keys are checked against its next id */
     {SECTION_SLEEP, 1, save_sleep, load_sleep},
     {SECTION_SOLVER, 2, save_solver, load_solver},

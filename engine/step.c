@@ -280,16 +280,15 @@ static int row_asleep(const heft_world *w, int32_t a, int32_t b) {
 
 /* ---- 2, 3. collision and rows ------------------------------------------- */
 
-/* Contacts a task of the row fill takes at least (three rows each). */
+/* Contacts a task of the row fill takes at least (three or five rows each). */
 #define CONTACT_TASK_MIN_RANGE 64
 
 typedef struct contact_rows {
     heft_world *w;
     const contact_params *cp;
     row *rows;
-    int *first;    /* per contact: its first row, -1 when asleep */
-    int first_row; /* the contacts' rows begin here, after the joints' */
-    int first_block;
+    int *first; /* per contact: its first row, -1 when asleep */
+    int *block; /* per contact: its block */
 } contact_rows;
 
 static void contact_rows_task(int begin, int end, int worker, void *context) {
@@ -298,9 +297,8 @@ static void contact_rows_task(int begin, int end, int worker, void *context) {
     for (int i = begin; i < end; ++i) {
         const int r = cr->first[i];
         if (r >= 0) {
-            /* blocks number the awake contacts in order, as rows do in threes */
             contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->w->shapes, cr->cp,
-                              cr->first_block + (r - cr->first_row) / 3, r, &cr->rows[r]);
+                              cr->block[i], r, &cr->rows[r]);
         }
     }
 }
@@ -377,7 +375,9 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
             n += joint_row_count(j);
         }
     }
-    n += 3 * w->contacts.count;
+    for (int i = 0; i < w->contacts.count; ++i) {
+        n += contact_row_count(&w->contacts.items[i]);
+    }
     row *rows = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
     if (!rows) {
         return -1;
@@ -418,16 +418,19 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                          w->restitution_threshold};
     /* each awake contact's first row, then the rows filled as tasks (a
      * contact's rows and its own impulses only) */
-    contact_rows cr = {
-        w, &cp,  rows, arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
-        r, block};
-    if (!cr.first) {
+    contact_rows cr = {w, &cp, rows,
+                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
+                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1))};
+    if (!cr.first || !cr.block) {
         return -1;
     }
+    /* blocks number the awake contacts in order, after the joints' */
     for (int i = 0; i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
-        cr.first[i] = row_asleep(w, c->body_a, c->body_b) ? -1 : r;
-        r += cr.first[i] >= 0 ? 3 : 0;
+        const int awake = !row_asleep(w, c->body_a, c->body_b);
+        cr.first[i] = awake ? r : -1;
+        cr.block[i] = awake ? block++ : -1;
+        r += awake ? contact_row_count(c) : 0;
     }
     world_tasks_run(w, contact_rows_task, w->contacts.count, CONTACT_TASK_MIN_RANGE, &cr);
     *rows_out = rows;

@@ -113,6 +113,7 @@ heft_result heft_shape_get_def(const heft_world *w, heft_shape_id id, heft_shape
     d.local_orientation = s->local_orientation;
     d.friction = s->friction;
     d.restitution = s->restitution;
+    d.rolling_resistance = s->rolling_resistance;
     d.density = s->density;
     d.category_bits = s->category;
     d.mask_bits = s->mask;
@@ -167,6 +168,21 @@ heft_result heft_shape_set_material(heft_world *w, heft_shape_id id, double fric
     }
     s->friction = friction;
     s->restitution = restitution;
+    sleep_wake_body(w, s->body);
+    return HEFT_OK;
+}
+
+heft_result heft_shape_set_rolling_resistance(heft_world *w, heft_shape_id id,
+                                              double rolling_resistance) {
+    shape *s = world_shape(w, id);
+    if (!s) {
+        heft_set_error("heft_shape_set_rolling_resistance: shape id is not valid");
+        return HEFT_ERROR_INVALID_ID;
+    }
+    if (!shape_check_rolling_resistance(rolling_resistance, "heft_shape_set_rolling_resistance")) {
+        return HEFT_ERROR_INVALID_ARGUMENT;
+    }
+    s->rolling_resistance = rolling_resistance;
     sleep_wake_body(w, s->body);
     return HEFT_OK;
 }

@@ -42,6 +42,10 @@
  *   -w_t / ||w_t|| by alpha_theta when they differ by more than
  *   eps_theta = 1.2 degrees (lines 6-9). Changes of gamma' smaller than eps2
  *   are not reported (Alg. 2 lines 19-22).
+ * A contact's rolling rows (kind HEFT_ROW_ROLLING, findex its normal row)
+ * are not part of the cone: each is a box [-r lambda_n, r lambda_n], off
+ * while its normal row is not active, switched as the rows with fixed bounds
+ * are, and at a bound it follows lambda_n (switch_rolling).
  *   Algorithm 3 runs only in the evaluations at convergence (line 23), not
  *   in those between CR steps (line 13): every change of gamma' moves d and
  *   restarts the Krylov space, and on a box resting on four contact points
@@ -304,6 +308,18 @@ static int friction_of(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
 }
 
+/* A contact's rolling row: boxed by its normal through findex, but not part
+ * of the friction cone; it switches between active and its box's bounds as
+ * the rows with fixed bounds do (switch_rolling). */
+static int rolling_of(const heft_mlcp *p, int i) {
+    return friction_of(p, i) && p->kind != NULL && p->kind[i] == HEFT_ROW_ROLLING;
+}
+
+/* A friction row of the cone: every row with a findex but a rolling one. */
+static int cone_of(const heft_mlcp *p, int i) {
+    return friction_of(p, i) && !rolling_of(p, i);
+}
+
 static void set_friction(cr_state *s, int f, int state, double g1, double g2) {
     const int t1 = s->friction1[f], t2 = s->friction2[f];
     if (t1 >= 0) {
@@ -369,6 +385,44 @@ static int switch_row(const heft_mlcp *p, cr_state *s, int i, int sliding) {
     return 1;
 }
 
+/* A rolling row i: off (0) while its normal row is not active; else active
+ * within its box [-r lambda_n, r lambda_n], or at a bound while w pushes
+ * against it, its value following lambda_n by changes above eps2. Returns 1
+ * when it changed. */
+static int switch_rolling(const heft_mlcp *p, cr_state *s, int i, double eps2) {
+    const double *lambda = s->y + 6 * (size_t)p->nbodies;
+    const uint8_t before = s->state[i];
+    if (s->state[p->findex[i]] != CR_ACTIVE) {
+        if (before == CR_OFF)
+            return 0;
+        s->state[i] = CR_OFF, s->fixed_value[i] = 0.0;
+        ++s->flips[i];
+        return 1;
+    }
+    double lo, hi;
+    heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+    const double wi = s->w[i], tol = s->wtol[i];
+    if (before == CR_OFF || (before == CR_AT_LO && wi < -tol) || (before == CR_AT_HI && wi > tol)) {
+        s->state[i] = CR_ACTIVE;
+    } else if (before == CR_ACTIVE) {
+        if (lambda[i] <= lo && wi >= -tol)
+            s->state[i] = CR_AT_LO, s->fixed_value[i] = lo;
+        else if (lambda[i] >= hi && wi <= tol)
+            s->state[i] = CR_AT_HI, s->fixed_value[i] = hi;
+    } else {
+        /* at a bound that moved with lambda_n */
+        const double bound = before == CR_AT_LO ? lo : hi;
+        if (fabs(bound - s->fixed_value[i]) <= eps2)
+            return 0;
+        s->fixed_value[i] = bound;
+        return 1;
+    }
+    if (s->state[i] == before)
+        return 0;
+    ++s->flips[i];
+    return 1;
+}
+
 /* Alg. 2 (with Alg. 3 for sliding contacts); returns the number of changes
  * reported to the solver. eps2: the impulse change worth reporting;
  * at_convergence: the evaluation of line 23 (Alg. 3 runs only there).
@@ -388,15 +442,17 @@ static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, in
     double *lambda = s->y + nv;
     int changes = 0, held = 0;
     row_velocities(p, s);
-    /* lines 4-9: rows with fixed bounds */
+    /* lines 4-9: rows with fixed bounds (and rolling rows, after their
+     * normal rows) */
     for (int i = 0; i < n; ++i) {
-        if (friction_of(p, i))
+        if (cone_of(p, i))
             continue;
         if (s->flips[i] >= CR_FLIP_LIMIT) {
             held = 1;
             continue;
         }
-        changes += switch_row(p, s, i, at_convergence);
+        changes +=
+            rolling_of(p, i) ? switch_rolling(p, s, i, eps2) : switch_row(p, s, i, at_convergence);
     }
     /* lines 10-18: the friction of the active contacts */
     for (int f = 0; f < n; ++f) {
@@ -465,8 +521,9 @@ static int evaluate_constraints(const heft_mlcp *p, cr_state *s, double eps2, in
     }
     if (held && at_convergence && changes == 0)
         for (int i = 0; i < n && changes == 0; ++i)
-            if (!friction_of(p, i) && s->flips[i] >= CR_FLIP_LIMIT)
-                changes += switch_row(p, s, i, at_convergence);
+            if (!cone_of(p, i) && s->flips[i] >= CR_FLIP_LIMIT)
+                changes += rolling_of(p, i) ? switch_rolling(p, s, i, eps2)
+                                            : switch_row(p, s, i, at_convergence);
     return changes;
 }
 
@@ -539,7 +596,7 @@ static void start(const heft_mlcp *p, cr_state *s, const double *lambda0) {
         lambda[i] = lambda0 != NULL && isfinite(lambda0[i]) ? lambda0[i] : 0.0;
     }
     for (int t = 0; t < n; ++t) {
-        if (!friction_of(p, t))
+        if (!cone_of(p, t))
             continue;
         const int f = p->findex[t];
         if (s->friction1[f] < 0)
@@ -564,9 +621,23 @@ static void start(const heft_mlcp *p, cr_state *s, const double *lambda0) {
     }
     /* a friction row beyond the second of its contact: treated as a box */
     for (int t = 0; t < n; ++t)
-        if (friction_of(p, t) && s->friction1[p->findex[t]] != t &&
-            s->friction2[p->findex[t]] != t && s->state[p->findex[t]] != CR_ACTIVE)
+        if (cone_of(p, t) && s->friction1[p->findex[t]] != t && s->friction2[p->findex[t]] != t &&
+            s->state[p->findex[t]] != CR_ACTIVE)
             s->state[t] = CR_OFF, s->fixed_value[t] = 0.0;
+    /* rolling rows: off without their normal, else at a bound of their box
+     * when the start is at or past it */
+    for (int t = 0; t < n; ++t) {
+        if (!rolling_of(p, t))
+            continue;
+        double lo, hi;
+        heft_mlcp_bounds(p, lambda, t, &lo, &hi);
+        if (s->state[p->findex[t]] != CR_ACTIVE)
+            s->state[t] = CR_OFF, s->fixed_value[t] = 0.0;
+        else if (lambda[t] <= lo)
+            s->state[t] = CR_AT_LO, s->fixed_value[t] = lo;
+        else if (lambda[t] >= hi)
+            s->state[t] = CR_AT_HI, s->fixed_value[t] = hi;
+    }
     consistent_velocity(p, s, s->y);
 }
 

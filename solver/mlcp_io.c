@@ -342,7 +342,10 @@ static double worst_asymmetry(const double *A, int n, int *wi, int *wj) {
 
 /* ---- the reader ---------------------------------------------------------- */
 
-static const char *const kind_words[] = {"bilateral", "normal", "friction", "limit", "motor"};
+/* by heft_row_kind */
+static const char *const kind_words[] = {"bilateral", "normal", "friction",
+                                         "limit",     "motor",  "rolling"};
+#define KIND_COUNT ((int)(sizeof kind_words / sizeof kind_words[0]))
 
 enum {
     SECTION_NONE = 0,
@@ -436,13 +439,13 @@ static int read_kinds(reader *r, heft_mlcp *p) {
     char buf[64];
     for (int i = 0; i < p->n; ++i) {
         int k = -1;
-        for (int w = 0; w < 5; ++w)
+        for (int w = 0; w < KIND_COUNT; ++w)
             if (token_is(r, kind_words[w]))
                 k = w;
         if (k < 0)
             return fail(r,
                         "kind of row %d: %s is not one of bilateral normal friction limit "
-                        "motor",
+                        "motor rolling",
                         i, token_text(r, buf, sizeof buf));
         p->kind[i] = (uint8_t)k;
         advance(r);
@@ -898,7 +901,7 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
             return 0;
         if (f < 0 && (p->lo[i] > p->hi[i] || p->lo[i] == INFINITY || p->hi[i] == -INFINITY))
             return 0;
-        if (p->kind != NULL && p->kind[i] > HEFT_ROW_MOTOR)
+        if (p->kind != NULL && p->kind[i] >= KIND_COUNT)
             return 0;
     }
     if (structured) {

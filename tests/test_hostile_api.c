@@ -666,6 +666,8 @@ Test(hostile_api, shape_functions_refuse_hostile_values) {
                   sizes[k] >= 0.0 && isfinite(sizes[k]) ? -1 : sizes[k]);
         BAD_SHAPE(HEFT_SHAPE_SPHERE, restitution, sizes[k] == 0.0 ? 1.5 : sizes[k]);
         BAD_SHAPE(HEFT_SHAPE_SPHERE, density, isfinite(sizes[k]) && sizes[k] >= 0 ? -1 : sizes[k]);
+        /* 0 is off; 1e7 m is beyond HEFT_ROLLING_RESISTANCE_MAX */
+        BAD_SHAPE(HEFT_SHAPE_CAPSULE, rolling_resistance, sizes[k] == 0.0 ? -1e-3 : sizes[k]);
     }
     {
         /* a density is checked where a mass is made of it */
@@ -723,6 +725,7 @@ Test(hostile_api, shape_functions_refuse_hostile_values) {
         REFUSED(heft_shape_get_def(world, id, &got));
         REFUSED(heft_shape_set_material(world, id, 0.5, 0.0));
         REFUSED(heft_shape_set_filter(world, id, 1u, 1u));
+        REFUSED(heft_shape_set_rolling_resistance(world, id, 0.01));
         REFUSED(heft_shape_aabb(world, id, &lo, &hi));
         cr_assert_eq(heft_shape_is_valid(world, id), 0);
         NEUTRAL(heft_shape_triangles(world, id, NULL, 0), 0);
@@ -736,7 +739,11 @@ Test(hostile_api, shape_functions_refuse_hostile_values) {
             world, box, bad_scalars[k] > 0 && isfinite(bad_scalars[k]) ? -1.0 : bad_scalars[k],
             0.0));
         REFUSED(heft_shape_set_material(world, box, 0.5, bad_scalars[k]));
+        REFUSED(heft_shape_set_rolling_resistance(world, box, bad_scalars[k]));
     }
+    REFUSED(heft_shape_set_rolling_resistance(world, box, -1e-3));
+    REFUSED(heft_shape_set_rolling_resistance(world, box, HEFT_ROLLING_RESISTANCE_MAX * 1.001));
+    REFUSED(heft_shape_set_rolling_resistance(NULL, box, 0.01));
     REFUSED(heft_destroy_shape(NULL, box));
     cr_log_info("shape functions: %d hostile calls, %d refused", tried, refused);
 }

@@ -24,7 +24,7 @@ typedef struct world_snapshot {
     double restitution_threshold;
     double hit_event_threshold;
     int shapes;
-    double shape_fields[WORLD_SNAPSHOT_SHAPES][17];
+    double shape_fields[WORLD_SNAPSHOT_SHAPES][18];
     double joint_fields[WORLD_SNAPSHOT_JOINTS][8];
     /* sleeping: each body's state and switch, the world's settings */
     int awake[64], sleep_enabled[64];
@@ -60,6 +60,7 @@ static inline void world_snapshot_shapes(const heft_world *w, world_snapshot *s,
             f[14] = d.mask_bits;
             f[15] = d.offset;
             f[16] = d.is_sensor;
+            f[17] = d.rolling_resistance;
         }
     }
 }

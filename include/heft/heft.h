@@ -74,6 +74,8 @@ HEFT_API const char *heft_last_error(void);
 #define HEFT_QUAT_NORM_MAX 1e9
 #define HEFT_STEP_MIN 1e-6 /* s, smallest (sub)step h / substeps */
 #define HEFT_STEP_MAX 1.0  /* s, largest (sub)step */
+/* m, a shape's rolling resistance (a lever arm): beyond any contact patch */
+#define HEFT_ROLLING_RESISTANCE_MAX 10.0
 
 /* ---- world -------------------------------------------------------------- */
 
@@ -517,12 +519,18 @@ typedef struct heft_shape_def {
     double offset;               /* plane: points x with normal . x = offset are on it */
     heft_vec3 local_position;    /* shape frame in body frame; |component| <= HEFT_POSITION_MAX */
     heft_quat local_orientation; /* length in [HEFT_QUAT_NORM_MIN, HEFT_QUAT_NORM_MAX] */
-    /* Material. A contact uses mu = sqrt(mu_a mu_b) and e = max(e_a, e_b);
-     * restitution acts only when the bodies approach faster than the world's
-     * restitution threshold (heft_world_set_restitution_threshold). */
+    /* Material. A contact uses mu = sqrt(mu_a mu_b), e = max(e_a, e_b) and
+     * rolling resistance max(r_a, r_b); restitution acts only when the bodies
+     * approach faster than the world's restitution threshold
+     * (heft_world_set_restitution_threshold). */
     double friction;    /* Coulomb mu, default 1.0 (the papers' scenes) */
     double restitution; /* in [0, 1], default 0 */
-    double density;     /* kg/m^3 for heft_body_set_mass_from_shapes; default 1000 */
+    /* m: the lever arm of the normal force that resists rolling, a torque of
+     * at most rolling_resistance * normal force against the relative turn
+     * about the contact's tangents (docs/collision.md "Rolling resistance");
+     * in [0, HEFT_ROLLING_RESISTANCE_MAX], default 0 (off) */
+    double rolling_resistance;
+    double density; /* kg/m^3 for heft_body_set_mass_from_shapes; default 1000 */
     /* Filtering: shapes a and b collide only if (a.category_bits & b.mask_bits)
      * and (b.category_bits & a.mask_bits) are both non-zero. */
     uint32_t category_bits; /* default 1 */
@@ -555,6 +563,9 @@ HEFT_API int heft_body_shapes(const heft_world *world, heft_body_id body, heft_s
 /* Material and filter changes take effect at the next step. */
 HEFT_API heft_result heft_shape_set_material(heft_world *world, heft_shape_id id, double friction,
                                              double restitution);
+/* rolling_resistance in [0, HEFT_ROLLING_RESISTANCE_MAX] m (heft_shape_def) */
+HEFT_API heft_result heft_shape_set_rolling_resistance(heft_world *world, heft_shape_id id,
+                                                       double rolling_resistance);
 HEFT_API heft_result heft_shape_set_filter(heft_world *world, heft_shape_id id,
                                            uint32_t category_bits, uint32_t mask_bits);
 /* The application's pointer of a shape (heft_shape_def.user_data): NULL for an
@@ -600,6 +611,9 @@ typedef struct heft_contact_info {
     heft_shape_id shape_a, shape_b;
     uint64_t feature; /* the features of a and b that made the point; the same
                          feature in the next step warm-starts its impulses */
+    /* N m s, world frame: the angular impulse of the rolling resistance on
+     * body b (0 without it) */
+    heft_vec3 rolling_impulse;
 } heft_contact_info;
 
 HEFT_API int heft_world_contact_count(const heft_world *world);
@@ -731,6 +745,7 @@ typedef struct heft_pre_solve_contact {
                                    surface to relative to a's (its component along each
                                    normal is dropped); default 0. A conveyor belt that is
                                    shape a moving at u: u; when it is shape b: -u */
+    double rolling_resistance;  /* m, in [0, HEFT_ROLLING_RESISTANCE_MAX] */
 } heft_pre_solve_contact;
 
 /* Called once per touching shape pair (sensors excluded) each step, after

@@ -33,7 +33,10 @@ typedef enum heft_row_kind {
     HEFT_ROW_NORMAL = 1,
     HEFT_ROW_FRICTION = 2,
     HEFT_ROW_LIMIT = 3,
-    HEFT_ROW_MOTOR = 4
+    HEFT_ROW_MOTOR = 4,
+    /* a contact's rolling resistance: relative angular velocity about a
+     * tangent, boxed by findex as friction is */
+    HEFT_ROW_ROLLING = 5
 } heft_row_kind;
 
 /* One dynamic body of the structured form: inverse mass and the world-frame
