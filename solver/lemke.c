@@ -994,6 +994,9 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.max_total_pivots = 0;
     o.max_guess_pivots = 0;
     o.dense = 0;
+    o.polish = NULL;
+    o.polish_user = NULL;
+    o.polish_reach = -1.0;
     return o;
 }
 
@@ -1056,7 +1059,12 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
             continue;
         }
         basis_answer(ws, p, N, z, s, ws->answer);
-        const double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        if (e > o->tau && e <= o->polish_reach && o->polish != NULL &&
+            o->polish(o->polish_user, p, ws->answer, o->tau)) {
+            e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+            result->polished++;
+        }
         *round_error = fmin(*round_error, e);
         if (!(e >= *best_error)) {
             *best_error = e;
