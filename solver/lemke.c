@@ -403,6 +403,18 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
     if (ws->numeric != NULL)
         umfpack_di_free_numeric(&ws->numeric);
     ws->numeric = numeric;
+    /* The eta file until the next factorization holds at most
+     * LEMKE_REFACTOR_PIVOTS columns and 4 nnz + N entries (sparse_pivot):
+     * reserved now, it does not grow pivot by pivot, and reaches its size
+     * with the densest basis met so far (on the winch, without this, it
+     * doubled to 1.5 MB in the second minute) */
+    int room = 1;
+    LEMKE_GROW(ws->eta_idx, ws->eta_idx_cap, 0, (size_t)(4 * (size_t)nnz + (size_t)N), room);
+    LEMKE_GROW(ws->eta_val, ws->eta_val_cap, 0, (size_t)(4 * (size_t)nnz + (size_t)N), room);
+    LEMKE_GROW(ws->eta_start, ws->eta_start_cap, 0, LEMKE_REFACTOR_PIVOTS + 2, room);
+    LEMKE_GROW(ws->eta_row, ws->eta_row_cap, 0, LEMKE_REFACTOR_PIVOTS + 1, room);
+    LEMKE_GROW(ws->eta_pivot, ws->eta_pivot_cap, 0, LEMKE_REFACTOR_PIVOTS + 1, room);
+    (void)room; /* out of memory: sparse_pivot grows them as before, or refactors */
     ws->identity = 0;
     ws->broken = 0;
     ws->etas = 0;

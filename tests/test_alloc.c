@@ -139,7 +139,7 @@ static void creeping_problems(heft_mlcp **problems) {
  * while an island's rows creep up, not at every new row: the 100 solves of
  * 101 to 200 rows make at most 3 times the allocator calls of the first
  * solve, of 100 rows (one regrowth of every array is a free and an
- * allocation each). Measured: 96, 58 and 74 calls against 44, 25 and 72;
+ * allocation each). Measured: 96, 58 and 74 calls against 44, 25 and 76;
  * with the arrays sized to the row count alone, 8,404, 5,000 and 6,208.
  * UMFPACK's own allocations, outside the hooks, are not counted. */
 Test(allocation, pivoting_workspaces_regrow_rarely_while_rows_creep_up) {
