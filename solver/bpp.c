@@ -1199,11 +1199,13 @@ int heft_bpp_backstop_polished(const heft_mlcp *p, const heft_solver_options *op
     return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
 }
 
-/* Lemke's polish in a bpp solve (BPP_POLISH_REACH) */
+/* Lemke's polish in a bpp solve (BPP_POLISH_REACH): at most steps Newton
+ * steps an answer, left in all (the solve's bound on Newton steps,
+ * docs/friction-backstop.md "Order of a pivoting solve") */
 typedef struct bpp_polish {
     bpp_state *s;
     heft_solver_stats *stats;
-    int steps;
+    int steps, left;
 } bpp_polish;
 
 /* Newton steps from one of Lemke's answers (lemke.h polish), each run
@@ -1211,9 +1213,13 @@ typedef struct bpp_polish {
 static int polish_near_miss(void *user, const heft_mlcp *p, double *answer, double tau) {
     bpp_polish *c = user;
     bpp_state *s = c->s;
+    if (c->left <= 0)
+        return 0;
     const double before = heft_mlcp_measure(p, answer, s->measure_work).max;
     heft_newton_result r;
-    heft_newton_solve(&s->newton, p, answer, tau, c->steps, s->fz_x, s->measure_work, &r);
+    heft_newton_solve(&s->newton, p, answer, tau, imin(c->steps, c->left), s->fz_x, s->measure_work,
+                      &r);
+    c->left -= r.steps > 0 ? r.steps : 1;
     c->stats->backstops++;
     c->stats->backstop_pivots += r.steps;
     c->stats->newton_steps += r.steps;
@@ -1541,7 +1547,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             guesses[ng++] = p->lambda0;
         const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
         const int backstops_before = stats->backstops;
-        bpp_polish polish = {s, stats, imin(BPP_NEWTON_POLISH_STEPS, max_steps)};
+        bpp_polish polish = {s, stats, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
+                             imin(BPP_NEWTON_STEPS, 2 * max_steps)};
         int solved = heft_bpp_backstop_polished(p, &s->options, &s->lemke, A, guesses, ng, tau,
                                                 polish_near_miss, &polish, BPP_POLISH_REACH,
                                                 s->fz_best, s->measure_work, stats);
