@@ -222,9 +222,9 @@ int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, he
                       const double *A, const double *const *guesses, int nguesses, double tau,
                       double *answer, double *measure_work, heft_solver_stats *stats);
 
-/* heft_bpp_backstop with a polish of Lemke's near misses (heft_lemke_options
- * polish, polish_user; NULL: none), tried on every path's answer within
- * reach J of an answer before the next path. */
+/* heft_bpp_backstop with a polish of Lemke's answers (heft_lemke_options
+ * polish, polish_user; NULL: none), tried on every path's answer whose
+ * error is at most reach J, before the next path. */
 int heft_bpp_backstop_polished(const heft_mlcp *p, const heft_solver_options *options,
                                heft_lemke *ws, const double *A, const double *const *guesses,
                                int nguesses, double tau,
