@@ -135,6 +135,14 @@
  * no nearer with more: 100,000 of them stayed at 1e-8 J on two of those
  * islands (docs/friction-backstop.md "Still weak"). */
 #define BPP_APPROACH_ROUNDS 30
+/* Lemke's paths whose answer misses the tolerance by at most this (J) get
+ * the Newton polish at once, before the next path (lemke.h polish). On the
+ * winch's islands that reach Lemke's method the paths end on bases from
+ * 1e-10 J to hundreds of J off, and each path that follows (from the
+ * all-slack basis, the proximal rounds) costs 1,000 to 3,000 pivots; 10
+ * Newton steps ended answers up to 1.7e-3 J off, none from 1.4e-2 J or
+ * farther (docs/friction-backstop.md "Still weak") */
+#define BPP_POLISH_REACH 1e-2
 /* Floor of the decision tolerance, J: below this, round-off decides. */
 #define BPP_TOLERANCE_FLOOR 1e-20
 
@@ -1152,6 +1160,16 @@ static int backstop_pivots(double budget, int N) {
 int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, heft_lemke *ws,
                       const double *A, const double *const *guesses, int nguesses, double tau,
                       double *answer, double *measure_work, heft_solver_stats *stats) {
+    return heft_bpp_backstop_polished(p, options, ws, A, guesses, nguesses, tau, NULL, NULL, -1.0,
+                                      answer, measure_work, stats);
+}
+
+int heft_bpp_backstop_polished(const heft_mlcp *p, const heft_solver_options *options,
+                               heft_lemke *ws, const double *A, const double *const *guesses,
+                               int nguesses, double tau,
+                               int (*polish)(void *, const heft_mlcp *, double *, double),
+                               void *polish_user, double reach, double *answer,
+                               double *measure_work, heft_solver_stats *stats) {
     const int cap = options->backstop_max_variables == HEFT_BACKSTOP_BUILD_CAP
                         ? BPP_BACKSTOP_MAX_VARIABLES
                         : options->backstop_max_variables;
@@ -1159,6 +1177,9 @@ int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, he
         return -1;
     heft_lemke_options o = heft_lemke_default_options(p->n, tau);
     o.max_variables = cap;
+    o.polish = polish;
+    o.polish_user = polish_user;
+    o.polish_reach = reach;
     const int N = heft_lemke_size(p);
     if (N <= cap) {
         const double budget = options->backstop_pivot_budget;
@@ -1176,6 +1197,36 @@ int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, he
         stats->backstop_pivots += r.pivots + r.crash_pivots;
     }
     return r.status == HEFT_LEMKE_SOLVED ? 1 : (r.status == HEFT_LEMKE_INEXACT ? 0 : -1);
+}
+
+/* Lemke's polish in a bpp solve (BPP_POLISH_REACH): at most steps Newton
+ * steps an answer, left in all (the solve's bound on Newton steps,
+ * docs/friction-backstop.md "Order of a pivoting solve") */
+typedef struct bpp_polish {
+    bpp_state *s;
+    heft_solver_stats *stats;
+    int steps, left;
+} bpp_polish;
+
+/* Newton steps from one of Lemke's answers (lemke.h polish), each run
+ * counted as a backstop stage; s->fz_x is free while Lemke's method runs. */
+static int polish_near_miss(void *user, const heft_mlcp *p, double *answer, double tau) {
+    bpp_polish *c = user;
+    bpp_state *s = c->s;
+    if (c->left <= 0)
+        return 0;
+    const double before = heft_mlcp_measure(p, answer, s->measure_work).max;
+    heft_newton_result r;
+    heft_newton_solve(&s->newton, p, answer, tau, imin(c->steps, c->left), s->fz_x, s->measure_work,
+                      &r);
+    c->left -= r.steps > 0 ? r.steps : 1;
+    c->stats->backstops++;
+    c->stats->backstop_pivots += r.steps;
+    c->stats->newton_steps += r.steps;
+    if (r.status == HEFT_NEWTON_FAILED || !(r.error_max < before))
+        return 0;
+    memcpy(answer, s->fz_x, sizeof(double) * (size_t)p->n);
+    return 1;
 }
 
 /* The backstop's Newton stage from the given points (NULL ones skipped),
@@ -1520,8 +1571,11 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             guesses[ng++] = p->lambda0;
         const double *A = s->backend == BPP_REFACTOR || s->backend == BPP_DOWNDATE ? s->A : NULL;
         const int backstops_before = stats->backstops;
-        int solved = heft_bpp_backstop(p, &s->options, &s->lemke, A, guesses, ng, tau, s->fz_best,
-                                       s->measure_work, stats);
+        bpp_polish polish = {s, stats, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
+                             imin(BPP_NEWTON_STEPS, 2 * max_steps)};
+        int solved = heft_bpp_backstop_polished(p, &s->options, &s->lemke, A, guesses, ng, tau,
+                                                polish_near_miss, &polish, BPP_POLISH_REACH,
+                                                s->fz_best, s->measure_work, stats);
         double nearest = INFINITY;
         for (int k = 0; k < ng && solved < 0 && stats->backstops == backstops_before; ++k) {
             memcpy(s->fz_t, guesses[k], vec);
@@ -1583,7 +1637,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
              * there is */
             memcpy(s->fz_x, s->fz_best, vec);
             const double *from[1] = {s->fz_x};
-            if (newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
+            /* an answer within BPP_POLISH_REACH had its polish already */
+            if (!(heft_mlcp_measure(p, s->fz_best, s->measure_work).max <= BPP_POLISH_REACH) &&
+                newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
                              BPP_NEWTON_POLISH_STEPS, stats) < 0)
                 memcpy(s->fz_best, s->fz_x, vec);
             const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;

@@ -222,6 +222,16 @@ int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, he
                       const double *A, const double *const *guesses, int nguesses, double tau,
                       double *answer, double *measure_work, heft_solver_stats *stats);
 
+/* heft_bpp_backstop with a polish of Lemke's answers (heft_lemke_options
+ * polish, polish_user; NULL: none), tried on every path's answer whose
+ * error is at most reach J, before the next path. */
+int heft_bpp_backstop_polished(const heft_mlcp *p, const heft_solver_options *options,
+                               heft_lemke *ws, const double *A, const double *const *guesses,
+                               int nguesses, double tau,
+                               int (*polish)(void *, const heft_mlcp *, double *, double),
+                               void *polish_user, double reach, double *answer,
+                               double *measure_work, heft_solver_stats *stats);
+
 /* The end of an unconverged solve (bpp and pgcg): lambda (clamped) is
  * replaced by lambda = 0 or the warm start (when warm), clamped, when one
  * of them has a smaller MLCP error, and set read off it. Returns the

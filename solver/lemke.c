@@ -403,6 +403,18 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
     if (ws->numeric != NULL)
         umfpack_di_free_numeric(&ws->numeric);
     ws->numeric = numeric;
+    /* The eta file until the next factorization holds at most
+     * LEMKE_REFACTOR_PIVOTS columns and 4 nnz + N entries (sparse_pivot):
+     * reserved now, it does not grow pivot by pivot, and reaches its size
+     * with the densest basis met so far (on the winch, without this, it
+     * doubled to 1.5 MB in the second minute) */
+    int room = 1;
+    LEMKE_GROW(ws->eta_idx, ws->eta_idx_cap, 0, (size_t)(4 * (size_t)nnz + (size_t)N), room);
+    LEMKE_GROW(ws->eta_val, ws->eta_val_cap, 0, (size_t)(4 * (size_t)nnz + (size_t)N), room);
+    LEMKE_GROW(ws->eta_start, ws->eta_start_cap, 0, LEMKE_REFACTOR_PIVOTS + 2, room);
+    LEMKE_GROW(ws->eta_row, ws->eta_row_cap, 0, LEMKE_REFACTOR_PIVOTS + 1, room);
+    LEMKE_GROW(ws->eta_pivot, ws->eta_pivot_cap, 0, LEMKE_REFACTOR_PIVOTS + 1, room);
+    (void)room; /* out of memory: sparse_pivot grows them as before, or refactors */
     ws->identity = 0;
     ws->broken = 0;
     ws->etas = 0;
@@ -994,6 +1006,9 @@ heft_lemke_options heft_lemke_default_options(int n, double tau) {
     o.max_total_pivots = 0;
     o.max_guess_pivots = 0;
     o.dense = 0;
+    o.polish = NULL;
+    o.polish_user = NULL;
+    o.polish_reach = -1.0;
     return o;
 }
 
@@ -1056,7 +1071,12 @@ static int lemke_round(heft_lemke *ws, const heft_mlcp *p, int N, const double *
             continue;
         }
         basis_answer(ws, p, N, z, s, ws->answer);
-        const double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        double e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+        if (e > o->tau && e <= o->polish_reach && o->polish != NULL &&
+            o->polish(o->polish_user, p, ws->answer, o->tau)) {
+            e = heft_mlcp_measure(p, ws->answer, measure_work).max;
+            result->polished++;
+        }
         *round_error = fmin(*round_error, e);
         if (!(e >= *best_error)) {
             *best_error = e;

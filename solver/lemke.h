@@ -35,6 +35,7 @@ typedef struct heft_lemke_result {
     int lcp_size;       /* variables of the LCP */
     int rounds;         /* proximal rounds */
     int factorizations; /* sparse LU factorizations of the basis (0 on the dense path) */
+    int polished;       /* answers options.polish bettered */
     double error_max;   /* J, heft_mlcp_measure of the answer (INFINITY when none) */
 } heft_lemke_result;
 
@@ -84,6 +85,15 @@ typedef struct heft_lemke_options {
     int max_rounds;           /* proximal rounds */
     int max_variables; /* an LCP with more variables is not tried (HEFT_LEMKE_TOO_LARGE); 0: any */
     int dense;         /* 1: the explicit dense B^-1 even when built with UMFPACK */
+    /* Called on a path's answer (n values, clamped) whose error lies above
+     * tau and at most polish_reach (J; below 0: never called), before
+     * another path is tried: it may replace the answer in place by a
+     * better one, and returns 1 when it did. A path costs thousands of
+     * pivots where a few Newton steps from a complementary basis's answer
+     * end most of those that miss (docs/friction-backstop.md). NULL: none. */
+    int (*polish)(void *user, const heft_mlcp *p, double *answer, double tau);
+    void *polish_user;
+    double polish_reach;
 } heft_lemke_options;
 
 /* Defaults: a path's budget 10 n + 100 pivots, no total, no cap on size. */

@@ -143,3 +143,32 @@ Test(lemke, proximal_rounds_go_on_while_they_improve) {
     free(lambda);
     heft_mlcp_destroy(p);
 }
+
+/* An island of the winch (step 4,404 of its timeline held on, 486 rows,
+ * 1,082 LCP variables) that bpp-skyline sent to Lemke's method: paths from
+ * its guesses end on bases 1.8e-6 J and 6e-10 J short of the tolerance,
+ * where a few Newton steps end it, but the paths that followed (from the
+ * all-slack basis, about 1,300 pivots each, and the proximal rounds) were
+ * run first, and the solve ended unconverged at 1.9e-11 J after 12,150
+ * backstop steps. Each path's answer within 1e-2 J is now polished before
+ * the next path: converged, within TAU, in at most 5,000 steps (1,939
+ * measured). */
+Test(lemke, a_near_miss_is_polished_before_the_next_path) {
+    heft_mlcp *p = NULL;
+    char err[256];
+    cr_assert_eq(
+        heft_mlcp_read_file(HEFT_TESTDATA_DIR "/winch-step4404.mlcp", &p, NULL, err, sizeof err), 0,
+        "%s", err);
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    heft_solver_stats st;
+    const int rc = heft_solve("bpp-skyline", NULL, p, lambda, &st);
+    cr_log_info("%d backstop stages, %d steps (%d Newton's), %.3e J", st.backstops,
+                st.backstop_pivots, st.newton_steps, st.error_max);
+    cr_assert_eq(rc, HEFT_SOLVE_OK, "%.3e J", st.error_max);
+    cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
+    const double e = heft_mlcp_measure(p, lambda, NULL).max;
+    cr_assert_leq(e, TAU, "%.3e J", e);
+    cr_assert_leq(st.backstop_pivots, 5000, "%d backstop steps", st.backstop_pivots);
+    free(lambda);
+    heft_mlcp_destroy(p);
+}
