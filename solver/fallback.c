@@ -49,8 +49,12 @@ void heft_fallback_destroy(heft_fallback *f) {
 int heft_fallback_reserve(heft_fallback *f, int rows, int bodies) {
     if (f == NULL || rows < 0 || bodies < 0)
         return 0;
+    /* the rescue's PGS too: it runs only after a failed or unconverged
+     * solve, and the winch under bpp-skyline allocated its workspace minutes
+     * into a run, when its first rescue came */
     return HEFT_RESERVE(f->work, f->work_cap, (size_t)rows + 6 * (size_t)bodies + 1) &&
-           HEFT_RESERVE(f->tried, f->tried_cap, (size_t)rows + 1);
+           HEFT_RESERVE(f->tried, f->tried_cap, (size_t)rows + 1) &&
+           heft_pgs_reserve_size(f->pgs, rows, bodies, 1);
 }
 
 static int all_finite(const double *x, int n) {

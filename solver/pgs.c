@@ -171,15 +171,18 @@ static int reserve_memory(pgs_state *s, size_t n) {
 }
 
 int heft_pgs_reserve(void *state, const heft_mlcp *p) {
+    return heft_pgs_reserve_size(state, p->n, p->nbodies, p->rows != NULL);
+}
+
+int heft_pgs_reserve_size(void *state, int rows, int bodies, int structured) {
     pgs_state *s = state;
-    const size_t n = p->n > 0 ? (size_t)p->n : 0;
-    if (s->split_bias && p->rows != NULL &&
+    const size_t n = rows > 0 ? (size_t)rows : 0;
+    if (s->split_bias && structured &&
         (!workspace_reserve((void **)&s->velocity_b, &s->velocity_b_cap, n, sizeof(double)) ||
          !workspace_reserve((void **)&s->position_b, &s->position_b_cap, n, sizeof(double)) ||
          !reserve_memory(s, n)))
         return 0;
-    const int structured = p->rows != NULL;
-    const size_t nb = structured && p->nbodies > 0 ? (size_t)p->nbodies : 0;
+    const size_t nb = structured && bodies > 0 ? (size_t)bodies : 0;
     const size_t d = sizeof(double);
     return workspace_reserve((void **)&s->diagonal, &s->diagonal_cap, n, d) &&
            workspace_reserve((void **)&s->measure_work, &s->measure_cap, n + 6 * nb, d) &&

@@ -13,6 +13,9 @@ extern const heft_solver_vtable heft_pgs_solver;
 /* Makes a PGS state (heft_pgs_solver.create) ready to solve problems of p's
  * size without allocating. Returns 0 when out of memory. */
 int heft_pgs_reserve(void *state, const heft_mlcp *p);
+/* The same for problems of n rows on nbodies bodies, in the structured form
+ * when structured is non-zero (the dense form's needs are a part of it). */
+int heft_pgs_reserve_size(void *state, int n, int nbodies, int structured);
 
 /* A PGS state (heft_pgs_solver.create's) that solves the problems as they
  * are, with no position pass and nothing remembered (docs/pgs.md): the

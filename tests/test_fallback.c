@@ -180,9 +180,10 @@ static void counting_free(void *p, void *user) {
     free(p);
 }
 
-/* After heft_fallback_reserve for a problem's size, a solve that converges
- * allocates nothing (an unconverged one only in the rescue's PGS); without
- * it the first solve grows the scratch. Bad counts are refused. */
+/* After heft_fallback_reserve for a problem's size, a solve allocates
+ * nothing, whether it converged or failed (its answer NaN) and the rescue's
+ * PGS answered; without it the first solve grows the scratch. Bad counts
+ * are refused. */
 Test(fallback, reserve_makes_the_measure_allocate_nothing) {
     planted_problem pp = planted_structured(60, 0.02, 0, 7);
     const int n = pp.p->n;
@@ -214,6 +215,26 @@ Test(fallback, reserve_makes_the_measure_allocate_nothing) {
     cr_assert_eq(heft_fallback_reserve(NULL, 10, 1), 0);
     cr_assert_gt(without, 0, "the first solve without a reserve allocated nothing");
     cr_assert_eq(with, 0, "%ld allocations after the reserve", with);
+
+    /* a NaN answer: the rescue's PGS answers, from reserved memory */
+    for (int reserve = 0; reserve < 2; ++reserve) {
+        heft_fallback *f = heft_fallback_create(&o);
+        cr_assert_not_null(f);
+        if (reserve)
+            cr_assert_eq(heft_fallback_reserve(f, n, pp.p->nbodies), 1);
+        given_answer = NULL;
+        heft_set_allocator(&counting);
+        fallback_allocations = 0;
+        heft_solve_with_fallback(f, &given_solver, (void *)1, pp.p, lambda, &st, NULL);
+        heft_set_allocator(NULL);
+        cr_assert_eq(st.answer, HEFT_ANSWER_PGS);
+        if (reserve)
+            cr_assert_eq(fallback_allocations, 0, "%ld allocations in the reserved rescue",
+                         fallback_allocations);
+        else
+            cr_assert_gt(fallback_allocations, 0);
+        heft_fallback_destroy(f);
+    }
     free(answer);
     free(lambda);
     planted_free(&pp);

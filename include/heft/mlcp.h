@@ -217,11 +217,11 @@ typedef struct heft_fallback heft_fallback;
  * a failed solve and keeps an unconverged answer as it is). */
 HEFT_API heft_fallback *heft_fallback_create(const heft_solver_options *options);
 HEFT_API void heft_fallback_destroy(heft_fallback *fallback);
-/* Grows the fallback's scratch memory to what a problem of rows rows and
- * bodies bodies needs, so that heft_solve_with_fallback on it allocates
- * nothing (but for the rescue's PGS, which runs only after a failed or
- * unconverged solve). Returns 1, or 0 when fallback is NULL, a count is
- * negative, or memory is short (what was reserved before stays). */
+/* Grows the fallback's scratch memory, its rescue's PGS workspace
+ * included, to what a problem of rows rows and bodies bodies needs, so that
+ * heft_solve_with_fallback on it allocates nothing. Returns 1, or 0 when
+ * fallback is NULL, a count is negative, or memory is short (what was
+ * reserved before stays). */
 HEFT_API int heft_fallback_reserve(heft_fallback *fallback, int rows, int bodies);
 
 /* What the rescue did in one heft_solve_with_fallback. */
