@@ -71,6 +71,24 @@ Test(allocation, the_counting_allocator_sees_world_creation) {
     cr_assert_gt(counting_allocator_calls, 0);
 }
 
+/* 101 LCPs of 100 to 200 rows (A tridiagonal, SPD), as an island's rows
+ * creep up a contact at a time. */
+static void creeping_problems(heft_mlcp **problems) {
+    for (int k = 0; k <= 100; ++k) {
+        const int n = 100 + k;
+        heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE);
+        cr_assert_not_null(p);
+        for (int i = 0; i < n; ++i) {
+            p->A[(size_t)i * n + i] = 2.0;
+            if (i > 0)
+                p->A[(size_t)i * n + i - 1] = p->A[(size_t)(i - 1) * n + i] = -0.5;
+            p->b[i] = i % 3 == 0 ? -1.0 : 1.0;
+            p->lo[i] = 0.0;
+        }
+        problems[k] = p;
+    }
+}
+
 /* A pgs state whose island's rows creep up one at a time (a chain winding
  * onto a drum gains a contact now and then) regrows its workspace once or
  * twice, not at every new row: 101 solves of 100 to 200 rows may allocate
@@ -81,19 +99,7 @@ Test(allocation, pgs_workspace_regrows_rarely_while_rows_creep_up) {
     const heft_solver_vtable *pgs = heft_solver_find("pgs");
     cr_assert_not_null(pgs);
     heft_mlcp *problems[101];
-    for (int k = 0; k <= 100; ++k) {
-        const int n = 100 + k;
-        heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE);
-        cr_assert_not_null(p);
-        for (int i = 0; i < n; ++i) {
-            p->A[(size_t)i * n + i] = 2.0;
-            if (i > 0)
-                p->A[(size_t)i * n + i - 1] = p->A[(size_t)(i - 1) * n + i] = -0.5;
-            p->b[i] = 1.0;
-            p->lo[i] = 0.0;
-        }
-        problems[k] = p;
-    }
+    creeping_problems(problems);
     static double lambda[200];
     heft_solver_stats stats;
     counting_allocator_install();
@@ -114,24 +120,6 @@ Test(allocation, pgs_workspace_regrows_rarely_while_rows_creep_up) {
     cr_assert_leq(later, 2 * first,
                   "%ld allocations in 100 solves of 101 to 200 rows, %ld in the first", later,
                   first);
-}
-
-/* 101 LCPs of 100 to 200 rows (A tridiagonal, SPD), as an island's rows
- * creep up a contact at a time. */
-static void creeping_problems(heft_mlcp **problems) {
-    for (int k = 0; k <= 100; ++k) {
-        const int n = 100 + k;
-        heft_mlcp *p = heft_mlcp_create(n, 0, HEFT_MLCP_DENSE);
-        cr_assert_not_null(p);
-        for (int i = 0; i < n; ++i) {
-            p->A[(size_t)i * n + i] = 2.0;
-            if (i > 0)
-                p->A[(size_t)i * n + i - 1] = p->A[(size_t)(i - 1) * n + i] = -0.5;
-            p->b[i] = i % 3 == 0 ? -1.0 : 1.0;
-            p->lo[i] = 0.0;
-        }
-        problems[k] = p;
-    }
 }
 
 /* The pivoting family's workspaces (bpp-skyline's own with its ordering and
