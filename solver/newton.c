@@ -314,18 +314,14 @@ static int factor(heft_newton *ws, int m) {
             pair = taken1 == 1;
         }
         if (!pair) {
-            /* pivot k alone, on the columns past k + 1 when k + 1 was
-             * handled above */
-            const int first = k1 < m && k1 <= sk && ws->out[k1] == 2 ? k + 2 : k + 1;
-            for (int c = first; c <= sk; ++c) {
+            /* pivot k alone (a k + 1 dropped above is out, so skipped) */
+            for (int c = k + 1; c <= sk; ++c) {
                 if (ws->out[c])
                     continue;
                 const int t = c - k;
                 sub_scaled(ws->lower + start[c], lk + t, uk[t], 0, sk - c);
                 sub_scaled(ws->upper + start[c], uk + t, lk[t], 1, sk - c);
             }
-            if (k1 < m && k1 <= sk && ws->out[k1] == 2)
-                k = k1; /* dropped: nothing more to take there */
             continue;
         }
         const double *l1 = ws->lower + start[k1];
