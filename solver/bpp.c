@@ -1396,7 +1396,10 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
         return 0;
     heft_bpp_clamp_answer(p, s->lambda);
     const heft_mlcp_error err = heft_mlcp_measure(p, s->lambda, s->measure_work);
-    if (!(err.max <= tau) || err.nonfinite > 0)
+    /* within the acceptance line too, so that heft_bpp_answer keeps it as
+     * it is (a looser tolerance would have it compared with zero and the
+     * warm start again, and perhaps not converged) */
+    if (!(err.max <= tau && err.max <= BPP_ACCEPTED) || err.nonfinite > 0)
         return 0;
     heft_bpp_read_sets(p, s->lambda, s->set);
     if (s->kept_n == n && s->kept_set != NULL && !same_sets(p, s->lambda, s->set, s->kept_set))
