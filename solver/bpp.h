@@ -126,6 +126,13 @@ typedef struct bpp_state {
     int L0_valid;       /* L0 factored for this solve */
     int dirty_from;     /* first column of L that may differ from L0 */
 
+    /* the equality rows eliminated (eliminated_stage in bpp.c): a baraff
+     * solver made when first needed; nested: this state is baraff's own
+     * inner solver, which never runs that stage */
+    const heft_solver_vtable *elim;
+    void *elim_state;
+    int nested;
+
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
@@ -141,6 +148,9 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend);
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
 void heft_bpp_reset(void *state);
 void heft_bpp_destroy(void *state);
+/* Marks a bpp state as another solver's inner one (baraff's): its solves
+ * never hand the problem to baraff in turn. */
+void heft_bpp_set_nested(void *state);
 /* The kept sets and answer, and bpp-pcg's last Woodbury solves, as bytes
  * (heft_solver_vtable save_state and restore_state; bpp_state.c). */
 size_t heft_bpp_save_state(const void *state, void *buffer, size_t capacity);
