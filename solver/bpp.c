@@ -193,8 +193,7 @@ void heft_bpp_destroy(void *state) {
     bpp_state *s = state;
     if (s == NULL)
         return;
-    if (s->elim_state != NULL)
-        s->elim->destroy(s->elim_state);
+    heft_bpp_elimination_release(&s->elim);
     heft_bpp_pcg_release(s);
 #ifdef HEFT_HAVE_CHOLMOD
     heft_bpp_sparse_release(s);
@@ -1417,22 +1416,21 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
 }
 
 /* The equality rows eliminated: Baraff's auxiliary problem (baraff.c,
- * [Baraff 1996] §8) from the best point the solve has seen, when every
- * stage before left a problem with joints open. Lemke's method splits a
- * free row into two nonnegative variables (docs/friction-backstop.md "The
- * LCP"); baraff solves the joints' rows by its sparse factorization and
- * gives the pivoting and Lemke's method only the contacts, limits and
- * motors, a smaller LCP without the split pairs. On the hard family (no
- * warm start, restart off) it ends members of 257 to 985 rows whose paths
- * on the whole problem ended on rays or spent their budget. Its state is
- * reset before each use, so that a solve depends on its problem alone (a
- * restored world solves the same). Returns 1 with an answer within tau in
- * s->fz_x, 0 with a finite answer short of it there, -1 when it did not
- * run or failed. */
-static int eliminated_stage(const heft_mlcp *p, bpp_state *s, const double *from, double tau,
-                            heft_solver_stats *stats) {
+ * [Baraff 1996] §8) from the best point a solve has seen, when every stage
+ * before left a problem with joints open. Lemke's method splits a free row
+ * into two nonnegative variables (docs/friction-backstop.md "The LCP");
+ * baraff solves the joints' rows by its sparse factorization and gives the
+ * pivoting and Lemke's method only the contacts, limits and motors, a
+ * smaller LCP without the split pairs. On the hard family (no warm start,
+ * restart off) it ends members of 257 to 768 rows whose paths on the whole
+ * problem ended on rays or spent their budget. Its state is reset before
+ * each use, so that a solve depends on its problem alone (a restored world
+ * solves the same). */
+int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
+                        heft_bpp_elimination *e, const double *from, double tau, double *start,
+                        double *answer, double *measure_work, heft_solver_stats *stats) {
     const int n = p->n;
-    if (s->nested || p->rows == NULL || p->nbodies <= 0)
+    if (p->rows == NULL || p->nbodies <= 0)
         return -1;
     int equalities = 0;
     for (int i = 0; i < n; ++i)
@@ -1440,20 +1438,20 @@ static int eliminated_stage(const heft_mlcp *p, bpp_state *s, const double *from
                       p->lo[i] < 0.0 && isinf(p->hi[i]) && p->hi[i] > 0.0;
     if (equalities == 0)
         return -1;
-    if (s->elim_state == NULL) {
-        s->elim = heft_solver_find("baraff");
-        if (s->elim == NULL || (s->elim_state = s->elim->create(&s->options)) == NULL)
+    if (e->state == NULL) {
+        e->solver = heft_solver_find("baraff");
+        if (e->solver == NULL || (e->state = e->solver->create(options)) == NULL)
             return -1;
     }
-    if (s->elim->reset != NULL)
-        s->elim->reset(s->elim_state);
+    if (e->solver->reset != NULL)
+        e->solver->reset(e->state);
     for (int i = 0; i < n; ++i)
-        s->fz_t[i] = from != NULL && isfinite(from[i]) ? from[i] : 0.0;
+        start[i] = from != NULL && isfinite(from[i]) ? from[i] : 0.0;
     heft_mlcp q = *p;
-    q.lambda0 = s->fz_t;
+    q.lambda0 = start;
     heft_solver_stats es;
     memset(&es, 0, sizeof es);
-    const int rc = s->elim->solve(s->elim_state, &q, s->fz_x, &es);
+    const int rc = e->solver->solve(e->state, &q, answer, &es);
     stats->backstops += 1 + es.backstops;
     stats->backstop_pivots += es.backstop_pivots;
     stats->newton_steps += es.newton_steps;
@@ -1465,11 +1463,17 @@ static int eliminated_stage(const heft_mlcp *p, bpp_state *s, const double *from
     stats->inner_iterations += es.iterations;
     if (rc == HEFT_SOLVE_FAILED)
         return -1;
-    heft_bpp_clamp_answer(p, s->fz_x);
-    const heft_mlcp_error e = heft_mlcp_measure(p, s->fz_x, s->measure_work);
-    if (e.nonfinite > 0 || !isfinite(e.max))
+    heft_bpp_clamp_answer(p, answer);
+    const heft_mlcp_error err = heft_mlcp_measure(p, answer, measure_work);
+    if (err.nonfinite > 0 || !isfinite(err.max))
         return -1;
-    return e.max <= tau ? 1 : 0;
+    return err.max <= tau ? 1 : 0;
+}
+
+void heft_bpp_elimination_release(heft_bpp_elimination *e) {
+    if (e->state != NULL)
+        e->solver->destroy(e->state);
+    e->state = NULL;
 }
 
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
@@ -1740,7 +1744,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                 from = points[k];
             }
         }
-        const int found = eliminated_stage(p, s, from, tau, stats);
+        const int found = s->nested ? -1
+                                    : heft_bpp_eliminated(p, &s->options, &s->elim, from, tau,
+                                                          s->fz_t, s->fz_x, s->measure_work, stats);
         if (found >= 0) {
             const double e = heft_mlcp_measure(p, s->fz_x, s->measure_work).max;
             if (found > 0 || e < nearest) {
