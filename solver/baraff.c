@@ -28,6 +28,7 @@
  * mass block that is not static, a pivot that is not definite) is solved by
  * bpp on the whole problem, and stats->fallback says so. */
 #include "baraff.h"
+#include "bpp.h"
 
 #include <math.h>
 #include <string.h>
@@ -89,6 +90,7 @@ static void *baraff_create(const heft_solver_options *options) {
         heft_free(s);
         return NULL;
     }
+    heft_bpp_set_nested(s->aux_bpp);
     return s;
 }
 
@@ -621,8 +623,11 @@ static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda) 
 
 static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
                           heft_solver_stats *stats) {
-    if (s->full_bpp == NULL && (s->full_bpp = s->bpp->create(&s->options)) == NULL)
-        return HEFT_SOLVE_FAILED;
+    if (s->full_bpp == NULL) {
+        if ((s->full_bpp = s->bpp->create(&s->options)) == NULL)
+            return HEFT_SOLVE_FAILED;
+        heft_bpp_set_nested(s->full_bpp);
+    }
     const int rc = s->bpp->solve(s->full_bpp, p, lambda, stats);
     stats->fallback = 1;
     return rc;
@@ -831,8 +836,11 @@ static int baraff_restore_state(void *state, const void *buffer, size_t size) {
             continue;
         if (n > r.size - r.at || s->bpp->restore_state == NULL)
             return -1;
-        if (*parts[i] == NULL && (*parts[i] = s->bpp->create(&s->options)) == NULL)
-            return -1;
+        if (*parts[i] == NULL) {
+            if ((*parts[i] = s->bpp->create(&s->options)) == NULL)
+                return -1;
+            heft_bpp_set_nested(*parts[i]);
+        }
         if (s->bpp->restore_state(*parts[i], r.buffer + r.at, (size_t)n) != 0)
             return -1;
         r.at += (size_t)n;

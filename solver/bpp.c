@@ -185,10 +185,15 @@ void heft_bpp_reset(void *state) {
     s->wood_n = 0;
 }
 
+void heft_bpp_set_nested(void *state) {
+    ((bpp_state *)state)->nested = 1;
+}
+
 void heft_bpp_destroy(void *state) {
     bpp_state *s = state;
     if (s == NULL)
         return;
+    heft_bpp_elimination_release(&s->elim);
     heft_bpp_pcg_release(s);
 #ifdef HEFT_HAVE_CHOLMOD
     heft_bpp_sparse_release(s);
@@ -1410,6 +1415,67 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
     return heft_bpp_answer(p, &a, 1, start, lambda_out, stats) == HEFT_SOLVE_OK;
 }
 
+/* The equality rows eliminated: Baraff's auxiliary problem (baraff.c,
+ * [Baraff 1996] §8) from the best point a solve has seen, when every stage
+ * before left a problem with joints open. Lemke's method splits a free row
+ * into two nonnegative variables (docs/friction-backstop.md "The LCP");
+ * baraff solves the joints' rows by its sparse factorization and gives the
+ * pivoting and Lemke's method only the contacts, limits and motors, a
+ * smaller LCP without the split pairs. On the hard family (no warm start,
+ * restart off) it ends members of 257 to 768 rows whose paths on the whole
+ * problem ended on rays or spent their budget. Its state is reset before
+ * each use, so that a solve depends on its problem alone (a restored world
+ * solves the same). */
+int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
+                        heft_bpp_elimination *e, const double *from, double tau, double *start,
+                        double *answer, double *measure_work, heft_solver_stats *stats) {
+    const int n = p->n;
+    if (p->rows == NULL || p->nbodies <= 0)
+        return -1;
+    int equalities = 0;
+    for (int i = 0; i < n; ++i)
+        equalities += (p->findex == NULL || p->findex[i] < 0) && isinf(p->lo[i]) &&
+                      p->lo[i] < 0.0 && isinf(p->hi[i]) && p->hi[i] > 0.0;
+    if (equalities == 0)
+        return -1;
+    if (e->state == NULL) {
+        e->solver = heft_solver_find("baraff");
+        if (e->solver == NULL || (e->state = e->solver->create(options)) == NULL)
+            return -1;
+    }
+    if (e->solver->reset != NULL)
+        e->solver->reset(e->state);
+    for (int i = 0; i < n; ++i)
+        start[i] = from != NULL && isfinite(from[i]) ? from[i] : 0.0;
+    heft_mlcp q = *p;
+    q.lambda0 = start;
+    heft_solver_stats es;
+    memset(&es, 0, sizeof es);
+    const int rc = e->solver->solve(e->state, &q, answer, &es);
+    stats->backstops += 1 + es.backstops;
+    stats->backstop_pivots += es.backstop_pivots;
+    stats->newton_steps += es.newton_steps;
+    stats->pgs_sweeps += es.pgs_sweeps;
+    stats->restarts += es.restarts;
+    stats->frozen_rounds += es.frozen_rounds;
+    stats->factorizations += es.factorizations;
+    stats->downdates += es.downdates;
+    stats->inner_iterations += es.iterations;
+    if (rc == HEFT_SOLVE_FAILED)
+        return -1;
+    heft_bpp_clamp_answer(p, answer);
+    const heft_mlcp_error err = heft_mlcp_measure(p, answer, measure_work);
+    if (err.nonfinite > 0 || !isfinite(err.max))
+        return -1;
+    return err.max <= tau ? 1 : 0;
+}
+
+void heft_bpp_elimination_release(heft_bpp_elimination *e) {
+    if (e->state != NULL)
+        e->solver->destroy(e->state);
+    e->state = NULL;
+}
+
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_solver_stats *stats) {
     bpp_state *s = state;
     const double start = heft_time_ms();
@@ -1656,6 +1722,38 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                 heft_bpp_read_sets(p, s->lambda, s->set);
                 frozen = 1; /* an answer in s->lambda */
                 converged = e <= tau;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
+        }
+    }
+    if (!converged) {
+        /* the joints' rows eliminated, from the best point seen */
+        const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
+                                   pgs_answered ? s->pgs_lambda : NULL,
+                                   have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
+        const double *from = NULL;
+        double nearest = INFINITY;
+        for (int k = 0; k < 4; ++k) {
+            if (points[k] == NULL)
+                continue;
+            memcpy(s->fz_t, points[k], vec);
+            heft_bpp_clamp_answer(p, s->fz_t);
+            const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+            if (e < nearest) {
+                nearest = e;
+                from = points[k];
+            }
+        }
+        const int found = s->nested ? -1
+                                    : heft_bpp_eliminated(p, &s->options, &s->elim, from, tau,
+                                                          s->fz_t, s->fz_x, s->measure_work, stats);
+        if (found >= 0) {
+            const double e = heft_mlcp_measure(p, s->fz_x, s->measure_work).max;
+            if (found > 0 || e < nearest) {
+                memcpy(s->lambda, s->fz_x, vec);
+                heft_bpp_read_sets(p, s->lambda, s->set);
+                frozen = 1; /* an answer in s->lambda */
+                converged = found > 0;
                 source = HEFT_ANSWER_BACKSTOP;
             }
         }

@@ -45,6 +45,13 @@ struct bpp_sparse_backend; /* bpp_sparse.c */
 /* The index set of one variable (eq. 2.1). */
 enum { BPP_FREE = 0, BPP_AT_LO = 1, BPP_AT_HI = 2 };
 
+/* The last stage of the pivoting solvers (heft_bpp_eliminated): a baraff
+ * solver, made when first needed. */
+typedef struct heft_bpp_elimination {
+    const heft_solver_vtable *solver;
+    void *state;
+} heft_bpp_elimination;
+
 typedef struct bpp_state {
     bpp_backend backend;
     heft_solver_options options;
@@ -126,6 +133,12 @@ typedef struct bpp_state {
     int L0_valid;       /* L0 factored for this solve */
     int dirty_from;     /* first column of L that may differ from L0 */
 
+    /* the equality rows eliminated (eliminated_stage in bpp.c): a baraff
+     * solver made when first needed; nested: this state is baraff's own
+     * inner solver, which never runs that stage */
+    heft_bpp_elimination elim;
+    int nested;
+
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
@@ -141,6 +154,22 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend);
 int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda, heft_solver_stats *stats);
 void heft_bpp_reset(void *state);
 void heft_bpp_destroy(void *state);
+/* Marks a bpp state as another solver's inner one (baraff's): its solves
+ * never hand the problem to baraff in turn. */
+void heft_bpp_set_nested(void *state);
+
+/* The equality rows eliminated: baraff (Baraff's auxiliary problem) on p
+ * from the point from (NULL: zero), after every other stage of a pivoting
+ * solve left p open. Only for a structured p with equality rows (free on
+ * both sides, no friction index). start (n) holds the start, answer (n)
+ * gets baraff's answer clamped into its boxes; measure_work: n + 6 nbodies.
+ * Returns 1 when the answer is within tau, 0 when it is short of it, -1
+ * when the stage did not run or failed. Counts go to stats (backstops,
+ * backstop_pivots, newton_steps and the rest). */
+int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
+                        heft_bpp_elimination *e, const double *from, double tau, double *start,
+                        double *answer, double *measure_work, heft_solver_stats *stats);
+void heft_bpp_elimination_release(heft_bpp_elimination *e);
 /* The kept sets and answer, and bpp-pcg's last Woodbury solves, as bytes
  * (heft_solver_vtable save_state and restore_state; bpp_state.c). */
 size_t heft_bpp_save_state(const void *state, void *buffer, size_t capacity);

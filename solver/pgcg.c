@@ -87,6 +87,7 @@ typedef struct pgcg_state {
     double *cut_at;         /* free-set: the step at which each reaches its box (eq. 5.1) */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
     heft_lemke lemke;                        /* the exact backstop (bpp.h heft_bpp_backstop) */
+    heft_bpp_elimination elim;               /* its last stage (heft_bpp_eliminated) */
     double *bs_answer, *start;               /* its answer; the restart's start point */
     size_t bs_answer_cap, start_cap;
     /* the friction coupling (couple_friction) */
@@ -139,6 +140,7 @@ static void pgcg_destroy(void *state) {
     heft_pcg_release(&s->cwork);
     heft_pgs_solver.destroy(s->pgs);
     heft_lemke_release(&s->lemke);
+    heft_bpp_elimination_release(&s->elim);
     heft_free(s->bs_answer);
     heft_free(s->start);
     void *arrays[] = {s->set,    s->next_set,   s->best_set,     s->kept_set,    s->keep,
@@ -786,6 +788,38 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             memcpy(s->set, s->best_set, (size_t)n);
             have_best = 1;
             converged = solved > 0;
+            source = HEFT_ANSWER_BACKSTOP;
+        }
+    }
+    if (!converged) {
+        /* the joints' rows eliminated, from the best point seen (as bpp) */
+        const double *points[3] = {
+            have_best ? s->best_lambda : NULL,
+            s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda : NULL,
+            warm ? p->lambda0 : NULL};
+        const double *from = NULL;
+        double nearest = INFINITY;
+        for (int k = 0; k < 3; ++k) {
+            if (points[k] == NULL)
+                continue;
+            memcpy(s->start, points[k], vec);
+            heft_bpp_clamp_answer(p, s->start);
+            const double e = heft_mlcp_measure(p, s->start, s->measure_work).max;
+            if (e < nearest) {
+                nearest = e;
+                from = points[k];
+            }
+        }
+        const int found = heft_bpp_eliminated(p, &s->options, &s->elim, from, tau, s->start,
+                                              s->bs_answer, s->measure_work, stats);
+        if (found > 0 ||
+            (found == 0 && heft_mlcp_measure(p, s->bs_answer, s->measure_work).max < nearest)) {
+            memcpy(s->best_lambda, s->bs_answer, vec);
+            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
+            memcpy(s->lambda, s->best_lambda, vec);
+            memcpy(s->set, s->best_set, (size_t)n);
+            have_best = 1;
+            converged = found > 0;
             source = HEFT_ANSWER_BACKSTOP;
         }
     }

@@ -143,6 +143,37 @@ Test(hard_family, pgcg_solves_95_percent, .timeout = 300) {
     cr_assert_geq(on.solved, 48, "pgcg with the restart: %d of %d", on.solved, SUBSET);
 }
 
+/* Member 34 (257 rows, 20 four-point faces, ball joints and motors): from
+ * zero and without the restart, block pivoting stalls, the Newton stage
+ * stalls, and Lemke's paths on the whole problem (its joints' rows split in
+ * two) end 1e-5 J off after 23,000 pivots. With the joints' rows eliminated
+ * (Baraff's auxiliary problem, the last stage) it ends within the
+ * acceptance line, and the stage is counted among the backstop's runs. */
+Test(hard_family, a_problem_whose_paths_fail_ends_with_its_joint_rows_eliminated, .timeout = 120) {
+    hard_problem hp = hard_family_member(34, 1000);
+    cr_assert_eq(hp.p->n, 257);
+    int equalities = 0;
+    for (int i = 0; i < hp.p->n; ++i)
+        equalities += isinf(hp.p->lo[i]) && isinf(hp.p->hi[i]);
+    cr_assert_gt(equalities, 0, "member 34 has joint rows");
+    const char *solvers[] = {"bpp", "bpp-skyline"};
+    for (int k = 0; k < 2; ++k) {
+        double *lambda = calloc((size_t)hp.p->n, sizeof(double));
+        heft_solver_options o = heft_solver_default_options();
+        o.bpp_pgs_sweeps = 0;
+        heft_solver_stats st;
+        const int rc = heft_solve(solvers[k], &o, hp.p, lambda, &st);
+        const double e = heft_mlcp_measure(hp.p, lambda, NULL).max;
+        cr_log_info("%s: %.3g J, %d backstop runs, %d pivots", solvers[k], e, st.backstops,
+                    st.backstop_pivots);
+        cr_expect_eq(rc, HEFT_SOLVE_OK, "%s", solvers[k]);
+        cr_expect_lt(e, ACCEPT, "%s: %.3g J", solvers[k], e);
+        cr_expect_eq(st.answer, HEFT_ANSWER_BACKSTOP, "%s", solvers[k]);
+        free(lambda);
+    }
+    hard_family_free(&hp);
+}
+
 /* Islands where block pivoting stalled (exported from the scenes): without
  * the restart the backstop answers the 60-row one inside bpp-skyline, and
  * the chain's (431 rows, 467 LCP variables: above the solvers' cap of 400)
