@@ -14,4 +14,9 @@ typedef struct heft_baraff_info {
 
 heft_baraff_info heft_baraff_get_info(const void *state);
 
+/* Marks a baraff state as the last stage of a pivoting solver
+ * (heft_bpp_eliminated): an unconverged solve of it ends there, without
+ * handing the whole problem back to bpp. */
+void heft_baraff_set_nested(void *state);
+
 #endif

@@ -63,6 +63,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "baraff.h"
 #include "bpp.h"
 #include "pgs.h"
 #include "workspace.h"
@@ -1442,6 +1443,7 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
         e->solver = heft_solver_find("baraff");
         if (e->solver == NULL || (e->state = e->solver->create(options)) == NULL)
             return -1;
+        heft_baraff_set_nested(e->state);
     }
     if (e->solver->reset != NULL)
         e->solver->reset(e->state);

@@ -12,6 +12,7 @@
 #include "baraff.h"
 #include "mechanisms.h"
 #include "counting_allocator.h"
+#include "hard_family.h"
 #include "planted.h"
 #include "runner.h"
 
@@ -393,4 +394,41 @@ Test(baraff_scenes, engine_steps_with_ldl_pgs_and_baraff_allocate_nothing_after_
             cr_assert_eq(during, 0, "%s with %s: %d allocations in 200 steps", scenes[s],
                          solvers[v], during);
         }
+}
+
+/* An auxiliary problem left open goes to bpp on the whole problem from
+ * baraff's answer; a baraff made as a pivoting solver's last stage (nested)
+ * does not. On the hard family's member 34 (257 rows) with Lemke's method
+ * off, the restart off and a budget of 5 pivoting steps, the auxiliary
+ * problem stays open: the rescue runs (one more backstop run than the
+ * nested state's) and its answer is kept only when it is better. */
+Test(baraff, an_open_auxiliary_problem_goes_to_bpp_on_the_whole_problem, .timeout = 120) {
+    hard_problem hp = hard_family_member(34, 1000);
+    const int n = hp.p->n;
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
+    o.backstop_max_variables = HEFT_BACKSTOP_OFF;
+    o.max_pivots = 5;
+    const heft_solver_vtable *v = heft_solver_find("baraff");
+    void *nested = v->create(&o), *plain = v->create(&o);
+    cr_assert(nested != NULL && plain != NULL);
+    heft_baraff_set_nested(nested);
+    double *a = calloc((size_t)n, sizeof(double)), *b = calloc((size_t)n, sizeof(double));
+    heft_solver_stats sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    v->solve(nested, hp.p, a, &sa);
+    v->solve(plain, hp.p, b, &sb);
+    const double ea = heft_mlcp_measure(hp.p, a, NULL).max;
+    const double eb = heft_mlcp_measure(hp.p, b, NULL).max;
+    cr_log_info("nested: %.3g J, %d backstop runs; with the rescue: %.3g J, %d", ea, sa.backstops,
+                eb, sb.backstops);
+    cr_assert_gt(ea, 1e-10, "the auxiliary problem stays open (%.3g J)", ea);
+    cr_assert_geq(sb.backstops, sa.backstops + 1, "%d against %d", sb.backstops, sa.backstops);
+    cr_assert_leq(eb, ea, "%.3g J against %.3g J", eb, ea);
+    free(a);
+    free(b);
+    v->destroy(nested);
+    v->destroy(plain);
+    hard_family_free(&hp);
 }
