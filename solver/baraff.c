@@ -45,6 +45,7 @@ typedef struct baraff_state {
     void *aux_bpp, *full_bpp;
     /* the whole problem from an unconverged answer (rescue_whole) and
      * whether this state is a pivoting solver's last stage (no rescue) */
+    const heft_solver_vtable *rescue;
     void *rescue_bpp;
     double *rescue_start, *rescue_answer;
     size_t rescue_start_cap, rescue_answer_cap;
@@ -108,7 +109,7 @@ static void baraff_destroy(void *state) {
     if (s->full_bpp != NULL)
         s->bpp->destroy(s->full_bpp);
     if (s->rescue_bpp != NULL)
-        s->bpp->destroy(s->rescue_bpp);
+        s->rescue->destroy(s->rescue_bpp);
     heft_free(s->rescue_start);
     heft_free(s->rescue_answer);
     void *arrays[] = {
@@ -670,31 +671,36 @@ static void add_auxiliary_counts(heft_solver_stats *stats, const heft_solver_sta
     stats->answer = aux->answer;
 }
 
-/* An auxiliary problem left open: bpp on the whole problem from this
- * answer, its joints' rows split into Lemke's pairs, whose own last stage
- * (heft_bpp_eliminated) comes back here from its best point, nested. The
- * two LCPs end different problems of the hard family: from zero, baraff
- * left member 18 (749 rows) at 0.057 J and bpp-skyline at 0.0021 J; bpp
- * from baraff's answer ends it at 3e-29 J. Its state is reset before each
- * use (a solve depends on its problem alone). Returns 2 when lambda was
- * replaced by an answer within the tolerance, 1 by a better one short of
- * it, 0 when it was kept. */
+/* An auxiliary problem left open: bpp-skyline on the whole problem from
+ * this answer, its joints' rows split into Lemke's pairs, whose own last
+ * stage (heft_bpp_eliminated) comes back to a nested baraff from its best
+ * point. The two LCPs end different problems of the hard family: from zero,
+ * baraff left member 18 (749 rows) at 0.057 J and the whole problem's
+ * stages did not end it either; bpp-skyline from baraff's answer ends it at
+ * 3e-29 J. The skyline, not bpp's dense Cholesky, so that a large island
+ * costs what its band does. Its state is reset before each use (a solve
+ * depends on its problem alone). Returns 2 when lambda was replaced by an
+ * answer within the tolerance, 1 by a better one short of it, 0 when it
+ * was kept. */
 static int rescue_whole(baraff_state *s, const heft_mlcp *p, double *lambda, double kept_error,
                         heft_solver_stats *stats) {
     const int n = p->n;
-    if (s->rescue_bpp == NULL && (s->rescue_bpp = s->bpp->create(&s->options)) == NULL)
-        return 0;
+    if (s->rescue_bpp == NULL) {
+        s->rescue = heft_solver_find("bpp-skyline");
+        if (s->rescue == NULL || (s->rescue_bpp = s->rescue->create(&s->options)) == NULL)
+            return 0;
+    }
     if (!HEFT_RESERVE(s->rescue_start, s->rescue_start_cap, (size_t)n) ||
         !HEFT_RESERVE(s->rescue_answer, s->rescue_answer_cap, (size_t)n))
         return 0;
-    if (s->bpp->reset != NULL)
-        s->bpp->reset(s->rescue_bpp);
+    if (s->rescue->reset != NULL)
+        s->rescue->reset(s->rescue_bpp);
     memcpy(s->rescue_start, lambda, sizeof(double) * (size_t)n);
     heft_mlcp q = *p;
     q.lambda0 = s->rescue_start;
     heft_solver_stats rs;
     memset(&rs, 0, sizeof rs);
-    const int rc = s->bpp->solve(s->rescue_bpp, &q, s->rescue_answer, &rs);
+    const int rc = s->rescue->solve(s->rescue_bpp, &q, s->rescue_answer, &rs);
     stats->backstops += 1 + rs.backstops;
     stats->backstop_pivots += rs.backstop_pivots;
     stats->newton_steps += rs.newton_steps;

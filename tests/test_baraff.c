@@ -396,7 +396,7 @@ Test(baraff_scenes, engine_steps_with_ldl_pgs_and_baraff_allocate_nothing_after_
         }
 }
 
-/* An auxiliary problem left open goes to bpp on the whole problem from
+/* An auxiliary problem left open goes to bpp-skyline on the whole problem from
  * baraff's answer; a baraff made as a pivoting solver's last stage (nested)
  * does not. On the hard family's member 34 (257 rows) with Lemke's method
  * off, the restart off and a budget of 5 pivoting steps, the auxiliary
