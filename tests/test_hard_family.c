@@ -174,6 +174,54 @@ Test(hard_family, a_problem_whose_paths_fail_ends_with_its_joint_rows_eliminated
     hard_family_free(&hp);
 }
 
+/* The last stage runs only on a structured problem with equality rows:
+ * neither a dense-only problem nor one whose rows all have a bound reaches
+ * baraff, and neither changes the statistics or the answer buffer. */
+Test(hard_family, the_last_stage_takes_only_structured_problems_with_joint_rows) {
+    hard_problem hp = hard_family_member(34, 1000);
+    heft_mlcp *p = hp.p;
+    const int n = p->n;
+    heft_solver_options o = heft_solver_default_options();
+    o.bpp_pgs_sweeps = 0;
+    double *start = calloc((size_t)n, sizeof(double)), *answer = calloc((size_t)n, sizeof(double));
+    double *work = calloc((size_t)(n + 6 * p->nbodies), sizeof(double));
+    heft_bpp_elimination e = {NULL, NULL};
+    heft_solver_stats st;
+    memset(&st, 0, sizeof st);
+    /* with its joints' rows: it runs (from zero here) and counts its run */
+    cr_assert_geq(heft_bpp_eliminated(p, &o, &e, NULL, 1e-12, start, answer, work, &st), 0);
+    cr_assert_geq(st.backstops, 1);
+    cr_assert_not_null(e.state);
+    /* every equality row given a bound: nothing to eliminate */
+    for (int i = 0; i < n; ++i)
+        if (isinf(p->lo[i]) && isinf(p->hi[i])) {
+            p->lo[i] = -1e3;
+            p->hi[i] = 1e3;
+        }
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < n; ++i)
+        answer[i] = 7.0;
+    cr_assert_eq(heft_bpp_eliminated(p, &o, &e, NULL, 1e-12, start, answer, work, &st), -1);
+    cr_assert_eq(st.backstops, 0);
+    cr_assert_eq(answer[0], 7.0);
+    heft_bpp_elimination_release(&e);
+    cr_assert_null(e.state);
+    hard_family_free(&hp);
+    /* a dense-only problem: no structure for baraff */
+    planted_problem dense = planted_dense(40, 0.1, 5);
+    heft_mlcp *q = dense.p;
+    double *w2 = calloc((size_t)q->n, sizeof(double));
+    memset(&st, 0, sizeof st);
+    cr_assert_eq(heft_bpp_eliminated(q, &o, &e, NULL, 1e-12, w2, w2, w2, &st), -1);
+    cr_assert_eq(st.backstops, 0);
+    cr_assert_null(e.state);
+    free(w2);
+    planted_free(&dense);
+    free(start);
+    free(answer);
+    free(work);
+}
+
 /* Islands where block pivoting stalled (exported from the scenes): without
  * the restart the backstop answers the 60-row one inside bpp-skyline, and
  * the chain's (431 rows, 467 LCP variables: above the solvers' cap of 400)
