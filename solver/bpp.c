@@ -1423,7 +1423,7 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
  * baraff solves the joints' rows by its sparse factorization and gives the
  * pivoting and Lemke's method only the contacts, limits and motors, a
  * smaller LCP without the split pairs. On the hard family (no warm start,
- * restart off) it ends members of 257 to 768 rows whose paths on the whole
+ * restart off) it ends members of 257 to 985 rows whose paths on the whole
  * problem ended on rays or spent their budget. Its state is reset before
  * each use, so that a solve depends on its problem alone (a restored world
  * solves the same). */
