@@ -103,9 +103,11 @@ int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats
 
     start = heft_time_ms();
     const size_t stored = s->start[n];
-    if (!HEFT_RESERVE(s->A_sky, s->A_sky_cap, stored) ||
-        !HEFT_RESERVE(s->L0_sky, s->L0_sky_cap, stored) ||
-        !HEFT_RESERVE(s->L_sky, s->L_sky_cap, stored) ||
+    const int *last = s->ordering.last;
+    if (!HEFT_RESERVE(s->A_sky, s->A_sky_cap, heft_skyline_room(n, last, stored, s->A_sky_cap)) ||
+        !HEFT_RESERVE(s->L0_sky, s->L0_sky_cap,
+                      heft_skyline_room(n, last, stored, s->L0_sky_cap)) ||
+        !HEFT_RESERVE(s->L_sky, s->L_sky_cap, heft_skyline_room(n, last, stored, s->L_sky_cap)) ||
         !HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) ||
         !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
         !HEFT_RESERVE(s->px, s->px_cap, un) || !HEFT_RESERVE(s->py, s->py_cap, un) ||

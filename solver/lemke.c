@@ -117,9 +117,11 @@ void heft_lemke_release(heft_lemke *ws) {
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
 #ifdef HEFT_HAVE_UMFPACK
-    if (ws->numeric != NULL)
+    if (ws->numeric != NULL && ws->numeric_on_heap)
         umfpack_di_free_numeric(&ws->numeric);
 #endif
+    heft_ss_region_release(&ws->region[0]);
+    heft_ss_region_release(&ws->region[1]);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -389,20 +391,32 @@ static int sparse_refactor(heft_lemke *ws, const heft_mlcp *p, int N) {
     }
     double control[UMFPACK_CONTROL];
     umfpack_di_defaults(control);
+    /* The factorization is built in the region the live factors are not in
+     * (they stay valid if it fails); its blocks are dropped with the
+     * region's next reset, so nothing of it is freed one by one */
+    heft_ss_region *into = NULL;
+    if (heft_ss_region_hooks()) {
+        into = &ws->region[!ws->live];
+        heft_ss_region_reset(into);
+    }
+    heft_ss_region *was = heft_ss_region_enter(into);
     void *symbolic = NULL, *numeric = NULL;
     int status = umfpack_di_symbolic(N, N, ws->Bp, ws->Bi, ws->Bx, &symbolic, control, NULL);
     if (status == UMFPACK_OK)
         status = umfpack_di_numeric(ws->Bp, ws->Bi, ws->Bx, symbolic, &numeric, control, NULL);
     if (symbolic != NULL)
         umfpack_di_free_symbolic(&symbolic);
-    if (status != UMFPACK_OK) {
-        if (numeric != NULL)
-            umfpack_di_free_numeric(&numeric);
+    if (status != UMFPACK_OK && numeric != NULL)
+        umfpack_di_free_numeric(&numeric);
+    heft_ss_region_enter(was);
+    if (status != UMFPACK_OK)
         return 0;
-    }
-    if (ws->numeric != NULL)
+    if (ws->numeric != NULL && ws->numeric_on_heap)
         umfpack_di_free_numeric(&ws->numeric);
     ws->numeric = numeric;
+    ws->numeric_on_heap = into == NULL;
+    if (into != NULL)
+        ws->live = !ws->live;
     /* The eta file until the next factorization holds at most
      * LEMKE_REFACTOR_PIVOTS columns and 4 nnz + N entries (sparse_pivot):
      * reserved now, it does not grow pivot by pivot, and reaches its size

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "mlcp.h"
+#include "suitesparse_region.h"
 
 /* Why a backstop solve ended. */
 typedef enum heft_lemke_status {
@@ -67,6 +68,11 @@ typedef struct heft_lemke {
     int factorizations; /* of this solve */
     size_t Bp_cap, Bi_cap, Bx_cap, eta_start_cap, eta_row_cap, eta_idx_cap, eta_val_cap,
         eta_pivot_cap, z0col_cap, rhs_cap, row1_cap, row2_cap;
+    /* UMFPACK's memory: the live factors in region[live], the next
+     * factorization built in the other (suitesparse_region.h); on the C
+     * heap instead (numeric_on_heap) when the regions cannot be used */
+    heft_ss_region region[2];
+    int live, numeric_on_heap;
     int *pattern_start, *pattern_row; /* A's pattern by columns (and rows), for the LCP's columns */
     int *basic, *where, *idx, *var_row, *var_role, *row_var, *row_type, *child_start, *children;
     size_t pattern_start_cap, pattern_row_cap;

@@ -101,9 +101,13 @@ static int prepare(heft_newton *ws, const heft_mlcp *p) {
         ws->ordering_valid = 1;
     }
     const size_t stored = ws->start[n];
-    if (!HEFT_RESERVE(ws->A_sky, ws->A_sky_cap, stored) ||
-        !HEFT_RESERVE(ws->lower, ws->lower_cap, stored) ||
-        !HEFT_RESERVE(ws->upper, ws->upper_cap, stored) ||
+    const int *last = ws->ordering.last;
+    if (!HEFT_RESERVE(ws->A_sky, ws->A_sky_cap,
+                      heft_skyline_room(n, last, stored, ws->A_sky_cap)) ||
+        !HEFT_RESERVE(ws->lower, ws->lower_cap,
+                      heft_skyline_room(n, last, stored, ws->lower_cap)) ||
+        !HEFT_RESERVE(ws->upper, ws->upper_cap,
+                      heft_skyline_room(n, last, stored, ws->upper_cap)) ||
         !HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) ||
         !HEFT_RESERVE(ws->trial, ws->trial_cap, un) || !HEFT_RESERVE(ws->w, ws->w_cap, un) ||
         !HEFT_RESERVE(ws->wt, ws->wt_cap, un) || !HEFT_RESERVE(ws->dir, ws->dir_cap, un) ||

@@ -20,6 +20,16 @@ size_t heft_skyline_layout(int m, const int *last, size_t *start) {
     return total;
 }
 
+size_t heft_skyline_room(int m, const int *last, size_t stored, size_t cap) {
+    if (stored <= cap)
+        return stored;
+    int tallest = 0;
+    for (int k = 0; k < m; ++k)
+        tallest = last[k] - k + 1 > tallest ? last[k] - k + 1 : tallest;
+    const size_t band = (size_t)m * (size_t)tallest;
+    return band > stored ? band : stored;
+}
+
 static inline double *column(heft_skyline s, int k) {
     return &s.values[s.start[k]];
 }

@@ -34,6 +34,14 @@ typedef struct heft_skyline {
  * (and m > 0) when it is not. */
 size_t heft_skyline_layout(int m, const int *last, size_t *start);
 
+/* The room to reserve for an envelope of stored entries that no longer fits
+ * in cap: at least the band of the layout, m times its tallest column, which
+ * holds the envelope of any ordering of the same rows no wider than this
+ * one. Sized from the rows and not the envelope, so that an island's
+ * reordering (a chain winding onto a drum reorders its rows as its turns
+ * touch) needs no regrowth; stored when it fits in cap. */
+size_t heft_skyline_room(int m, const int *last, size_t stored, size_t cap);
+
 /* Factors the matrix held in s (its lower envelope) in place into L.
  * When removed is not NULL, the rows and columns with removed[r] != 0 are
  * left out: the kept entries then hold the factor of A_FF, F = the kept rows,

@@ -3,13 +3,18 @@
 #include <criterion/criterion.h>
 
 #include "counting_allocator.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpp.h"
 #include "heft.h"
 #include "lemke.h"
 #include "mlcp.h"
 #include "newton.h"
+#include "ordering.h"
+#include "planted.h"
+#include "skyline.h"
 #include "runner.h"
 #include "scenario.h"
 
@@ -296,4 +301,203 @@ Test(allocation, the_winch_reserved_for_its_wound_chain_allocates_nothing_after_
     cr_assert(reserved_at_80s.x == grown_at_80s.x && reserved_at_80s.y == grown_at_80s.y &&
                   reserved_at_80s.z == grown_at_80s.z,
               "the bodies at 80 s differ with and without the reservation");
+}
+
+#ifdef HEFT_HAVE_UMFPACK
+
+/* SuiteSparse's allocation functions as the test installs them before any
+ * solve (an application's own, or the C library's): Heft forwards to them
+ * every allocation it does not serve itself, so they count what UMFPACK
+ * takes from outside Heft's regions. */
+static long suitesparse_calls;
+
+static void *counted_malloc(size_t n) {
+    suitesparse_calls++;
+    return malloc(n);
+}
+
+static void *counted_calloc(size_t count, size_t size) {
+    suitesparse_calls++;
+    return calloc(count, size);
+}
+
+static void *counted_realloc(void *p, size_t n) {
+    suitesparse_calls++;
+    return realloc(p, n);
+}
+
+static void counted_free(void *p) {
+    suitesparse_calls++;
+    free(p);
+}
+
+#if __has_include(<SuiteSparse_config.h>)
+#include <SuiteSparse_config.h>
+#else
+#include <suitesparse/SuiteSparse_config.h>
+#endif
+
+static void suitesparse_count_through_test_functions(void) {
+#if SUITESPARSE_MAIN_VERSION >= 7
+    SuiteSparse_config_malloc_func_set(counted_malloc);
+    SuiteSparse_config_calloc_func_set(counted_calloc);
+    SuiteSparse_config_realloc_func_set(counted_realloc);
+    SuiteSparse_config_free_func_set(counted_free);
+#else
+    SuiteSparse_config.malloc_func = counted_malloc;
+    SuiteSparse_config.calloc_func = counted_calloc;
+    SuiteSparse_config.realloc_func = counted_realloc;
+    SuiteSparse_config.free_func = counted_free;
+#endif
+}
+
+/* One cold Lemke solve of p on the sparse path; returns its factorizations. */
+static int lemke_sparse_solve(heft_lemke *ws, const heft_mlcp *p, double *lambda, double *work) {
+    heft_lemke_options o = heft_lemke_default_options(p->n, 1e-12);
+    heft_lemke_result r;
+    memset(lambda, 0, sizeof(double) * (size_t)p->n);
+    cr_assert_eq(heft_lemke_solve(ws, p, NULL, NULL, 0, &o, lambda, work, &r), HEFT_LEMKE_SOLVED,
+                 "status %d, %g J", r.status, r.error_max);
+    return r.factorizations;
+}
+
+/* Lemke's sparse basis is refactored by UMFPACK every 64 pivots; its
+ * factors are built in two regions of the solver's workspace (one holds the
+ * live factors while the next are built in the other), so once they have
+ * grown to a factorization's need, the solves of an island of that size take
+ * nothing from the C heap and allocate nothing through Heft's hooks. Before,
+ * every factorization allocated and freed UMFPACK's objects with malloc (on
+ * this 240-row problem: 15 factorizations a solve, 4,788 calls to
+ * SuiteSparse's functions in three solves), which the heap's holes let grow
+ * for minutes. */
+Test(allocation, lemke_sparse_factorizations_allocate_nothing_after_warmup) {
+    suitesparse_count_through_test_functions();
+    planted_problem pp = planted_structured(240, 0.02, 1, 3);
+    const heft_mlcp *p = pp.p;
+    double *lambda = malloc(sizeof(double) * (size_t)p->n);
+    double *first = malloc(sizeof(double) * (size_t)p->n);
+    double *work = malloc(sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
+    heft_lemke ws;
+    memset(&ws, 0, sizeof ws);
+    counting_allocator_install();
+    suitesparse_calls = 0;
+    /* warm-up: the first solve's factors spill out of the empty regions,
+     * and a region grows (at least doubling) at the reset after a spill */
+    cr_assert_gt(lemke_sparse_solve(&ws, p, first, work), 1);
+    for (int k = 0; k < 3; ++k)
+        lemke_sparse_solve(&ws, p, lambda, work);
+    const long heft_calls_warmup = counting_allocator_calls;
+    counting_allocator_calls = 0;
+    suitesparse_calls = 0;
+    int factorizations = 0;
+    for (int k = 0; k < 3; ++k) {
+        factorizations += lemke_sparse_solve(&ws, p, lambda, work);
+        cr_assert(memcmp(lambda, first, sizeof(double) * (size_t)p->n) == 0,
+                  "solve %d differs from the first", k);
+    }
+    const long heft_calls = counting_allocator_calls, heap_calls = suitesparse_calls;
+    heft_lemke_release(&ws);
+    heft_set_allocator(NULL);
+    cr_log_info("%d factorizations in 3 solves; %ld allocations through the hooks in the first "
+                "four",
+                factorizations, heft_calls_warmup);
+    cr_assert_gt(factorizations, 3);
+    cr_assert_gt(heft_calls_warmup, 0, "UMFPACK's blocks went through Heft's hooks in warm-up");
+    cr_assert_eq(heap_calls, 0, "%ld calls to SuiteSparse's own functions in %d factorizations",
+                 heap_calls, factorizations);
+    cr_assert_eq(heft_calls, 0, "%ld allocations through the hooks after warm-up", heft_calls);
+    free(lambda);
+    free(first);
+    free(work);
+    planted_free(&pp);
+}
+
+/* Where UMFPACK's memory comes from changes no bit of the answer: with the
+ * regions, and with SuiteSparse's functions replaced after Heft installed
+ * its own (Heft then leaves UMFPACK on them, freeing what it allocated
+ * through them), the same solve gives the same impulses. */
+Test(allocation, lemke_regions_change_no_bit_of_the_answer) {
+    planted_problem pp = planted_structured(240, 0.02, 1, 5);
+    const heft_mlcp *p = pp.p;
+    double *in_regions = malloc(sizeof(double) * (size_t)p->n);
+    double *on_heap = malloc(sizeof(double) * (size_t)p->n);
+    double *work = malloc(sizeof(double) * (size_t)(p->n + 6 * p->nbodies + 1));
+    heft_lemke ws;
+    memset(&ws, 0, sizeof ws);
+    cr_assert_gt(lemke_sparse_solve(&ws, p, in_regions, work), 1);
+    heft_lemke_release(&ws);
+    suitesparse_count_through_test_functions(); /* after Heft's: no region from now on */
+    suitesparse_calls = 0;
+    memset(&ws, 0, sizeof ws);
+    cr_assert_gt(lemke_sparse_solve(&ws, p, on_heap, work), 1);
+    heft_lemke_release(&ws);
+    cr_assert_gt(suitesparse_calls, 0, "UMFPACK allocated through the functions set last");
+    cr_assert(memcmp(in_regions, on_heap, sizeof(double) * (size_t)p->n) == 0);
+    free(in_regions);
+    free(on_heap);
+    free(work);
+    planted_free(&pp);
+}
+#endif
+
+/* The envelope entries and the band (rows times the tallest column) of the
+ * reverse Cuthill-McKee layout of p, as bpp-skyline lays it out. */
+static void envelope_of(const heft_mlcp *p, size_t *stored, size_t *band) {
+    heft_ordering o;
+    memset(&o, 0, sizeof o);
+    cr_assert_eq(heft_ordering_from_structure(&o, p), 0);
+    size_t *start = malloc(sizeof(size_t) * (size_t)(p->n + 1));
+    *stored = heft_skyline_layout(p->n, o.last, start);
+    *band = heft_skyline_room(p->n, o.last, *stored, 0);
+    free(start);
+    heft_ordering_release(&o);
+}
+
+/* An island whose rows stay the same while its structure changes (a chain
+ * winding onto a drum: each turn that lies on the last couples rows far
+ * apart in the order) gets a wider envelope from the same rows. The
+ * skyline's envelope arrays are sized for the band of the rows they first
+ * held, so a later envelope within that band needs no regrowth: on the
+ * winch, the doubling of the envelopes at 351 s (+0.74 MB in six arrays)
+ * was such a reordering. Two planted islands of 120 rows, the second's
+ * envelope larger than the first's and within its band: before, the arrays
+ * held the first envelope exactly and grew for the second. */
+Test(allocation, a_reordered_island_fits_the_skyline_envelope_sized_for_its_rows) {
+    const int n = 120;
+    int first = -1, second = -1;
+    size_t stored[41], band[41];
+    for (int seed = 1; seed <= 40; ++seed) {
+        planted_problem pp = planted_structured(n, 0.02, 0, (uint64_t)seed);
+        envelope_of(pp.p, &stored[seed], &band[seed]);
+        planted_free(&pp);
+    }
+    for (int a = 1; a <= 40 && first < 0; ++a)
+        for (int b = 1; b <= 40; ++b)
+            if (stored[b] > stored[a] && stored[b] <= band[a]) {
+                first = a;
+                second = b;
+                break;
+            }
+    cr_assert_geq(first, 1, "two planted islands, the second within the first's band");
+    planted_problem pa = planted_structured(n, 0.02, 0, (uint64_t)first);
+    planted_problem pb = planted_structured(n, 0.02, 0, (uint64_t)second);
+    const heft_solver_vtable *skyline = heft_solver_find("bpp-skyline");
+    cr_assert_not_null(skyline);
+    bpp_state *s = skyline->create(NULL);
+    cr_assert_not_null(s);
+    heft_solver_stats stats;
+    double lambda[120];
+    memset(lambda, 0, sizeof lambda);
+    cr_assert_eq(skyline->solve(s, pa.p, lambda, &stats), HEFT_SOLVE_OK);
+    const size_t caps[3] = {s->A_sky_cap, s->L0_sky_cap, s->L_sky_cap};
+    memset(lambda, 0, sizeof lambda);
+    cr_assert_eq(skyline->solve(s, pb.p, lambda, &stats), HEFT_SOLVE_OK);
+    cr_log_info("envelopes %zu then %zu entries, band %zu, arrays of %zu", stored[first],
+                stored[second], band[first], caps[0]);
+    cr_assert_geq(caps[0], band[first]);
+    cr_assert(s->A_sky_cap == caps[0] && s->L0_sky_cap == caps[1] && s->L_sky_cap == caps[2],
+              "the envelope arrays grew from %zu to %zu entries", caps[0], s->A_sky_cap);
+    skyline->destroy(s);
+    planted_free(&pa);
+    planted_free(&pb);
 }
