@@ -890,7 +890,10 @@ int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const
     }
     for (int k = 0; k < count; ++k) {
         row *r = &out[k];
-        memset(r, 0, sizeof *r);
+        /* every field is written below; these three only on some rows */
+        r->phi = 0.0;
+        r->gamma = 0.0;
+        r->target = 0.0;
         r->a = c->body_a;
         r->b = c->body_b;
         if (k < 3) {

@@ -167,7 +167,10 @@ static double *accumulate_stiffness(heft_world *w, double h) {
 /* A dynamic body's step masses: its own, plus h times its joints'
  * geometric stiffness kb (6 numbers) when there is any. */
 static void step_masses(body *b, const double *kb, double h) {
-    body_update_world_inertia(b);
+    /* inv_inertia_world is already the orientation's: every write of a
+     * body's orientation or mass (the step's integration, continuous
+     * collision, post-stabilization, the setters, loads and restores)
+     * refreshes it */
     b->step_inv_mass = b->inv_mass;
     b->step_inv_inertia = b->inv_inertia_world;
     if (!kb || (kb[0] == 0.0 && kb[1] == 0.0 && kb[2] == 0.0 && kb[3] == 0.0 && kb[4] == 0.0 &&
