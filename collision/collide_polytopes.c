@@ -7,18 +7,70 @@
  * axes, with the same rules and the same answer to round-off. */
 #include "collide_polytopes.h"
 
+#include <string.h>
+
 typedef struct face_query {
     int face;
     double separation;
 } face_query;
 
-/* Largest separation of b from a's face planes. */
+/* Separation of b from a's face plane f: b's support against its normal. */
+static double face_separation(const convex_view *a, int f, const convex_view *b) {
+    heft_vec3 n = a->planes[f].normal;
+    int s = convex_hull_support(b->v, b->hull->vertex_count, heft_v3_neg(n));
+    return heft_v3_dot(n, b->v[s]) - a->planes[f].offset;
+}
+
+/* face_separation of both of box a's faces on axis c from one projection of
+ * b's vertices, when the two faces' world normals n and m are negations to
+ * the bit: v . -n is then -(n . v) and v . -m is n . v to the bit, so the
+ * support against n is the first vertex of least n . v and the one against m
+ * the first of greatest, the very vertices convex_hull_support picks.
+ * Returns 0 (nothing set) when the normals are not such. */
+static int box_axis_separations(const convex_view *a, int c, const convex_view *b, double *plus,
+                                double *minus) {
+    const convex_hull *h = a->hull;
+    const int fp = h->box_face[c], fm = h->box_face_neg[c];
+    const heft_vec3 n = a->planes[fp].normal, m = a->planes[fm].normal;
+    const heft_vec3 neg = heft_v3_neg(n);
+    if (memcmp(&neg, &m, sizeof neg) != 0) {
+        return 0;
+    }
+    int most = 0;
+    double lo = heft_v3_dot(n, b->v[0]), hi = lo;
+    for (int i = 1; i < b->hull->vertex_count; ++i) {
+        const double d = heft_v3_dot(n, b->v[i]);
+        if (d < lo) {
+            lo = d;
+        }
+        if (d > hi) {
+            hi = d;
+            most = i;
+        }
+    }
+    *plus = lo - a->planes[fp].offset;
+    *minus = heft_v3_dot(m, b->v[most]) - a->planes[fm].offset;
+    return 1;
+}
+
+/* Largest separation of b from a's face planes. A box's opposite faces
+ * share one projection of b (box_axis_separations): the same numbers as
+ * face by face, for half the dot products. */
 static face_query query_faces(const convex_view *a, const convex_view *b) {
     face_query q = {-1, -INFINITY};
-    for (int f = 0; f < a->hull->face_count; ++f) {
-        heft_vec3 n = a->planes[f].normal;
-        int s = convex_hull_support(b->v, b->hull->vertex_count, heft_v3_neg(n));
-        double sep = heft_v3_dot(n, b->v[s]) - a->planes[f].offset;
+    const convex_hull *h = a->hull;
+    double sep_of[6];
+    if (h->box) {
+        for (int c = 0; c < 3; ++c) {
+            const int fp = h->box_face[c], fm = h->box_face_neg[c];
+            if (!box_axis_separations(a, c, b, &sep_of[fp], &sep_of[fm])) {
+                sep_of[fp] = face_separation(a, fp, b);
+                sep_of[fm] = face_separation(a, fm, b);
+            }
+        }
+    }
+    for (int f = 0; f < h->face_count; ++f) {
+        double sep = h->box ? sep_of[f] : face_separation(a, f, b);
         if (sep > q.separation) {
             q.separation = sep;
             q.face = f;

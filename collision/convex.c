@@ -41,16 +41,21 @@ static void finish_polytope(convex_view *cv, const convex_hull *h) {
 
 void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t,
                           convex_storage *st) {
+    convex_view_polytope_into(cv, h, t, st->v, st->planes);
+}
+
+void convex_view_polytope_into(convex_view *cv, const convex_hull *h, const transform *t,
+                               heft_vec3 *v, hull_plane *planes) {
     memset(cv, 0, sizeof *cv);
     for (int i = 0; i < h->vertex_count; ++i) {
-        st->v[i] = transform_point(t, h->vertices[i]);
+        v[i] = transform_point(t, h->vertices[i]);
     }
     for (int f = 0; f < h->face_count; ++f) {
-        st->planes[f].normal = transform_vector(t, h->planes[f].normal);
-        st->planes[f].offset = h->planes[f].offset + heft_v3_dot(st->planes[f].normal, t->p);
+        planes[f].normal = transform_vector(t, h->planes[f].normal);
+        planes[f].offset = h->planes[f].offset + heft_v3_dot(planes[f].normal, t->p);
     }
-    cv->v = st->v;
-    cv->planes = st->planes;
+    cv->v = v;
+    cv->planes = planes;
     cv->centroid = transform_point(t, h->centroid);
     finish_polytope(cv, h);
 }

@@ -46,6 +46,9 @@ void convex_view_sphere(convex_view *cv, heft_vec3 center, double radius);
 void convex_view_capsule(convex_view *cv, heft_vec3 a, heft_vec3 b, double radius);
 void convex_view_polytope(convex_view *cv, const convex_hull *h, const transform *t,
                           convex_storage *st);
+/* The same into caller's arrays of h's vertex and face counts. */
+void convex_view_polytope_into(convex_view *cv, const convex_hull *h, const transform *t,
+                               heft_vec3 *v, hull_plane *planes);
 /* a polytope already in world frame (mesh triangles) */
 void convex_view_world_polytope(convex_view *cv, const convex_hull *h);
 void convex_view_cylinder(convex_view *cv, const transform *t, double radius, double half_length);

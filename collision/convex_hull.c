@@ -501,7 +501,7 @@ static void hull_place_arrays(convex_hull *h) {
 }
 
 /* Whether h is a box centred on its local origin and aligned with its
- * axes (convex_hull.h): sets h->box, box_half and box_face. */
+ * axes (convex_hull.h): sets h->box, box_half and the box_face fields. */
 static void hull_find_box(convex_hull *h) {
     h->box = 0;
     if (h->vertex_count != 8 || h->face_count != 6 || h->edge_count != 24) {
@@ -526,10 +526,13 @@ static void hull_find_box(convex_hull *h) {
             if (v3_get(h->planes[f].normal, c) > 0.5) {
                 h->box_face[c] = f;
                 found |= 1 << c;
+            } else if (v3_get(h->planes[f].normal, c) < -0.5) {
+                h->box_face_neg[c] = f;
+                found |= 8 << c;
             }
         }
     }
-    h->box = found == 7;
+    h->box = found == 63;
 }
 
 /* Packs the loops into the half-edge form. */

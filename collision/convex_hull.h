@@ -40,10 +40,12 @@ typedef struct convex_hull {
     heft_vec3 center;  /* centre of mass */
     heft_mat3 inertia; /* about the centre of mass */
     /* a box: its 8 corners at exactly +-box_half on each local axis (what
-     * convex_hull_box builds), box_face[c] the face whose normal is +axis
-     * c; found once when the hull is built, for the box-box edge query */
+     * convex_hull_box builds), box_face[c] and box_face_neg[c] the faces
+     * whose normals are +axis c and -axis c; found once when the hull is
+     * built, for the box-box edge query and the face query's pairs */
     int box;
     int box_face[3];
+    int box_face_neg[3];
     double box_half[3];
 } convex_hull;
 

@@ -45,30 +45,60 @@ static void flip(manifold *m) {
     }
 }
 
-int narrowphase_collide(const shape *a, const transform *ta, const shape *b, const transform *tb,
-                        double margin, narrow_scratch *scratch, manifold *m) {
+/* The pair with the views of a and b when already made (NULL: made here). */
+static int collide_views(const shape *a, const transform *ta, const convex_view *va, const shape *b,
+                         const transform *tb, const convex_view *vb, double margin,
+                         narrow_scratch *scratch, manifold *m) {
     m->count = 0;
     if (is_static_type(a->type) && is_static_type(b->type)) {
         return 0;
     }
     if (is_static_type(b->type)) {
-        int n = narrowphase_collide(b, tb, a, ta, margin, scratch, m);
+        int n = collide_views(b, tb, vb, a, ta, va, margin, scratch, m);
         flip(m);
         return n;
     }
     convex_storage sb;
-    convex_view vb;
-    shape_convex_view(b, tb, &vb, &sb);
+    convex_view own_b;
+    if (!vb) {
+        shape_convex_view(b, tb, &own_b, &sb);
+        vb = &own_b;
+    }
     if (a->type == HEFT_SHAPE_PLANE) {
         heft_vec3 n = transform_vector(ta, a->normal);
-        return collide_plane(n, a->offset + heft_v3_dot(n, ta->p), &vb, margin, m);
+        return collide_plane(n, a->offset + heft_v3_dot(n, ta->p), vb, margin, m);
     }
     if (a->type == HEFT_SHAPE_MESH || a->type == HEFT_SHAPE_HEIGHT_FIELD) {
         aabb box = aabb_grow(shape_aabb(b, tb), margin);
-        return collide_triangles(a, ta, &vb, box, margin, scratch, m);
+        return collide_triangles(a, ta, vb, box, margin, scratch, m);
     }
     convex_storage sa;
-    convex_view va;
-    shape_convex_view(a, ta, &va, &sa);
-    return collide_convex(&va, &vb, margin, m);
+    convex_view own_a;
+    if (!va) {
+        shape_convex_view(a, ta, &own_a, &sa);
+        va = &own_a;
+    }
+    return collide_convex(va, vb, margin, m);
+}
+
+int narrowphase_collide(const shape *a, const transform *ta, const shape *b, const transform *tb,
+                        double margin, narrow_scratch *scratch, manifold *m) {
+    return collide_views(a, ta, NULL, b, tb, NULL, margin, scratch, m);
+}
+
+void shape_pose_make(const shape *s, const body *b, shape_pose *out) {
+    out->t = shape_transform(s, b);
+    const convex_hull *h = s->hull;
+    out->has_view = s->type == HEFT_SHAPE_BOX && h && h->vertex_count <= SHAPE_POSE_BOX_VERTICES &&
+                    h->face_count <= SHAPE_POSE_BOX_FACES;
+    if (out->has_view) {
+        convex_view_polytope_into(&out->view, h, &out->t, out->v, out->planes);
+    }
+}
+
+int narrowphase_collide_posed(const shape *a, const shape_pose *pa, const shape *b,
+                              const shape_pose *pb, double margin, narrow_scratch *scratch,
+                              manifold *m) {
+    return collide_views(a, &pa->t, pa->has_view ? &pa->view : NULL, b, &pb->t,
+                         pb->has_view ? &pb->view : NULL, margin, scratch, m);
 }

@@ -27,6 +27,28 @@ int narrow_scratch_reserve(narrow_scratch *s, int triangles, int points);
 int narrowphase_collide(const shape *a, const transform *ta, const shape *b, const transform *tb,
                         double margin, narrow_scratch *scratch, manifold *m);
 
+/* A shape placed in the world for one step: its transform and, for a box,
+ * its convex view with the world corners and face planes it points into.
+ * Made once a step for every pair the shape is in (a box in a pile has
+ * half a dozen); pairs collided from poses give the same manifolds, bit
+ * for bit, as narrowphase_collide. Holds pointers into itself: not copied
+ * once made. */
+#define SHAPE_POSE_BOX_VERTICES 8
+#define SHAPE_POSE_BOX_FACES 6
+typedef struct shape_pose {
+    transform t;
+    int has_view;
+    convex_view view;
+    heft_vec3 v[SHAPE_POSE_BOX_VERTICES];
+    hull_plane planes[SHAPE_POSE_BOX_FACES];
+} shape_pose;
+
+void shape_pose_make(const shape *s, const body *b, shape_pose *out);
+/* narrowphase_collide of two posed shapes. */
+int narrowphase_collide_posed(const shape *a, const shape_pose *pa, const shape *b,
+                              const shape_pose *pb, double margin, narrow_scratch *scratch,
+                              manifold *m);
+
 /* The convex view of a sphere, capsule, box, hull or cylinder. */
 void shape_convex_view(const shape *s, const transform *t, convex_view *cv, convex_storage *st);
 

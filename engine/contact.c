@@ -195,16 +195,65 @@ static int workers_hold_the_largest_pair(heft_world *w) {
     return 1;
 }
 
+int contact_set_reserve_poses(contact_set *set, int shapes) {
+    return array_grow((void **)&set->poses, &set->pose_capacity, shapes, sizeof *set->poses);
+}
+
+/* Lists shape index s for placing in this update unless it is already. */
+static void list_pose(contact_set *set, int32_t s, int *count) {
+    if (set->poses[s].stamp != set->pose_step) {
+        set->poses[s].stamp = set->pose_step;
+        set->poses[(*count)++].listed = s;
+    }
+}
+
+static void pose_task(int begin, int end, int worker, void *context) {
+    (void)worker;
+    heft_world *w = context;
+    pose_entry *poses = w->contacts.poses;
+    for (int i = begin; i < end; ++i) {
+        const int32_t k = poses[i].listed;
+        const shape *s = &w->shapes[k];
+        shape_pose_make(s, &w->bodies[s->body], &poses[k].pose);
+    }
+}
+
+/* poses are a few hundred flops each */
+#define POSE_TASK_MIN_RANGE 64
+
+/* Each shape of the jobs placed once (a box's corners and planes in world
+ * frame), rather than once for every pair it is in. Returns 0 when out of
+ * memory. */
+static int pose_job_shapes(heft_world *w, int job_count) {
+    contact_set *set = &w->contacts;
+    if (!contact_set_reserve_poses(set, w->shape_capacity)) {
+        return 0;
+    }
+    if (++set->pose_step == 0) { /* the stamps wrapped: none may match by chance */
+        for (int i = 0; i < set->pose_capacity; ++i) {
+            set->poses[i].stamp = 0;
+        }
+        set->pose_step = 1;
+    }
+    int count = 0;
+    for (int j = 0; j < job_count; ++j) {
+        list_pose(set, set->jobs[j].ia, &count);
+        list_pose(set, set->jobs[j].ib, &count);
+    }
+    world_tasks_run(w, pose_task, count, POSE_TASK_MIN_RANGE, w);
+    return 1;
+}
+
 /* The narrowphase of jobs [begin, end) on worker's scratch. */
 static void collide_task(int begin, int end, int worker, void *context) {
     heft_world *w = context;
     narrow_scratch *scratch = island_worker_narrow(w, worker);
+    const pose_entry *poses = w->contacts.poses;
     for (int j = begin; j < end; ++j) {
         narrow_job *job = &w->contacts.jobs[j];
-        const shape *sa = &w->shapes[job->ia], *sb = &w->shapes[job->ib];
-        const transform ta = shape_transform(sa, &w->bodies[sa->body]);
-        const transform tb = shape_transform(sb, &w->bodies[sb->body]);
-        job->status = narrowphase_collide(sa, &ta, sb, &tb, job->margin, scratch, &job->m);
+        job->status = narrowphase_collide_posed(&w->shapes[job->ia], &poses[job->ia].pose,
+                                                &w->shapes[job->ib], &poses[job->ib].pose,
+                                                job->margin, scratch, &job->m);
     }
 }
 
@@ -306,7 +355,7 @@ int contact_set_update(heft_world *w, double h) {
     }
     /* the manifolds, on the workers: each job reads the shapes and bodies
      * and writes only its own manifold, so any split gives the same ones */
-    if (!workers_hold_the_largest_pair(w)) {
+    if (!workers_hold_the_largest_pair(w) || !pose_job_shapes(w, job_count)) {
         set->count = 0;
         return 0;
     }
@@ -744,6 +793,7 @@ void contact_set_release(contact_set *set) {
     heft_free(set->sensor_end);
     heft_free(set->pair_job);
     heft_free(set->jobs);
+    heft_free(set->poses);
     memset(set, 0, sizeof *set);
 }
 
@@ -840,7 +890,10 @@ int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const
     }
     for (int k = 0; k < count; ++k) {
         row *r = &out[k];
-        memset(r, 0, sizeof *r);
+        /* every field is written below; these three only on some rows */
+        r->phi = 0.0;
+        r->gamma = 0.0;
+        r->target = 0.0;
         r->a = c->body_a;
         r->b = c->body_b;
         if (k < 3) {

@@ -58,7 +58,21 @@ typedef struct contact_set {
     int pair_job_capacity;
     struct narrow_job *jobs;
     int job_capacity;
+    /* the shapes of an update's jobs placed once each (shape_pose), by
+     * shape index; one array sized by the world's shape capacity and grown
+     * when a shape is made, so that the step allocates none of it */
+    struct pose_entry *poses;
+    int pose_capacity;
+    uint32_t pose_step;
 } contact_set;
+
+/* A shape's pose of an update, valid when stamp is the update's pose_step;
+ * listed: the listed-th shape to place (entry listed's own pose unrelated). */
+typedef struct pose_entry {
+    shape_pose pose;
+    uint32_t stamp;
+    int32_t listed;
+} pose_entry;
 
 /* One shape pair for the narrowphase: shapes a and b (a static one first),
  * the margin, and what it found (status < 0: out of memory). */
@@ -80,6 +94,9 @@ void contact_set_release(contact_set *set);
  * previous share one capacity; growing keeps their contents). 0: out of
  * memory. */
 int contact_set_reserve(contact_set *set, int points);
+/* Room for the poses of shapes 0 .. shapes - 1 (a shape made: the world's
+ * shape capacity). 0: out of memory. */
+int contact_set_reserve_poses(contact_set *set, int shapes);
 /* Drops the contacts of one shape (it is being destroyed). */
 void contact_set_remove_shape(contact_set *set, int32_t shape);
 /* Forgets the contact events (at the start of a step). */

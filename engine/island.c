@@ -318,8 +318,9 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
     out->key = arena_alloc(a, sizeof(int64_t) * (size_t)(count + 1));
     out->index = arena_alloc(a, sizeof(int32_t) * (size_t)(count + 1));
     int *fill = arena_calloc(a, (size_t)count + 1, sizeof(int));
+    int *row_island = arena_alloc(a, sizeof(int) * (size_t)(nrows + 1));
     if (!out->body_start || !out->row_start || !out->bodies || !out->rows || !out->key ||
-        !out->index || !fill) {
+        !out->index || !fill || !row_island) {
         return 0;
     }
     for (int32_t k = 0; k < w->island_high; ++k) {
@@ -334,9 +335,12 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
             out->body_start[bodies[i].island + 1]++;
         }
     }
+    /* each row's island looked up once (two body records a row), for the
+     * count and the placement both */
     for (int r = 0; r < nrows; ++r) {
         int ba = row_body(bodies, rows[r].a), bb = row_body(bodies, rows[r].b);
         int k = bodies[ba >= 0 ? ba : bb].island;
+        row_island[r] = k;
         out->row_start[k + 1]++;
     }
     for (int k = 0; k < count; ++k) {
@@ -354,8 +358,7 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
         fill[k] = 0;
     }
     for (int r = 0; r < nrows; ++r) {
-        int ba = row_body(bodies, rows[r].a), bb = row_body(bodies, rows[r].b);
-        int k = bodies[ba >= 0 ? ba : bb].island;
+        const int k = row_island[r];
         out->rows[out->row_start[k] + fill[k]++] = r;
     }
     return 1;

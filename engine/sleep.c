@@ -124,9 +124,24 @@ static void wake_if_touched(heft_world *w, int32_t s, int32_t t) {
     }
 }
 
+/* Whether a touch can change anything this step: only a sleeping body
+ * wakes, and only a kinematic body's touch resets a sleep timer. One pass
+ * over the bodies instead of two body lookups a contact and joint, which
+ * in a pile where nothing sleeps find nothing. */
+static int touch_can_matter(const heft_world *w) {
+    for (int32_t i = 0; i < w->body_high; ++i) {
+        const body *b = &w->bodies[i];
+        if (b->slot.alive && (b->sleeping || b->type == HEFT_BODY_KINEMATIC)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sleep_wake_touched(heft_world *w) {
     const int first = w->woke_count;
-    for (int i = 0; i < w->contacts.count; ++i) {
+    const int matters = touch_can_matter(w);
+    for (int i = 0; matters && i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
         const int active_a = body_touch_active(&w->bodies[c->body_a]);
         const int active_b = body_touch_active(&w->bodies[c->body_b]);
@@ -137,7 +152,7 @@ int sleep_wake_touched(heft_world *w) {
             wake_if_touched(w, c->body_b, c->body_a);
         }
     }
-    for (int32_t i = 0; i < w->joint_high; ++i) {
+    for (int32_t i = 0; matters && i < w->joint_high; ++i) {
         const joint *j = &w->joints[i];
         if (j->slot.alive && !j->broken) {
             wake_if_touched(w, j->body_a, j->body_b);

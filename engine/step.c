@@ -167,7 +167,10 @@ static double *accumulate_stiffness(heft_world *w, double h) {
 /* A dynamic body's step masses: its own, plus h times its joints'
  * geometric stiffness kb (6 numbers) when there is any. */
 static void step_masses(body *b, const double *kb, double h) {
-    body_update_world_inertia(b);
+    /* inv_inertia_world is already the orientation's: every write of a
+     * body's orientation or mass (the step's integration, continuous
+     * collision, post-stabilization, the setters, loads and restores)
+     * refreshes it */
     b->step_inv_mass = b->inv_mass;
     b->step_inv_inertia = b->inv_inertia_world;
     if (!kb || (kb[0] == 0.0 && kb[1] == 0.0 && kb[2] == 0.0 && kb[3] == 0.0 && kb[4] == 0.0 &&
@@ -443,15 +446,17 @@ static double dot6(const double *j, const double *v) {
     return j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[3] + j[4] * v[4] + j[5] * v[5];
 }
 
-/* the velocity the constraint sees for a row end: free velocity of dynamic
- * bodies, actual velocity of kinematic ones, zero for static ones */
-static void end_velocity(const heft_world *w, int32_t index, double *v6) {
+/* J v of a row end with the velocity the constraint sees: free velocity of
+ * dynamic bodies, actual velocity of kinematic ones, zero for static ones
+ * and the world; read in place and summed in dot6's order */
+static double end_dot(const heft_world *w, const double *j, int32_t index) {
     if (index < 0) {
-        memset(v6, 0, sizeof(double) * 6);
-        return;
+        static const double zero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        return dot6(j, zero);
     }
-    const body *b = &w->bodies[index];
-    row_put6(v6, b->free_linear_velocity, b->free_angular_velocity);
+    const heft_vec3 l = w->bodies[index].free_linear_velocity;
+    const heft_vec3 a = w->bodies[index].free_angular_velocity;
+    return j[0] * l.x + j[1] * l.y + j[2] * l.z + j[3] * a.x + j[4] * a.y + j[5] * a.z;
 }
 
 /* The Baumgarte term of a rigid joint row that holds two bodies together (a
@@ -515,12 +520,10 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
         mr->b = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
         memcpy(mr->ja, r->ja, sizeof mr->ja);
         memcpy(mr->jb, r->jb, sizeof mr->jb);
-        double va[6], vb[6];
-        end_velocity(w, r->a, va);
-        end_velocity(w, r->b, vb);
         /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
          * island") */
-        p->b[i] = r->target - dot6(r->ja, va) - dot6(r->jb, vb) - r->gamma * r->phi / h;
+        p->b[i] =
+            r->target - end_dot(w, r->ja, r->a) - end_dot(w, r->jb, r->b) - r->gamma * r->phi / h;
         /* which pgs keeps out of its warm start (docs/pgs.md "A light chain
          * under a heavy load"); a soft row's gamma is its spring */
         p->bias[i] = bias_of_row(r, w->def.rigid_compliance, h);

@@ -58,6 +58,9 @@ heft_shape_id heft_create_shape(heft_world *w, heft_body_id body_id, const heft_
     body_link_shape(w, index);
     sleep_wake_body(w, body_id.index);
     w->shape_live++;
+    /* the narrowphase's poses grow with the shapes, not in a step (out of
+     * memory here, the step tries again) */
+    (void)contact_set_reserve_poses(&w->contacts, w->shape_capacity);
     heft_shape_id id = {index, s->slot.generation};
     return id;
 }
