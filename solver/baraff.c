@@ -701,14 +701,7 @@ static int rescue_whole(baraff_state *s, const heft_mlcp *p, double *lambda, dou
     heft_solver_stats rs;
     memset(&rs, 0, sizeof rs);
     const int rc = s->rescue->solve(s->rescue_bpp, &q, s->rescue_answer, &rs);
-    stats->backstops += 1 + rs.backstops;
-    stats->backstop_pivots += rs.backstop_pivots;
-    stats->newton_steps += rs.newton_steps;
-    stats->pgs_sweeps += rs.pgs_sweeps;
-    stats->restarts += rs.restarts;
-    stats->frozen_rounds += rs.frozen_rounds;
-    stats->factorizations += rs.factorizations;
-    stats->downdates += rs.downdates;
+    heft_stats_add_stage(stats, &rs);
     if (rc == HEFT_SOLVE_FAILED || !(rs.error_max < kept_error))
         return 0;
     memcpy(lambda, s->rescue_answer, sizeof(double) * (size_t)n);

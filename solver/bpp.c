@@ -1454,15 +1454,7 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
     heft_solver_stats es;
     memset(&es, 0, sizeof es);
     const int rc = e->solver->solve(e->state, &q, answer, &es);
-    stats->backstops += 1 + es.backstops;
-    stats->backstop_pivots += es.backstop_pivots;
-    stats->newton_steps += es.newton_steps;
-    stats->pgs_sweeps += es.pgs_sweeps;
-    stats->restarts += es.restarts;
-    stats->frozen_rounds += es.frozen_rounds;
-    stats->factorizations += es.factorizations;
-    stats->downdates += es.downdates;
-    stats->inner_iterations += es.iterations;
+    heft_stats_add_stage(stats, &es);
     if (rc == HEFT_SOLVE_FAILED)
         return -1;
     heft_bpp_clamp_answer(p, answer);
@@ -1470,6 +1462,24 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
     if (err.nonfinite > 0 || !isfinite(err.max))
         return -1;
     return err.max <= tau ? 1 : 0;
+}
+
+const double *heft_bpp_nearest(const heft_mlcp *p, const double *const *points, int count,
+                               double *scratch, double *measure_work, double *error) {
+    const double *nearest = NULL;
+    *error = INFINITY;
+    for (int k = 0; k < count; ++k) {
+        if (points[k] == NULL)
+            continue;
+        memcpy(scratch, points[k], sizeof(double) * (size_t)p->n);
+        heft_bpp_clamp_answer(p, scratch);
+        const double e = heft_mlcp_measure(p, scratch, measure_work).max;
+        if (e < *error) {
+            *error = e;
+            nearest = points[k];
+        }
+    }
+    return nearest;
 }
 
 void heft_bpp_elimination_release(heft_bpp_elimination *e) {
@@ -1733,19 +1743,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
-        const double *from = NULL;
-        double nearest = INFINITY;
-        for (int k = 0; k < 4; ++k) {
-            if (points[k] == NULL)
-                continue;
-            memcpy(s->fz_t, points[k], vec);
-            heft_bpp_clamp_answer(p, s->fz_t);
-            const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
-            if (e < nearest) {
-                nearest = e;
-                from = points[k];
-            }
-        }
+        double nearest;
+        const double *from = heft_bpp_nearest(p, points, 4, s->fz_t, s->measure_work, &nearest);
         const int found = s->nested ? -1
                                     : heft_bpp_eliminated(p, &s->options, &s->elim, from, tau,
                                                           s->fz_t, s->fz_x, s->measure_work, stats);

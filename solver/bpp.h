@@ -170,6 +170,12 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
                         heft_bpp_elimination *e, const double *from, double tau, double *start,
                         double *answer, double *measure_work, heft_solver_stats *stats);
 void heft_bpp_elimination_release(heft_bpp_elimination *e);
+
+/* The point of points (count entries, NULL ones skipped) nearest an answer
+ * by the error measure once clamped into its boxes, and that error in
+ * *error (INFINITY and NULL when there is none). scratch: n. */
+const double *heft_bpp_nearest(const heft_mlcp *p, const double *const *points, int count,
+                               double *scratch, double *measure_work, double *error);
 /* The kept sets and answer, and bpp-pcg's last Woodbury solves, as bytes
  * (heft_solver_vtable save_state and restore_state; bpp_state.c). */
 size_t heft_bpp_save_state(const void *state, void *buffer, size_t capacity);

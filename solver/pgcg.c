@@ -675,6 +675,16 @@ static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_
     return best <= tau;
 }
 
+/* The backstop's answer (s->bs_answer) becomes the best one and the
+ * current one, with the sets read off it. */
+static void take_backstop_answer(const heft_mlcp *p, pgcg_state *s) {
+    const size_t vec = sizeof(double) * (size_t)p->n;
+    memcpy(s->best_lambda, s->bs_answer, vec);
+    heft_bpp_read_sets(p, s->best_lambda, s->best_set);
+    memcpy(s->lambda, s->best_lambda, vec);
+    memcpy(s->set, s->best_set, (size_t)p->n);
+}
+
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
                       heft_solver_stats *stats) {
     pgcg_state *s = state;
@@ -782,10 +792,7 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
         if (solved > 0 ||
             (solved == 0 && heft_mlcp_measure(p, s->bs_answer, s->measure_work).max < kept)) {
-            memcpy(s->best_lambda, s->bs_answer, vec);
-            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
-            memcpy(s->lambda, s->best_lambda, vec);
-            memcpy(s->set, s->best_set, (size_t)n);
+            take_backstop_answer(p, s);
             have_best = 1;
             converged = solved > 0;
             source = HEFT_ANSWER_BACKSTOP;
@@ -797,27 +804,13 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             have_best ? s->best_lambda : NULL,
             s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda : NULL,
             warm ? p->lambda0 : NULL};
-        const double *from = NULL;
-        double nearest = INFINITY;
-        for (int k = 0; k < 3; ++k) {
-            if (points[k] == NULL)
-                continue;
-            memcpy(s->start, points[k], vec);
-            heft_bpp_clamp_answer(p, s->start);
-            const double e = heft_mlcp_measure(p, s->start, s->measure_work).max;
-            if (e < nearest) {
-                nearest = e;
-                from = points[k];
-            }
-        }
+        double nearest;
+        const double *from = heft_bpp_nearest(p, points, 3, s->start, s->measure_work, &nearest);
         const int found = heft_bpp_eliminated(p, &s->options, &s->elim, from, tau, s->start,
                                               s->bs_answer, s->measure_work, stats);
         if (found > 0 ||
             (found == 0 && heft_mlcp_measure(p, s->bs_answer, s->measure_work).max < nearest)) {
-            memcpy(s->best_lambda, s->bs_answer, vec);
-            heft_bpp_read_sets(p, s->best_lambda, s->best_set);
-            memcpy(s->lambda, s->best_lambda, vec);
-            memcpy(s->set, s->best_set, (size_t)n);
+            take_backstop_answer(p, s);
             have_best = 1;
             converged = found > 0;
             source = HEFT_ANSWER_BACKSTOP;

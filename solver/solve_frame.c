@@ -26,3 +26,15 @@ heft_mlcp_error heft_solve_finish(const heft_mlcp *p, const double *lambda, int 
     stats->time_total_ms = heft_time_ms() - frame->start;
     return err;
 }
+
+void heft_stats_add_stage(heft_solver_stats *stats, const heft_solver_stats *stage) {
+    stats->backstops += 1 + stage->backstops;
+    stats->backstop_pivots += stage->backstop_pivots;
+    stats->newton_steps += stage->newton_steps;
+    stats->pgs_sweeps += stage->pgs_sweeps;
+    stats->restarts += stage->restarts;
+    stats->frozen_rounds += stage->frozen_rounds;
+    stats->factorizations += stage->factorizations;
+    stats->downdates += stage->downdates;
+    stats->inner_iterations += stage->iterations;
+}

@@ -25,4 +25,11 @@ heft_mlcp_error heft_solve_finish(const heft_mlcp *p, const double *lambda, int 
                                   const heft_solve_frame *frame, double *measure_work,
                                   heft_solver_stats *stats);
 
+/* Adds the counts of a stage that ran another solver (stage, from that
+ * solver's own solve) to stats: one more backstop run plus the stage's own
+ * backstop runs, pivots, Newton steps, PGS sweeps, restarts, frozen-box
+ * rounds, factorizations and downdates, and its pivoting steps as inner
+ * iterations. */
+void heft_stats_add_stage(heft_solver_stats *stats, const heft_solver_stats *stage);
+
 #endif
