@@ -17,7 +17,7 @@ void solver_cli_usage(FILE *out, const char *indent) {
         "[--preconditioner jacobi|ic0|ic0-shift|ict|ic0-imaginary]",
         "[--pcg-tolerance R] [--adaptive-regularization SHIFT]",
         "[--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]",
-        "[--ldl-shard N] [--ldl-regularization EPS]",
+        "[--ldl-shard N] [--ldl-regularization EPS] [--pgs-light-ratio R]",
         "[--backstop-cap VARIABLES|default|off] [--backstop-budget PIVOTS_PER_VARIABLE]",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
@@ -87,6 +87,16 @@ int solver_cli_option(int id, const char *v, heft_solver_options *o, char *err, 
         /* H~_ii = (1 + E) H_ii: below 1, so the diagonal at most doubles */
         rc = cli_double("--ldl-regularization", v, 0.0, 1.0, CLI_HI_OPEN, NULL,
                         &o->ldl_regularization, err, err_size);
+        break;
+    case SOLVER_CLI_PGS_LIGHT_RATIO:
+        /* 0 turns the light bodies' blocks off; a ratio below 1 means nothing */
+        rc = cli_double("--pgs-light-ratio", v, 0.0, HUGE_VAL, 0, NULL, &o->pgs_light_ratio, err,
+                        err_size);
+        if (rc == 0 && o->pgs_light_ratio > 0.0 && o->pgs_light_ratio < 1.0) {
+            snprintf(err, err_size,
+                     "--pgs-light-ratio wants 0 (off) or a mass ratio >= 1, not %.40s", v);
+            rc = -1;
+        }
         break;
     case SOLVER_CLI_BACKSTOP_CAP:
         /* the words for the field's two special values, so a command line

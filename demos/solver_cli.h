@@ -27,6 +27,7 @@ enum solver_cli_id {
     SOLVER_CLI_LDL_SHATTER,
     SOLVER_CLI_LDL_SHARD,
     SOLVER_CLI_LDL_REGULARIZATION,
+    SOLVER_CLI_PGS_LIGHT_RATIO,
     SOLVER_CLI_BACKSTOP_CAP,
     SOLVER_CLI_BACKSTOP_BUDGET,
     SOLVER_CLI_END
@@ -47,6 +48,7 @@ enum solver_cli_id {
         {"ldl-shatter", required_argument, NULL, SOLVER_CLI_LDL_SHATTER},                          \
         {"ldl-shard", required_argument, NULL, SOLVER_CLI_LDL_SHARD},                              \
         {"ldl-regularization", required_argument, NULL, SOLVER_CLI_LDL_REGULARIZATION},            \
+        {"pgs-light-ratio", required_argument, NULL, SOLVER_CLI_PGS_LIGHT_RATIO},                  \
         {"backstop-cap", required_argument, NULL, SOLVER_CLI_BACKSTOP_CAP}, {                      \
         "backstop-budget", required_argument, NULL, SOLVER_CLI_BACKSTOP_BUDGET                     \
     }

@@ -470,6 +470,7 @@ static int read_world(loader *L, world_settings *ws) {
                                               "ldl_shatter_degree",
                                               "ldl_shard_constraints",
                                               "ldl_regularization",
+                                              "pgs_light_ratio",
                                               NULL};
     const cJSON *s = member(L, L->root, "solver");
     set_where(L, "solver", -1);
@@ -512,7 +513,8 @@ static int read_world(loader *L, world_settings *ws) {
              !read_int(L, o, "ldl_ordering", &op->ldl_ordering, 0, big) ||
              !read_int(L, o, "ldl_shatter_degree", &op->ldl_shatter_degree, 0, big) ||
              !read_int(L, o, "ldl_shard_constraints", &op->ldl_shard_constraints, 0, big) ||
-             !read_number(L, o, "ldl_regularization", &op->ldl_regularization, NUM_FINITE))) {
+             !read_number(L, o, "ldl_regularization", &op->ldl_regularization, NUM_FINITE) ||
+             !read_number(L, o, "pgs_light_ratio", &op->pgs_light_ratio, NUM_FINITE))) {
             return 0;
         }
         char message[160];

@@ -388,6 +388,7 @@ static void save_solver(saver *s, members *top) {
     put_int(&p, "ldl_shatter_degree", o->ldl_shatter_degree);
     put_int(&p, "ldl_shard_constraints", o->ldl_shard_constraints);
     put_number(&p, "ldl_regularization", o->ldl_regularization);
+    put_number_unless(&p, "pgs_light_ratio", o->pgs_light_ratio, defaults.pgs_light_ratio);
     close_object(&p);
     close_object(&m);
 }

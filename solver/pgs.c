@@ -58,6 +58,19 @@
  * solve: left in the warm start it made stacks of boxes sway as one column
  * at 50 sweeps (docs/pgs.md "Contacts: the correction always apart").
  *
+ * Light bodies (docs/pgs.md "Light bodies between heavy ones"). A body much
+ * lighter than a moving body it is jointed to passes impulses between its
+ * neighbours only through many sweeps: one row moves the light body and
+ * barely the heavy one, and the next row takes the motion back. A 0.9 kg
+ * steering knuckle between a 2,430 kg chassis and a 67 kg wheel held at 50
+ * sweeps let the wheel spin up to 1,000 rad/s and threw the truck. So the
+ * joint rows (free on both sides, no friction index) of a body at most
+ * 1/options.pgs_light_ratio as heavy as a moving body one of them joins it
+ * to are, after each sweep, solved together exactly (one dense Cholesky
+ * factor of their A block a solve; a block of at most PGS_BLOCK_MAX rows),
+ * with every other row held: block Gauss-Seidel on that block. The boxed
+ * rows on the body (motors, limits) stay in the sweep.
+ *
  * The state of one island is the options, a workspace that only grows (once
  * the largest problem of an island has been seen, a solve allocates nothing)
  * and the position correction's count, latch and memory. */
@@ -127,7 +140,19 @@ typedef struct pgs_state {
     double *last_share;  /* n: the part of it the position pass added */
     int last_n;          /* rows of the last solve, -1: nothing remembered */
     size_t velocity_b_cap, position_b_cap, last_cap;
+    /* the light bodies' blocks (find_blocks), by position */
+    int nblocks;
+    int32_t *block_start; /* nblocks + 1: each block's first entry in block_pos */
+    int32_t *block_pos;   /* the positions of the blocks' rows */
+    size_t *factor_start; /* nblocks + 1: each block's first entry in factor */
+    double *factor;       /* per block, m x m: the Cholesky factor of its A block, by rows */
+    int32_t *body_rows;   /* nbodies: joint rows on a light body, -1 on the others */
+    size_t block_start_cap, block_pos_cap, factor_start_cap, factor_cap, body_rows_cap;
 } pgs_state;
+
+/* The most joint rows a light body's block takes (four six-row joints); a
+ * body with more keeps them in the sweep. */
+#define PGS_BLOCK_MAX 24
 
 /* Makes *array hold at least need elements of size bytes; the contents are
  * not kept. An array that grows again at least doubles (capacity_ahead). */
@@ -249,6 +274,11 @@ static void pgs_destroy(void *state) {
     heft_free(s->position_b);
     heft_free(s->last_answer);
     heft_free(s->last_share);
+    heft_free(s->block_start);
+    heft_free(s->block_pos);
+    heft_free(s->factor_start);
+    heft_free(s->factor);
+    heft_free(s->body_rows);
     heft_free(s);
 }
 
@@ -389,6 +419,176 @@ static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
             finite = finite && isfinite(row[c]);
     }
     s->finite_rows = finite;
+}
+
+/* Whether row i is a joint row a light body's block may take: free on both
+ * sides, no friction index (motors and limits have a box and stay in the
+ * sweep). */
+static int joint_row(const heft_mlcp *p, int i) {
+    return p->kind != NULL && p->kind[i] == HEFT_ROW_BILATERAL && normal_row(p, i) < 0 &&
+           p->lo[i] == -INFINITY && p->hi[i] == INFINITY;
+}
+
+/* A's entry of the rows at positions x and y: J_x M^-1 J_y^T over the bodies
+ * they share, from the sweep's records (J_x is stored scaled by step_x). */
+static double block_entry(const pgs_state *s, int x, int y) {
+    const double *rx = &s->rows[PGS_ROW * (size_t)x], *ry = &s->rows[PGS_ROW * (size_t)y];
+    double v = 0.0;
+    for (int u = 0; u < 2; ++u)
+        for (int t = 0; t < 2; ++t)
+            if (s->side[2 * x + u] == s->side[2 * y + t])
+                v += heft_dot6(rx + 6 * u, ry + 12 + 6 * t);
+    return v / s->step[x] + (x == y ? s->epsilon[x] : 0.0);
+}
+
+/* In place: the lower Cholesky factor of the m x m matrix a (by rows); 0
+ * when a pivot is not above 1e-12 of its diagonal (dependent rows). */
+static int block_cholesky(double *a, int m) {
+    for (int j = 0; j < m; ++j) {
+        double d = a[j * m + j];
+        for (int k = 0; k < j; ++k)
+            d -= a[j * m + k] * a[j * m + k];
+        if (!(d > 1e-12 * a[j * m + j]) || !isfinite(d))
+            return 0;
+        d = sqrt(d);
+        a[j * m + j] = d;
+        for (int i = j + 1; i < m; ++i) {
+            double v = a[i * m + j];
+            for (int k = 0; k < j; ++k)
+                v -= a[i * m + k] * a[j * m + k];
+            a[i * m + j] = v / d;
+        }
+    }
+    return 1;
+}
+
+/* The light bodies' blocks of this solve (after precompute_rows): a body
+ * whose inverse mass is at least pgs_light_ratio times that of a moving
+ * body a joint row joins it to takes its joint rows, 2 to PGS_BLOCK_MAX of
+ * them, as a block; each block's A is factored once. A block whose factor
+ * fails (dependent rows) or whose rows PGS cannot move is dropped. Returns 0
+ * when out of memory. */
+static int find_blocks(const heft_mlcp *p, pgs_state *s) {
+    s->nblocks = 0;
+    const double ratio = s->options.pgs_light_ratio;
+    const int n = p->n, nb = p->nbodies;
+    if (!(ratio > 0.0) || p->kind == NULL || n == 0)
+        return 1;
+    /* two passes over the joint rows: whether any body is light (a problem
+     * without one, as every stack, touches no memory of the blocks), then
+     * which */
+    int32_t *count = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        int any = 0;
+        for (int i = 0; i < n; ++i) {
+            const heft_mlcp_row *r = &p->rows[i];
+            if (!joint_row(p, i) || !dynamic_body(p, r->a) || !dynamic_body(p, r->b) ||
+                r->a == r->b)
+                continue;
+            const double ia = p->bodies[r->a].inv_mass, ib = p->bodies[r->b].inv_mass;
+            const int light_a = ia >= ratio * ib && ib > 0.0,
+                      light_b = ib >= ratio * ia && ia > 0.0;
+            any = any || light_a || light_b;
+            if (count != NULL && light_a)
+                count[r->a] = 0;
+            if (count != NULL && light_b)
+                count[r->b] = 0;
+        }
+        if (!any)
+            return 1;
+        if (count == NULL) {
+            if (!workspace_reserve((void **)&s->body_rows, &s->body_rows_cap, (size_t)nb,
+                                   sizeof(int32_t)))
+                return 0;
+            count = s->body_rows;
+            for (int b = 0; b < nb; ++b)
+                count[b] = -1;
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        const int i = s->order[k];
+        if (!joint_row(p, i))
+            continue;
+        const heft_mlcp_row *r = &p->rows[i];
+        if (dynamic_body(p, r->a) && count[r->a] >= 0)
+            ++count[r->a];
+        if (dynamic_body(p, r->b) && r->b != r->a && count[r->b] >= 0)
+            ++count[r->b];
+    }
+    int blocks = 0;
+    size_t entries = 0, cells = 0;
+    for (int b = 0; b < nb; ++b)
+        if (count[b] >= 2 && count[b] <= PGS_BLOCK_MAX) {
+            ++blocks;
+            entries += (size_t)count[b];
+            cells += (size_t)count[b] * (size_t)count[b];
+        }
+    if (blocks == 0)
+        return 1;
+    if (!workspace_reserve((void **)&s->block_start, &s->block_start_cap, (size_t)blocks + 1,
+                           sizeof(int32_t)) ||
+        !workspace_reserve((void **)&s->block_pos, &s->block_pos_cap, entries, sizeof(int32_t)) ||
+        !workspace_reserve((void **)&s->factor_start, &s->factor_start_cap, (size_t)blocks + 1,
+                           sizeof(size_t)) ||
+        !workspace_reserve((void **)&s->factor, &s->factor_cap, cells, sizeof(double)))
+        return 0;
+    /* each body's block in body order, its rows in the sweep's order: count
+     * becomes the body's block and the fill pointer goes through block_start */
+    int q = 0;
+    int32_t at = 0;
+    for (int b = 0; b < nb; ++b) {
+        if (count[b] >= 2 && count[b] <= PGS_BLOCK_MAX) {
+            s->block_start[q] = at;
+            at += count[b];
+            count[b] = q++;
+        } else {
+            count[b] = -1;
+        }
+    }
+    s->block_start[q] = at;
+    int32_t *fill = s->schedule; /* free after precompute_rows beyond the n positions */
+    fill += n;
+    for (int k = 0; k < blocks; ++k)
+        fill[k] = s->block_start[k];
+    for (int k = 0; k < n; ++k) {
+        const int i = s->order[k];
+        if (!joint_row(p, i))
+            continue;
+        const heft_mlcp_row *r = &p->rows[i];
+        if (dynamic_body(p, r->a) && count[r->a] >= 0)
+            s->block_pos[fill[count[r->a]]++] = k;
+        if (dynamic_body(p, r->b) && r->b != r->a && count[r->b] >= 0)
+            s->block_pos[fill[count[r->b]]++] = k;
+    }
+    /* factor each block; a failed one is left out, the next ones moved down */
+    int kept = 0;
+    size_t used = 0;
+    int32_t write = 0, begin = 0;
+    for (int k = 0; k < blocks; ++k) {
+        const int32_t end = s->block_start[k + 1]; /* read before block_start[kept] is written */
+        const int m = end - begin;
+        const int32_t *pos = &s->block_pos[begin];
+        double *a = &s->factor[used];
+        int ok = 1;
+        for (int x = 0; x < m && ok; ++x)
+            ok = s->step[pos[x]] > 0.0;
+        for (int x = 0; x < m && ok; ++x)
+            for (int y = 0; y < m; ++y)
+                a[x * m + y] = block_entry(s, pos[x], pos[y]);
+        if (ok && block_cholesky(a, m)) {
+            memmove(&s->block_pos[write], pos, sizeof(int32_t) * (size_t)m);
+            s->block_start[kept] = write;
+            s->factor_start[kept] = used;
+            write += m;
+            used += (size_t)m * (size_t)m;
+            ++kept;
+        }
+        begin = end;
+    }
+    s->block_start[kept] = write;
+    s->factor_start[kept] = used;
+    s->nblocks = kept;
+    return 1;
 }
 
 /* dv = M^-1 J^T lambda (by position), summed row by row from the
@@ -606,6 +806,48 @@ static double sweep_rows(int n, const pgs_state *s) {
     return largest;
 }
 
+/* After a sweep: each light body's block solved exactly with every other row
+ * held, on x (lambda_at, or share_at in the position pass) against b (b_at):
+ * A_BB delta = -(J_B dv + eps x_B - b_B). The block's rows are free, so no
+ * box applies. Returns the largest 0.5 delta^2 d_i. */
+static double block_pass(const pgs_state *s, double *restrict x, const double *restrict b) {
+    double largest = 0.0;
+    double r[PGS_BLOCK_MAX];
+    for (int q = 0; q < s->nblocks; ++q) {
+        const int m = s->block_start[q + 1] - s->block_start[q];
+        const int32_t *pos = &s->block_pos[s->block_start[q]];
+        const double *l = &s->factor[s->factor_start[q]];
+        for (int u = 0; u < m; ++u) {
+            const int k = pos[u];
+            const double *row = &s->rows[PGS_ROW * (size_t)k];
+            const double jv = row_velocity(row, &s->dv[s->side[2 * k]], &s->dv[s->side[2 * k + 1]]);
+            r[u] = b[k] - s->epsilon[k] * x[k] - jv / s->step[k];
+        }
+        for (int i = 0; i < m; ++i) { /* L y = r */
+            double v = r[i];
+            for (int k = 0; k < i; ++k)
+                v -= l[i * m + k] * r[k];
+            r[i] = v / l[i * m + i];
+        }
+        for (int i = m - 1; i >= 0; --i) { /* L^T delta = y */
+            double v = r[i];
+            for (int k = i + 1; k < m; ++k)
+                v -= l[k * m + i] * r[k];
+            r[i] = v / l[i * m + i];
+        }
+        for (int u = 0; u < m; ++u) {
+            const int k = pos[u];
+            if (r[u] == 0.0)
+                continue;
+            x[k] += r[u];
+            row_apply(r[u], &s->rows[PGS_ROW * (size_t)k], &s->dv[s->side[2 * k]],
+                      &s->dv[s->side[2 * k + 1]]);
+            largest = larger_energy(largest, 0.5 * r[u] * r[u] * s->diagonal[k]);
+        }
+    }
+    return largest;
+}
+
 /* Whether the sweeps may be sweep_rows' and stay exact: the rows and b
  * finite. */
 static int sweep_may_be_fast(int n, const pgs_state *s) {
@@ -706,7 +948,9 @@ static int position_pass(const heft_mlcp *p, pgs_state *s, int *sweeps) {
         const int most = s->options.max_iterations;
         converged = 0;
         for (int k = 0; k < most && !converged; ++k) {
-            const double largest = sweep_share(n, s);
+            double largest = sweep_share(n, s);
+            if (s->nblocks > 0)
+                largest = larger_energy(largest, block_pass(s, share, s->b_at));
             ++*sweeps;
             if (isnan(largest)) {
                 for (int i = 0; i < n; ++i)
@@ -774,7 +1018,10 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     /* Setup: the row responses and diagonal (structured) or the diagonal of A. */
     if (structured) {
         precompute_rows(p, s);
+        if (!find_blocks(p, s))
+            return HEFT_SOLVE_FAILED;
     } else {
+        s->nblocks = 0;
         for (int i = 0; i < n; ++i) {
             const double d = p->A[(size_t)i * n + i];
             s->diagonal[i] = (isfinite(d) && d > 0.0) ? d : 0.0;
@@ -809,9 +1056,11 @@ static int pgs_solve(void *state, const heft_mlcp *p, double *lambda, heft_solve
     const int fast = structured && sweep_may_be_fast(n, s);
     int sweeps = 0, converged = n == 0;
     while (!converged && sweeps < s->options.max_iterations) {
-        const double largest = !structured ? sweep_dense(p, s, lambda)
-                               : fast      ? sweep_rows(n, s)
-                                           : sweep_plain(n, s);
+        double largest = !structured ? sweep_dense(p, s, lambda)
+                         : fast      ? sweep_rows(n, s)
+                                     : sweep_plain(n, s);
+        if (s->nblocks > 0)
+            largest = larger_energy(largest, block_pass(s, s->lambda_at, s->b_at));
         ++sweeps;
         if (isnan(largest))
             break; /* no later sweep can recover from a NaN */

@@ -99,6 +99,7 @@ heft_solver_options heft_solver_default_options(void) {
     o.ldl_shatter_degree = 20;
     o.ldl_shard_constraints = 2;
     o.ldl_regularization = 1e-12;
+    o.pgs_light_ratio = 100.0;
     return o;
 }
 
@@ -166,6 +167,8 @@ int heft_solver_options_check(const heft_solver_options *o, char *err, size_t er
     CHECK_INT(ldl_shatter_degree, v >= 0, ">= 0 (0: never shatter)");
     CHECK_INT(ldl_shard_constraints, v >= 1, ">= 1");
     CHECK_DOUBLE(ldl_regularization, v >= 0.0 && v < 1.0, "in [0, 1)");
+    CHECK_DOUBLE(pgs_light_ratio, v == 0.0 || (v >= 1.0 && isfinite(v)),
+                 "0 (off) or finite and >= 1 (a mass ratio)");
 #undef CHECK_INT
 #undef CHECK_DOUBLE
     return 0;

@@ -211,6 +211,9 @@ Test(bad_input, every_solver_option_is_checked_by_name) {
         OPT(ldl_shatter_degree, 0, -1),
         OPT(ldl_shard_constraints, 0, 0),
         OPT(ldl_regularization, 1, NAN),
+        OPT(pgs_light_ratio, 1, NAN),
+        OPT(pgs_light_ratio, 1, -1.0),
+        OPT(pgs_light_ratio, 1, 0.5),
 #undef OPT
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {

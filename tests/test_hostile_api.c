@@ -488,12 +488,13 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
         OPT(ldl_shatter_degree, 0, -1, INT_MIN, -1),
         OPT(ldl_shard_constraints, 0, 0, -1, INT_MIN),
         OPT(ldl_regularization, 1, NAN, 1.0, -1),
+        OPT(pgs_light_ratio, 1, NAN, 0.5, INFINITY),
 #undef OPT
     };
     size_t fields = sizeof cases / sizeof cases[0];
-    /* the table must cover the struct: 24 fields, 15 ints and 9 doubles, 132
+    /* the table must cover the struct: 25 fields, 15 ints and 10 doubles, 140
      * bytes and 20 of padding on an LP64 target (fields are not ordered by size) */
-    cr_assert_eq(sizeof(heft_solver_options), 152,
+    cr_assert_eq(sizeof(heft_solver_options), 160,
                  "heft_solver_options changed: add the new field here and to the check");
     for (size_t k = 0; k < fields; ++k) {
         for (int v = 0; v < 3; ++v) {

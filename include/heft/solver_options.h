@@ -68,6 +68,11 @@ typedef struct heft_solver_options {
                                   0: never (default 20) */
     int ldl_shard_constraints; /* joints per shard of a shattered body, >= 1 (default 2) */
     double ldl_regularization; /* eps of H~_ii = (1 + eps) H_ii, in [0, 1) (default 1e-12) */
+    /* pgs: the joint rows of a body whose mass is at most 1/this of a moving
+       body it is jointed to are solved together, exactly, after each sweep
+       (docs/pgs.md "Light bodies between heavy ones"); 0 (the papers' sweep)
+       or finite and >= 1 (default 100) */
+    double pgs_light_ratio;
 } heft_solver_options;
 
 /* heft_solver_options.backstop_max_variables: the build's cap ... */
