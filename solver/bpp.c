@@ -66,6 +66,7 @@
 #include "baraff.h"
 #include "bpp.h"
 #include "pgs.h"
+#include "row_math.h"
 #include "workspace.h"
 #include "solve_frame.h"
 
@@ -325,7 +326,7 @@ int heft_bpp_place_tight(const heft_mlcp *p, uint8_t *set, double *lambda, unsig
             if (friction_row(p, i) != pass)
                 continue;
             double lo, hi;
-            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            heft_row_bounds(p, lambda, i, &lo, &hi);
             if ((set[i] == BPP_AT_LO && !isfinite(lo)) || (set[i] == BPP_AT_HI && !isfinite(hi)))
                 set[i] = BPP_FREE;
             tight[i] = set[i] != BPP_FREE;
@@ -355,7 +356,7 @@ bpp_check heft_bpp_check_sets(const heft_mlcp *p, const uint8_t *set, const doub
     bpp_check c = {0, 0, 0, 0.0, 0.0};
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
-        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        heft_row_bounds(p, lambda, i, &lo, &hi);
         const double l = lambda[i], wi = w[i];
         next[i] = set[i];
         if (!isfinite(l) || !isfinite(wi)) {
@@ -403,7 +404,7 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda) {
             if (friction_row(p, i) != pass)
                 continue;
             double lo, hi;
-            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            heft_row_bounds(p, lambda, i, &lo, &hi);
             if (lambda[i] < lo)
                 lambda[i] = lo;
             else if (lambda[i] > hi)
@@ -914,7 +915,7 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
 void heft_bpp_read_sets(const heft_mlcp *p, const double *lambda, uint8_t *set) {
     for (int i = 0; i < p->n; ++i) {
         double lo, hi;
-        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        heft_row_bounds(p, lambda, i, &lo, &hi);
         const double l = lambda[i], scale = 1e-12 * (fabs(lo) + fabs(hi) + 1.0);
         if (!(lo < hi))
             set[i] = isfinite(lo) ? BPP_AT_LO : BPP_FREE;
@@ -1369,7 +1370,7 @@ static int same_sets(const heft_mlcp *p, const double *lambda, const uint8_t *a,
         if (a[i] == BPP_FREE || b[i] == BPP_FREE)
             return 0;
         double lo, hi;
-        heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+        heft_row_bounds(p, lambda, i, &lo, &hi);
         if (!(lo == hi))
             return 0;
     }
@@ -1854,7 +1855,9 @@ int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, doub
                     double *lambda_out, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
-    heft_bpp_clamp_answer(p, a->lambda);
+    /* an answer measured already was clamped before it was measured */
+    if (a->measured == NULL)
+        heft_bpp_clamp_answer(p, a->lambda);
     heft_mlcp_error err =
         a->measured != NULL ? *a->measured : heft_mlcp_measure(p, a->lambda, a->measure_work);
     if (!(err.max <= BPP_ACCEPTED)) {

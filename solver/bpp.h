@@ -293,7 +293,8 @@ typedef struct bpp_answer {
     double *measure_work; /* n + 6 nbodies */
     int warm;             /* the problem's warm start is on */
     double *scratch;      /* n */
-    /* the answer's measure when the caller has it, else NULL */
+    /* the measure of the answer as it is, clamped, when the caller has it
+     * (the answer is then not clamped again), else NULL */
     const heft_mlcp_error *measured;
 } bpp_answer;
 

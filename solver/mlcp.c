@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- create / destroy -------------------------------------------------- */
 
 /* Adds count elements of size elem to a running block size, keeping every
@@ -163,11 +167,24 @@ double heft_mlcp_diagonal(const heft_mlcp *p, int i) {
     if (p->A != NULL)
         return p->A[(size_t)i * p->n + i];
     if (p->rows != NULL)
-        return rows_coupling(p, i, i) + row_epsilon(p, i);
+        return heft_row_self_coupling(p, i) + row_epsilon(p, i);
     return 0.0;
 }
 
 /* ---- the residual ------------------------------------------------------ */
+
+/* y += s x over six components, two at a time where SSE2 is there (each
+ * component's product and sum are the scalar loop's) */
+static void add_scaled6(double *y, const double *x, double s) {
+#if defined(__SSE2__)
+    const __m128d v = _mm_set1_pd(s);
+    for (int k = 0; k < 6; k += 2)
+        _mm_storeu_pd(&y[k], _mm_add_pd(_mm_loadu_pd(&y[k]), _mm_mul_pd(_mm_loadu_pd(&x[k]), v)));
+#else
+    for (int k = 0; k < 6; ++k)
+        y[k] += x[k] * s;
+#endif
+}
 
 /* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
  * velocity change the impulses cause, so no entry of A is ever formed. */
@@ -179,11 +196,9 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         if (row_body(p, r->a) != NULL)
-            for (int k = 0; k < 6; ++k)
-                dv[6 * r->a + k] += r->ja[k] * lambda[i];
+            add_scaled6(&dv[6 * r->a], r->ja, lambda[i]);
         if (row_body(p, r->b) != NULL)
-            for (int k = 0; k < 6; ++k)
-                dv[6 * r->b + k] += r->jb[k] * lambda[i];
+            add_scaled6(&dv[6 * r->b], r->jb, lambda[i]);
     }
     for (int k = 0; k < nb; ++k) {
         double impulse[6];
@@ -193,9 +208,27 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double wi = row_epsilon(p, i) * lambda[i] - p->b[i];
-        if (row_body(p, r->a) != NULL)
+        const int a = row_body(p, r->a) != NULL, b = row_body(p, r->b) != NULL;
+#if defined(__SSE2__)
+        if (a && b) {
+            /* both sides' products at once, side a in the low lane, each
+             * summed in heft_dot6's order and added to wi in turn */
+            const double *va = &dv[6 * r->a], *vb = &dv[6 * r->b];
+            __m128d d = _mm_mul_pd(_mm_set_pd(r->jb[0], r->ja[0]), _mm_set_pd(vb[0], va[0]));
+            for (int k = 1; k < 6; ++k)
+                d = _mm_add_pd(
+                    d, _mm_mul_pd(_mm_set_pd(r->jb[k], r->ja[k]), _mm_set_pd(vb[k], va[k])));
+            double two[2];
+            _mm_storeu_pd(two, d);
+            wi += two[0];
+            wi += two[1];
+            w[i] = wi;
+            continue;
+        }
+#endif
+        if (a)
             wi += heft_dot6(r->ja, &dv[6 * r->a]);
-        if (row_body(p, r->b) != NULL)
+        if (b)
             wi += heft_dot6(r->jb, &dv[6 * r->b]);
         w[i] = wi;
     }
@@ -241,16 +274,7 @@ void heft_mlcp_residual(const heft_mlcp *p, const double *lambda, double *w, dou
  * (ODE's findex convention). A normal impulse that is negative (an iterate
  * on its way, or NaN) gives a closed box rather than an inverted one. */
 void heft_mlcp_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo, double *hi) {
-    const int32_t f = p->findex != NULL ? p->findex[i] : -1;
-    if (f >= 0 && f < p->n) {
-        const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
-        const double limit = lf > 0.0 ? fabs(p->hi[i]) * lf : 0.0;
-        *lo = -limit;
-        *hi = limit;
-        return;
-    }
-    *lo = p->lo[i];
-    *hi = p->hi[i];
+    heft_row_bounds(p, lambda, i, lo, hi);
 }
 
 int heft_mlcp_structure_valid(const heft_mlcp *p) {

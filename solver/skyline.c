@@ -264,21 +264,62 @@ void heft_skyline_solve(heft_skyline s, const unsigned char *removed, double *x)
     }
 }
 
+/* y += column k's part of A x: the lower entries' products summed into
+ * y[k] in order, the upper ones added to the later rows. */
+static inline void multiply_column(heft_skyline s, int k, const double *x, double *y) {
+    const double *ck = column(s, k);
+    const int len = s.last[k] - k;
+    const double xk = x[k];
+    double yk = ck[0] * xk;
+    for (int t = 1; t <= len; ++t) {
+        yk += ck[t] * x[k + t];
+        y[k + t] += ck[t] * xk;
+    }
+    y[k] += yk;
+}
+
+/* Columns two at a time: each column's sum into y[k] is a chain of
+ * additions that waits on the one before, and two chains side by side
+ * take the time of one. Every y[j] still gets column k's term before
+ * column k + 1's, and each sum is taken in the same order, so y is the
+ * same to the bit as one column at a time (the skyline's last rows do
+ * not decrease: column k + 1 reaches at least as far as column k). */
 void heft_skyline_multiply(heft_skyline s, const double *x, double *y) {
     const int m = s.m;
     for (int k = 0; k < m; ++k)
         y[k] = 0.0;
-    for (int k = 0; k < m; ++k) {
-        const double *ck = column(s, k);
-        const int len = s.last[k] - k;
-        const double xk = x[k];
-        double yk = ck[0] * xk;
-        for (int t = 1; t <= len; ++t) {
-            yk += ck[t] * x[k + t];
-            y[k + t] += ck[t] * xk;
+    int k = 0;
+    for (; k + 1 < m; k += 2) {
+        const double *c0 = column(s, k), *c1 = column(s, k + 1);
+        const int last0 = s.last[k], last1 = s.last[k + 1];
+        if (last0 < k + 1) { /* column k holds its diagonal alone */
+            multiply_column(s, k, x, y);
+            multiply_column(s, k + 1, x, y);
+            continue;
         }
-        y[k] += yk;
+        const double x0 = x[k], x1 = x[k + 1];
+        double y0 = c0[0] * x0;
+        y0 += c0[1] * x1;
+        y[k + 1] += c0[1] * x0;
+        double y1 = c1[0] * x1;
+        int j = k + 2;
+        for (; j <= last0; ++j) {
+            const double a0 = c0[j - k], a1 = c1[j - k - 1], xj = x[j];
+            y0 += a0 * xj;
+            y1 += a1 * xj;
+            y[j] += a0 * x0;
+            y[j] += a1 * x1;
+        }
+        for (; j <= last1; ++j) {
+            const double a1 = c1[j - k - 1];
+            y1 += a1 * x[j];
+            y[j] += a1 * x1;
+        }
+        y[k] += y0;
+        y[k + 1] += y1;
     }
+    if (k < m)
+        multiply_column(s, k, x, y);
 }
 
 void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first) {

@@ -145,6 +145,106 @@ Test(mlcp, structured_residual_equals_dense_residual) {
     }
 }
 
+/* The residual, the diagonal and the error measure of the structured form
+ * written one product at a time, in the order the library promises to
+ * keep (the engine's answers, and so its poses, depend on every bit): J^T
+ * lambda summed per body row by row, M^-1 once per body, each row's two
+ * sides dotted in turn; A_ii as heft_mlcp_assemble_dense sums it. */
+static void scalar_residual(const heft_mlcp *p, const double *lambda, double *w) {
+    double dv[6 * 25] = {0};
+    for (int i = 0; i < p->n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        for (int k = 0; k < 6; ++k) {
+            if (r->a >= 0)
+                dv[6 * r->a + k] += r->ja[k] * lambda[i];
+            if (r->b >= 0)
+                dv[6 * r->b + k] += r->jb[k] * lambda[i];
+        }
+    }
+    for (int k = 0; k < p->nbodies; ++k) {
+        const double *I = p->bodies[k].inv_inertia, *x = &dv[6 * k];
+        const double m = p->bodies[k].inv_mass;
+        const double out[6] = {m * x[0],
+                               m * x[1],
+                               m * x[2],
+                               I[0] * x[3] + I[1] * x[4] + I[2] * x[5],
+                               I[1] * x[3] + I[3] * x[4] + I[4] * x[5],
+                               I[2] * x[3] + I[4] * x[4] + I[5] * x[5]};
+        memcpy(&dv[6 * k], out, sizeof out);
+    }
+    for (int i = 0; i < p->n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        double wi = p->epsilon[i] * lambda[i] - p->b[i];
+        const double *sides[2] = {r->ja, r->jb};
+        const int32_t bodies[2] = {r->a, r->b};
+        for (int s = 0; s < 2; ++s)
+            if (bodies[s] >= 0) {
+                const double *j = sides[s], *v = &dv[6 * bodies[s]];
+                wi += j[0] * v[0] + j[1] * v[1] + j[2] * v[2] + j[3] * v[3] + j[4] * v[4] +
+                      j[5] * v[5];
+            }
+        w[i] = wi;
+    }
+}
+
+static int same_bits(double x, double y) {
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+Test(mlcp, structured_residual_diagonal_and_measure_keep_the_scalar_bits) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+        const int n = 90, nb = 25;
+        heft_mlcp *p = planted_random_structured(n, nb, 0.3, 0, seed);
+        cr_assert_not_null(p);
+        /* rows with one body on both sides too */
+        for (int i = 0; i < n; i += 7)
+            if (p->rows[i].a >= 0 && p->findex[i] < 0) {
+                p->rows[i].b = p->rows[i].a;
+                for (int k = 0; k < 6; ++k)
+                    p->rows[i].jb[k] = 0.25 * (k + 1) - p->rows[i].ja[k];
+            }
+        planted_rng rng = {seed};
+        double lambda[90], w[90], expect[90], work[90 + 6 * 25];
+        for (int i = 0; i < n; ++i) {
+            lambda[i] = planted_uniform(&rng, -3.0, 3.0);
+            if (p->findex[i] < 0) {
+                p->lo[i] = i % 3 == 0 ? 0.0 : -INFINITY;
+                p->hi[i] = i % 5 == 0 ? 1.0 : INFINITY;
+            }
+        }
+        heft_mlcp_residual(p, lambda, w, work);
+        scalar_residual(p, lambda, expect);
+        heft_mlcp_error sum = {0.0, 0.0, -1, 0, 0};
+        double *A = malloc(sizeof(double) * (size_t)n * (size_t)n);
+        heft_mlcp_assemble_dense(p, A);
+        for (int i = 0; i < n; ++i) {
+            cr_assert(same_bits(w[i], expect[i]), "seed %d row %d: w %.17g, expected %.17g",
+                      (int)seed, i, w[i], expect[i]);
+            const double d = A[(size_t)i * n + i];
+            cr_assert(same_bits(heft_mlcp_diagonal(p, i), d), "seed %d row %d: A_ii", (int)seed, i);
+            /* the row error of mlcp-format.md, clamped with comparisons */
+            double lo, hi;
+            heft_mlcp_bounds(p, lambda, i, &lo, &hi);
+            const double step = expect[i] / d, target = lambda[i] - step;
+            const double proj = target < lo ? lo : (target > hi ? hi : target);
+            const double change = proj == target ? step : lambda[i] - proj;
+            const double e = 0.5 * change * change * d;
+            sum.sum += e;
+            if (sum.worst_row < 0 || e > sum.max) {
+                sum.max = e;
+                sum.worst_row = i;
+            }
+        }
+        const heft_mlcp_error got = heft_mlcp_measure(p, lambda, work);
+        cr_assert(same_bits(got.max, sum.max) && same_bits(got.sum, sum.sum) &&
+                      got.worst_row == sum.worst_row,
+                  "seed %d: measure %.17g %.17g row %d, expected %.17g %.17g row %d", (int)seed,
+                  got.max, got.sum, got.worst_row, sum.max, sum.sum, sum.worst_row);
+        free(A);
+        heft_mlcp_destroy(p);
+    }
+}
+
 Test(mlcp, residual_without_workspace_or_dense_form_still_uses_the_structure) {
     heft_mlcp *p = two_body_problem();
     const double lambda[3] = {1.0, -2.0, 0.5};
