@@ -573,18 +573,27 @@ typedef struct island_jobs {
     void **states;
     double **lambdas;
     unsigned char *failed; /* out of memory building the island's MLCP */
+    /* the task of a whole island (island_step_task) */
+    island_slot **slots;          /* per island with rows: its solver state's slot */
+    body_motion *before;          /* per body slot: its motion before the update */
+    int *rejected;                /* per island: its refused non-finite states */
+    post_pass *post;              /* post-stabilization's, or NULL */
+    double *build_ms, *update_ms; /* per island */
 } island_jobs;
+
+/* Island k's lambda and MLCP in arena a. */
+static void build_island(island_jobs *j, arena *a, int k) {
+    const int n = j->is->row_start[k + 1] - j->is->row_start[k];
+    j->lambdas[k] = arena_alloc(a, sizeof(double) * (size_t)n);
+    j->failed[k] = !j->lambdas[k] || !island_mlcp(j->w, a, j->is, k, j->rows, j->h, j->row_local,
+                                                  &j->problems[k], &j->signatures[k]);
+}
 
 static void build_islands_task(int begin, int end, int worker, void *context) {
     island_jobs *j = context;
     arena *a = island_worker_arena(j->w, worker);
     for (int i = begin; i < end; ++i) {
-        const int k = j->solved[i];
-        const int n = j->is->row_start[k + 1] - j->is->row_start[k];
-        j->lambdas[k] = arena_alloc(a, sizeof(double) * (size_t)n);
-        j->failed[k] =
-            !j->lambdas[k] || !island_mlcp(j->w, a, j->is, k, j->rows, j->h, j->row_local,
-                                           &j->problems[k], &j->signatures[k]);
+        build_island(j, a, j->solved[i]);
     }
 }
 
@@ -652,42 +661,43 @@ typedef struct island_update {
     int *rejected; /* per island */
 } island_update;
 
-/* An island's velocities and positions: its bodies, and its rows, whose
+/* Island k's velocities and positions: its bodies, and its rows, whose
  * dynamic ends are its bodies, in ascending order as the serial pass took
- * them, so each body sums its impulses in the same order whoever runs it. */
+ * them, so each body sums its impulses in the same order whoever runs it.
+ * Returns the island's refused non-finite states. */
+static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k) {
+    const int b0 = is->body_start[k], b1 = is->body_start[k + 1];
+    for (int i = b0; i < b1; ++i) {
+        body *b = &w->bodies[is->bodies[i]];
+        b->linear_velocity = b->free_linear_velocity;
+        b->angular_velocity = b->free_angular_velocity;
+    }
+    for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
+        apply_row(w, &rows[is->rows[r]]);
+    }
+    int rejected = 0;
+    for (int i = b0; i < b1; ++i) {
+        rejected += integrate_body(&w->bodies[is->bodies[i]], h);
+    }
+    return rejected;
+}
+
 static void island_update_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const island_update *u = context;
-    heft_world *w = u->w;
     for (int k = begin; k < end; ++k) {
-        const int b0 = u->is->body_start[k], b1 = u->is->body_start[k + 1];
-        for (int i = b0; i < b1; ++i) {
-            body *b = &w->bodies[u->is->bodies[i]];
-            b->linear_velocity = b->free_linear_velocity;
-            b->angular_velocity = b->free_angular_velocity;
-        }
-        for (int r = u->is->row_start[k]; r < u->is->row_start[k + 1]; ++r) {
-            apply_row(w, &u->rows[u->is->rows[r]]);
-        }
-        int rejected = 0;
-        for (int i = b0; i < b1; ++i) {
-            rejected += integrate_body(&w->bodies[u->is->bodies[i]], u->h);
-        }
-        u->rejected[k] = rejected;
+        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k);
     }
 }
 
-/* Velocities from the impulses, then positions, island by island on the
- * task system; the awake bodies in no island (kinematic ones) move on this
- * thread. Returns the count of refused non-finite states; per_island holds
- * is->count ints. */
-static int update_bodies(heft_world *w, const island_set *is, const row *rows, double h,
-                         int *per_island) {
-    island_update u = {w, is, rows, h, per_island};
-    world_tasks_run(w, island_update_task, is->count, ISLAND_UPDATE_MIN_RANGE, &u);
+/* The awake bodies in no island (kinematic ones) move on this thread, after
+ * the islands' updates; returns their refused non-finite states plus those
+ * of the islands (per_island, is->count ints). */
+static int update_other_bodies(heft_world *w, const island_set *is, double h,
+                               const int *per_island) {
     int rejected = 0;
     for (int k = 0; k < is->count; ++k) {
-        rejected += u.rejected[k];
+        rejected += per_island[k];
     }
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
@@ -700,6 +710,63 @@ static int update_bodies(heft_world *w, const island_set *is, const row *rows, d
         }
     }
     return rejected;
+}
+
+/* Velocities from the impulses, then positions, island by island on the
+ * task system, then the bodies in no island. Returns the count of refused
+ * non-finite states; per_island holds is->count ints. */
+static int update_bodies(heft_world *w, const island_set *is, const row *rows, double h,
+                         int *per_island) {
+    island_update u = {w, is, rows, h, per_island};
+    world_tasks_run(w, island_update_task, is->count, ISLAND_UPDATE_MIN_RANGE, &u);
+    return update_other_bodies(w, is, h, per_island);
+}
+
+/* ---- 4 to 6 in one task: each island start to finish on one worker ------- */
+
+/* Without an island callback, which must see each island's answer on the
+ * stepping thread before its bodies move, an island's build, solve, impulses
+ * and update run as one item: one hand-out and one wait a step instead of
+ * three, and an island's data stays in one core's cache. The items are the
+ * islands in island order, those without rows too (their bodies move). */
+static void island_step_task(int begin, int end, int worker, void *context) {
+    island_jobs *j = context;
+    heft_world *w = j->w;
+    const island_set *is = j->is;
+    arena *a = island_worker_arena(w, worker);
+    heft_fallback *fallback = island_worker_fallback(w, worker);
+    for (int k = begin; k < end; ++k) {
+        const int n = is->row_start[k + 1] - is->row_start[k];
+        if (n > 0) {
+            const double t0 = heft_time_ms();
+            build_island(j, a, k);
+            j->build_ms[k] = heft_time_ms() - t0;
+            if (j->failed[k]) {
+                continue; /* the step reports out of memory */
+            }
+            island_slot_match(w, j->slots[k], j->signatures[k]);
+            j->states[k] = j->slots[k]->state;
+            solve_island(w, fallback, &j->problems[k], j->states[k], j->lambdas[k],
+                         &w->island_stats[k]);
+            for (int r = 0; r < n; ++r) {
+                *j->rows[is->rows[is->row_start[k] + r]].lambda_out = j->lambdas[k][r];
+            }
+        }
+        const double t1 = heft_time_ms();
+        /* the hit events measure the bodies as they were before the solve */
+        for (int i = is->body_start[k]; i < is->body_start[k + 1]; ++i) {
+            const body *b = &w->bodies[is->bodies[i]];
+            body_motion *m = &j->before[is->bodies[i]];
+            m->position = b->position;
+            m->linear_velocity = b->linear_velocity;
+            m->angular_velocity = b->angular_velocity;
+        }
+        j->rejected[k] = update_island(w, is, j->rows, j->h, k);
+        if (j->post) {
+            post_stabilize_save_island(j->post, k);
+        }
+        j->update_ms[k] = heft_time_ms() - t1;
+    }
 }
 
 /* ---- the step -------------------------------------------------------------- */
@@ -766,7 +833,13 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     /* the islands' MLCPs, built and solved on the task system when there is
      * one; the counts are summed in island order afterwards */
     double ta = heft_time_ms();
-    island_jobs jobs = {w, &is, rows, h, row_local, NULL, NULL, NULL, NULL, NULL, NULL};
+    island_jobs jobs;
+    memset(&jobs, 0, sizeof jobs);
+    jobs.w = w;
+    jobs.is = &is;
+    jobs.rows = rows;
+    jobs.h = h;
+    jobs.row_local = row_local;
     int max_rows = 0, max_bodies = 0;
     for (int k = 0; k < is.count; ++k) {
         const int nr = is.row_start[k + 1] - is.row_start[k];
@@ -804,27 +877,65 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         }
         solved[nsolved++] = k;
     }
-    island_tasks_run(w, build_islands_task, nsolved, &jobs);
+    /* an island callback sees each island's answer on this thread before
+     * the bodies move: then the builds, the solves and the updates are three
+     * tasks, else one (island_step_task) */
+    const int whole = w->island_callback == NULL;
+    post_pass *post = w->def.post_stabilization > 0 ? post_stabilize_begin(w, &is) : NULL;
+    if (whole) {
+        jobs.slots = arena_alloc(&w->scratch, sizeof(island_slot *) * (size_t)(is.count + 1));
+        jobs.before = arena_alloc(&w->scratch, sizeof(body_motion) * (size_t)(w->body_high + 1));
+        jobs.build_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.update_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.rejected = rejected;
+        jobs.post = post;
+        int claimed = jobs.slots && jobs.before && jobs.build_ms && jobs.update_ms;
+        /* making a state allocates and reorders the slots: all of them made
+         * here first, then each island's slot looked up */
+        for (int i = 0; i < nsolved && claimed; ++i) {
+            claimed = island_slots_claim(w, &w->velocity_slots, is.key[solved[i]]) != NULL;
+        }
+        if (!claimed) {
+            heft_set_error("out of memory building an island");
+            return HEFT_ERROR_OUT_OF_MEMORY;
+        }
+        for (int i = 0; i < nsolved; ++i) {
+            jobs.slots[solved[i]] = island_slots_find(&w->velocity_slots, is.key[solved[i]]);
+        }
+        st->time_rows_ms += heft_time_ms() - ta;
+        world_tasks_run(w, island_step_task, is.count, 1, &jobs);
+        for (int k = 0; k < is.count; ++k) {
+            st->time_rows_ms += jobs.build_ms[k];
+            st->time_integrate_ms += jobs.update_ms[k];
+        }
+    } else {
+        island_tasks_run(w, build_islands_task, nsolved, &jobs);
+    }
     for (int i = 0; i < nsolved; ++i) {
         const int k = solved[i];
         if (jobs.failed[k]) {
             heft_set_error("out of memory building an island");
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
-        /* creating a state allocates and reorders the slots: on this thread */
-        jobs.states[k] = island_slots_state(w, &w->velocity_slots, is.key[k], jobs.signatures[k]);
+        if (!whole) {
+            /* creating a state allocates and reorders the slots: on this thread */
+            jobs.states[k] =
+                island_slots_state(w, &w->velocity_slots, is.key[k], jobs.signatures[k]);
+        }
     }
-    st->time_rows_ms += heft_time_ms() - ta;
-    island_tasks_run(w, solve_islands_task, nsolved, &jobs);
+    if (!whole) {
+        st->time_rows_ms += heft_time_ms() - ta;
+        island_tasks_run(w, solve_islands_task, nsolved, &jobs);
+    }
     for (int i = 0; i < nsolved; ++i) {
         const int k = solved[i];
         heft_island_stats *ist = &w->island_stats[k];
-        const double *lambda = jobs.lambdas[k];
-        if (w->island_callback) {
+        if (!whole) {
+            const double *lambda = jobs.lambdas[k];
             w->island_callback(w->island_callback_user, k, &jobs.problems[k], lambda, &ist->solver);
-        }
-        for (int r = 0; r < ist->rows; ++r) {
-            *rows[is.rows[is.row_start[k] + r]].lambda_out = lambda[r];
+            for (int r = 0; r < ist->rows; ++r) {
+                *rows[is.rows[is.row_start[k] + r]].lambda_out = lambda[r];
+            }
         }
         const heft_solver_stats *s = &ist->solver;
         st->islands_solved++;
@@ -855,17 +966,18 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     island_slots_sweep(w, &w->velocity_slots);
     /* hit events: the contacts' impulses are the solve's, the velocities
      * still those the contacts were found with */
-    if (!contact_set_record_hits(w)) {
+    if (!contact_set_record_hits(w, whole ? jobs.before : NULL)) {
         heft_set_error("out of memory recording hit events");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
 
     double t2 = heft_time_ms();
-    st->nonfinite_rejected = update_bodies(w, &is, rows, h, rejected);
+    st->nonfinite_rejected =
+        whole ? update_other_bodies(w, &is, h, rejected) : update_bodies(w, &is, rows, h, rejected);
     double t3 = heft_time_ms();
-    st->time_integrate_ms = t3 - t2;
+    st->time_integrate_ms += t3 - t2;
     if (w->def.post_stabilization > 0) {
-        post_stabilize(w, &is, h, st);
+        post_stabilize(w, &is, h, st, post, whole);
         st->time_post_stabilization_ms = heft_time_ms() - t3;
     }
     continuous_collision(w, h); /* fast bodies: back to their time of impact */
