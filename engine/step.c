@@ -283,25 +283,49 @@ static int row_asleep(const heft_world *w, int32_t a, int32_t b) {
 
 /* ---- 2, 3. collision and rows ------------------------------------------- */
 
-/* Contacts a task of the row fill takes at least (three or five rows each). */
-#define CONTACT_TASK_MIN_RANGE 64
+/* Joints and contacts a task of the rows' placing takes at least (a copy
+ * of a joint's rows, or a contact's three or five rows). */
+#define PLACE_TASK_MIN_RANGE 32
 
-typedef struct contact_rows {
+/* The rows' placing: each joint's rows copied from its room to their place,
+ * each contact's rows filled at theirs. */
+typedef struct place_rows {
     heft_world *w;
     const contact_params *cp;
     row *rows;
-    int *first; /* per contact: its first row, -1 when asleep */
-    int *block; /* per contact: its block */
-} contact_rows;
+    const row *room;  /* the joints' rows, joint i's from slot[i] */
+    const int *slot;  /* per joint: its room, -1 when asleep */
+    const int *place; /* per joint: its first row */
+    const int *count; /* per joint: its rows */
+    int *first;       /* per contact: its first row, -1 when asleep */
+    int *block;       /* per contact: its block */
+} place_rows;
 
-static void contact_rows_task(int begin, int end, int worker, void *context) {
+/* Items: the joints, then the contacts. */
+static void place_rows_task(int begin, int end, int worker, void *context) {
     (void)worker;
-    const contact_rows *cr = context;
-    for (int i = begin; i < end; ++i) {
-        const int r = cr->first[i];
+    const place_rows *pr = context;
+    const int nj = pr->w->joint_high;
+    for (int x = begin; x < end; ++x) {
+        if (x < nj) {
+            if (pr->slot[x] < 0) {
+                continue;
+            }
+            joint *j = &pr->w->joints[x];
+            const int m = pr->count[x], r = pr->place[x], shift = r - pr->slot[x];
+            memcpy(&pr->rows[r], &pr->room[pr->slot[x]], sizeof(row) * (size_t)m);
+            for (int k = 0; k < m && shift != 0; ++k) { /* a friction row names its normal row */
+                if (pr->rows[r + k].findex >= 0) {
+                    pr->rows[r + k].findex += shift;
+                    j->rows_last[k].findex += shift;
+                }
+            }
+            continue;
+        }
+        const int i = x - nj, r = pr->first[i];
         if (r >= 0) {
-            contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->w->shapes, cr->cp,
-                              cr->block[i], r, &cr->rows[r]);
+            contact_fill_rows(&pr->w->contacts.items[i], pr->w->bodies, pr->w->shapes, pr->cp,
+                              pr->block[i], r, &pr->rows[r]);
         }
     }
 }
@@ -354,8 +378,10 @@ static void joint_broke(heft_world *w, int i) {
 
 /* Counts and fills the row buffer; returns the row count, -1 when out of memory.
  * The joints write their rows as tasks, each into room for its most rows
- * (limits come and go), and the rows are then closed up in joint order: the
- * same rows, at the same places, as one pass writing them in turn. */
+ * (limits come and go); their places, closed up in joint order, are counted
+ * on this thread, and a second task copies each joint's rows there and fills
+ * the contacts' after them: the same rows, at the same places, as one pass
+ * writing them in turn. */
 static int build_rows(heft_world *w, double h, row **rows_out) {
     const int nj = w->joint_high;
     joint_rows_fill jf = {w,
@@ -365,7 +391,8 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                           arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
                           arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
                           arena_alloc(&w->scratch, (size_t)(nj + 1))};
-    if (!jf.slot || !jf.block || !jf.count || !jf.was_broken) {
+    int *place = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    if (!jf.slot || !jf.block || !jf.count || !jf.was_broken || !place) {
         return -1;
     }
     int n = 0, block = 0;
@@ -378,35 +405,26 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
             n += joint_row_count(j);
         }
     }
+    row *room = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
     for (int i = 0; i < w->contacts.count; ++i) {
         n += contact_row_count(&w->contacts.items[i]);
     }
     row *rows = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
-    if (!rows) {
+    if (!rows || !room) {
         return -1;
     }
     row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
     jf.ctx = &ctx;
-    jf.rows = rows;
+    jf.rows = room;
     world_tasks_run(w, joint_rows_task, nj, JOINT_TASK_MIN_RANGE, &jf);
     int r = 0;
     for (int i = 0; i < nj; ++i) {
         if (jf.slot[i] < 0) {
             continue;
         }
-        joint *j = &w->joints[i];
-        const int m = jf.count[i], shift = r - jf.slot[i];
-        if (shift != 0) {
-            memmove(&rows[r], &rows[jf.slot[i]], sizeof(row) * (size_t)m);
-            for (int k = 0; k < m; ++k) { /* a friction row names its normal row */
-                if (rows[r + k].findex >= 0) {
-                    rows[r + k].findex += shift;
-                    j->rows_last[k].findex += shift;
-                }
-            }
-        }
-        r += m;
-        if (!jf.was_broken[i] && j->broken) {
+        place[i] = r;
+        r += jf.count[i];
+        if (!jf.was_broken[i] && w->joints[i].broken) {
             joint_broke(w, i);
         }
     }
@@ -419,23 +437,29 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                          w->def.contact_slop,
                          w->def.contact_baumgarte,
                          w->restitution_threshold};
-    /* each awake contact's first row, then the rows filled as tasks (a
-     * contact's rows and its own impulses only) */
-    contact_rows cr = {w, &cp, rows,
-                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
-                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1))};
-    if (!cr.first || !cr.block) {
+    /* each awake contact's first row, then the rows placed and filled as
+     * tasks (a joint's rows and a contact's rows and its own impulses only) */
+    place_rows pr = {w,
+                     &cp,
+                     rows,
+                     room,
+                     jf.slot,
+                     place,
+                     jf.count,
+                     arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
+                     arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1))};
+    if (!pr.first || !pr.block) {
         return -1;
     }
     /* blocks number the awake contacts in order, after the joints' */
     for (int i = 0; i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
         const int awake = !row_asleep(w, c->body_a, c->body_b);
-        cr.first[i] = awake ? r : -1;
-        cr.block[i] = awake ? block++ : -1;
+        pr.first[i] = awake ? r : -1;
+        pr.block[i] = awake ? block++ : -1;
         r += awake ? contact_row_count(c) : 0;
     }
-    world_tasks_run(w, contact_rows_task, w->contacts.count, CONTACT_TASK_MIN_RANGE, &cr);
+    world_tasks_run(w, place_rows_task, nj + w->contacts.count, PLACE_TASK_MIN_RANGE, &pr);
     *rows_out = rows;
     return r;
 }
