@@ -97,10 +97,23 @@ static void gather_joint(const gather_pass *g, int i) {
  * v+), so that the row J_n dq >= -phi lets the projection close a gap but
  * not push a contact in; later iterations (their gaps unknown) may not close
  * it further. */
+static row contact_normal_row(heft_world *w, const contact_params *cp, int first, int c) {
+    contact *ct = &w->contacts.items[c];
+    const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
+    row rows[CONTACT_MAX_ROWS];
+    contact_fill_rows(ct, w->bodies, w->shapes, cp, 0, 0, rows);
+    row x = rows[0];
+    const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
+                           dot6(x.jb, b->linear_velocity, b->angular_velocity);
+    x.phi = first ? fmax(0.0, ct->separation + cp->h * closing + cp->slop) : 0.0;
+    x.lambda_out = NULL;
+    return x;
+}
+
 static void gather_contact(const gather_pass *g, int c) {
     heft_world *w = g->w;
     const int nj = w->joint_high;
-    contact *ct = &w->contacts.items[c];
+    const contact *ct = &w->contacts.items[c];
     const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
     const int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
     g->island[nj + c] = k;
@@ -108,14 +121,7 @@ static void gather_contact(const gather_pass *g, int c) {
     if (k < 0) {
         return;
     }
-    row rows[CONTACT_MAX_ROWS];
-    contact_fill_rows(ct, w->bodies, w->shapes, &g->cp, 0, 0, rows);
-    row x = rows[0];
-    const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
-                           dot6(x.jb, b->linear_velocity, b->angular_velocity);
-    x.phi = g->first ? fmax(0.0, ct->separation + g->cp.h * closing + g->cp.slop) : 0.0;
-    x.lambda_out = NULL;
-    g->all[g->contact_base + c] = x;
+    g->all[g->contact_base + c] = contact_normal_row(w, &g->cp, g->first, c);
 }
 
 /* Items: the joints, then the contacts. */
@@ -421,9 +427,16 @@ struct post_pass {
     island_slot **slots; /* per island: its projection's solver state, NULL for none */
     double *gaps;        /* per joint slot: its gap after the energy guard, or NULL */
     int guard;
-    int last;               /* the last projection also runs the energy guard and the gaps */
-    unsigned char *limited; /* per island: keep_energy's answer */
-    double *gain;           /* per island: energy after less before, J */
+    int last;                /* the last projection also runs the energy guard and the gaps */
+    unsigned char *limited;  /* per island: keep_energy's answer */
+    double *gain;            /* per island: energy after less before, J */
+    const int *joint_island; /* per joint slot: its island, -1 for none (dead, asleep) */
+    /* a direct solver's projections within each island's item of the step
+     * (post_stabilize_plan): per island its joints and contacts, in order,
+     * its rows' most, and the projection its item stopped at for want of a
+     * solver state (-1 for none) */
+    int fused;
+    int *joint_start, *joints, *contact_start, *contacts, *room, *stopped;
 };
 
 post_pass *post_stabilize_begin(heft_world *w, const island_set *is) {
@@ -479,13 +492,22 @@ static void energy_after(post_pass *pp, int k) {
 /* Island k's gap of each of its joints (the last projection's items), once
  * its bodies have their final poses. */
 static void island_joint_gaps(post_pass *pp, int k) {
+    const heft_world *w = pp->w;
+    if (pp->fused) {
+        for (int x = pp->joint_start[k]; x < pp->joint_start[k + 1]; ++x) {
+            const int i = pp->joints[x];
+            const heft_joint_id id = {i, w->joints[i].slot.generation};
+            pp->gaps[i] = heft_joint_gap(w, id);
+        }
+        return;
+    }
     const gather_pass *g = &pp->g;
-    const int nj = pp->w->joint_high;
+    const int nj = w->joint_high;
     for (int x = g->item_start[k]; x < g->item_start[k + 1]; ++x) {
         const int i = g->items[x];
         if (i < nj) {
-            const heft_joint_id id = {i, pp->w->joints[i].slot.generation};
-            pp->gaps[i] = heft_joint_gap(pp->w, id);
+            const heft_joint_id id = {i, w->joints[i].slot.generation};
+            pp->gaps[i] = heft_joint_gap(w, id);
         }
     }
 }
@@ -577,6 +599,211 @@ static int undo_widening(heft_world *w, const island_set *is, const post_pass *p
     return undone;
 }
 
+/* The widest joint gap, m (0 without pp->gaps): with measured, the joints
+ * on an island were measured in their island's item, and only the others
+ * (asleep, or between bodies that do not move) are measured here; else
+ * every joint is. */
+static double widest_gap(heft_world *w, post_pass *pp, int measured) {
+    double *gaps = pp->gaps;
+    if (!gaps) {
+        return 0.0;
+    }
+    joint_gaps jg = {w, gaps, NULL};
+    if (measured) {
+        int *rest = arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->joint_high + 1));
+        int nrest = 0;
+        for (int i = 0; i < w->joint_high; ++i) {
+            if (!w->joints[i].slot.alive) {
+                gaps[i] = 0.0;
+            } else if (pp->joint_island[i] < 0) {
+                if (rest) {
+                    rest[nrest++] = i;
+                } else {
+                    const heft_joint_id id = {i, w->joints[i].slot.generation};
+                    gaps[i] = heft_joint_gap(w, id);
+                }
+            }
+        }
+        jg.only = rest;
+        world_tasks_run(w, joint_gaps_task, nrest, JOINT_TASK_MIN_RANGE, &jg);
+    } else {
+        world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
+    }
+    double gap = 0.0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        gap = fmax(gap, gaps[i]);
+    }
+    return gap;
+}
+
+/* ---- a direct solver's projections in the islands' own items ------------ */
+
+/* Island k's rows at the current poses into out (room for pp->room[k]), as
+ * the gathering and grouping above would place them: its joints' rows that
+ * take part in joint order, then its contacts' normal rows in contact
+ * order. Returns their count. */
+static int gather_island(const post_pass *pp, int k, int first, row *out) {
+    const gather_pass *g = &pp->g;
+    int at = 0;
+    for (int x = pp->joint_start[k]; x < pp->joint_start[k + 1]; ++x) {
+        const int i = pp->joints[x];
+        const joint *j = &g->w->joints[i];
+        row *room = &out[at];
+        memset(room, 0, sizeof(row) * (size_t)joint_row_count(j));
+        const int count = joint_fill_rows(j, g->w->bodies, &g->ctx, room);
+        int kept = 0;
+        for (int r = 0; r < count; ++r) {
+            row y = room[r];
+            if (takes_part(&y, g->w->def.rigid_compliance)) {
+                y.a = j->body_a;
+                y.b = j->body_b;
+                room[kept++] = y;
+            }
+        }
+        at += kept;
+    }
+    for (int x = pp->contact_start[k]; x < pp->contact_start[k + 1]; ++x) {
+        out[at++] = contact_normal_row(g->w, &g->cp, first, pp->contacts[x]);
+    }
+    return at;
+}
+
+/* Island k's projections from projection `from` on, then its energy guard
+ * and its joints' gaps. Returns the projection at which it stopped because
+ * its solver state is still to be made (on the stepping thread), or -1. */
+static int project_from(post_pass *pp, arena *a, int k, int from) {
+    heft_world *w = pp->w;
+    for (int it = from; it < w->def.post_stabilization && pp->room[k] > 0; ++it) {
+        row *rows = arena_alloc(a, sizeof(row) * (size_t)pp->room[k]);
+        if (!rows) {
+            break; /* out of scratch memory: no more projections */
+        }
+        const int n = gather_island(pp, k, it == 0, rows);
+        if (n == 0) {
+            continue;
+        }
+        island_slot *slot = island_slots_find(&w->position_slots, pp->is->key[k]);
+        if (!slot) {
+            return it;
+        }
+        slot->used = 1;
+        island_slot_match(w, slot, projection_signature(w, rows, n));
+        (void)project_island(w, a, pp->is, k, rows, n, slot->state);
+    }
+    energy_after(pp, k);
+    if (pp->gaps) {
+        island_joint_gaps(pp, k);
+    }
+    return -1;
+}
+
+int post_stabilize_plan(heft_world *w, const island_set *is, double h, post_pass *pp) {
+    if (!w->solver->direct) {
+        return 0; /* an island's projection may be undone by the widest gaps of all */
+    }
+    const int nj = w->joint_high, nc = w->contacts.count, ni = is->count;
+    int *island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
+    pp->joint_start = arena_calloc(&w->scratch, (size_t)ni + 2, sizeof(int));
+    pp->contact_start = arena_calloc(&w->scratch, (size_t)ni + 2, sizeof(int));
+    pp->room = arena_calloc(&w->scratch, (size_t)ni + 1, sizeof(int));
+    pp->stopped = arena_alloc(&w->scratch, sizeof(int) * (size_t)(ni + 1));
+    pp->joints = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    pp->contacts = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nc + 1));
+    pp->gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(nj + 1));
+    int *fill = arena_calloc(&w->scratch, (size_t)ni + 1, sizeof(int));
+    if (!island || !pp->joint_start || !pp->contact_start || !pp->room || !pp->stopped ||
+        !pp->joints || !pp->contacts || !pp->gaps || !fill) {
+        return 0;
+    }
+    for (int i = 0; i < nj; ++i) {
+        island[i] = joint_island(w, i);
+        if (island[i] >= 0) {
+            pp->joint_start[island[i] + 1]++;
+            pp->room[island[i]] += joint_row_count(&w->joints[i]);
+        }
+    }
+    for (int c = 0; c < nc; ++c) {
+        const contact *ct = &w->contacts.items[c];
+        const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
+        const int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
+        island[nj + c] = k;
+        if (k >= 0) {
+            pp->contact_start[k + 1]++;
+            pp->room[k]++;
+        }
+    }
+    for (int k = 0; k < ni; ++k) {
+        pp->joint_start[k + 1] += pp->joint_start[k];
+        pp->contact_start[k + 1] += pp->contact_start[k];
+        pp->stopped[k] = -1;
+    }
+    for (int i = 0; i < nj; ++i) {
+        if (island[i] >= 0) {
+            pp->joints[pp->joint_start[island[i]] + fill[island[i]]++] = i;
+        }
+    }
+    memset(fill, 0, sizeof(int) * (size_t)(ni + 1));
+    for (int c = 0; c < nc; ++c) {
+        const int k = island[nj + c];
+        if (k >= 0) {
+            pp->contacts[pp->contact_start[k] + fill[k]++] = c;
+        }
+    }
+    memset(&pp->g, 0, sizeof pp->g);
+    pp->g.w = w;
+    pp->g.ctx = (row_context){1.0, w->def.rigid_compliance, 1.0};
+    pp->g.cp = (contact_params){h,   w->def.rigid_compliance + w->def.contact_compliance / (h * h),
+                                0.0, w->def.contact_slop,
+                                0.0, INFINITY};
+    /* geometric stiffness acts only through a direct solver's impulses
+     * (geometric_stiffness_skipped) */
+    pp->guard = !w->def.geometric_stiffness;
+    pp->joint_island = island;
+    pp->fused = 1;
+    return 1;
+}
+
+void post_stabilize_island(post_pass *pp, arena *a, int k) {
+    pp->stopped[k] = project_from(pp, a, k, 0);
+}
+
+typedef struct resume_pass {
+    post_pass *pp;
+    const int *islands;
+} resume_pass;
+
+static void resume_task(int begin, int end, int worker, void *context) {
+    const resume_pass *rp = context;
+    arena *a = island_worker_arena(rp->pp->w, worker);
+    for (int x = begin; x < end; ++x) {
+        const int k = rp->islands[x];
+        rp->pp->stopped[k] = project_from(rp->pp, a, k, rp->pp->stopped[k]);
+    }
+}
+
+/* After the islands' items: the solver states they lacked made, and those
+ * islands' projections finished as a task. */
+static void finish_stopped(heft_world *w, const island_set *is, post_pass *pp) {
+    int *islands = arena_alloc(&w->scratch, sizeof(int) * (size_t)(is->count + 1));
+    int count = 0;
+    for (int k = 0; k < is->count; ++k) {
+        if (pp->stopped[k] < 0) {
+            continue;
+        }
+        if (!islands || !island_slots_claim(w, &w->position_slots, is->key[k])) {
+            /* out of memory: the island keeps the poses it had, unguarded */
+            energy_after(pp, k);
+            if (pp->gaps) {
+                island_joint_gaps(pp, k);
+            }
+            continue;
+        }
+        islands[count++] = k;
+    }
+    resume_pass rp = {pp, islands};
+    island_tasks_run(w, resume_task, count, &rp);
+}
+
 /* Each island's passes (its poses and energies, its projections, the
  * energy's guard, its joints' gaps) touch only its own bodies and run as
  * tasks; the solver states are made and the sums taken on this thread, in
@@ -585,6 +812,17 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
                     post_pass *pp, int saved) {
     if (!pp) {
         return; /* out of scratch memory: no projection, nothing gained */
+    }
+    if (pp->fused) {
+        finish_stopped(w, is, pp);
+        island_slots_keep_sleeping(w, &w->position_slots);
+        island_slots_sweep(w, &w->position_slots);
+        for (int k = 0; k < is->count; ++k) {
+            st->post_stabilization_limited += pp->limited[k];
+            st->post_stabilization_energy += pp->gain[k];
+        }
+        st->post_stabilization_gap = widest_gap(w, pp, 1);
+        return;
     }
     if (!saved) {
         world_tasks_run(w, energy_before_task, is->count, ISLAND_TASK_MIN_RANGE, pp);
@@ -642,35 +880,7 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
         st->post_stabilization_limited += pp->limited[k];
         st->post_stabilization_energy += pp->gain[k];
     }
-    double gap = 0.0;
-    if (gaps) {
-        joint_gaps jg = {w, gaps, NULL};
-        if (guarded) {
-            /* the joints on no island (asleep, or between bodies that do
-             * not move) were not measured in the projections */
-            const gather_pass *g = &pp->g;
-            int *rest = arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->joint_high + 1));
-            int nrest = 0;
-            for (int i = 0; i < w->joint_high; ++i) {
-                if (!w->joints[i].slot.alive) {
-                    gaps[i] = 0.0;
-                } else if (g->island[i] < 0) {
-                    if (rest) {
-                        rest[nrest++] = i;
-                    } else {
-                        const heft_joint_id id = {i, w->joints[i].slot.generation};
-                        gaps[i] = heft_joint_gap(w, id);
-                    }
-                }
-            }
-            jg.only = rest;
-            world_tasks_run(w, joint_gaps_task, nrest, JOINT_TASK_MIN_RANGE, &jg);
-        } else {
-            world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
-        }
-        for (int i = 0; i < w->joint_high; ++i) {
-            gap = fmax(gap, gaps[i]);
-        }
-    }
+    pp->joint_island = pp->g.island; /* the joints' first */
+    const double gap = widest_gap(w, pp, guarded);
     st->post_stabilization_gap = gap;
 }

@@ -598,11 +598,12 @@ typedef struct island_jobs {
     double **lambdas;
     unsigned char *failed; /* out of memory building the island's MLCP */
     /* the task of a whole island (island_step_task) */
-    island_slot **slots;          /* per island with rows: its solver state's slot */
-    body_motion *before;          /* per body slot: its motion before the update */
-    int *rejected;                /* per island: its refused non-finite states */
-    post_pass *post;              /* post-stabilization's, or NULL */
-    double *build_ms, *update_ms; /* per island */
+    island_slot **slots;                    /* per island with rows: its solver state's slot */
+    body_motion *before;                    /* per body slot: its motion before the update */
+    int *rejected;                          /* per island: its refused non-finite states */
+    post_pass *post;                        /* post-stabilization's, or NULL */
+    int post_planned;                       /* the islands' projections run in their items too */
+    double *build_ms, *update_ms, *post_ms; /* per island */
 } island_jobs;
 
 /* Island k's lambda and MLCP in arena a. */
@@ -789,7 +790,12 @@ static void island_step_task(int begin, int end, int worker, void *context) {
         if (j->post) {
             post_stabilize_save_island(j->post, k);
         }
-        j->update_ms[k] = heft_time_ms() - t1;
+        const double t2 = heft_time_ms();
+        j->update_ms[k] = t2 - t1;
+        if (j->post_planned) {
+            post_stabilize_island(j->post, a, k);
+            j->post_ms[k] = heft_time_ms() - t2;
+        }
     }
 }
 
@@ -911,9 +917,11 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         jobs.before = arena_alloc(&w->scratch, sizeof(body_motion) * (size_t)(w->body_high + 1));
         jobs.build_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
         jobs.update_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.post_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
         jobs.rejected = rejected;
         jobs.post = post;
-        int claimed = jobs.slots && jobs.before && jobs.build_ms && jobs.update_ms;
+        jobs.post_planned = post && post_stabilize_plan(w, &is, h, post);
+        int claimed = jobs.slots && jobs.before && jobs.build_ms && jobs.update_ms && jobs.post_ms;
         /* making a state allocates and reorders the slots: all of them made
          * here first, then each island's slot looked up */
         for (int i = 0; i < nsolved && claimed; ++i) {
@@ -931,6 +939,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         for (int k = 0; k < is.count; ++k) {
             st->time_rows_ms += jobs.build_ms[k];
             st->time_integrate_ms += jobs.update_ms[k];
+            st->time_post_stabilization_ms += jobs.post_ms[k];
         }
     } else {
         island_tasks_run(w, build_islands_task, nsolved, &jobs);
@@ -1002,7 +1011,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     st->time_integrate_ms += t3 - t2;
     if (w->def.post_stabilization > 0) {
         post_stabilize(w, &is, h, st, post, whole);
-        st->time_post_stabilization_ms = heft_time_ms() - t3;
+        st->time_post_stabilization_ms += heft_time_ms() - t3;
     }
     continuous_collision(w, h); /* fast bodies: back to their time of impact */
     sleep_update(w, &is, h);

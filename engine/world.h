@@ -162,7 +162,15 @@ post_pass *post_stabilize_begin(heft_world *w, const struct island_set *is);
 /* Island k's poses and energy before the projections, from a task once its
  * bodies have moved. */
 void post_stabilize_save_island(post_pass *pp, int k);
-/* saved: every island's post_stabilize_save_island has run */
+/* With a direct solver, readies each island's projections, energy guard
+ * and joint gaps to run in its own item of the step's island task
+ * (post_stabilize_island, after post_stabilize_save_island); 0 when they
+ * run as post_stabilize's own tasks instead (an iterative solver, or out of
+ * scratch memory). */
+int post_stabilize_plan(heft_world *w, const struct island_set *is, double h, post_pass *pp);
+void post_stabilize_island(post_pass *pp, arena *a, int k);
+/* saved: every island's post_stabilize_save_island has run (and with a
+ * plan, its post_stabilize_island) */
 void post_stabilize(heft_world *w, const struct island_set *is, double h, heft_step_stats *st,
                     post_pass *pp, int saved);
 
