@@ -464,8 +464,9 @@ static void count_free(void *p, void *user) {
 
 /* Allocations (and frees) in 200 steps of 40 settled stacks after 120 steps
  * of warm-up: whichever worker gets which island, no worker's arena
- * overflows once warm. */
-static long steps_allocations(int workers) {
+ * overflows once warm. With post_stabilization the contacts' projections
+ * run in the islands' items too (bpp-skyline is a direct solver). */
+static long steps_allocations(int workers, int post_stabilization) {
     static const heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
     heft_set_allocator(&counting);
     run_config cfg;
@@ -482,6 +483,7 @@ static long steps_allocations(int workers) {
         cr_assert_not_null(pool);
         cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK);
     }
+    cr_assert_eq(heft_world_set_post_stabilization(r.world, post_stabilization), HEFT_OK);
     for (int i = 0; i < 120; ++i) {
         cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
     }
@@ -497,7 +499,14 @@ static long steps_allocations(int workers) {
 }
 
 Test(parallel_islands, steps_allocate_nothing_after_warmup_with_workers, .timeout = 600) {
-    cr_assert_eq(steps_allocations(0), 0, "the serial step allocated after warm-up");
-    cr_assert_eq(steps_allocations(2), 0, "2 workers: the step allocated after warm-up");
-    cr_assert_eq(steps_allocations(4), 0, "4 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(0, 0), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2, 0), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4, 0), 0, "4 workers: the step allocated after warm-up");
+}
+
+Test(parallel_islands, post_stabilized_steps_allocate_nothing_after_warmup_with_workers,
+     .timeout = 600) {
+    cr_assert_eq(steps_allocations(0, 2), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2, 2), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4, 2), 0, "4 workers: the step allocated after warm-up");
 }
