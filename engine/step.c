@@ -920,7 +920,9 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         jobs.post_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
         jobs.rejected = rejected;
         jobs.post = post;
-        jobs.post_planned = post && post_stabilize_plan(w, &is, h, post);
+        /* the projections read the kinematic bodies where the step moves
+         * them, after the islands' task */
+        jobs.post_planned = post && is.moving_alone == 0 && post_stabilize_plan(w, &is, h, post);
         int claimed = jobs.slots && jobs.before && jobs.build_ms && jobs.update_ms && jobs.post_ms;
         /* making a state allocates and reorders the slots: all of them made
          * here first, then each island's slot looked up */
