@@ -587,7 +587,19 @@ int heft_shape_is_sensor(const heft_world *w, heft_shape_id id) {
 /* A strike is the first step of a push: a speculative point stops a body
  * on the surface with the rest of its approach, which the next step's
  * solve removes, and that is the same strike. */
-int contact_set_record_hits(heft_world *w) {
+/* The velocity of world point p on body i before the step's update. */
+static heft_vec3 point_velocity_before(const heft_world *w, const body_motion *before, int32_t i,
+                                       heft_vec3 p) {
+    const body *b = &w->bodies[i];
+    if (!before || b->island < 0) {
+        return body_point_velocity(b, p);
+    }
+    const body_motion *m = &before[i];
+    return heft_v3_add(m->linear_velocity,
+                       heft_v3_cross(m->angular_velocity, heft_v3_sub(p, m->position)));
+}
+
+int contact_set_record_hits(heft_world *w, const body_motion *before) {
     contact_set *set = &w->contacts;
     int old = 0;
     for (int i = 0; i < set->count;) {
@@ -609,9 +621,9 @@ int contact_set_record_hits(heft_world *w) {
             if (!(c->lambda[0] > 0.0)) {
                 continue; /* not pushed: a speculative point that did not close */
             }
-            const body *ba = &w->bodies[c->body_a], *bb = &w->bodies[c->body_b];
             const heft_vec3 relative =
-                heft_v3_sub(body_point_velocity(bb, c->point), body_point_velocity(ba, c->point));
+                heft_v3_sub(point_velocity_before(w, before, c->body_b, c->point),
+                            point_velocity_before(w, before, c->body_a, c->point));
             const double speed = -heft_v3_dot(relative, c->normal);
             if (speed > best_speed) {
                 best_speed = speed;

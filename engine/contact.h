@@ -105,10 +105,15 @@ void contact_set_clear_events(contact_set *set);
  * 0 .. body_count - 1. Returns 0 when out of memory (the lists are then
  * empty). */
 int contact_set_link_bodies(contact_set *set, int body_count);
+/* A body's pose and velocities as a hit event measures them. */
+typedef struct body_motion {
+    heft_vec3 position, linear_velocity, angular_velocity;
+} body_motion;
 /* After the step's solve: records the hit events of the contacts (their
- * impulses are the solve's, the bodies' velocities still those before it).
- * Returns 0 when out of memory. */
-int contact_set_record_hits(heft_world *w);
+ * impulses are the solve's, the bodies' motion the one before it: the
+ * bodies' own, or when before is not NULL, before[i] for each body i in
+ * an island, whose update has already run). Returns 0 when out of memory. */
+int contact_set_record_hits(heft_world *w, const body_motion *before);
 /* Whether shapes ia and ib may touch: filter bits, the joint filter and the
  * pair filter (continuous collision asks it too). */
 int contact_pair_allowed(heft_world *w, int32_t ia, int32_t ib);

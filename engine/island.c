@@ -299,6 +299,7 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
         w->islands[k].step_index = -1;
     }
     /* islands numbered in the order of their lowest body */
+    int alone = 0;
     for (int i = 0; i < n; ++i) {
         body *b = &bodies[i];
         b->island = -1;
@@ -308,9 +309,12 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
                 is->step_index = count++;
             }
             b->island = is->step_index;
+        } else if (b->slot.alive && b->type != HEFT_BODY_STATIC && !b->sleeping) {
+            alone++;
         }
     }
     out->count = count;
+    out->moving_alone = alone;
     out->body_start = arena_calloc(a, (size_t)count + 1, sizeof(int));
     out->row_start = arena_calloc(a, (size_t)count + 1, sizeof(int));
     out->bodies = arena_alloc(a, sizeof(int) * (size_t)(n + 1));

@@ -25,6 +25,7 @@ typedef struct island_set {
     int *row_start, *rows;
     int64_t *key;
     int32_t *index;
+    int moving_alone; /* awake bodies that move outside the islands (kinematic ones) */
 } island_set;
 
 /* Gives every awake dynamic body without an island one of its own. Returns 0

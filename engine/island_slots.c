@@ -7,24 +7,31 @@
 
 #include "world.h"
 
-void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t signature) {
+/* The place of key in the slots, or where it would go (*found 0). */
+static int slot_place(const island_slots *set, int64_t key, int *found) {
     int lo = 0, hi = set->count - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
-        island_slot *s = &set->items[mid];
-        if (s->key == key) {
-            if (s->signature != signature) {
-                w->solver->reset(s->state);
-                s->signature = signature;
-            }
-            s->used = 1;
-            return s->state;
+        if (set->items[mid].key == key) {
+            *found = 1;
+            return mid;
         }
-        if (s->key < key) {
+        if (set->items[mid].key < key) {
             lo = mid + 1;
         } else {
             hi = mid - 1;
         }
+    }
+    *found = 0;
+    return lo;
+}
+
+island_slot *island_slots_claim(heft_world *w, island_slots *set, int64_t key) {
+    int found;
+    const int at = slot_place(set, key, &found);
+    if (found) {
+        set->items[at].used = 1;
+        return &set->items[at];
     }
     if (!array_grow((void **)&set->items, &set->capacity, set->count + 1, sizeof(island_slot))) {
         return NULL;
@@ -34,29 +41,45 @@ void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t
         return NULL;
     }
     /* insert in key order */
-    memmove(&set->items[lo + 1], &set->items[lo], sizeof(island_slot) * (size_t)(set->count - lo));
-    island_slot *s = &set->items[lo];
+    memmove(&set->items[at + 1], &set->items[at], sizeof(island_slot) * (size_t)(set->count - at));
+    island_slot *s = &set->items[at];
     s->key = key;
-    s->signature = signature;
+    s->signature = 0;
     s->state = state;
     s->used = 1;
+    s->fresh = 1;
     set->count++;
-    return state;
+    return s;
+}
+
+island_slot *island_slots_find(island_slots *set, int64_t key) {
+    int found;
+    const int at = slot_place(set, key, &found);
+    return found ? &set->items[at] : NULL;
+}
+
+void island_slot_match(heft_world *w, island_slot *s, uint64_t signature) {
+    if (s->fresh) {
+        s->fresh = 0; /* a new state has nothing to forget */
+    } else if (s->signature != signature) {
+        w->solver->reset(s->state);
+    }
+    s->signature = signature;
+}
+
+void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t signature) {
+    island_slot *s = island_slots_claim(w, set, key);
+    if (!s) {
+        return NULL;
+    }
+    island_slot_match(w, s, signature);
+    return s->state;
 }
 
 void island_slots_keep(island_slots *set, int64_t key) {
-    int lo = 0, hi = set->count - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (set->items[mid].key == key) {
-            set->items[mid].used = 1;
-            return;
-        }
-        if (set->items[mid].key < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
+    island_slot *s = island_slots_find(set, key);
+    if (s) {
+        s->used = 1;
     }
 }
 

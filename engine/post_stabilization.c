@@ -38,7 +38,7 @@ static double dot6(const double *j, heft_vec3 v, heft_vec3 omega) {
  * joint order then contact order, are counted on the stepping thread. */
 typedef struct gather_pass {
     heft_world *w;
-    const row_context *ctx;
+    row_context ctx;
     contact_params cp;
     int first; /* the projection's first iteration (gaps known) */
     row *all;  /* joint i's rows from slot[i], contact c's at contact_base + c */
@@ -47,7 +47,10 @@ typedef struct gather_pass {
     const int *slot; /* per joint: room for its most rows, -1 for a dead joint */
     int *kept;       /* per joint and then per contact: the rows that take part */
     int *island;     /* per joint and then per contact: the island, -1 for none */
-    int *place;      /* per joint and then per contact: where its rows go in sorted */
+    int *start;      /* per island: its first row in sorted, is->count + 1 */
+    /* per island its joints and contacts, in joint then contact order:
+     * items[item_start[k] .. item_start[k+1]) */
+    int *item_start, *items;
 } gather_pass;
 
 /* The island a joint's rows go to (its dynamic body's), -1 for none. */
@@ -67,13 +70,14 @@ static int joint_island(const heft_world *w, int i) {
 static void gather_joint(const gather_pass *g, int i) {
     const heft_world *w = g->w;
     g->kept[i] = 0;
+    g->island[i] = -1;
     if (g->slot[i] < 0) {
         return;
     }
     const joint *j = &w->joints[i];
     row *room = &g->all[g->slot[i]];
     memset(room, 0, sizeof(row) * (size_t)joint_row_count(j));
-    const int count = joint_fill_rows(j, w->bodies, g->ctx, room); /* limits come and go */
+    const int count = joint_fill_rows(j, w->bodies, &g->ctx, room); /* limits come and go */
     const int k = joint_island(w, i);
     g->island[i] = k;
     int kept = 0;
@@ -93,10 +97,23 @@ static void gather_joint(const gather_pass *g, int i) {
  * v+), so that the row J_n dq >= -phi lets the projection close a gap but
  * not push a contact in; later iterations (their gaps unknown) may not close
  * it further. */
+static row contact_normal_row(heft_world *w, const contact_params *cp, int first, int c) {
+    contact *ct = &w->contacts.items[c];
+    const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
+    row rows[CONTACT_MAX_ROWS];
+    contact_fill_rows(ct, w->bodies, w->shapes, cp, 0, 0, rows);
+    row x = rows[0];
+    const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
+                           dot6(x.jb, b->linear_velocity, b->angular_velocity);
+    x.phi = first ? fmax(0.0, ct->separation + cp->h * closing + cp->slop) : 0.0;
+    x.lambda_out = NULL;
+    return x;
+}
+
 static void gather_contact(const gather_pass *g, int c) {
     heft_world *w = g->w;
     const int nj = w->joint_high;
-    contact *ct = &w->contacts.items[c];
+    const contact *ct = &w->contacts.items[c];
     const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
     const int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
     g->island[nj + c] = k;
@@ -104,14 +121,7 @@ static void gather_contact(const gather_pass *g, int c) {
     if (k < 0) {
         return;
     }
-    row rows[CONTACT_MAX_ROWS];
-    contact_fill_rows(ct, w->bodies, w->shapes, &g->cp, 0, 0, rows);
-    row x = rows[0];
-    const double closing = dot6(x.ja, a->linear_velocity, a->angular_velocity) +
-                           dot6(x.jb, b->linear_velocity, b->angular_velocity);
-    x.phi = g->first ? fmax(0.0, ct->separation + g->cp.h * closing + g->cp.slop) : 0.0;
-    x.lambda_out = NULL;
-    g->all[g->contact_base + c] = x;
+    g->all[g->contact_base + c] = contact_normal_row(w, &g->cp, g->first, c);
 }
 
 /* Items: the joints, then the contacts. */
@@ -128,25 +138,26 @@ static void gather_task(int begin, int end, int worker, void *context) {
     }
 }
 
-/* Each joint's and contact's kept rows to their places. */
-static void scatter_task(int begin, int end, int worker, void *context) {
-    (void)worker;
-    const gather_pass *g = context;
+/* Island k's kept rows to their place, sorted[start[k] .. start[k+1]): its
+ * joints' rows in joint order, then its contacts' in contact order. */
+static void scatter_island(const gather_pass *g, int k) {
     const int nj = g->w->joint_high;
-    for (int i = begin; i < end; ++i) {
+    int at = g->start[k];
+    for (int x = g->item_start[k]; x < g->item_start[k + 1]; ++x) {
+        const int i = g->items[x];
         if (g->kept[i] > 0) {
             const row *from = i < nj ? &g->all[g->slot[i]] : &g->all[g->contact_base + (i - nj)];
-            memcpy(&g->sorted[g->place[i]], from, sizeof(row) * (size_t)g->kept[i]);
+            memcpy(&g->sorted[at], from, sizeof(row) * (size_t)g->kept[i]);
+            at += g->kept[i];
         }
     }
 }
 
 /* The joint rows of every island at the current poses, and the normal rows
- * of its contacts, grouped by island: rows[start[k] .. start[k+1]), each
- * island's joints' rows in joint order, then its contacts' in contact order.
- * Returns 0 when out of memory. */
-static int gather_rows(heft_world *w, const island_set *is, double h, int first, row **rows_out,
-                       int **start_out) {
+ * of its contacts, each written by its own joint or contact, and the places
+ * of each island's: scatter_island groups them in the island's projection
+ * task. Returns 0 when out of memory. */
+static int gather_rows(heft_world *w, const island_set *is, double h, int first, gather_pass *out) {
     const int nj = w->joint_high;
     /* an iterative solver's projection is approximate, and the contacts'
      * rows take its sweeps from the joints: the winch's gaps under PGS went
@@ -168,7 +179,7 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
     gather_pass g;
     memset(&g, 0, sizeof g);
     g.w = w;
-    g.ctx = &ctx;
+    g.ctx = ctx;
     g.cp = cp;
     g.first = first;
     g.contact_base = n;
@@ -177,31 +188,32 @@ static int gather_rows(heft_world *w, const island_set *is, double h, int first,
     g.sorted = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + nc + 1));
     g.kept = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
     g.island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
-    g.place = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
-    int *start = arena_calloc(&w->scratch, (size_t)is->count + 2, sizeof(int));
+    g.items = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
+    g.start = arena_calloc(&w->scratch, (size_t)is->count + 2, sizeof(int));
+    g.item_start = arena_calloc(&w->scratch, (size_t)is->count + 2, sizeof(int));
     int *fill = arena_calloc(&w->scratch, (size_t)is->count + 1, sizeof(int));
-    if (!g.all || !g.sorted || !g.kept || !g.island || !g.place || !start || !fill) {
+    if (!g.all || !g.sorted || !g.kept || !g.island || !g.items || !g.start || !g.item_start ||
+        !fill) {
         return 0;
     }
     world_tasks_run(w, gather_task, nj + nc, JOINT_TASK_MIN_RANGE, &g);
     for (int i = 0; i < nj + nc; ++i) {
-        if (g.kept[i] > 0) {
-            start[g.island[i] + 1] += g.kept[i];
+        if (g.island[i] >= 0) {
+            g.start[g.island[i] + 1] += g.kept[i];
+            g.item_start[g.island[i] + 1]++;
         }
     }
     for (int k = 0; k < is->count; ++k) {
-        start[k + 1] += start[k];
+        g.start[k + 1] += g.start[k];
+        g.item_start[k + 1] += g.item_start[k];
     }
     for (int i = 0; i < nj + nc; ++i) {
-        if (g.kept[i] > 0) {
+        if (g.island[i] >= 0) {
             const int k = g.island[i];
-            g.place[i] = start[k] + fill[k];
-            fill[k] += g.kept[i];
+            g.items[g.item_start[k] + fill[k]++] = i;
         }
     }
-    world_tasks_run(w, scatter_task, nj + nc, JOINT_TASK_MIN_RANGE, &g);
-    *rows_out = g.sorted;
-    *start_out = start;
+    *out = g;
     return 1;
 }
 
@@ -405,68 +417,144 @@ static int keep_energy(heft_world *w, const island_set *is, int k, double kineti
 /* Islands a task of the energy passes takes at least. */
 #define ISLAND_TASK_MIN_RANGE 8
 
-typedef struct post_pass {
+struct post_pass {
     heft_world *w;
     const island_set *is;
     double *energies; /* 2 an island: kinetic, potential before the projections */
     heft_vec3 *positions;
     heft_quat *orientations;
-    const row *rows;
-    const int *start;
-    void **states; /* per island: its projection's solver state, NULL for none */
+    gather_pass g;       /* the current projection's rows */
+    island_slot **slots; /* per island: its projection's solver state, NULL for none */
+    double *gaps;        /* per joint slot: its gap after the energy guard, or NULL */
     int guard;
-    unsigned char *limited; /* per island: keep_energy's answer */
-    double *gain;           /* per island: energy after less before, J */
-} post_pass;
+    int last;                /* the last projection also runs the energy guard and the gaps */
+    unsigned char *limited;  /* per island: keep_energy's answer */
+    double *gain;            /* per island: energy after less before, J */
+    const int *joint_island; /* per joint slot: its island, -1 for none (dead, asleep) */
+    /* a direct solver's projections within each island's item of the step
+     * (post_stabilize_plan): per island its joints and contacts, in order,
+     * its rows' most, and the projection its item stopped at for want of a
+     * solver state (-1 for none) */
+    int fused;
+    int *joint_start, *joints, *contact_start, *contacts, *room, *stopped;
+};
+
+post_pass *post_stabilize_begin(heft_world *w, const island_set *is) {
+    const int nbodies = is->count > 0 ? is->body_start[is->count] : 0;
+    post_pass *pp = arena_alloc(&w->scratch, sizeof *pp);
+    if (!pp) {
+        return NULL;
+    }
+    memset(pp, 0, sizeof *pp);
+    pp->w = w;
+    pp->is = is;
+    pp->positions = arena_alloc(&w->scratch, sizeof(heft_vec3) * (size_t)(nbodies + 1));
+    pp->orientations = arena_alloc(&w->scratch, sizeof(heft_quat) * (size_t)(nbodies + 1));
+    pp->energies = arena_alloc(&w->scratch, sizeof(double) * 2 * (size_t)(is->count + 1));
+    pp->slots = arena_alloc(&w->scratch, sizeof(island_slot *) * (size_t)(is->count + 1));
+    pp->limited = arena_alloc(&w->scratch, (size_t)(is->count + 1));
+    pp->gain = arena_alloc(&w->scratch, sizeof(double) * (size_t)(is->count + 1));
+    if (!pp->positions || !pp->orientations || !pp->energies || !pp->slots || !pp->limited ||
+        !pp->gain) {
+        return NULL; /* out of scratch memory: no projection, nothing gained */
+    }
+    return pp;
+}
+
+void post_stabilize_save_island(post_pass *pp, int k) {
+    for (int x = pp->is->body_start[k]; x < pp->is->body_start[k + 1]; ++x) {
+        const body *b = &pp->w->bodies[pp->is->bodies[x]];
+        pp->positions[x] = b->position;
+        pp->orientations[x] = b->orientation;
+    }
+    island_energy(pp->w, pp->is, k, &pp->energies[2 * k], &pp->energies[2 * k + 1]);
+}
 
 static void energy_before_task(int begin, int end, int worker, void *context) {
     (void)worker;
-    const post_pass *pp = context;
     for (int k = begin; k < end; ++k) {
-        for (int x = pp->is->body_start[k]; x < pp->is->body_start[k + 1]; ++x) {
-            const body *b = &pp->w->bodies[pp->is->bodies[x]];
-            pp->positions[x] = b->position;
-            pp->orientations[x] = b->orientation;
-        }
-        island_energy(pp->w, pp->is, k, &pp->energies[2 * k], &pp->energies[2 * k + 1]);
+        post_stabilize_save_island(context, k);
     }
 }
 
+/* The energy guard of island k, and its energy's change. */
+static void energy_after(post_pass *pp, int k) {
+    const int first = pp->is->body_start[k];
+    const double *e = &pp->energies[2 * k];
+    pp->limited[k] =
+        (unsigned char)(pp->guard && keep_energy(pp->w, pp->is, k, e[0], e[1],
+                                                 &pp->positions[first], &pp->orientations[first]));
+    double kinetic, potential;
+    island_energy(pp->w, pp->is, k, &kinetic, &potential);
+    pp->gain[k] = kinetic + potential - e[0] - e[1];
+}
+
+/* Island k's gap of each of its joints (the last projection's items), once
+ * its bodies have their final poses. */
+static void island_joint_gaps(post_pass *pp, int k) {
+    const heft_world *w = pp->w;
+    if (pp->fused) {
+        for (int x = pp->joint_start[k]; x < pp->joint_start[k + 1]; ++x) {
+            const int i = pp->joints[x];
+            const heft_joint_id id = {i, w->joints[i].slot.generation};
+            pp->gaps[i] = heft_joint_gap(w, id);
+        }
+        return;
+    }
+    const gather_pass *g = &pp->g;
+    const int nj = w->joint_high;
+    for (int x = g->item_start[k]; x < g->item_start[k + 1]; ++x) {
+        const int i = g->items[x];
+        if (i < nj) {
+            const heft_joint_id id = {i, w->joints[i].slot.generation};
+            pp->gaps[i] = heft_joint_gap(w, id);
+        }
+    }
+}
+
+/* One projection of each island: its rows grouped, its solver state matched
+ * to them, the projection; on the last one with a direct solver also the
+ * energy guard and the island's joint gaps, so an island runs its passes on
+ * one worker with one hand-out. */
 static void project_task(int begin, int end, int worker, void *context) {
-    const post_pass *pp = context;
+    post_pass *pp = context;
     arena *a = island_worker_arena(pp->w, worker);
+    const gather_pass *g = &pp->g;
     for (int k = begin; k < end; ++k) {
-        if (pp->states[k]) {
-            const int n = pp->start[k + 1] - pp->start[k];
-            (void)project_island(pp->w, a, pp->is, k, &pp->rows[pp->start[k]], n, pp->states[k]);
+        if (pp->slots[k]) {
+            const int n = g->start[k + 1] - g->start[k];
+            const row *rows = &g->sorted[g->start[k]];
+            scatter_island(g, k);
+            island_slot_match(pp->w, pp->slots[k], projection_signature(pp->w, rows, n));
+            (void)project_island(pp->w, a, pp->is, k, rows, n, pp->slots[k]->state);
+        }
+        if (pp->last) {
+            energy_after(pp, k);
+            if (pp->gaps) {
+                island_joint_gaps(pp, k);
+            }
         }
     }
 }
 
 static void energy_after_task(int begin, int end, int worker, void *context) {
     (void)worker;
-    const post_pass *pp = context;
     for (int k = begin; k < end; ++k) {
-        const int first = pp->is->body_start[k];
-        const double *e = &pp->energies[2 * k];
-        pp->limited[k] = (unsigned char)(pp->guard && keep_energy(pp->w, pp->is, k, e[0], e[1],
-                                                                  &pp->positions[first],
-                                                                  &pp->orientations[first]));
-        double kinetic, potential;
-        island_energy(pp->w, pp->is, k, &kinetic, &potential);
-        pp->gain[k] = kinetic + potential - e[0] - e[1];
+        energy_after(context, k);
     }
 }
 
 typedef struct joint_gaps {
     heft_world *w;
-    double *gap; /* per joint slot, 0 for a dead one */
+    double *gap;     /* per joint slot, 0 for a dead one */
+    const int *only; /* the items' joints, or NULL for every joint slot */
 } joint_gaps;
 
 static void joint_gaps_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const joint_gaps *jg = context;
-    for (int i = begin; i < end; ++i) {
+    for (int x = begin; x < end; ++x) {
+        const int i = jg->only ? jg->only[x] : x;
         const joint *j = &jg->w->joints[i];
         const heft_joint_id id = {i, j->slot.generation};
         jg->gap[i] = j->slot.alive ? heft_joint_gap(jg->w, id) : 0.0;
@@ -476,7 +564,7 @@ static void joint_gaps_task(int begin, int end, int worker, void *context) {
 /* Each island's largest joint gap (m) into widest[0 .. is->count), from the
  * joints' gaps measured as tasks into gaps. */
 static void island_widest_gaps(heft_world *w, const island_set *is, double *gaps, double *widest) {
-    joint_gaps jg = {w, gaps};
+    joint_gaps jg = {w, gaps, NULL};
     world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
     for (int k = 0; k < is->count; ++k) {
         widest[k] = 0.0;
@@ -511,26 +599,234 @@ static int undo_widening(heft_world *w, const island_set *is, const post_pass *p
     return undone;
 }
 
+/* The widest joint gap, m (0 without pp->gaps): with measured, the joints
+ * on an island were measured in their island's item, and only the others
+ * (asleep, or between bodies that do not move) are measured here; else
+ * every joint is. */
+static double widest_gap(heft_world *w, post_pass *pp, int measured) {
+    double *gaps = pp->gaps;
+    if (!gaps) {
+        return 0.0;
+    }
+    joint_gaps jg = {w, gaps, NULL};
+    if (measured) {
+        int *rest = arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->joint_high + 1));
+        int nrest = 0;
+        for (int i = 0; i < w->joint_high; ++i) {
+            if (!w->joints[i].slot.alive) {
+                gaps[i] = 0.0;
+            } else if (pp->joint_island[i] < 0) {
+                if (rest) {
+                    rest[nrest++] = i;
+                } else {
+                    const heft_joint_id id = {i, w->joints[i].slot.generation};
+                    gaps[i] = heft_joint_gap(w, id);
+                }
+            }
+        }
+        jg.only = rest;
+        world_tasks_run(w, joint_gaps_task, nrest, JOINT_TASK_MIN_RANGE, &jg);
+    } else {
+        world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
+    }
+    double gap = 0.0;
+    for (int i = 0; i < w->joint_high; ++i) {
+        gap = fmax(gap, gaps[i]);
+    }
+    return gap;
+}
+
+/* ---- a direct solver's projections in the islands' own items ------------ */
+
+/* Island k's rows at the current poses into out (room for pp->room[k]), as
+ * the gathering and grouping above would place them: its joints' rows that
+ * take part in joint order, then its contacts' normal rows in contact
+ * order. Returns their count. */
+static int gather_island(const post_pass *pp, int k, int first, row *out) {
+    const gather_pass *g = &pp->g;
+    int at = 0;
+    for (int x = pp->joint_start[k]; x < pp->joint_start[k + 1]; ++x) {
+        const int i = pp->joints[x];
+        const joint *j = &g->w->joints[i];
+        row *room = &out[at];
+        memset(room, 0, sizeof(row) * (size_t)joint_row_count(j));
+        const int count = joint_fill_rows(j, g->w->bodies, &g->ctx, room);
+        int kept = 0;
+        for (int r = 0; r < count; ++r) {
+            row y = room[r];
+            if (takes_part(&y, g->w->def.rigid_compliance)) {
+                y.a = j->body_a;
+                y.b = j->body_b;
+                room[kept++] = y;
+            }
+        }
+        at += kept;
+    }
+    for (int x = pp->contact_start[k]; x < pp->contact_start[k + 1]; ++x) {
+        out[at++] = contact_normal_row(g->w, &g->cp, first, pp->contacts[x]);
+    }
+    return at;
+}
+
+/* Island k's projections from projection `from` on, then its energy guard
+ * and its joints' gaps. Returns the projection at which it stopped because
+ * its solver state is still to be made (on the stepping thread), or -1. */
+static int project_from(post_pass *pp, arena *a, int k, int from) {
+    heft_world *w = pp->w;
+    for (int it = from; it < w->def.post_stabilization && pp->room[k] > 0; ++it) {
+        row *rows = arena_alloc(a, sizeof(row) * (size_t)pp->room[k]);
+        if (!rows) {
+            break; /* out of scratch memory: no more projections */
+        }
+        const int n = gather_island(pp, k, it == 0, rows);
+        if (n == 0) {
+            continue;
+        }
+        island_slot *slot = island_slots_find(&w->position_slots, pp->is->key[k]);
+        if (!slot) {
+            return it;
+        }
+        slot->used = 1;
+        island_slot_match(w, slot, projection_signature(w, rows, n));
+        (void)project_island(w, a, pp->is, k, rows, n, slot->state);
+    }
+    energy_after(pp, k);
+    if (pp->gaps) {
+        island_joint_gaps(pp, k);
+    }
+    return -1;
+}
+
+int post_stabilize_plan(heft_world *w, const island_set *is, double h, post_pass *pp) {
+    if (!w->solver->direct) {
+        return 0; /* an island's projection may be undone by the widest gaps of all */
+    }
+    const int nj = w->joint_high, nc = w->contacts.count, ni = is->count;
+    int *island = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + nc + 1));
+    pp->joint_start = arena_calloc(&w->scratch, (size_t)ni + 2, sizeof(int));
+    pp->contact_start = arena_calloc(&w->scratch, (size_t)ni + 2, sizeof(int));
+    pp->room = arena_calloc(&w->scratch, (size_t)ni + 1, sizeof(int));
+    pp->stopped = arena_alloc(&w->scratch, sizeof(int) * (size_t)(ni + 1));
+    pp->joints = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    pp->contacts = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nc + 1));
+    pp->gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(nj + 1));
+    int *fill = arena_calloc(&w->scratch, (size_t)ni + 1, sizeof(int));
+    if (!island || !pp->joint_start || !pp->contact_start || !pp->room || !pp->stopped ||
+        !pp->joints || !pp->contacts || !pp->gaps || !fill) {
+        return 0;
+    }
+    for (int i = 0; i < nj; ++i) {
+        island[i] = joint_island(w, i);
+        if (island[i] >= 0) {
+            pp->joint_start[island[i] + 1]++;
+            pp->room[island[i]] += joint_row_count(&w->joints[i]);
+        }
+    }
+    for (int c = 0; c < nc; ++c) {
+        const contact *ct = &w->contacts.items[c];
+        const body *a = &w->bodies[ct->body_a], *b = &w->bodies[ct->body_b];
+        const int k = body_is_dynamic(b) ? b->island : (body_is_dynamic(a) ? a->island : -1);
+        island[nj + c] = k;
+        if (k >= 0) {
+            pp->contact_start[k + 1]++;
+            pp->room[k]++;
+        }
+    }
+    for (int k = 0; k < ni; ++k) {
+        pp->joint_start[k + 1] += pp->joint_start[k];
+        pp->contact_start[k + 1] += pp->contact_start[k];
+        pp->stopped[k] = -1;
+    }
+    for (int i = 0; i < nj; ++i) {
+        if (island[i] >= 0) {
+            pp->joints[pp->joint_start[island[i]] + fill[island[i]]++] = i;
+        }
+    }
+    memset(fill, 0, sizeof(int) * (size_t)(ni + 1));
+    for (int c = 0; c < nc; ++c) {
+        const int k = island[nj + c];
+        if (k >= 0) {
+            pp->contacts[pp->contact_start[k] + fill[k]++] = c;
+        }
+    }
+    memset(&pp->g, 0, sizeof pp->g);
+    pp->g.w = w;
+    pp->g.ctx = (row_context){1.0, w->def.rigid_compliance, 1.0};
+    pp->g.cp = (contact_params){h,   w->def.rigid_compliance + w->def.contact_compliance / (h * h),
+                                0.0, w->def.contact_slop,
+                                0.0, INFINITY};
+    /* geometric stiffness acts only through a direct solver's impulses
+     * (geometric_stiffness_skipped) */
+    pp->guard = !w->def.geometric_stiffness;
+    pp->joint_island = island;
+    pp->fused = 1;
+    return 1;
+}
+
+void post_stabilize_island(post_pass *pp, arena *a, int k) {
+    pp->stopped[k] = project_from(pp, a, k, 0);
+}
+
+typedef struct resume_pass {
+    post_pass *pp;
+    const int *islands;
+} resume_pass;
+
+static void resume_task(int begin, int end, int worker, void *context) {
+    const resume_pass *rp = context;
+    arena *a = island_worker_arena(rp->pp->w, worker);
+    for (int x = begin; x < end; ++x) {
+        const int k = rp->islands[x];
+        rp->pp->stopped[k] = project_from(rp->pp, a, k, rp->pp->stopped[k]);
+    }
+}
+
+/* After the islands' items: the solver states they lacked made, and those
+ * islands' projections finished as a task. */
+static void finish_stopped(heft_world *w, const island_set *is, post_pass *pp) {
+    int *islands = arena_alloc(&w->scratch, sizeof(int) * (size_t)(is->count + 1));
+    int count = 0;
+    for (int k = 0; k < is->count; ++k) {
+        if (pp->stopped[k] < 0) {
+            continue;
+        }
+        if (!islands || !island_slots_claim(w, &w->position_slots, is->key[k])) {
+            /* out of memory: the island keeps the poses it had, unguarded */
+            energy_after(pp, k);
+            if (pp->gaps) {
+                island_joint_gaps(pp, k);
+            }
+            continue;
+        }
+        islands[count++] = k;
+    }
+    resume_pass rp = {pp, islands};
+    island_tasks_run(w, resume_task, count, &rp);
+}
+
 /* Each island's passes (its poses and energies, its projections, the
- * energy's guard) touch only its own bodies and run as tasks; the solver
- * states are made and the sums taken on this thread, in island order. */
-void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_stats *st) {
-    const int nbodies = is->count > 0 ? is->body_start[is->count] : 0;
-    post_pass pp;
-    memset(&pp, 0, sizeof pp);
-    pp.w = w;
-    pp.is = is;
-    pp.positions = arena_alloc(&w->scratch, sizeof(heft_vec3) * (size_t)(nbodies + 1));
-    pp.orientations = arena_alloc(&w->scratch, sizeof(heft_quat) * (size_t)(nbodies + 1));
-    pp.energies = arena_alloc(&w->scratch, sizeof(double) * 2 * (size_t)(is->count + 1));
-    pp.states = arena_alloc(&w->scratch, sizeof(void *) * (size_t)(is->count + 1));
-    pp.limited = arena_alloc(&w->scratch, (size_t)(is->count + 1));
-    pp.gain = arena_alloc(&w->scratch, sizeof(double) * (size_t)(is->count + 1));
-    if (!pp.positions || !pp.orientations || !pp.energies || !pp.states || !pp.limited ||
-        !pp.gain) {
+ * energy's guard, its joints' gaps) touch only its own bodies and run as
+ * tasks; the solver states are made and the sums taken on this thread, in
+ * island order. */
+void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_stats *st,
+                    post_pass *pp, int saved) {
+    if (!pp) {
         return; /* out of scratch memory: no projection, nothing gained */
     }
-    world_tasks_run(w, energy_before_task, is->count, ISLAND_TASK_MIN_RANGE, &pp);
+    if (pp->fused) {
+        finish_stopped(w, is, pp);
+        island_slots_keep_sleeping(w, &w->position_slots);
+        island_slots_sweep(w, &w->position_slots);
+        for (int k = 0; k < is->count; ++k) {
+            st->post_stabilization_limited += pp->limited[k];
+            st->post_stabilization_energy += pp->gain[k];
+        }
+        st->post_stabilization_gap = widest_gap(w, pp, 1);
+        return;
+    }
+    if (!saved) {
+        world_tasks_run(w, energy_before_task, is->count, ISLAND_TASK_MIN_RANGE, pp);
+    }
     /* an iterative solver's projections must not widen an island's gaps */
     double *gaps = arena_alloc(&w->scratch, sizeof(double) * (size_t)(w->joint_high + 1));
     double *widest_before = NULL, *widest_after = NULL;
@@ -543,44 +839,48 @@ void post_stabilize(heft_world *w, const island_set *is, double h, heft_step_sta
             widest_before = NULL;
         }
     }
+    /* geometric stiffness acts only through a direct solver's impulses
+     * (geometric_stiffness_skipped) */
+    pp->guard = !w->def.geometric_stiffness || !w->solver->direct;
+    pp->gaps = gaps;
+    int guarded = 0; /* the energy guard and the gaps ran in the last projection */
     for (int it = 0; it < w->def.post_stabilization; ++it) {
-        row *rows;
-        int *start;
-        if (!gather_rows(w, is, h, it == 0, &rows, &start)) {
+        if (!gather_rows(w, is, h, it == 0, &pp->g)) {
             break;
         }
-        pp.rows = rows;
-        pp.start = start;
-        for (int k = 0; k < is->count; ++k) {
-            const int n = start[k + 1] - start[k];
-            /* creating a state allocates and reorders the slots: on this thread */
-            pp.states[k] = n > 0 ? island_slots_state(w, &w->position_slots, is->key[k],
-                                                      projection_signature(w, &rows[start[k]], n))
-                                 : NULL;
+        /* making a state allocates and reorders the slots: all of them
+         * made here first, then each island's slot looked up */
+        int claimed = 1;
+        for (int k = 0; k < is->count && claimed; ++k) {
+            if (pp->g.start[k + 1] > pp->g.start[k]) {
+                claimed = island_slots_claim(w, &w->position_slots, is->key[k]) != NULL;
+            }
         }
-        island_tasks_run(w, project_task, is->count, &pp);
+        for (int k = 0; k < is->count; ++k) {
+            pp->slots[k] = claimed && pp->g.start[k + 1] > pp->g.start[k]
+                               ? island_slots_find(&w->position_slots, is->key[k])
+                               : NULL;
+        }
+        /* an iterative solver's islands are put back, when their gaps
+         * widened, before the guard */
+        pp->last = it + 1 == w->def.post_stabilization && !widest_before;
+        island_tasks_run(w, project_task, is->count, pp);
+        guarded = pp->last;
     }
     island_slots_keep_sleeping(w, &w->position_slots);
     island_slots_sweep(w, &w->position_slots);
     if (widest_before) {
         st->post_stabilization_limited +=
-            undo_widening(w, is, &pp, widest_before, gaps, widest_after);
+            undo_widening(w, is, pp, widest_before, gaps, widest_after);
     }
-    /* geometric stiffness acts only through a direct solver's impulses
-     * (geometric_stiffness_skipped) */
-    pp.guard = !w->def.geometric_stiffness || !w->solver->direct;
-    world_tasks_run(w, energy_after_task, is->count, ISLAND_TASK_MIN_RANGE, &pp);
+    if (!guarded) {
+        world_tasks_run(w, energy_after_task, is->count, ISLAND_TASK_MIN_RANGE, pp);
+    }
     for (int k = 0; k < is->count; ++k) {
-        st->post_stabilization_limited += pp.limited[k];
-        st->post_stabilization_energy += pp.gain[k];
+        st->post_stabilization_limited += pp->limited[k];
+        st->post_stabilization_energy += pp->gain[k];
     }
-    double gap = 0.0;
-    if (gaps) {
-        joint_gaps jg = {w, gaps};
-        world_tasks_run(w, joint_gaps_task, w->joint_high, JOINT_TASK_MIN_RANGE, &jg);
-        for (int i = 0; i < w->joint_high; ++i) {
-            gap = fmax(gap, gaps[i]);
-        }
-    }
+    pp->joint_island = pp->g.island; /* the joints' first */
+    const double gap = widest_gap(w, pp, guarded);
     st->post_stabilization_gap = gap;
 }

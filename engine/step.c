@@ -283,25 +283,49 @@ static int row_asleep(const heft_world *w, int32_t a, int32_t b) {
 
 /* ---- 2, 3. collision and rows ------------------------------------------- */
 
-/* Contacts a task of the row fill takes at least (three or five rows each). */
-#define CONTACT_TASK_MIN_RANGE 64
+/* Joints and contacts a task of the rows' placing takes at least (a copy
+ * of a joint's rows, or a contact's three or five rows). */
+#define PLACE_TASK_MIN_RANGE 32
 
-typedef struct contact_rows {
+/* The rows' placing: each joint's rows copied from its room to their place,
+ * each contact's rows filled at theirs. */
+typedef struct place_rows {
     heft_world *w;
     const contact_params *cp;
     row *rows;
-    int *first; /* per contact: its first row, -1 when asleep */
-    int *block; /* per contact: its block */
-} contact_rows;
+    const row *room;  /* the joints' rows, joint i's from slot[i] */
+    const int *slot;  /* per joint: its room, -1 when asleep */
+    const int *place; /* per joint: its first row */
+    const int *count; /* per joint: its rows */
+    int *first;       /* per contact: its first row, -1 when asleep */
+    int *block;       /* per contact: its block */
+} place_rows;
 
-static void contact_rows_task(int begin, int end, int worker, void *context) {
+/* Items: the joints, then the contacts. */
+static void place_rows_task(int begin, int end, int worker, void *context) {
     (void)worker;
-    const contact_rows *cr = context;
-    for (int i = begin; i < end; ++i) {
-        const int r = cr->first[i];
+    const place_rows *pr = context;
+    const int nj = pr->w->joint_high;
+    for (int x = begin; x < end; ++x) {
+        if (x < nj) {
+            if (pr->slot[x] < 0) {
+                continue;
+            }
+            joint *j = &pr->w->joints[x];
+            const int m = pr->count[x], r = pr->place[x], shift = r - pr->slot[x];
+            memcpy(&pr->rows[r], &pr->room[pr->slot[x]], sizeof(row) * (size_t)m);
+            for (int k = 0; k < m && shift != 0; ++k) { /* a friction row names its normal row */
+                if (pr->rows[r + k].findex >= 0) {
+                    pr->rows[r + k].findex += shift;
+                    j->rows_last[k].findex += shift;
+                }
+            }
+            continue;
+        }
+        const int i = x - nj, r = pr->first[i];
         if (r >= 0) {
-            contact_fill_rows(&cr->w->contacts.items[i], cr->w->bodies, cr->w->shapes, cr->cp,
-                              cr->block[i], r, &cr->rows[r]);
+            contact_fill_rows(&pr->w->contacts.items[i], pr->w->bodies, pr->w->shapes, pr->cp,
+                              pr->block[i], r, &pr->rows[r]);
         }
     }
 }
@@ -354,8 +378,10 @@ static void joint_broke(heft_world *w, int i) {
 
 /* Counts and fills the row buffer; returns the row count, -1 when out of memory.
  * The joints write their rows as tasks, each into room for its most rows
- * (limits come and go), and the rows are then closed up in joint order: the
- * same rows, at the same places, as one pass writing them in turn. */
+ * (limits come and go); their places, closed up in joint order, are counted
+ * on this thread, and a second task copies each joint's rows there and fills
+ * the contacts' after them: the same rows, at the same places, as one pass
+ * writing them in turn. */
 static int build_rows(heft_world *w, double h, row **rows_out) {
     const int nj = w->joint_high;
     joint_rows_fill jf = {w,
@@ -365,7 +391,8 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                           arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
                           arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1)),
                           arena_alloc(&w->scratch, (size_t)(nj + 1))};
-    if (!jf.slot || !jf.block || !jf.count || !jf.was_broken) {
+    int *place = arena_alloc(&w->scratch, sizeof(int) * (size_t)(nj + 1));
+    if (!jf.slot || !jf.block || !jf.count || !jf.was_broken || !place) {
         return -1;
     }
     int n = 0, block = 0;
@@ -378,35 +405,26 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
             n += joint_row_count(j);
         }
     }
+    row *room = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
     for (int i = 0; i < w->contacts.count; ++i) {
         n += contact_row_count(&w->contacts.items[i]);
     }
     row *rows = arena_alloc(&w->scratch, sizeof(row) * (size_t)(n + 1));
-    if (!rows) {
+    if (!rows || !room) {
         return -1;
     }
     row_context ctx = {h, w->def.rigid_compliance, world_joint_baumgarte(w)};
     jf.ctx = &ctx;
-    jf.rows = rows;
+    jf.rows = room;
     world_tasks_run(w, joint_rows_task, nj, JOINT_TASK_MIN_RANGE, &jf);
     int r = 0;
     for (int i = 0; i < nj; ++i) {
         if (jf.slot[i] < 0) {
             continue;
         }
-        joint *j = &w->joints[i];
-        const int m = jf.count[i], shift = r - jf.slot[i];
-        if (shift != 0) {
-            memmove(&rows[r], &rows[jf.slot[i]], sizeof(row) * (size_t)m);
-            for (int k = 0; k < m; ++k) { /* a friction row names its normal row */
-                if (rows[r + k].findex >= 0) {
-                    rows[r + k].findex += shift;
-                    j->rows_last[k].findex += shift;
-                }
-            }
-        }
-        r += m;
-        if (!jf.was_broken[i] && j->broken) {
+        place[i] = r;
+        r += jf.count[i];
+        if (!jf.was_broken[i] && w->joints[i].broken) {
             joint_broke(w, i);
         }
     }
@@ -419,23 +437,29 @@ static int build_rows(heft_world *w, double h, row **rows_out) {
                          w->def.contact_slop,
                          w->def.contact_baumgarte,
                          w->restitution_threshold};
-    /* each awake contact's first row, then the rows filled as tasks (a
-     * contact's rows and its own impulses only) */
-    contact_rows cr = {w, &cp, rows,
-                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
-                       arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1))};
-    if (!cr.first || !cr.block) {
+    /* each awake contact's first row, then the rows placed and filled as
+     * tasks (a joint's rows and a contact's rows and its own impulses only) */
+    place_rows pr = {w,
+                     &cp,
+                     rows,
+                     room,
+                     jf.slot,
+                     place,
+                     jf.count,
+                     arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1)),
+                     arena_alloc(&w->scratch, sizeof(int) * (size_t)(w->contacts.count + 1))};
+    if (!pr.first || !pr.block) {
         return -1;
     }
     /* blocks number the awake contacts in order, after the joints' */
     for (int i = 0; i < w->contacts.count; ++i) {
         const contact *c = &w->contacts.items[i];
         const int awake = !row_asleep(w, c->body_a, c->body_b);
-        cr.first[i] = awake ? r : -1;
-        cr.block[i] = awake ? block++ : -1;
+        pr.first[i] = awake ? r : -1;
+        pr.block[i] = awake ? block++ : -1;
         r += awake ? contact_row_count(c) : 0;
     }
-    world_tasks_run(w, contact_rows_task, w->contacts.count, CONTACT_TASK_MIN_RANGE, &cr);
+    world_tasks_run(w, place_rows_task, nj + w->contacts.count, PLACE_TASK_MIN_RANGE, &pr);
     *rows_out = rows;
     return r;
 }
@@ -573,18 +597,28 @@ typedef struct island_jobs {
     void **states;
     double **lambdas;
     unsigned char *failed; /* out of memory building the island's MLCP */
+    /* the task of a whole island (island_step_task) */
+    island_slot **slots;                    /* per island with rows: its solver state's slot */
+    body_motion *before;                    /* per body slot: its motion before the update */
+    int *rejected;                          /* per island: its refused non-finite states */
+    post_pass *post;                        /* post-stabilization's, or NULL */
+    int post_planned;                       /* the islands' projections run in their items too */
+    double *build_ms, *update_ms, *post_ms; /* per island */
 } island_jobs;
+
+/* Island k's lambda and MLCP in arena a. */
+static void build_island(island_jobs *j, arena *a, int k) {
+    const int n = j->is->row_start[k + 1] - j->is->row_start[k];
+    j->lambdas[k] = arena_alloc(a, sizeof(double) * (size_t)n);
+    j->failed[k] = !j->lambdas[k] || !island_mlcp(j->w, a, j->is, k, j->rows, j->h, j->row_local,
+                                                  &j->problems[k], &j->signatures[k]);
+}
 
 static void build_islands_task(int begin, int end, int worker, void *context) {
     island_jobs *j = context;
     arena *a = island_worker_arena(j->w, worker);
     for (int i = begin; i < end; ++i) {
-        const int k = j->solved[i];
-        const int n = j->is->row_start[k + 1] - j->is->row_start[k];
-        j->lambdas[k] = arena_alloc(a, sizeof(double) * (size_t)n);
-        j->failed[k] =
-            !j->lambdas[k] || !island_mlcp(j->w, a, j->is, k, j->rows, j->h, j->row_local,
-                                           &j->problems[k], &j->signatures[k]);
+        build_island(j, a, j->solved[i]);
     }
 }
 
@@ -652,42 +686,43 @@ typedef struct island_update {
     int *rejected; /* per island */
 } island_update;
 
-/* An island's velocities and positions: its bodies, and its rows, whose
+/* Island k's velocities and positions: its bodies, and its rows, whose
  * dynamic ends are its bodies, in ascending order as the serial pass took
- * them, so each body sums its impulses in the same order whoever runs it. */
+ * them, so each body sums its impulses in the same order whoever runs it.
+ * Returns the island's refused non-finite states. */
+static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k) {
+    const int b0 = is->body_start[k], b1 = is->body_start[k + 1];
+    for (int i = b0; i < b1; ++i) {
+        body *b = &w->bodies[is->bodies[i]];
+        b->linear_velocity = b->free_linear_velocity;
+        b->angular_velocity = b->free_angular_velocity;
+    }
+    for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
+        apply_row(w, &rows[is->rows[r]]);
+    }
+    int rejected = 0;
+    for (int i = b0; i < b1; ++i) {
+        rejected += integrate_body(&w->bodies[is->bodies[i]], h);
+    }
+    return rejected;
+}
+
 static void island_update_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const island_update *u = context;
-    heft_world *w = u->w;
     for (int k = begin; k < end; ++k) {
-        const int b0 = u->is->body_start[k], b1 = u->is->body_start[k + 1];
-        for (int i = b0; i < b1; ++i) {
-            body *b = &w->bodies[u->is->bodies[i]];
-            b->linear_velocity = b->free_linear_velocity;
-            b->angular_velocity = b->free_angular_velocity;
-        }
-        for (int r = u->is->row_start[k]; r < u->is->row_start[k + 1]; ++r) {
-            apply_row(w, &u->rows[u->is->rows[r]]);
-        }
-        int rejected = 0;
-        for (int i = b0; i < b1; ++i) {
-            rejected += integrate_body(&w->bodies[u->is->bodies[i]], u->h);
-        }
-        u->rejected[k] = rejected;
+        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k);
     }
 }
 
-/* Velocities from the impulses, then positions, island by island on the
- * task system; the awake bodies in no island (kinematic ones) move on this
- * thread. Returns the count of refused non-finite states; per_island holds
- * is->count ints. */
-static int update_bodies(heft_world *w, const island_set *is, const row *rows, double h,
-                         int *per_island) {
-    island_update u = {w, is, rows, h, per_island};
-    world_tasks_run(w, island_update_task, is->count, ISLAND_UPDATE_MIN_RANGE, &u);
+/* The awake bodies in no island (kinematic ones) move on this thread, after
+ * the islands' updates; returns their refused non-finite states plus those
+ * of the islands (per_island, is->count ints). */
+static int update_other_bodies(heft_world *w, const island_set *is, double h,
+                               const int *per_island) {
     int rejected = 0;
     for (int k = 0; k < is->count; ++k) {
-        rejected += u.rejected[k];
+        rejected += per_island[k];
     }
     for (int i = 0; i < w->body_high; ++i) {
         body *b = &w->bodies[i];
@@ -700,6 +735,68 @@ static int update_bodies(heft_world *w, const island_set *is, const row *rows, d
         }
     }
     return rejected;
+}
+
+/* Velocities from the impulses, then positions, island by island on the
+ * task system, then the bodies in no island. Returns the count of refused
+ * non-finite states; per_island holds is->count ints. */
+static int update_bodies(heft_world *w, const island_set *is, const row *rows, double h,
+                         int *per_island) {
+    island_update u = {w, is, rows, h, per_island};
+    world_tasks_run(w, island_update_task, is->count, ISLAND_UPDATE_MIN_RANGE, &u);
+    return update_other_bodies(w, is, h, per_island);
+}
+
+/* ---- 4 to 6 in one task: each island start to finish on one worker ------- */
+
+/* Without an island callback, which must see each island's answer on the
+ * stepping thread before its bodies move, an island's build, solve, impulses
+ * and update run as one item: one hand-out and one wait a step instead of
+ * three, and an island's data stays in one core's cache. The items are the
+ * islands in island order, those without rows too (their bodies move). */
+static void island_step_task(int begin, int end, int worker, void *context) {
+    island_jobs *j = context;
+    heft_world *w = j->w;
+    const island_set *is = j->is;
+    arena *a = island_worker_arena(w, worker);
+    heft_fallback *fallback = island_worker_fallback(w, worker);
+    for (int k = begin; k < end; ++k) {
+        const int n = is->row_start[k + 1] - is->row_start[k];
+        if (n > 0) {
+            const double t0 = heft_time_ms();
+            build_island(j, a, k);
+            j->build_ms[k] = heft_time_ms() - t0;
+            if (j->failed[k]) {
+                continue; /* the step reports out of memory */
+            }
+            island_slot_match(w, j->slots[k], j->signatures[k]);
+            j->states[k] = j->slots[k]->state;
+            solve_island(w, fallback, &j->problems[k], j->states[k], j->lambdas[k],
+                         &w->island_stats[k]);
+            for (int r = 0; r < n; ++r) {
+                *j->rows[is->rows[is->row_start[k] + r]].lambda_out = j->lambdas[k][r];
+            }
+        }
+        const double t1 = heft_time_ms();
+        /* the hit events measure the bodies as they were before the solve */
+        for (int i = is->body_start[k]; i < is->body_start[k + 1]; ++i) {
+            const body *b = &w->bodies[is->bodies[i]];
+            body_motion *m = &j->before[is->bodies[i]];
+            m->position = b->position;
+            m->linear_velocity = b->linear_velocity;
+            m->angular_velocity = b->angular_velocity;
+        }
+        j->rejected[k] = update_island(w, is, j->rows, j->h, k);
+        if (j->post) {
+            post_stabilize_save_island(j->post, k);
+        }
+        const double t2 = heft_time_ms();
+        j->update_ms[k] = t2 - t1;
+        if (j->post_planned) {
+            post_stabilize_island(j->post, a, k);
+            j->post_ms[k] = heft_time_ms() - t2;
+        }
+    }
 }
 
 /* ---- the step -------------------------------------------------------------- */
@@ -766,7 +863,13 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     /* the islands' MLCPs, built and solved on the task system when there is
      * one; the counts are summed in island order afterwards */
     double ta = heft_time_ms();
-    island_jobs jobs = {w, &is, rows, h, row_local, NULL, NULL, NULL, NULL, NULL, NULL};
+    island_jobs jobs;
+    memset(&jobs, 0, sizeof jobs);
+    jobs.w = w;
+    jobs.is = &is;
+    jobs.rows = rows;
+    jobs.h = h;
+    jobs.row_local = row_local;
     int max_rows = 0, max_bodies = 0;
     for (int k = 0; k < is.count; ++k) {
         const int nr = is.row_start[k + 1] - is.row_start[k];
@@ -804,27 +907,70 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         }
         solved[nsolved++] = k;
     }
-    island_tasks_run(w, build_islands_task, nsolved, &jobs);
+    /* an island callback sees each island's answer on this thread before
+     * the bodies move: then the builds, the solves and the updates are three
+     * tasks, else one (island_step_task) */
+    const int whole = w->island_callback == NULL;
+    post_pass *post = w->def.post_stabilization > 0 ? post_stabilize_begin(w, &is) : NULL;
+    if (whole) {
+        jobs.slots = arena_alloc(&w->scratch, sizeof(island_slot *) * (size_t)(is.count + 1));
+        jobs.before = arena_alloc(&w->scratch, sizeof(body_motion) * (size_t)(w->body_high + 1));
+        jobs.build_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.update_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.post_ms = arena_calloc(&w->scratch, (size_t)(is.count + 1), sizeof(double));
+        jobs.rejected = rejected;
+        jobs.post = post;
+        /* the projections read the kinematic bodies where the step moves
+         * them, after the islands' task */
+        jobs.post_planned = post && is.moving_alone == 0 && post_stabilize_plan(w, &is, h, post);
+        int claimed = jobs.slots && jobs.before && jobs.build_ms && jobs.update_ms && jobs.post_ms;
+        /* making a state allocates and reorders the slots: all of them made
+         * here first, then each island's slot looked up */
+        for (int i = 0; i < nsolved && claimed; ++i) {
+            claimed = island_slots_claim(w, &w->velocity_slots, is.key[solved[i]]) != NULL;
+        }
+        if (!claimed) {
+            heft_set_error("out of memory building an island");
+            return HEFT_ERROR_OUT_OF_MEMORY;
+        }
+        for (int i = 0; i < nsolved; ++i) {
+            jobs.slots[solved[i]] = island_slots_find(&w->velocity_slots, is.key[solved[i]]);
+        }
+        st->time_rows_ms += heft_time_ms() - ta;
+        world_tasks_run(w, island_step_task, is.count, 1, &jobs);
+        for (int k = 0; k < is.count; ++k) {
+            st->time_rows_ms += jobs.build_ms[k];
+            st->time_integrate_ms += jobs.update_ms[k];
+            st->time_post_stabilization_ms += jobs.post_ms[k];
+        }
+    } else {
+        island_tasks_run(w, build_islands_task, nsolved, &jobs);
+    }
     for (int i = 0; i < nsolved; ++i) {
         const int k = solved[i];
         if (jobs.failed[k]) {
             heft_set_error("out of memory building an island");
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
-        /* creating a state allocates and reorders the slots: on this thread */
-        jobs.states[k] = island_slots_state(w, &w->velocity_slots, is.key[k], jobs.signatures[k]);
+        if (!whole) {
+            /* creating a state allocates and reorders the slots: on this thread */
+            jobs.states[k] =
+                island_slots_state(w, &w->velocity_slots, is.key[k], jobs.signatures[k]);
+        }
     }
-    st->time_rows_ms += heft_time_ms() - ta;
-    island_tasks_run(w, solve_islands_task, nsolved, &jobs);
+    if (!whole) {
+        st->time_rows_ms += heft_time_ms() - ta;
+        island_tasks_run(w, solve_islands_task, nsolved, &jobs);
+    }
     for (int i = 0; i < nsolved; ++i) {
         const int k = solved[i];
         heft_island_stats *ist = &w->island_stats[k];
-        const double *lambda = jobs.lambdas[k];
-        if (w->island_callback) {
+        if (!whole) {
+            const double *lambda = jobs.lambdas[k];
             w->island_callback(w->island_callback_user, k, &jobs.problems[k], lambda, &ist->solver);
-        }
-        for (int r = 0; r < ist->rows; ++r) {
-            *rows[is.rows[is.row_start[k] + r]].lambda_out = lambda[r];
+            for (int r = 0; r < ist->rows; ++r) {
+                *rows[is.rows[is.row_start[k] + r]].lambda_out = lambda[r];
+            }
         }
         const heft_solver_stats *s = &ist->solver;
         st->islands_solved++;
@@ -855,18 +1001,19 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
     island_slots_sweep(w, &w->velocity_slots);
     /* hit events: the contacts' impulses are the solve's, the velocities
      * still those the contacts were found with */
-    if (!contact_set_record_hits(w)) {
+    if (!contact_set_record_hits(w, whole ? jobs.before : NULL)) {
         heft_set_error("out of memory recording hit events");
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
 
     double t2 = heft_time_ms();
-    st->nonfinite_rejected = update_bodies(w, &is, rows, h, rejected);
+    st->nonfinite_rejected =
+        whole ? update_other_bodies(w, &is, h, rejected) : update_bodies(w, &is, rows, h, rejected);
     double t3 = heft_time_ms();
-    st->time_integrate_ms = t3 - t2;
+    st->time_integrate_ms += t3 - t2;
     if (w->def.post_stabilization > 0) {
-        post_stabilize(w, &is, h, st);
-        st->time_post_stabilization_ms = heft_time_ms() - t3;
+        post_stabilize(w, &is, h, st, post, whole);
+        st->time_post_stabilization_ms += heft_time_ms() - t3;
     }
     continuous_collision(w, h); /* fast bodies: back to their time of impact */
     sleep_update(w, &is, h);

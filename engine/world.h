@@ -17,7 +17,8 @@ typedef struct island_slot {
     int64_t key;        /* the island's id (island.id) */
     uint64_t signature; /* hash of the island's rows (bodies, kinds) */
     void *state;
-    int used; /* seen in the current step */
+    int used;  /* seen in the current step */
+    int fresh; /* made in this step, its signature not yet set */
 } island_slot;
 
 /* One worker of the application's task system (island_tasks.c): the memory
@@ -119,6 +120,14 @@ struct heft_world {
 
 /* island solver states (island_slots.c) */
 void *island_slots_state(heft_world *w, island_slots *set, int64_t key, uint64_t signature);
+/* The same in two halves, so that the signature can be found on a worker:
+ * claim finds or makes key's slot (it allocates and reorders the slots, and
+ * a pointer it returned lasts until the next claim); match then resets the
+ * slot's state when signature is not the one it was used with (the state's
+ * own memory only). */
+island_slot *island_slots_claim(heft_world *w, island_slots *set, int64_t key);
+island_slot *island_slots_find(island_slots *set, int64_t key);
+void island_slot_match(heft_world *w, island_slot *s, uint64_t signature);
 void island_slots_keep(island_slots *set, int64_t key); /* an island without rows keeps its state */
 void island_slots_keep_sleeping(heft_world *w,
                                 island_slots *set);        /* sleeping islands keep theirs */
@@ -146,7 +155,24 @@ void island_workers_release(heft_world *w);
  * post_stabilization_* fields of st (the largest joint error left, the
  * islands limited, the energy change) */
 struct island_set;
-void post_stabilize(heft_world *w, const struct island_set *is, double h, heft_step_stats *st);
+typedef struct post_pass post_pass;
+/* The memory of the step's post-stabilization, or NULL when out of scratch
+ * memory (then no projection). */
+post_pass *post_stabilize_begin(heft_world *w, const struct island_set *is);
+/* Island k's poses and energy before the projections, from a task once its
+ * bodies have moved. */
+void post_stabilize_save_island(post_pass *pp, int k);
+/* With a direct solver, readies each island's projections, energy guard
+ * and joint gaps to run in its own item of the step's island task
+ * (post_stabilize_island, after post_stabilize_save_island); 0 when they
+ * run as post_stabilize's own tasks instead (an iterative solver, or out of
+ * scratch memory). */
+int post_stabilize_plan(heft_world *w, const struct island_set *is, double h, post_pass *pp);
+void post_stabilize_island(post_pass *pp, arena *a, int k);
+/* saved: every island's post_stabilize_save_island has run (and with a
+ * plan, its post_stabilize_island) */
+void post_stabilize(heft_world *w, const struct island_set *is, double h, heft_step_stats *st,
+                    post_pass *pp, int saved);
 
 /* the Baumgarte factor of rigid joint rows with the current solver */
 double world_joint_baumgarte(const heft_world *w);

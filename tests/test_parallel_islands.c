@@ -1,7 +1,7 @@
 /* Parallel islands (docs/tasks.md): a world stepped through a task system
  * of 1, 2 or 4 POSIX threads ends every step bit-identical to the serial
- * step: poses, velocities and the step's statistics (all but the times),
- * compared exactly (tolerance 0) after each of 300 steps. */
+ * step: poses, velocities, hit events and the step's statistics (all but
+ * the times), compared exactly (tolerance 0) after each of 300 steps. */
 #include <criterion/criterion.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -23,8 +23,16 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+/* The bodies' poses and velocities and the step's hit events. */
 static uint64_t state_hash(const heft_world *w, const heft_body_id *ids, int count) {
     uint64_t h = 0xcbf29ce484222325ULL;
+    const heft_contact_events ev = heft_world_contact_events(w);
+    for (int i = 0; i < ev.hit_count; ++i) {
+        const heft_contact_hit_event *e = &ev.hit[i];
+        const double x[7] = {e->point.x,  e->point.y,  e->point.z,       e->normal.x,
+                             e->normal.y, e->normal.z, e->approach_speed};
+        h = fnv(h, x, sizeof x);
+    }
     for (int i = 0; i < count; ++i) {
         heft_vec3 p = heft_body_position(w, ids[i]);
         heft_quat q = heft_body_orientation(w, ids[i]);
@@ -94,11 +102,16 @@ typedef struct trace {
     uint64_t state[300], stats[300];
     uint64_t callback;
     int callback_calls;
+    int hits; /* hit events over the steps */
     int islands_solved_max;
     long helper_items; /* items the pool's threads other than the stepping one ran */
 } trace;
 
 enum { STEPS = 300 };
+
+/* Hit events are recorded above this speed, m/s: low enough that the
+ * dropped boxes and the machines' loads raise some. */
+#define HIT_THRESHOLD 0.05
 
 /* workers 0: no task system (the serial step) */
 static void run(const char *scene, const char *solver, int size, int workers, int callback,
@@ -119,6 +132,7 @@ static void run(const char *scene, const char *solver, int size, int workers, in
         cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK, "%s", heft_last_error());
         cr_assert_eq(heft_world_worker_count(r.world), workers);
     }
+    cr_assert_eq(heft_world_set_hit_event_threshold(r.world, HIT_THRESHOLD), HEFT_OK);
     callback_log log = {0xcbf29ce484222325ULL, 0};
     if (callback) {
         heft_world_set_island_callback(r.world, log_island, &log);
@@ -137,6 +151,7 @@ static void run(const char *scene, const char *solver, int size, int workers, in
         t->state[step] = state_hash(r.world, ids, count);
         const heft_step_stats *s = heft_world_stats(r.world);
         t->stats[step] = stats_hash(s);
+        t->hits += heft_world_contact_events(r.world).hit_count;
         if (s->islands_solved > t->islands_solved_max) {
             t->islands_solved_max = s->islands_solved;
         }
@@ -205,6 +220,152 @@ Test(parallel_islands, island_callback_sees_the_serial_order, .timeout = 600) {
     cr_assert_eq(parallel.callback_calls, serial.callback_calls);
     cr_assert_eq(parallel.callback, serial.callback);
     cr_assert_eq(parallel.state[STEPS - 1], serial.state[STEPS - 1]);
+}
+
+/* Without an island callback an island's build, solve, impulses, update and
+ * post-stabilization's saved energy run as one item, and its projection's
+ * item also groups its rows, guards its energy and measures its joints'
+ * gaps; with one, they are separate tasks around the callback. Both give
+ * the serial step's bits, hit events included (measured with the motion the
+ * bodies had before their island's update). */
+static void expect_one_task_as_three(const char *scene, int size) {
+    static trace serial, whole, split;
+    run(scene, "bpp-skyline", size, 0, 0, &serial);
+    run(scene, "bpp-skyline", size, 2, 0, &whole);
+    run(scene, "bpp-skyline", size, 2, 1, &split);
+    cr_assert_gt(serial.hits, 0, "%s: no hit events to compare", scene);
+    cr_assert_gt(split.callback_calls, 0);
+    for (int step = 0; step < STEPS; ++step) {
+        cr_assert_eq(whole.state[step], serial.state[step],
+                     "%s, one task an island: poses, velocities or hits differ after step %d",
+                     scene, step);
+        cr_assert_eq(split.state[step], serial.state[step],
+                     "%s, separate tasks: poses, velocities or hits differ after step %d", scene,
+                     step);
+        cr_assert_eq(whole.stats[step], serial.stats[step], "%s: statistics after step %d", scene,
+                     step);
+        cr_assert_eq(split.stats[step], serial.stats[step], "%s: statistics after step %d", scene,
+                     step);
+    }
+}
+
+/* geometric stiffness and post-stabilization on */
+Test(parallel_islands, crane_one_task_an_island_as_separate_tasks, .timeout = 600) {
+    expect_one_task_as_three("crane", 0);
+}
+
+Test(parallel_islands, boxes_one_task_an_island_as_separate_tasks, .timeout = 600) {
+    expect_one_task_as_three("stacking", 40);
+}
+
+/* The largest joint gap after post-stabilization counts the joints on no
+ * island too (here a sleeping body's, put to sleep 0.5 m from its anchor),
+ * which under a direct solver the islands' projection items do not
+ * measure. */
+Test(parallel_islands, post_stabilization_gap_counts_joints_on_no_island) {
+    for (int run_index = 0; run_index < 4; ++run_index) {
+        const int workers = run_index % 2 * 2;
+        const char *solver = run_index < 2 ? "bpp-skyline" : "pgs";
+        heft_world_def wd = heft_default_world_def();
+        wd.post_stabilization = 1;
+        wd.enable_sleep = 1;
+        heft_world *w = heft_world_create(&wd);
+        cr_assert_not_null(w);
+        cr_assert_eq(heft_world_set_solver(w, solver), HEFT_OK);
+        task_pool *pool = workers > 0 ? task_pool_create(workers) : NULL;
+        if (pool) {
+            cr_assert_eq(task_pool_attach(pool, w), HEFT_OK);
+        }
+        heft_body_def bd = heft_default_body_def();
+        heft_joint_id joints[2];
+        heft_body_id bodies[2];
+        for (int i = 0; i < 2; ++i) {
+            bd.position = heft_v3(3.0 * i, 0, 1);
+            bd.enable_sleep = i == 0;
+            bodies[i] = heft_create_body(w, &bd);
+            heft_joint_def d = heft_default_joint_def(HEFT_JOINT_BALL);
+            d.body_a = HEFT_WORLD_FRAME;
+            d.body_b = bodies[i];
+            cr_assert_eq(
+                heft_joint_def_set_world_frame(w, &d, heft_v3(3.0 * i, 0, 2), heft_v3(0, 0, 1)),
+                HEFT_OK, "%s", heft_last_error());
+            joints[i] = heft_create_joint(w, &d);
+            cr_assert(heft_joint_is_valid(w, joints[i]), "%s", heft_last_error());
+        }
+        cr_assert_eq(
+            heft_body_set_transform(w, bodies[0], heft_v3(0.5, 0, 1), heft_quat_identity()),
+            HEFT_OK);
+        cr_assert_eq(heft_body_set_awake(w, bodies[0], 0), HEFT_OK);
+        for (int step = 0; step < 30; ++step) {
+            cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+            cr_assert_eq(heft_body_is_awake(w, bodies[0]), 0);
+            cr_assert_eq(heft_world_stats(w)->islands_solved, 1);
+            const double expected =
+                fmax(fmax(0.0, heft_joint_gap(w, joints[0])), heft_joint_gap(w, joints[1]));
+            cr_assert_eq(heft_world_stats(w)->post_stabilization_gap, expected,
+                         "%s, %d workers, step %d: gap %.17g, the joints' widest %.17g", solver,
+                         workers, step, heft_world_stats(w)->post_stabilization_gap, expected);
+        }
+        cr_assert_gt(heft_joint_gap(w, joints[0]), 0.4); /* 0.5 m */
+        if (pool) {
+            heft_world_set_task_system(w, NULL, NULL, NULL, 0);
+            task_pool_destroy(pool);
+        }
+        heft_world_destroy(w);
+    }
+}
+
+/* A body jointed to a kinematic one that moves: the projections must see
+ * the kinematic body where the step moved it, as with separate tasks
+ * (which move it before post-stabilization). Returns the state's hash after
+ * 60 steps, with or without an island callback. */
+static uint64_t kinematic_pull(int workers, int callback) {
+    heft_world_def wd = heft_default_world_def();
+    wd.post_stabilization = 1;
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w);
+    cr_assert_eq(heft_world_set_solver(w, "bpp-skyline"), HEFT_OK);
+    task_pool *pool = workers > 0 ? task_pool_create(workers) : NULL;
+    if (pool) {
+        cr_assert_eq(task_pool_attach(pool, w), HEFT_OK);
+    }
+    callback_log log = {0xcbf29ce484222325ULL, 0};
+    if (callback) {
+        heft_world_set_island_callback(w, log_island, &log);
+    }
+    heft_body_def bd = heft_default_body_def();
+    bd.type = HEFT_BODY_KINEMATIC;
+    bd.position = heft_v3(0, 0, 2);
+    heft_body_id ids[2];
+    ids[0] = heft_create_body(w, &bd);
+    cr_assert_eq(heft_body_set_linear_velocity(w, ids[0], heft_v3(2, 0, 0)), HEFT_OK);
+    bd.type = HEFT_BODY_DYNAMIC;
+    bd.position = heft_v3(0, 0, 1);
+    ids[1] = heft_create_body(w, &bd);
+    heft_joint_def d = heft_default_joint_def(HEFT_JOINT_BALL);
+    d.body_a = ids[0];
+    d.body_b = ids[1];
+    cr_assert_eq(heft_joint_def_set_world_frame(w, &d, heft_v3(0, 0, 2), heft_v3(0, 0, 1)), HEFT_OK,
+                 "%s", heft_last_error());
+    cr_assert(heft_joint_is_valid(w, heft_create_joint(w, &d)), "%s", heft_last_error());
+    for (int step = 0; step < 60; ++step) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+    }
+    cr_assert_eq(log.calls, callback ? 60 : 0);
+    const uint64_t hash = state_hash(w, ids, 2);
+    if (pool) {
+        heft_world_set_task_system(w, NULL, NULL, NULL, 0);
+        task_pool_destroy(pool);
+    }
+    heft_world_destroy(w);
+    return hash;
+}
+
+Test(parallel_islands, projections_see_the_kinematic_bodies_moved) {
+    const uint64_t split = kinematic_pull(0, 1);
+    cr_assert_eq(kinematic_pull(0, 0), split, "serial: one task an island differs");
+    cr_assert_eq(kinematic_pull(2, 0), split, "2 workers: one task an island differs");
+    cr_assert_eq(kinematic_pull(2, 1), split, "2 workers, separate tasks differ");
 }
 
 /* A task system set and removed between steps: the serial step again. */
@@ -355,8 +516,9 @@ static void count_free(void *p, void *user) {
 
 /* Allocations (and frees) in 200 steps of 40 settled stacks after 120 steps
  * of warm-up: whichever worker gets which island, no worker's arena
- * overflows once warm. */
-static long steps_allocations(int workers) {
+ * overflows once warm. With post_stabilization the contacts' projections
+ * run in the islands' items too (bpp-skyline is a direct solver). */
+static long steps_allocations(int workers, int post_stabilization) {
     static const heft_allocator counting = {count_alloc, count_realloc, count_free, NULL};
     heft_set_allocator(&counting);
     run_config cfg;
@@ -373,6 +535,7 @@ static long steps_allocations(int workers) {
         cr_assert_not_null(pool);
         cr_assert_eq(task_pool_attach(pool, r.world), HEFT_OK);
     }
+    cr_assert_eq(heft_world_set_post_stabilization(r.world, post_stabilization), HEFT_OK);
     for (int i = 0; i < 120; ++i) {
         cr_assert_eq(heft_world_step(r.world, h), HEFT_OK);
     }
@@ -388,7 +551,14 @@ static long steps_allocations(int workers) {
 }
 
 Test(parallel_islands, steps_allocate_nothing_after_warmup_with_workers, .timeout = 600) {
-    cr_assert_eq(steps_allocations(0), 0, "the serial step allocated after warm-up");
-    cr_assert_eq(steps_allocations(2), 0, "2 workers: the step allocated after warm-up");
-    cr_assert_eq(steps_allocations(4), 0, "4 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(0, 0), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2, 0), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4, 0), 0, "4 workers: the step allocated after warm-up");
+}
+
+Test(parallel_islands, post_stabilized_steps_allocate_nothing_after_warmup_with_workers,
+     .timeout = 600) {
+    cr_assert_eq(steps_allocations(0, 2), 0, "the serial step allocated after warm-up");
+    cr_assert_eq(steps_allocations(2, 2), 0, "2 workers: the step allocated after warm-up");
+    cr_assert_eq(steps_allocations(4, 2), 0, "4 workers: the step allocated after warm-up");
 }
