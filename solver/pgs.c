@@ -429,6 +429,20 @@ static int joint_row(const heft_mlcp *p, int i) {
            p->lo[i] == -INFINITY && p->hi[i] == INFINITY;
 }
 
+/* The light bodies (mark[b] >= 0) whose block takes row i, into owner;
+ * returns how many (0 to 2). */
+static int block_owners(const heft_mlcp *p, const int32_t *mark, int i, int32_t owner[2]) {
+    if (!joint_row(p, i))
+        return 0;
+    const heft_mlcp_row *r = &p->rows[i];
+    int count = 0;
+    if (dynamic_body(p, r->a) && mark[r->a] >= 0)
+        owner[count++] = r->a;
+    if (dynamic_body(p, r->b) && r->b != r->a && mark[r->b] >= 0)
+        owner[count++] = r->b;
+    return count;
+}
+
 /* A's entry of the rows at positions x and y: J_x M^-1 J_y^T over the bodies
  * they share, from the sweep's records (J_x is stored scaled by step_x). */
 static double block_entry(const pgs_state *s, int x, int y) {
@@ -505,16 +519,10 @@ static int find_blocks(const heft_mlcp *p, pgs_state *s) {
                 count[b] = -1;
         }
     }
-    for (int k = 0; k < n; ++k) {
-        const int i = s->order[k];
-        if (!joint_row(p, i))
-            continue;
-        const heft_mlcp_row *r = &p->rows[i];
-        if (dynamic_body(p, r->a) && count[r->a] >= 0)
-            ++count[r->a];
-        if (dynamic_body(p, r->b) && r->b != r->a && count[r->b] >= 0)
-            ++count[r->b];
-    }
+    int32_t owner[2];
+    for (int k = 0; k < n; ++k)
+        for (int o = 0, m = block_owners(p, count, s->order[k], owner); o < m; ++o)
+            ++count[owner[o]];
     int blocks = 0;
     size_t entries = 0, cells = 0;
     for (int b = 0; b < nb; ++b)
@@ -550,16 +558,9 @@ static int find_blocks(const heft_mlcp *p, pgs_state *s) {
     fill += n;
     for (int k = 0; k < blocks; ++k)
         fill[k] = s->block_start[k];
-    for (int k = 0; k < n; ++k) {
-        const int i = s->order[k];
-        if (!joint_row(p, i))
-            continue;
-        const heft_mlcp_row *r = &p->rows[i];
-        if (dynamic_body(p, r->a) && count[r->a] >= 0)
-            s->block_pos[fill[count[r->a]]++] = k;
-        if (dynamic_body(p, r->b) && r->b != r->a && count[r->b] >= 0)
-            s->block_pos[fill[count[r->b]]++] = k;
-    }
+    for (int k = 0; k < n; ++k)
+        for (int o = 0, m = block_owners(p, count, s->order[k], owner); o < m; ++o)
+            s->block_pos[fill[count[owner[o]]]++] = k;
     /* factor each block; a failed one is left out, the next ones moved down */
     int kept = 0;
     size_t used = 0;
@@ -628,28 +629,13 @@ static inline void row_bounds(const pgs_state *s, const double *lambda, int k, d
     *hi = s->hi[k];
 }
 
-/* The box of row i at lambda, read from the problem (the dense sweep). */
-static inline void problem_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo,
-                                  double *hi) {
-    const int32_t f = p->findex != NULL ? p->findex[i] : -1;
-    if (f >= 0 && f < p->n) {
-        const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
-        const double limit = lf > 0.0 ? fabs(p->hi[i]) * lf : 0.0;
-        *lo = -limit;
-        *hi = limit;
-        return;
-    }
-    *lo = p->lo[i];
-    *hi = p->hi[i];
-}
-
 /* The projected Gauss-Seidel update of row i given its residual w_i. A row
  * with d_i = 0 cannot be moved by its own impulse: it stays at 0 clamped into
  * its box, with no division. */
 static inline double project_row(const heft_mlcp *p, const double *lambda, int i, double w,
                                  double d, double relaxation) {
     double lo, hi;
-    problem_bounds(p, lambda, i, &lo, &hi);
+    heft_row_bounds(p, lambda, i, &lo, &hi);
     const double target = d > 0.0 ? lambda[i] - relaxation * w / d : 0.0;
     /* comparisons, not fmin/fmax: a NaN must come out as NaN, not as a bound */
     return target < lo ? lo : (target > hi ? hi : target);
