@@ -88,16 +88,20 @@ int solver_cli_option(int id, const char *v, heft_solver_options *o, char *err, 
         rc = cli_double("--ldl-regularization", v, 0.0, 1.0, CLI_HI_OPEN, NULL,
                         &o->ldl_regularization, err, err_size);
         break;
-    case SOLVER_CLI_PGS_LIGHT_RATIO:
-        /* 0 turns the light bodies' blocks off; a ratio below 1 means nothing */
-        rc = cli_double("--pgs-light-ratio", v, 0.0, HUGE_VAL, 0, NULL, &o->pgs_light_ratio, err,
-                        err_size);
-        if (rc == 0 && o->pgs_light_ratio > 0.0 && o->pgs_light_ratio < 1.0) {
+    case SOLVER_CLI_PGS_LIGHT_RATIO: {
+        /* 0 turns the light bodies' blocks off; a ratio below 1 means
+         * nothing; a refused value leaves the option as it was */
+        double ratio = 0.0;
+        rc = cli_double("--pgs-light-ratio", v, 0.0, HUGE_VAL, 0, NULL, &ratio, err, err_size);
+        if (rc == 0 && ratio > 0.0 && ratio < 1.0) {
             snprintf(err, err_size,
                      "--pgs-light-ratio wants 0 (off) or a mass ratio >= 1, not %.40s", v);
             rc = -1;
         }
+        if (rc == 0)
+            o->pgs_light_ratio = ratio;
         break;
+    }
     case SOLVER_CLI_BACKSTOP_CAP:
         /* the words for the field's two special values, so a command line
          * need not know them */
