@@ -127,48 +127,20 @@ static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index) {
 
 /* J_i M^-1 J_j^T: a sum over the pairs of sides of rows i and j that act on
  * the same dynamic body (a row may in principle name one body twice). */
-static double rows_coupling(const heft_mlcp *p, int i, int j) {
-    const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
-    const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
-    const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
-    double sum = 0.0;
-    for (int s = 0; s < 2; ++s) {
-        const heft_mlcp_body *body = row_body(p, bi[s]);
-        if (body == NULL)
-            continue;
-        for (int t = 0; t < 2; ++t) {
-            if (bj[t] != bi[s])
-                continue;
-            double mj[6];
-            heft_body_inverse_mass_times(body, jj[t], mj);
-            sum += heft_dot6(ji[s], mj);
-        }
-    }
-    return sum;
-}
-
-static double row_epsilon(const heft_mlcp *p, int i) {
-    return p->epsilon != NULL ? p->epsilon[i] : 0.0;
-}
-
 void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out) {
     const int n = p->n;
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j <= i; ++j) {
-            double a = rows_coupling(p, i, j);
+            double a = heft_rows_coupling(p, i, j);
             out[(size_t)i * n + j] = a;
             out[(size_t)j * n + i] = a;
         }
-        out[(size_t)i * n + i] += row_epsilon(p, i);
+        out[(size_t)i * n + i] += heft_row_epsilon(p, i);
     }
 }
 
 double heft_mlcp_diagonal(const heft_mlcp *p, int i) {
-    if (p->A != NULL)
-        return p->A[(size_t)i * p->n + i];
-    if (p->rows != NULL)
-        return heft_row_self_coupling(p, i) + row_epsilon(p, i);
-    return 0.0;
+    return heft_row_diagonal(p, i);
 }
 
 /* ---- the residual ------------------------------------------------------ */
@@ -207,7 +179,7 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     }
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        double wi = row_epsilon(p, i) * lambda[i] - p->b[i];
+        double wi = heft_row_epsilon(p, i) * lambda[i] - p->b[i];
         const int a = row_body(p, r->a) != NULL, b = row_body(p, r->b) != NULL;
 #if defined(__SSE2__)
         if (a && b) {

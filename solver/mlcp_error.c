@@ -51,10 +51,6 @@ static double row_error(double lambda, double w, double d, double lo, double hi)
     return 0.5 * change * change * d;
 }
 
-static double epsilon(const heft_mlcp *p, int i) {
-    return p->epsilon != NULL ? p->epsilon[i] : 0.0;
-}
-
 /* d_i is heft_mlcp_diagonal's, computed inline: a call a row cost as much
  * as the residual. */
 heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work) {
@@ -83,9 +79,7 @@ heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, doub
             err.nonfinite++;
         else if (outside_bounds(lambda[i], lo, hi))
             err.bound_violations++;
-        const double d = p->A != NULL      ? p->A[(size_t)i * (size_t)n + (size_t)i]
-                         : p->rows != NULL ? heft_row_self_coupling(p, i) + epsilon(p, i)
-                                           : 0.0;
+        const double d = heft_row_diagonal(p, i);
         const double e = row_error(lambda[i], w[i], d, lo, hi);
         err.sum += e;
         if (err.worst_row < 0 || e > err.max) {

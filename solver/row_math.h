@@ -46,15 +46,40 @@ static inline void heft_row_bounds(const heft_mlcp *p, const double *lambda, int
     *hi = p->hi[i];
 }
 
+/* J_i M^-1 J_j^T of the structured form: over the pairs of sides (i's a
+ * and b, then j's a and b) on one dynamic body. */
+static inline double heft_rows_coupling(const heft_mlcp *p, int i, int j) {
+    const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
+    const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
+    const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
+    double sum = 0.0;
+    for (int s = 0; s < 2; ++s) {
+        if (bi[s] < 0 || bi[s] >= p->nbodies)
+            continue;
+        for (int t = 0; t < 2; ++t) {
+            if (bj[t] != bi[s])
+                continue;
+            double mj[6];
+            heft_body_inverse_mass_times(&p->bodies[bi[s]], jj[t], mj);
+            sum += heft_dot6(ji[s], mj);
+        }
+    }
+    return sum;
+}
+
+static inline double heft_row_epsilon(const heft_mlcp *p, int i) {
+    return p->epsilon != NULL ? p->epsilon[i] : 0.0;
+}
+
 /* J_i M^-1 J_i^T of the structured form (epsilon not added), summed over
  * the row's pairs of sides on one dynamic body in the order of
  * heft_mlcp_assemble_dense's coupling of a row with itself, so that it is
  * the same to the bit: side a with a, a with b, b with a, b with b. */
 static inline double heft_row_self_coupling(const heft_mlcp *p, int i) {
+#if defined(__SSE2__)
     const heft_mlcp_row *r = &p->rows[i];
     const int a = r->a >= 0 && r->a < p->nbodies, b = r->b >= 0 && r->b < p->nbodies;
-    double sum = 0.0, m[6];
-#if defined(__SSE2__)
+    double sum = 0.0;
     if (a && b && r->a != r->b) {
         /* the two sides side by side, side a in the low lane: each lane
          * does heft_body_inverse_mass_times and heft_dot6 as they are
@@ -89,23 +114,16 @@ static inline double heft_row_self_coupling(const heft_mlcp *p, int i) {
         return sum;
     }
 #endif
-    if (a) {
-        heft_body_inverse_mass_times(&p->bodies[r->a], r->ja, m);
-        sum += heft_dot6(r->ja, m);
-        if (r->b == r->a) {
-            heft_body_inverse_mass_times(&p->bodies[r->a], r->jb, m);
-            sum += heft_dot6(r->ja, m);
-        }
-    }
-    if (b) {
-        if (r->a == r->b) {
-            heft_body_inverse_mass_times(&p->bodies[r->b], r->ja, m);
-            sum += heft_dot6(r->jb, m);
-        }
-        heft_body_inverse_mass_times(&p->bodies[r->b], r->jb, m);
-        sum += heft_dot6(r->jb, m);
-    }
-    return sum;
+    return heft_rows_coupling(p, i, i);
+}
+
+/* heft_mlcp_diagonal, inline (the error measure asks it of every row) */
+static inline double heft_row_diagonal(const heft_mlcp *p, int i) {
+    if (p->A != NULL)
+        return p->A[(size_t)i * (size_t)p->n + (size_t)i];
+    if (p->rows != NULL)
+        return heft_row_self_coupling(p, i) + heft_row_epsilon(p, i);
+    return 0.0;
 }
 
 /* y += alpha x */
