@@ -75,6 +75,7 @@
  * the largest problem of an island has been seen, a solve allocates nothing)
  * and the position correction's count, latch and memory. */
 #include "array.h"
+#include "dense_cholesky.h"
 #include "pgs.h"
 #include "row_math.h"
 #include "solve_frame.h"
@@ -145,7 +146,7 @@ typedef struct pgs_state {
     int32_t *block_start; /* nblocks + 1: each block's first entry in block_pos */
     int32_t *block_pos;   /* the positions of the blocks' rows */
     size_t *factor_start; /* nblocks + 1: each block's first entry in factor */
-    double *factor;       /* per block, m x m: the Cholesky factor of its A block, by rows */
+    double *factor;       /* per block, m x m: the Cholesky factor of its A block */
     int32_t *body_rows;   /* nbodies: joint rows on a light body, -1 on the others */
     size_t block_start_cap, block_pos_cap, factor_start_cap, factor_cap, body_rows_cap;
 } pgs_state;
@@ -455,24 +456,18 @@ static double block_entry(const pgs_state *s, int x, int y) {
     return v / s->step[x] + (x == y ? s->epsilon[x] : 0.0);
 }
 
-/* In place: the lower Cholesky factor of the m x m matrix a (by rows); 0
- * when a pivot is not above 1e-12 of its diagonal (dependent rows). */
-static int block_cholesky(double *a, int m) {
-    for (int j = 0; j < m; ++j) {
-        double d = a[j * m + j];
-        for (int k = 0; k < j; ++k)
-            d -= a[j * m + k] * a[j * m + k];
-        if (!(d > 1e-12 * a[j * m + j]) || !isfinite(d))
+/* In place: the Cholesky factor of the block's m x m matrix a
+ * (dense_cholesky.h); 0 when a pivot is not above 1e-12 of its diagonal
+ * entry (the block's rows depend on one another, and the compliance alone
+ * would make its solve huge). diag: m doubles of scratch. */
+static int block_factor(double *a, int m, double *diag) {
+    for (int k = 0; k < m; ++k)
+        diag[k] = a[k * m + k];
+    if (heft_dense_cholesky_factor(a, m) != 0)
+        return 0;
+    for (int k = 0; k < m; ++k)
+        if (!(a[k * m + k] * a[k * m + k] > 1e-12 * diag[k]))
             return 0;
-        d = sqrt(d);
-        a[j * m + j] = d;
-        for (int i = j + 1; i < m; ++i) {
-            double v = a[i * m + j];
-            for (int k = 0; k < j; ++k)
-                v -= a[i * m + k] * a[j * m + k];
-            a[i * m + j] = v / d;
-        }
-    }
     return 1;
 }
 
@@ -576,7 +571,8 @@ static int find_blocks(const heft_mlcp *p, pgs_state *s) {
         for (int x = 0; x < m && ok; ++x)
             for (int y = 0; y < m; ++y)
                 a[x * m + y] = block_entry(s, pos[x], pos[y]);
-        if (ok && block_cholesky(a, m)) {
+        double diag[PGS_BLOCK_MAX];
+        if (ok && block_factor(a, m, diag)) {
             memmove(&s->block_pos[write], pos, sizeof(int32_t) * (size_t)m);
             s->block_start[kept] = write;
             s->factor_start[kept] = used;
@@ -809,18 +805,7 @@ static double block_pass(const pgs_state *s, double *restrict x, const double *r
             const double jv = row_velocity(row, &s->dv[s->side[2 * k]], &s->dv[s->side[2 * k + 1]]);
             r[u] = b[k] - s->epsilon[k] * x[k] - jv / s->step[k];
         }
-        for (int i = 0; i < m; ++i) { /* L y = r */
-            double v = r[i];
-            for (int k = 0; k < i; ++k)
-                v -= l[i * m + k] * r[k];
-            r[i] = v / l[i * m + i];
-        }
-        for (int i = m - 1; i >= 0; --i) { /* L^T delta = y */
-            double v = r[i];
-            for (int k = i + 1; k < m; ++k)
-                v -= l[k * m + i] * r[k];
-            r[i] = v / l[i * m + i];
-        }
+        heft_dense_cholesky_solve(l, m, r);
         for (int u = 0; u < m; ++u) {
             const int k = pos[u];
             if (r[u] == 0.0)
