@@ -40,6 +40,13 @@ island_slot *island_slots_claim(heft_world *w, island_slots *set, int64_t key) {
     if (!state) {
         return NULL;
     }
+    /* sized ahead for the island the world was reserved for, so that its
+     * growth to that size allocates nothing */
+    if (w->reserved_rows > 0 && w->solver->reserve != NULL &&
+        !w->solver->reserve(state, w->reserved_rows, w->reserved_bodies)) {
+        w->solver->destroy(state);
+        return NULL;
+    }
     /* insert in key order */
     memmove(&set->items[at + 1], &set->items[at], sizeof(island_slot) * (size_t)(set->count - at));
     island_slot *s = &set->items[at];

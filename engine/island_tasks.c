@@ -71,6 +71,14 @@ heft_result heft_world_set_task_system(heft_world *w, heft_enqueue_task_fn *enqu
             return HEFT_ERROR_OUT_OF_MEMORY;
         }
     }
+    /* a world reserved ahead keeps its steps free of allocation with workers too */
+    for (int i = 0; i < worker_count && w->rescue_rows > 0; ++i) {
+        if (!heft_fallback_reserve(workers[i].fallback, w->rescue_rows, w->rescue_bodies)) {
+            release_workers(workers, worker_count);
+            heft_set_error("heft_world_set_task_system: out of memory");
+            return HEFT_ERROR_OUT_OF_MEMORY;
+        }
+    }
     island_workers_release(w);
     w->workers = workers;
     w->worker_count = worker_count;
@@ -127,6 +135,21 @@ int island_workers_prepare(heft_world *w, int max_rows, int max_bodies) {
             memcpy(&k->options, &w->solver_options, sizeof k->options);
         }
         if (!heft_fallback_reserve(k->fallback, max_rows, max_bodies)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int island_workers_reserve(heft_world *w, int rows, int bodies) {
+    w->rescue_rows = rows > w->rescue_rows ? rows : w->rescue_rows;
+    w->rescue_bodies = bodies > w->rescue_bodies ? bodies : w->rescue_bodies;
+    if (w->fallback != NULL &&
+        !heft_fallback_reserve(w->fallback, w->rescue_rows, w->rescue_bodies)) {
+        return 0;
+    }
+    for (int i = 0; i < w->worker_count; ++i) {
+        if (!heft_fallback_reserve(w->workers[i].fallback, w->rescue_rows, w->rescue_bodies)) {
             return 0;
         }
     }

@@ -108,6 +108,9 @@ struct heft_world {
     /* rows and bodies the rescues' scratch is reserved for (island_tasks.c),
      * ahead of the largest island */
     int rescue_rows, rescue_bodies;
+    /* rows and bodies of the largest island reserved ahead
+     * (heft_world_capacity.rows): each new island state is sized for them */
+    int reserved_rows, reserved_bodies;
 
     arena scratch;
     double time;
@@ -138,6 +141,9 @@ void island_slots_clear(heft_world *w, island_slots *set); /* drops every state 
 /* Readies the workers for a step: arenas reset, rescues made for the current
  * solver options. 0 when out of memory. */
 int island_workers_prepare(heft_world *w, int max_rows, int max_bodies);
+/* Sizes the rescues (the step's, each worker's) for islands of rows rows on
+ * bodies bodies from now on; 0 when memory runs out. */
+int island_workers_reserve(heft_world *w, int rows, int bodies);
 /* Runs task over items [0, count): on the task system when there is one,
  * else on the calling thread as worker 0. */
 void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context);

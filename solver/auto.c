@@ -206,5 +206,6 @@ const heft_solver_vtable heft_auto_solver = {
     1,
     auto_save_state,
     auto_restore_state,
-    1, /* its delegates' answers are measured by heft_bpp_answer */
+    1,    /* its delegates' answers are measured by heft_bpp_answer */
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };

@@ -853,6 +853,7 @@ const heft_solver_vtable heft_baraff_solver = {
     baraff_save_state,
     baraff_restore_state,
     0,
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 /* Baraff's factorization is rebuilt from the next problem; what carries

@@ -1908,7 +1908,8 @@ const heft_solver_vtable heft_bpp_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
-    1, /* heft_bpp_answer measures the answer */
+    1,    /* heft_bpp_answer measures the answer */
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 const heft_solver_vtable heft_bpp_downdate_solver = {
@@ -1922,7 +1923,8 @@ const heft_solver_vtable heft_bpp_downdate_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
-    1, /* heft_bpp_answer measures the answer */
+    1,    /* heft_bpp_answer measures the answer */
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 const heft_solver_vtable heft_bpp_skyline_solver = {
@@ -1936,5 +1938,6 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
-    1, /* heft_bpp_answer measures the answer */
+    1,    /* heft_bpp_answer measures the answer */
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };

@@ -329,4 +329,5 @@ const heft_solver_vtable heft_bpp_pcg_solver = {
     heft_bpp_save_state,
     heft_bpp_restore_state,
     0,
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };

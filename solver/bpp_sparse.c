@@ -451,7 +451,8 @@ const heft_solver_vtable heft_bpp_sparse_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
-    1, /* heft_bpp_answer measures the answer */
+    1,    /* heft_bpp_answer measures the answer */
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 #endif

@@ -916,6 +916,7 @@ const heft_solver_vtable heft_cr_solver = {
     cr_save_state,
     cr_restore_state,
     0,
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 /* The kept answer starts the next solve; everything else cr rebuilds. */

@@ -350,6 +350,7 @@ const heft_solver_vtable heft_ldl_pgs_solver = {
     ldl_pgs_save_state,
     ldl_pgs_restore_state,
     0,
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 /* ldl-pgs keeps only its symbolic factorization, rebuilt the same from the

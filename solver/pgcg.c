@@ -860,6 +860,7 @@ const heft_solver_vtable heft_pgcg_solver = {
     pgcg_save_state,
     pgcg_restore_state,
     0,
+    NULL, /* reserve: workspaces sized at the first solve of each size */
 };
 
 /* The kept index sets and answer start the next solve; the sparse A and

@@ -1075,6 +1075,27 @@ void *heft_pgs_create_for_restart(const heft_solver_options *options) {
 static size_t pgs_save_state(const void *state, void *buffer, size_t capacity);
 static int pgs_restore_state(void *state, const void *buffer, size_t size);
 
+/* Every workspace a structured problem of rows rows on bodies bodies can
+ * need, the light bodies' blocks at their largest included: a block per
+ * body at most, each of at most PGS_BLOCK_MAX rows, a row in at most two
+ * blocks (a joint between two light bodies). */
+static int pgs_reserve(void *state, int rows, int bodies) {
+    pgs_state *s = state;
+    if (s == NULL || rows < 0 || bodies < 0 || !heft_pgs_reserve_size(state, rows, bodies, 1))
+        return 0;
+    if (!(s->options.pgs_light_ratio > 0.0))
+        return 1;
+    const size_t n = 2 * (size_t)rows, nb = (size_t)bodies;
+    const size_t widest = (size_t)rows < PGS_BLOCK_MAX ? (size_t)rows : PGS_BLOCK_MAX;
+    return workspace_reserve((void **)&s->body_rows, &s->body_rows_cap, nb, sizeof(int32_t)) &&
+           workspace_reserve((void **)&s->block_start, &s->block_start_cap, nb + 1,
+                             sizeof(int32_t)) &&
+           workspace_reserve((void **)&s->block_pos, &s->block_pos_cap, n, sizeof(int32_t)) &&
+           workspace_reserve((void **)&s->factor_start, &s->factor_start_cap, nb + 1,
+                             sizeof(size_t)) &&
+           workspace_reserve((void **)&s->factor, &s->factor_cap, n * widest, sizeof(double));
+}
+
 /* Found by registry.c, which declares it the same way, and by bpp.c and
  * pgcg.c (pgs.h). */
 const heft_solver_vtable heft_pgs_solver = {
@@ -1088,6 +1109,7 @@ const heft_solver_vtable heft_pgs_solver = {
     pgs_save_state,
     pgs_restore_state,
     1, /* heft_solve_finish measures the answer */
+    pgs_reserve,
 };
 
 /* What changes the next solve: the count towards the latch, the latch, then

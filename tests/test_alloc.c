@@ -504,3 +504,117 @@ Test(allocation, a_reordered_island_fits_the_skyline_envelope_sized_for_its_rows
     planted_free(&pa);
     planted_free(&pb);
 }
+
+#define FALL_LINKS 8
+#define FALL_LENGTH 0.5
+
+/* A chain of capsules on ball joints, held horizontal from a fixed point
+ * 2 m above the ground and let fall: it swings down and lies on the
+ * ground, its island growing from the joints' 24 rows by three a contact
+ * point. Returns the allocations of its steps after the first (which makes
+ * the island's state) and, in *sum, its bodies' positions summed at the
+ * end; *rows_first and *rows_max: the island's rows at the first step and
+ * at its largest. */
+/* A task system that runs each task at once, its items split between two
+ * worker indices: the workers' scratch and rescues are used as with threads. */
+static void *two_workers_enqueue(heft_task_fn *task, int count, int min_range, void *context,
+                                 void *user) {
+    (void)min_range;
+    (void)user;
+    task(0, count / 2, 0, context);
+    task(count / 2, count, 1, context);
+    return NULL;
+}
+
+static void two_workers_finish(void *handle, void *user) {
+    (void)handle;
+    (void)user;
+}
+
+static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *sum,
+                                      int *rows_first, int *rows_max) {
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = "pgs";
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w, "%s", heft_last_error());
+    if (workers)
+        cr_assert_eq(
+            heft_world_set_task_system(w, two_workers_enqueue, two_workers_finish, NULL, 2),
+            HEFT_OK, "%s", heft_last_error());
+    heft_world_capacity c = {0};
+    c.bodies = FALL_LINKS + 1;
+    c.shapes = FALL_LINKS + 1;
+    c.joints = FALL_LINKS;
+    c.contacts = 4 * FALL_LINKS;
+    c.pairs = FALL_LINKS * (FALL_LINKS + 1) / 2;
+    c.rows = reserve_rows ? 3 * c.joints + 3 * c.contacts : 0;
+    cr_assert_eq(heft_world_reserve(w, &c), HEFT_OK, "%s", heft_last_error());
+    scenario_add_ground(w);
+    const heft_vec3 pivot = heft_v3(0.0, 0.0, 2.0);
+    heft_body_id prev = HEFT_WORLD_FRAME;
+    heft_body_id ids[FALL_LINKS];
+    for (int i = 0; i < FALL_LINKS; ++i) {
+        heft_shape_def sd = heft_default_shape_def();
+        sd.type = HEFT_SHAPE_CAPSULE;
+        sd.radius = 0.05;
+        sd.half_length = 0.5 * FALL_LENGTH - sd.radius;
+        /* capsules lie along their z axis: turned onto x */
+        const heft_quat q = heft_quat_axis_angle(heft_v3(0.0, 1.0, 0.0), 0.5 * HEFT_PI);
+        ids[i] = scenario_add_body(
+            w, NULL, heft_v3_madd(pivot, (i + 0.5) * FALL_LENGTH, heft_v3(1.0, 0.0, 0.0)), q, 1.0,
+            heft_inertia_capsule(1.0, sd.radius, sd.half_length), &sd);
+        cr_assert(heft_body_is_valid(w, ids[i]), "%s", heft_last_error());
+        heft_joint_def jd = heft_default_joint_def(HEFT_JOINT_BALL);
+        jd.body_a = prev;
+        jd.body_b = ids[i];
+        heft_joint_def_set_world_frame(w, &jd,
+                                       heft_v3_madd(pivot, i * FALL_LENGTH, heft_v3(1.0, 0.0, 0.0)),
+                                       heft_v3(0.0, 0.0, 1.0));
+        cr_assert(heft_joint_is_valid(w, heft_create_joint(w, &jd)), "%s", heft_last_error());
+        prev = ids[i];
+    }
+    counting_allocator_install();
+    cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+    *rows_first = *rows_max = heft_world_stats(w)->rows_max;
+    counting_allocator_calls = 0;
+    for (int i = 1; i < 300; ++i) {
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+        const int r = heft_world_stats(w)->rows_max;
+        *rows_max = r > *rows_max ? r : *rows_max;
+    }
+    const long during = counting_allocator_calls;
+    *sum = heft_v3(0.0, 0.0, 0.0);
+    for (int i = 0; i < FALL_LINKS; ++i)
+        *sum = heft_v3_add(*sum, heft_body_position(w, ids[i]));
+    heft_world_destroy(w);
+    heft_set_allocator(NULL);
+    return during;
+}
+
+/* heft_world_capacity.rows sizes the step's scratch, the rescue's and pgs's
+ * workspaces for the largest island ahead: an island that first grows to it
+ * (a chain falling onto the ground) then allocates nothing, where without it
+ * the three grow as the rows do. The bodies move bit for bit the same. */
+static void reserved_rows_allocate_nothing(int workers) {
+    heft_vec3 with_rows, without_rows;
+    int first, largest, first_without, largest_without;
+    const long reserved = falling_chain_allocations(1, workers, &with_rows, &first, &largest);
+    const long grown =
+        falling_chain_allocations(0, workers, &without_rows, &first_without, &largest_without);
+    cr_assert_geq(largest, 2 * first, "the island grew from %d to %d rows", first, largest);
+    cr_assert_leq(largest, 3 * FALL_LINKS + 12 * FALL_LINKS, "within the reservation: %d", largest);
+    cr_assert_eq(reserved, 0, "%ld allocations while the island grew from %d to %d rows", reserved,
+                 first, largest);
+    cr_assert_gt(grown, 0, "without the rows reserved the growth allocates (%ld)", grown);
+    cr_assert(with_rows.x == without_rows.x && with_rows.y == without_rows.y &&
+                  with_rows.z == without_rows.z,
+              "the reservation changed the motion");
+}
+
+Test(allocation, a_world_reserved_for_its_largest_island_allocates_nothing_as_the_island_grows) {
+    reserved_rows_allocate_nothing(0);
+}
+
+Test(allocation, a_reserved_world_with_workers_allocates_nothing_as_the_island_grows) {
+    reserved_rows_allocate_nothing(1);
+}

@@ -36,16 +36,12 @@ static void given_reset(void *s) {
 static void given_destroy(void *s) {
     (void)s;
 }
-static const heft_solver_vtable given_solver = {"test-given",
-                                                "answers what the test sets",
-                                                given_create,
-                                                given_solve,
-                                                given_reset,
-                                                given_destroy,
-                                                0,
-                                                NULL,
-                                                NULL,
-                                                0};
+static const heft_solver_vtable given_solver = {.name = "test-given",
+                                                .description = "answers what the test sets",
+                                                .create = given_create,
+                                                .solve = given_solve,
+                                                .reset = given_reset,
+                                                .destroy = given_destroy};
 
 /* PGS with the options, from start (NULL: the problem's warm start). */
 static int pgs_from(const heft_solver_options *o, const heft_mlcp *p, const double *start,

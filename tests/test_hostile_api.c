@@ -221,9 +221,9 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     REFUSED(heft_world_reserve(world, NULL));
     const int counts[] = {-1, INT_MIN, HEFT_CAPACITY_MAX + 1, INT_MAX};
     for (int k = 0; k < 4; ++k) {
-        for (int field = 0; field < 5; ++field) {
+        for (int field = 0; field < 6; ++field) {
             heft_world_capacity c = {0};
-            int *f[] = {&c.bodies, &c.shapes, &c.joints, &c.contacts, &c.pairs};
+            int *f[] = {&c.bodies, &c.shapes, &c.joints, &c.contacts, &c.pairs, &c.rows};
             *f[field] = counts[k];
             REFUSED(heft_world_reserve(world, &c));
         }
@@ -1011,6 +1011,7 @@ Test(hostile_api, a_reservation_leaves_the_world_state_as_it_was) {
     c.joints = 50;
     c.contacts = 400;
     c.pairs = 1000;
+    c.rows = 1500;
     cr_assert_eq(heft_world_reserve(world, &c), HEFT_OK, "%s", heft_last_error());
     world_snapshot after;
     world_snapshot_take(world, &after);

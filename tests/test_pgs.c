@@ -369,12 +369,20 @@ static void dummy_destroy(void *s) {
 }
 
 Test(registry, duplicate_or_unnamed_registration_fails_and_a_new_name_is_added) {
-    const heft_solver_vtable dup = {
-        "pgs", "an impostor", dummy_create, dummy_solve, NULL, dummy_destroy, 0, NULL, NULL, 0};
-    const heft_solver_vtable unnamed = {NULL,          "no name", dummy_create, dummy_solve, NULL,
-                                        dummy_destroy, 0,         NULL,         NULL,        0};
-    static const heft_solver_vtable mine = {
-        "zero", "answers zero", dummy_create, dummy_solve, NULL, dummy_destroy, 0, NULL, NULL, 0};
+    const heft_solver_vtable dup = {.name = "pgs",
+                                    .description = "an impostor",
+                                    .create = dummy_create,
+                                    .solve = dummy_solve,
+                                    .destroy = dummy_destroy};
+    const heft_solver_vtable unnamed = {.description = "no name",
+                                        .create = dummy_create,
+                                        .solve = dummy_solve,
+                                        .destroy = dummy_destroy};
+    static const heft_solver_vtable mine = {.name = "zero",
+                                            .description = "answers zero",
+                                            .create = dummy_create,
+                                            .solve = dummy_solve,
+                                            .destroy = dummy_destroy};
     const int before = heft_solver_count();
     cr_assert_eq(heft_solver_register(&dup), -1);
     cr_assert_eq(heft_solver_register(&unnamed), -1);

@@ -27,8 +27,12 @@ static void nan_destroy(void *s) {
     (void)s;
 }
 
-static const heft_solver_vtable nan_solver = {
-    "test-nan", "returns NaN", nan_create, nan_solve, nan_reset, nan_destroy, 0, NULL, NULL, 0};
+static const heft_solver_vtable nan_solver = {.name = "test-nan",
+                                              .description = "returns NaN",
+                                              .create = nan_create,
+                                              .solve = nan_solve,
+                                              .reset = nan_reset,
+                                              .destroy = nan_destroy};
 
 Test(world, solver_answer_with_nan_falls_back_to_pgs_and_world_stays_finite) {
     heft_solver_register(&nan_solver); /* may already be there from another test: fine */

@@ -21,8 +21,9 @@ typedef struct scenario_params {
     const char *variant; /* stacking: "boxes" (default), "pyramid", "tower", "wall" */
     int size;            /* stacking: boxes: stacks; pyramid: boxes at the base; tower: layers;
                             wall: bricks per course (0: the variant's default) */
-    int no_reserve;      /* winch: 1 leaves the world's arrays to grow with the wound chain
-                            instead of reserving them ahead (heft_world_reserve), to compare */
+    int no_reserve;      /* winch, hanging-chain: 1 leaves the world's arrays and workspaces to
+                            grow instead of reserving them ahead (heft_world_reserve), to
+                            compare */
 } scenario_params;
 
 /* The most bodies a scene builds from its parameters (--links, --size): a

@@ -178,6 +178,10 @@ typedef struct heft_world_capacity {
     int contacts; /* contact points at once (heft_step_stats.contacts) */
     int pairs;    /* shape pairs the broad phase holds at once: those whose enlarged boxes
                      overlap, touching or not (heft_world_contact_pairs) */
+    int rows;     /* constraint rows of the largest island (heft_step_stats.rows_max: its
+                     joints' rows and three a contact point): the step's scratch, the
+                     rescue's and, for a solver that can size ahead (pgs), each island's
+                     workspaces; a count of 0 beside it is taken as the world's present one */
 } heft_world_capacity;
 
 /* Grows the world's arrays to hold capacity; never shrinks them, and the

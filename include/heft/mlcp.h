@@ -181,6 +181,12 @@ typedef struct heft_solver_vtable {
      * a second time; 0 (or left out of an initializer): the engine measures
      * it. */
     int measures_answer;
+    /* Sizes a state's workspaces for problems of up to rows rows on bodies
+     * bodies, so that solving them allocates nothing (heft_world_reserve's
+     * rows); returns 0 when memory runs out (the state stays usable). NULL
+     * (or left out of an initializer) in a solver that sizes them at its
+     * first solve of each size. */
+    int (*reserve)(void *state, int rows, int bodies);
 } heft_solver_vtable;
 
 /* Return codes of solve(). */
