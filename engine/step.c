@@ -473,13 +473,13 @@ static double dot6(const double *j, const double *v) {
 /* J v of a row end with the velocity the constraint sees: free velocity of
  * dynamic bodies, actual velocity of kinematic ones, zero for static ones
  * and the world; read in place and summed in dot6's order */
-static double end_dot(const heft_world *w, const double *j, int32_t index) {
-    if (index < 0) {
+static double end_dot(const body *b, const double *j) {
+    if (b == NULL) {
         static const double zero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         return dot6(j, zero);
     }
-    const heft_vec3 l = w->bodies[index].free_linear_velocity;
-    const heft_vec3 a = w->bodies[index].free_angular_velocity;
+    const heft_vec3 l = b->free_linear_velocity;
+    const heft_vec3 a = b->free_angular_velocity;
     return j[0] * l.x + j[1] * l.y + j[2] * l.z + j[3] * a.x + j[4] * a.y + j[5] * a.z;
 }
 
@@ -546,8 +546,7 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
         memcpy(mr->jb, r->jb, sizeof mr->jb);
         /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
          * island") */
-        p->b[i] =
-            r->target - end_dot(w, r->ja, r->a) - end_dot(w, r->jb, r->b) - r->gamma * r->phi / h;
+        p->b[i] = r->target - end_dot(ba, r->ja) - end_dot(bb, r->jb) - r->gamma * r->phi / h;
         /* which pgs keeps out of its warm start (docs/pgs.md "A light chain
          * under a heavy load"); a soft row's gamma is its spring */
         p->bias[i] = bias_of_row(r, w->def.rigid_compliance, h);
