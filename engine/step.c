@@ -473,7 +473,7 @@ static double dot6(const double *j, const double *v) {
 /* J v of a row end with the velocity the constraint sees: free velocity of
  * dynamic bodies, actual velocity of kinematic ones, zero for static ones
  * and the world; read in place and summed in dot6's order */
-static double end_dot(const body *b, const double *j) {
+static inline double end_dot(const body *b, const double *j) {
     if (b == NULL) {
         static const double zero[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         return dot6(j, zero);
