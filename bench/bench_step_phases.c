@@ -8,7 +8,9 @@
  * number of workers.
  *
  * usage: heft-bench-phases [--steps N] [--workers W] [--solver NAME]
- * (default 300 steps, 1 worker, bpp-skyline). */
+ * [--window N] (default 300 steps, 1 worker, bpp-skyline; --window also
+ * prints the phases of every N steps: the boxes fall, land and come to
+ * rest, and each part of the run costs differently). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,17 +55,20 @@ static int arg_int(int argc, char **argv, int *i, int lo, int hi) {
 }
 
 int main(int argc, char **argv) {
-    int steps = 300, workers = 1;
+    int steps = 300, workers = 1, window = 0;
     const char *solver = "bpp-skyline";
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--steps")) {
             steps = arg_int(argc, argv, &i, 1, 1000000);
         } else if (!strcmp(argv[i], "--workers")) {
             workers = arg_int(argc, argv, &i, 1, HEFT_MAX_WORKERS);
+        } else if (!strcmp(argv[i], "--window")) {
+            window = arg_int(argc, argv, &i, 1, 1000000);
         } else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
             solver = argv[++i];
         } else {
-            fprintf(stderr, "usage: heft-bench-phases [--steps N] [--workers W] [--solver NAME]\n");
+            fprintf(stderr, "usage: heft-bench-phases [--steps N] [--workers W] [--solver NAME] "
+                            "[--window N]\n");
             return 2;
         }
     }
@@ -99,6 +104,7 @@ int main(int argc, char **argv) {
         heft_body_set_mass(w, ids[i], 1.0, heft_inertia_box(1.0, box.half_extents));
     }
     double collision = 0.0, rows = 0.0, solve = 0.0, integrate = 0.0, total = 0.0, cpu = 0.0;
+    double mark[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}; /* the sums at the window's start */
     for (int k = 0; k < steps; ++k) {
         const double t0 = cpu_ms();
         if (heft_world_step(w, 1.0 / 60.0) != HEFT_OK) {
@@ -112,6 +118,15 @@ int main(int argc, char **argv) {
         solve += st->time_solve_ms;
         integrate += st->time_integrate_ms;
         total += st->time_total_ms;
+        if (window > 0 && (k + 1) % window == 0) {
+            const double now[6] = {total, collision, rows, solve, integrate, cpu};
+            printf("  steps %d-%d: total %.3f  collision %.3f  rows %.3f  solve %.3f  integrate "
+                   "%.3f  process CPU %.3f\n",
+                   k + 1 - window, k, (now[0] - mark[0]) / window, (now[1] - mark[1]) / window,
+                   (now[2] - mark[2]) / window, (now[3] - mark[3]) / window,
+                   (now[4] - mark[4]) / window, (now[5] - mark[5]) / window);
+            memcpy(mark, now, sizeof mark);
+        }
     }
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < COUNT; ++i) {

@@ -32,7 +32,10 @@ static void finish_polytope(convex_view *cv, const convex_hull *h) {
     cv->hull = h;
     double s = 0.0;
     for (int i = 0; i < h->vertex_count; ++i) {
-        s = fmax(s, v3_length2(heft_v3_sub(cv->v[i], cv->centroid)));
+        /* a comparison, not the library's fmax: s and d are never NaN
+         * together, and fmax keeps s when d is */
+        const double d = v3_length2(heft_v3_sub(cv->v[i], cv->centroid));
+        s = d > s ? d : s;
     }
     cv->size = sqrt(s);
     cv->proxy.points = cv->v;

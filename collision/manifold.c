@@ -10,13 +10,19 @@ typedef struct clip_vertex {
     uint64_t id;
 } clip_vertex;
 
-/* Keeps the part of the polyline (closed if closed) with s . x <= offset. */
+/* Keeps the part of the polyline (closed if closed) with s . x <= offset.
+ * Each vertex's distance is taken once: a closed polyline met it as the
+ * end of one segment and the start of the next. */
 static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, double offset,
                       unsigned ref_edge, int flip, const uint16_t *inc_eid, const int *edge_of,
                       int *edge_out, clip_vertex *out) {
+    double dist[CLIP_MAX];
+    for (int i = 0; i < n; ++i) {
+        dist[i] = heft_v3_dot(s, in[i].p) - offset;
+    }
     int m = 0;
     if (n == 1) {
-        if (heft_v3_dot(s, in[0].p) - offset <= 0.0) {
+        if (dist[0] <= 0.0) {
             out[m] = in[0];
             edge_out[m] = edge_of[0];
             m++;
@@ -26,15 +32,16 @@ static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, dou
     int segments = closed ? n : n - 1;
     if (!closed) {
         /* an open polyline: the first point is kept on its own */
-        if (heft_v3_dot(s, in[0].p) - offset <= 0.0) {
+        if (dist[0] <= 0.0) {
             out[m] = in[0];
             edge_out[m] = edge_of[0];
             m++;
         }
     }
     for (int i = 0; i < segments; ++i) {
-        const clip_vertex *a = &in[i], *b = &in[(i + 1) % n];
-        double da = heft_v3_dot(s, a->p) - offset, db = heft_v3_dot(s, b->p) - offset;
+        const int next = i + 1 < n ? i + 1 : 0;
+        const clip_vertex *a = &in[i], *b = &in[next];
+        const double da = dist[i], db = dist[next];
         if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) {
             double t = da / (da - db);
             if (m < CLIP_MAX) {
@@ -46,7 +53,7 @@ static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, dou
         }
         if (db <= 0.0 && m < CLIP_MAX) {
             out[m] = *b;
-            edge_out[m] = edge_of[(i + 1) % n];
+            edge_out[m] = edge_of[next];
             m++;
         }
     }
@@ -182,7 +189,8 @@ int manifold_reduce(contact_point *p, int n) {
     }
     double size = 0.0;
     for (int i = 1; i < n; ++i) {
-        size = fmax(size, heft_v3_length(heft_v3_sub(mid(&p[i]), mid(&p[0]))));
+        const double d = heft_v3_length(heft_v3_sub(mid(&p[i]), mid(&p[0])));
+        size = d > size ? d : size; /* fmax's answer, without the call */
     }
     n = order_by_nearness(p, n, size);
     if (n <= MANIFOLD_MAX_POINTS) {

@@ -340,12 +340,18 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
         }
     }
     /* each row's island looked up once (two body records a row), for the
-     * count and the placement both */
+     * count and the placement both; a row on the bodies of the row before
+     * (a contact point's or a joint's rows come together) is in its island */
+    int32_t last_a = -2, last_b = -2, last_k = -1;
     for (int r = 0; r < nrows; ++r) {
-        int ba = row_body(bodies, rows[r].a), bb = row_body(bodies, rows[r].b);
-        int k = bodies[ba >= 0 ? ba : bb].island;
-        row_island[r] = k;
-        out->row_start[k + 1]++;
+        if (rows[r].a != last_a || rows[r].b != last_b) {
+            int ba = row_body(bodies, rows[r].a), bb = row_body(bodies, rows[r].b);
+            last_a = rows[r].a;
+            last_b = rows[r].b;
+            last_k = bodies[ba >= 0 ? ba : bb].island;
+        }
+        row_island[r] = last_k;
+        out->row_start[last_k + 1]++;
     }
     for (int k = 0; k < count; ++k) {
         out->body_start[k + 1] += out->body_start[k];

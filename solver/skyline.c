@@ -79,6 +79,24 @@ static inline void subtract_scaled2(double *restrict y, const double *restrict x
 }
 #endif
 
+/* y[u] *= a for u < n, two entries at a time (a product each: the bits of
+ * one at a time) */
+#if defined(__SSE2__)
+static inline void scale_entries(double *y, double a, int n) {
+    const __m128d va = _mm_set1_pd(a);
+    int u = 0;
+    for (; u + 2 <= n; u += 2)
+        _mm_storeu_pd(y + u, _mm_mul_pd(_mm_loadu_pd(y + u), va));
+    if (u < n)
+        y[u] *= a;
+}
+#else
+static inline void scale_entries(double *y, double a, int n) {
+    for (int u = 0; u < n; ++u)
+        y[u] *= a;
+}
+#endif
+
 /* Column k, every update received: L_kk = sqrt of the pivot and the rest of
  * the column divided by it. Returns 0, or k + 1 when the pivot is not
  * positive and finite. */
@@ -89,10 +107,7 @@ static inline int finish_column(heft_skyline s, int k) {
         return k + 1;
     const double lkk = sqrt(pivot);
     ck[0] = lkk;
-    const int len = s.last[k] - k;
-    const double inv = 1.0 / lkk;
-    for (int t = 1; t <= len; ++t)
-        ck[t] *= inv;
+    scale_entries(ck + 1, 1.0 / lkk, s.last[k] - k);
     return 0;
 }
 
@@ -135,15 +150,17 @@ int heft_skyline_factor(heft_skyline s, const unsigned char *removed) {
         if (rj != 0)
             return rj;
         const double *cj = column(s, j);
-        const int end_j = s.last[j];
-        for (int c = j + 1; c <= end_j; ++c) {
+        const int end_j = s.last[j]; /* at least end_k: s is nondecreasing */
+        int c = j + 1;
+        /* the columns within k's reach get both updates, the later ones
+         * j's alone */
+        for (; c <= end_k; ++c) {
             if (removed != NULL && removed[c])
                 continue;
             double *cc = column(s, c);
             const double *xj = cj + (c - j);
-            const double lcj = xj[0];
-            const double lck = c <= end_k ? ck[c - k] : 0.0;
-            const int nk = c <= end_k ? end_k - c + 1 : 0, nj = end_j - c + 1;
+            const double lcj = xj[0], lck = ck[c - k];
+            const int nk = end_k - c + 1, nj = end_j - c + 1;
             if (lck != 0.0 && lcj != 0.0) {
                 subtract_scaled2(cc, ck + (c - k), lck, xj, lcj, nk);
                 subtract_scaled(cc + nk, xj + nk, lcj, nj - nk);
@@ -152,6 +169,12 @@ int heft_skyline_factor(heft_skyline s, const unsigned char *removed) {
             } else if (lcj != 0.0) {
                 subtract_scaled(cc, xj, lcj, nj);
             }
+        }
+        for (; c <= end_j; ++c) {
+            const double lcj = cj[c - j];
+            if (lcj == 0.0 || (removed != NULL && removed[c]))
+                continue;
+            subtract_scaled(column(s, c), cj + (c - j), lcj, end_j - c + 1);
         }
         k += 2;
     }
@@ -303,6 +326,30 @@ void heft_skyline_multiply(heft_skyline s, const double *x, double *y) {
         y[k + 1] += c0[1] * x0;
         double y1 = c1[0] * x1;
         int j = k + 2;
+#if defined(__SSE2__)
+        /* two rows j, j + 1 at a time: y[j] and y[j + 1] side by side, and
+         * the two sums y0, y1 side by side, each lane's products and
+         * additions in the scalar loop's order */
+        {
+            const __m128d vx0 = _mm_set1_pd(x0), vx1 = _mm_set1_pd(x1);
+            __m128d sums = _mm_set_pd(y1, y0);
+            for (; j + 1 <= last0; j += 2) {
+                const __m128d a0 = _mm_loadu_pd(c0 + (j - k)), a1 = _mm_loadu_pd(c1 + (j - k - 1));
+                const __m128d xj = _mm_loadu_pd(x + j);
+                __m128d yj = _mm_loadu_pd(y + j);
+                yj = _mm_add_pd(yj, _mm_mul_pd(a0, vx0));
+                _mm_storeu_pd(y + j, _mm_add_pd(yj, _mm_mul_pd(a1, vx1)));
+                sums =
+                    _mm_add_pd(sums, _mm_mul_pd(_mm_unpacklo_pd(a0, a1), _mm_unpacklo_pd(xj, xj)));
+                sums =
+                    _mm_add_pd(sums, _mm_mul_pd(_mm_unpackhi_pd(a0, a1), _mm_unpackhi_pd(xj, xj)));
+            }
+            double two[2];
+            _mm_storeu_pd(two, sums);
+            y0 = two[0];
+            y1 = two[1];
+        }
+#endif
         for (; j <= last0; ++j) {
             const double a0 = c0[j - k], a1 = c1[j - k - 1], xj = x[j];
             y0 += a0 * xj;

@@ -110,9 +110,13 @@ static void *heft_peer_create(const peer_scene *scene, const char *variant) {
             return NULL;
         }
     }
-    heft_world_set_island_callback(w, on_island, s);
     s->replay = strcmp(solver, "pgs") == 0;
     if (s->replay) {
+        /* only the replay needs each island's problem: an island callback
+         * makes the step build, solve and update the islands as three tasks
+         * with the callbacks between them on the stepping thread, where an
+         * application without one gets one task an island (tasks.md) */
+        heft_world_set_island_callback(w, on_island, s);
         const heft_solver_vtable *pgs = heft_solver_find("pgs");
         heft_solver_options o = heft_world_solver_options(w);
         s->pgs = pgs->create(&o);
@@ -181,6 +185,11 @@ static void heft_peer_step(void *world, double h) {
     s->sweeps = 0;
     s->rows = 0;
     heft_world_step(s->world, h);
+    if (!s->replay) {
+        const heft_step_stats *st = heft_world_stats(s->world);
+        s->sweeps = st->iterations_max;
+        s->rows = st->rows;
+    }
 }
 
 static int heft_peer_count(void *world) {
