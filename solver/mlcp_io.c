@@ -254,25 +254,7 @@ static int check_tokens(reader *r, int line, double needed, const char *what, lo
 /* J_i M^-1 J_j^T (+ epsilon_i on the diagonal), computed here for the
  * consistency check of the file's A. */
 static double structured_entry(const heft_mlcp *p, int i, int j) {
-    const heft_mlcp_row *ri = &p->rows[i], *rj = &p->rows[j];
-    const int32_t bi[2] = {ri->a, ri->b}, bj[2] = {rj->a, rj->b};
-    const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
-    double sum = 0.0;
-    for (int s = 0; s < 2; ++s) {
-        if (bi[s] < 0)
-            continue;
-        for (int t = 0; t < 2; ++t) {
-            if (bj[t] != bi[s])
-                continue;
-            double m[6];
-            heft_body_inverse_mass_times(&p->bodies[bi[s]], jj[t], m);
-            for (int k = 0; k < 6; ++k)
-                sum += ji[s][k] * m[k];
-        }
-    }
-    if (i == j)
-        sum += p->epsilon[i];
-    return sum;
+    return heft_rows_coupling(p, i, j) + (i == j ? heft_row_epsilon(p, i) : 0.0);
 }
 
 /* A token the reader already accepted as a small non-negative integer. */
