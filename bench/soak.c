@@ -25,7 +25,9 @@
  * Output: one Markdown table row per run on stdout, a CSV line per run
  * into --csv FILE, and with --trace FILE a CSV line per simulated minute
  * (each --window) of every run as it goes, to follow a run of hours, with
- * the bytes the engine holds (counted through the allocation hooks). Exit status 1 when a run broke
+ * the bytes the engine holds (counted through the allocation hooks) and
+ * the window's solver work (unconverged solves, Newton steps, steps that
+ * reached Lemke's method and its pivots, the slowest step). Exit status 1 when a run broke
  * one of the limits of docs/benchmarks.md ("Soaks"), 2 on bad arguments. */
 #include <getopt.h>
 #include <math.h>
@@ -200,6 +202,10 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
     double t_first = 0.0, t_last = 0.0;
     double t_span = 0.0, energy_span = 0.0; /* the trace's current window */
     long nonfinite_span = 0, outside_span = 0, below_span = 0;
+    /* the window's solver work, which tells a scene whose islands got
+     * harder from an engine that got slower at the same work */
+    long unconverged_span = 0, newton_span = 0, lemke_span = 0, lemke_steps_span = 0;
+    double slowest_span = 0.0;
     for (int i = 0; i < steps; ++i) {
         if (d->control)
             d->control(s, w, i, h);
@@ -227,6 +233,13 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
             r.rss_first_mb = rss_mb(&r.anon_first_mb);
         r.steps = i + 1;
         if (trace->f != NULL) {
+            const heft_step_stats *st = heft_world_stats(w);
+            const long lemke = (long)st->backstop_pivots - st->newton_steps;
+            unconverged_span += st->not_converged;
+            newton_span += st->newton_steps;
+            lemke_span += lemke;
+            lemke_steps_span += lemke > 0;
+            slowest_span = fmax(slowest_span, dt);
             t_span += dt;
             energy_span = fmax(energy_span, e);
             outside_span += outside;
@@ -236,11 +249,16 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
                     r.steps % window_steps == 0 ? window_steps : r.steps % window_steps;
                 double anon;
                 const double rss = rss_mb(&anon);
-                fprintf(trace->f, "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f,%ld,%.3f\n",
-                        trace->scene, trace->variant, trace->solver, r.steps * h, r.steps,
-                        r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span, rss,
-                        (double)held_bytes / (1024.0 * 1024.0), below_span, anon);
+                fprintf(
+                    trace->f,
+                    "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f,%ld,%.3f,%ld,%ld,%ld,%ld,%.3f\n",
+                    trace->scene, trace->variant, trace->solver, r.steps * h, r.steps,
+                    r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span, rss,
+                    (double)held_bytes / (1024.0 * 1024.0), below_span, anon, unconverged_span,
+                    newton_span, lemke_steps_span, lemke_span, slowest_span);
                 fflush(trace->f);
+                unconverged_span = newton_span = lemke_span = lemke_steps_span = 0;
+                slowest_span = 0.0;
                 t_span = energy_span = 0.0;
                 nonfinite_span = r.nonfinite;
                 outside_span = below_span = 0;
@@ -398,8 +416,10 @@ int main(int argc, char **argv) {
                 fclose(csv);
             return 2;
         }
-        fprintf(trace.f, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
-                         "energy_max_j,step_ms,rss_mb,engine_mb,below_floor_steps,anon_mb\n");
+        fprintf(trace.f,
+                "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
+                "energy_max_j,step_ms,rss_mb,engine_mb,below_floor_steps,anon_mb,"
+                "unconverged_solves,newton_steps,lemke_steps,lemke_pivots,slowest_step_ms\n");
         static const heft_allocator held = {held_alloc, held_realloc, held_free, NULL};
         heft_set_allocator(&held); /* before any world is made */
     }

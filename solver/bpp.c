@@ -1425,9 +1425,10 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
  * pivoting and Lemke's method only the contacts, limits and motors, a
  * smaller LCP without the split pairs. On the hard family (no warm start,
  * restart off) it ends members of 257 to 985 rows whose paths on the whole
- * problem ended on rays or spent their budget. Its state is reset before
- * each use, so that a solve depends on its problem alone (a restored world
- * solves the same). */
+ * problem ended on rays or spent their budget. Its state is made for each
+ * use and released after it, so that a solve depends on its problem alone
+ * (a restored world solves the same) and the island's state does not hold
+ * the stage's dense workspaces between its rare uses. */
 int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
                         heft_bpp_elimination *e, const double *from, double tau, double *start,
                         double *answer, double *measure_work, heft_solver_stats *stats) {
@@ -1456,6 +1457,13 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
     memset(&es, 0, sizeof es);
     const int rc = e->solver->solve(e->state, &q, answer, &es);
     heft_stats_add_stage(stats, &es);
+    /* the stage is rare (once in 7,200 steps of the winch) and its
+     * workspaces are dense in the rows left (Baraff's reduced matrix, the
+     * dense factor, the Newton stage's three matrices: some 5 MB at 340
+     * rows), so they are returned at once rather than held for the next
+     * time; the state is reset before each use anyway, so no answer
+     * changes */
+    heft_bpp_elimination_release(e);
     if (rc == HEFT_SOLVE_FAILED)
         return -1;
     heft_bpp_clamp_answer(p, answer);

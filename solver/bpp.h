@@ -46,7 +46,7 @@ struct bpp_sparse_backend; /* bpp_sparse.c */
 enum { BPP_FREE = 0, BPP_AT_LO = 1, BPP_AT_HI = 2 };
 
 /* The last stage of the pivoting solvers (heft_bpp_eliminated): a baraff
- * solver, made when first needed. */
+ * solver, made for each use and released after it. */
 typedef struct heft_bpp_elimination {
     const heft_solver_vtable *solver;
     void *state;
@@ -133,8 +133,8 @@ typedef struct bpp_state {
     int L0_valid;       /* L0 factored for this solve */
     int dirty_from;     /* first column of L that may differ from L0 */
 
-    /* the equality rows eliminated (eliminated_stage in bpp.c): a baraff
-     * solver made when first needed; nested: this state is baraff's own
+    /* the equality rows eliminated (heft_bpp_eliminated in bpp.c): a
+     * baraff solver made for each use; nested: this state is baraff's own
      * inner solver, which never runs that stage */
     heft_bpp_elimination elim;
     int nested;
