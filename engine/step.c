@@ -633,6 +633,15 @@ static void solve_islands_task(int begin, int end, int worker, void *context) {
 
 /* ---- 6. velocities and positions ----------------------------------------- */
 
+/* v += M~^-1 j lambda for one dynamic end of a row. */
+static inline void apply_end(body *b, const double *j, double lambda) {
+    b->linear_velocity =
+        heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
+    b->angular_velocity =
+        heft_v3_madd(b->angular_velocity, lambda,
+                     heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
+}
+
 /* v+ = v_free + M~^-1 J^T lambda for one row's dynamic ends. */
 static void apply_row(heft_world *w, const row *x) {
     const double lambda = *x->lambda_out;
@@ -642,13 +651,7 @@ static void apply_row(heft_world *w, const row *x) {
         if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
             continue;
         }
-        body *b = &w->bodies[ends[e]];
-        const double *j = jac[e];
-        b->linear_velocity =
-            heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
-        b->angular_velocity =
-            heft_v3_madd(b->angular_velocity, lambda,
-                         heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
+        apply_end(&w->bodies[ends[e]], jac[e], lambda);
     }
 }
 
@@ -688,16 +691,35 @@ typedef struct island_update {
 /* Island k's velocities and positions: its bodies, and its rows, whose
  * dynamic ends are its bodies, in ascending order as the serial pass took
  * them, so each body sums its impulses in the same order whoever runs it.
+ * With p (the island's problem, still in its worker's memory) and lambda
+ * (its answer) the impulses are taken from there: the same rows in the same
+ * order, their ends already the island's dynamic bodies, the same numbers,
+ * but read from the few kilobytes the solve has just used instead of from
+ * the step's row records and the contacts' impulses all over memory.
  * Returns the island's refused non-finite states. */
-static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k) {
+static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k,
+                         const heft_mlcp *p, const double *lambda) {
     const int b0 = is->body_start[k], b1 = is->body_start[k + 1];
     for (int i = b0; i < b1; ++i) {
         body *b = &w->bodies[is->bodies[i]];
         b->linear_velocity = b->free_linear_velocity;
         b->angular_velocity = b->free_angular_velocity;
     }
-    for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
-        apply_row(w, &rows[is->rows[r]]);
+    if (p != NULL) {
+        const int *local = &is->bodies[b0];
+        for (int i = 0; i < p->n; ++i) {
+            const heft_mlcp_row *r = &p->rows[i];
+            if (r->a >= 0) {
+                apply_end(&w->bodies[local[r->a]], r->ja, lambda[i]);
+            }
+            if (r->b >= 0) {
+                apply_end(&w->bodies[local[r->b]], r->jb, lambda[i]);
+            }
+        }
+    } else {
+        for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
+            apply_row(w, &rows[is->rows[r]]);
+        }
     }
     int rejected = 0;
     for (int i = b0; i < b1; ++i) {
@@ -710,7 +732,7 @@ static void island_update_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const island_update *u = context;
     for (int k = begin; k < end; ++k) {
-        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k);
+        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k, NULL, NULL);
     }
 }
 
@@ -784,8 +806,8 @@ static void island_step_task(int begin, int end, int worker, void *context) {
     heft_fallback *fallback = island_worker_fallback(w, worker);
     for (int k = begin; k < end; ++k) {
         const int n = is->row_start[k + 1] - is->row_start[k];
+        arena_mark mark = arena_mark_of(a);
         if (n > 0) {
-            const arena_mark mark = arena_mark_of(a);
             const double t0 = heft_time_ms();
             build_island(j, a, k);
             j->build_ms[k] = heft_time_ms() - t0;
@@ -799,9 +821,6 @@ static void island_step_task(int begin, int end, int worker, void *context) {
             for (int r = 0; r < n; ++r) {
                 *j->rows[is->rows[is->row_start[k] + r]].lambda_out = j->lambdas[k][r];
             }
-            arena_rewind(a, mark);
-            j->lambdas[k] = NULL;
-            memset(&j->problems[k], 0, sizeof j->problems[k]);
         }
         const double t1 = heft_time_ms();
         /* the hit events measure the bodies as they were before the solve */
@@ -812,7 +831,13 @@ static void island_step_task(int begin, int end, int worker, void *context) {
             m->linear_velocity = b->linear_velocity;
             m->angular_velocity = b->angular_velocity;
         }
-        j->rejected[k] = update_island(w, is, j->rows, j->h, k);
+        j->rejected[k] = update_island(w, is, j->rows, j->h, k, n > 0 ? &j->problems[k] : NULL,
+                                       n > 0 ? j->lambdas[k] : NULL);
+        if (n > 0) {
+            arena_rewind(a, mark);
+            j->lambdas[k] = NULL;
+            memset(&j->problems[k], 0, sizeof j->problems[k]);
+        }
         if (j->post) {
             post_stabilize_save_island(j->post, k);
         }
