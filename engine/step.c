@@ -531,37 +531,51 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
     }
     uint64_t sig = hash_mix(0, (uint64_t)n);
     sig = hash_mix(sig, (uint64_t)nb);
+    /* the arrays in locals: a store through one of them might otherwise be
+     * a store into the problem's own fields, and every pointer would be
+     * read again each row */
+    const int *island_rows = &is->rows[is->row_start[k]];
+    const body *bodies = w->bodies;
+    const double rigid_compliance = w->def.rigid_compliance;
+    heft_mlcp_row *mrows = p->rows;
+    double *pb = p->b, *pbias = p->bias, *plo = p->lo, *phi = p->hi, *plambda0 = p->lambda0,
+           *pepsilon = p->epsilon;
+    int32_t *pfindex = p->findex, *pblock = p->block;
+    uint8_t *pkind = p->kind;
     for (int i = 0; i < n; ++i) {
-        row_local[is->rows[is->row_start[k] + i]] = i;
+        row_local[island_rows[i]] = i;
     }
     int first_block = -1;
     for (int i = 0; i < n; ++i) {
-        const row *r = &rows[is->rows[is->row_start[k] + i]];
-        heft_mlcp_row *mr = &p->rows[i];
-        const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL;
-        const body *bb = r->b >= 0 ? &w->bodies[r->b] : NULL;
-        mr->a = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
-        mr->b = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
+        const row *r = &rows[island_rows[i]];
+        heft_mlcp_row *mr = &mrows[i];
+        const body *ba = r->a >= 0 ? &bodies[r->a] : NULL;
+        const body *bb = r->b >= 0 ? &bodies[r->b] : NULL;
+        const int32_t la = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
+        const int32_t lb = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
+        mr->a = la;
+        mr->b = lb;
         memcpy(mr->ja, r->ja, sizeof mr->ja);
         memcpy(mr->jb, r->jb, sizeof mr->jb);
         /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
          * island") */
-        p->b[i] = r->target - end_dot(ba, r->ja) - end_dot(bb, r->jb) - r->gamma * r->phi / h;
+        pb[i] = r->target - end_dot(ba, r->ja) - end_dot(bb, r->jb) - r->gamma * r->phi / h;
         /* which pgs keeps out of its warm start (docs/pgs.md "A light chain
          * under a heavy load"); a soft row's gamma is its spring */
-        p->bias[i] = bias_of_row(r, w->def.rigid_compliance, h);
-        p->lo[i] = r->lo;
-        p->hi[i] = r->hi;
-        p->findex[i] = r->findex >= 0 ? row_local[r->findex] : -1;
-        p->kind[i] = r->kind;
+        pbias[i] = bias_of_row(r, rigid_compliance, h);
+        plo[i] = r->lo;
+        phi[i] = r->hi;
+        const int32_t findex = r->findex >= 0 ? row_local[r->findex] : -1;
+        pfindex[i] = findex;
+        pkind[i] = r->kind;
         if (first_block < 0) {
             first_block = r->block;
         }
-        p->block[i] = r->block - first_block;
-        p->lambda0[i] = r->lambda0;
-        p->epsilon[i] = r->epsilon;
-        sig = hash_mix(sig, ((uint64_t)(uint32_t)mr->a << 32) | (uint32_t)mr->b);
-        sig = hash_mix(sig, ((uint64_t)r->kind << 32) | (uint32_t)p->findex[i]);
+        pblock[i] = r->block - first_block;
+        plambda0[i] = r->lambda0;
+        pepsilon[i] = r->epsilon;
+        sig = hash_mix(sig, ((uint64_t)(uint32_t)la << 32) | (uint32_t)lb);
+        sig = hash_mix(sig, ((uint64_t)r->kind << 32) | (uint32_t)findex);
     }
     *signature = sig;
     return 1;
