@@ -240,10 +240,13 @@ static edge_query box_deepest_edges(const box_frame *fa, const box_frame *fb, bo
     heft_vec3 d = heft_v3_sub(fb->center, fa->center);
     edge_query best = {-1, -1, -INFINITY, {0.0, 0.0, 0.0}};
     ties->count = 0;
+    /* the next two axes round a frame from a table (a remainder is a
+     * division, and this runs for every box pair) */
+    static const int after[3] = {1, 2, 0}, before[3] = {2, 0, 1};
     for (int i = 0; i < 3; ++i) {
-        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        const int i1 = after[i], i2 = before[i];
         for (int j = 0; j < 3; ++j) {
-            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const int j1 = after[j], j2 = before[j];
             if (r[i][j1] == 0.0 || r[i][j2] == 0.0 || r[i1][j] == 0.0 || r[i2][j] == 0.0) {
                 continue;
             }

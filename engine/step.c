@@ -531,37 +531,51 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
     }
     uint64_t sig = hash_mix(0, (uint64_t)n);
     sig = hash_mix(sig, (uint64_t)nb);
+    /* the arrays in locals: a store through one of them might otherwise be
+     * a store into the problem's own fields, and every pointer would be
+     * read again each row */
+    const int *island_rows = &is->rows[is->row_start[k]];
+    const body *bodies = w->bodies;
+    const double rigid_compliance = w->def.rigid_compliance;
+    heft_mlcp_row *mrows = p->rows;
+    double *pb = p->b, *pbias = p->bias, *plo = p->lo, *phi = p->hi, *plambda0 = p->lambda0,
+           *pepsilon = p->epsilon;
+    int32_t *pfindex = p->findex, *pblock = p->block;
+    uint8_t *pkind = p->kind;
     for (int i = 0; i < n; ++i) {
-        row_local[is->rows[is->row_start[k] + i]] = i;
+        row_local[island_rows[i]] = i;
     }
     int first_block = -1;
     for (int i = 0; i < n; ++i) {
-        const row *r = &rows[is->rows[is->row_start[k] + i]];
-        heft_mlcp_row *mr = &p->rows[i];
-        const body *ba = r->a >= 0 ? &w->bodies[r->a] : NULL;
-        const body *bb = r->b >= 0 ? &w->bodies[r->b] : NULL;
-        mr->a = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
-        mr->b = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
+        const row *r = &rows[island_rows[i]];
+        heft_mlcp_row *mr = &mrows[i];
+        const body *ba = r->a >= 0 ? &bodies[r->a] : NULL;
+        const body *bb = r->b >= 0 ? &bodies[r->b] : NULL;
+        const int32_t la = (ba && body_is_dynamic(ba)) ? ba->island_local : -1;
+        const int32_t lb = (bb && body_is_dynamic(bb)) ? bb->island_local : -1;
+        mr->a = la;
+        mr->b = lb;
         memcpy(mr->ja, r->ja, sizeof mr->ja);
         memcpy(mr->jb, r->jb, sizeof mr->jb);
         /* b = target - J (v + h M^-1 f) - gamma phi / h  (docs/architecture.md "The MLCP of an
          * island") */
-        p->b[i] = r->target - end_dot(ba, r->ja) - end_dot(bb, r->jb) - r->gamma * r->phi / h;
+        pb[i] = r->target - end_dot(ba, r->ja) - end_dot(bb, r->jb) - r->gamma * r->phi / h;
         /* which pgs keeps out of its warm start (docs/pgs.md "A light chain
          * under a heavy load"); a soft row's gamma is its spring */
-        p->bias[i] = bias_of_row(r, w->def.rigid_compliance, h);
-        p->lo[i] = r->lo;
-        p->hi[i] = r->hi;
-        p->findex[i] = r->findex >= 0 ? row_local[r->findex] : -1;
-        p->kind[i] = r->kind;
+        pbias[i] = bias_of_row(r, rigid_compliance, h);
+        plo[i] = r->lo;
+        phi[i] = r->hi;
+        const int32_t findex = r->findex >= 0 ? row_local[r->findex] : -1;
+        pfindex[i] = findex;
+        pkind[i] = r->kind;
         if (first_block < 0) {
             first_block = r->block;
         }
-        p->block[i] = r->block - first_block;
-        p->lambda0[i] = r->lambda0;
-        p->epsilon[i] = r->epsilon;
-        sig = hash_mix(sig, ((uint64_t)(uint32_t)mr->a << 32) | (uint32_t)mr->b);
-        sig = hash_mix(sig, ((uint64_t)r->kind << 32) | (uint32_t)p->findex[i]);
+        pblock[i] = r->block - first_block;
+        plambda0[i] = r->lambda0;
+        pepsilon[i] = r->epsilon;
+        sig = hash_mix(sig, ((uint64_t)(uint32_t)la << 32) | (uint32_t)lb);
+        sig = hash_mix(sig, ((uint64_t)r->kind << 32) | (uint32_t)findex);
     }
     *signature = sig;
     return 1;
@@ -633,6 +647,15 @@ static void solve_islands_task(int begin, int end, int worker, void *context) {
 
 /* ---- 6. velocities and positions ----------------------------------------- */
 
+/* v += M~^-1 j lambda for one dynamic end of a row. */
+static inline void apply_end(body *b, const double *j, double lambda) {
+    b->linear_velocity =
+        heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
+    b->angular_velocity =
+        heft_v3_madd(b->angular_velocity, lambda,
+                     heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
+}
+
 /* v+ = v_free + M~^-1 J^T lambda for one row's dynamic ends. */
 static void apply_row(heft_world *w, const row *x) {
     const double lambda = *x->lambda_out;
@@ -642,13 +665,7 @@ static void apply_row(heft_world *w, const row *x) {
         if (ends[e] < 0 || !body_is_dynamic(&w->bodies[ends[e]])) {
             continue;
         }
-        body *b = &w->bodies[ends[e]];
-        const double *j = jac[e];
-        b->linear_velocity =
-            heft_v3_madd(b->linear_velocity, b->step_inv_mass * lambda, heft_v3(j[0], j[1], j[2]));
-        b->angular_velocity =
-            heft_v3_madd(b->angular_velocity, lambda,
-                         heft_mat3_mulv(b->step_inv_inertia, heft_v3(j[3], j[4], j[5])));
+        apply_end(&w->bodies[ends[e]], jac[e], lambda);
     }
 }
 
@@ -688,16 +705,35 @@ typedef struct island_update {
 /* Island k's velocities and positions: its bodies, and its rows, whose
  * dynamic ends are its bodies, in ascending order as the serial pass took
  * them, so each body sums its impulses in the same order whoever runs it.
+ * With p (the island's problem, still in its worker's memory) and lambda
+ * (its answer) the impulses are taken from there: the same rows in the same
+ * order, their ends already the island's dynamic bodies, the same numbers,
+ * but read from the few kilobytes the solve has just used instead of from
+ * the step's row records and the contacts' impulses all over memory.
  * Returns the island's refused non-finite states. */
-static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k) {
+static int update_island(heft_world *w, const island_set *is, const row *rows, double h, int k,
+                         const heft_mlcp *p, const double *lambda) {
     const int b0 = is->body_start[k], b1 = is->body_start[k + 1];
     for (int i = b0; i < b1; ++i) {
         body *b = &w->bodies[is->bodies[i]];
         b->linear_velocity = b->free_linear_velocity;
         b->angular_velocity = b->free_angular_velocity;
     }
-    for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
-        apply_row(w, &rows[is->rows[r]]);
+    if (p != NULL) {
+        const int *local = &is->bodies[b0];
+        for (int i = 0; i < p->n; ++i) {
+            const heft_mlcp_row *r = &p->rows[i];
+            if (r->a >= 0) {
+                apply_end(&w->bodies[local[r->a]], r->ja, lambda[i]);
+            }
+            if (r->b >= 0) {
+                apply_end(&w->bodies[local[r->b]], r->jb, lambda[i]);
+            }
+        }
+    } else {
+        for (int r = is->row_start[k]; r < is->row_start[k + 1]; ++r) {
+            apply_row(w, &rows[is->rows[r]]);
+        }
     }
     int rejected = 0;
     for (int i = b0; i < b1; ++i) {
@@ -710,7 +746,7 @@ static void island_update_task(int begin, int end, int worker, void *context) {
     (void)worker;
     const island_update *u = context;
     for (int k = begin; k < end; ++k) {
-        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k);
+        u->rejected[k] = update_island(u->w, u->is, u->rows, u->h, k, NULL, NULL);
     }
 }
 
@@ -784,8 +820,8 @@ static void island_step_task(int begin, int end, int worker, void *context) {
     heft_fallback *fallback = island_worker_fallback(w, worker);
     for (int k = begin; k < end; ++k) {
         const int n = is->row_start[k + 1] - is->row_start[k];
+        arena_mark mark = arena_mark_of(a);
         if (n > 0) {
-            const arena_mark mark = arena_mark_of(a);
             const double t0 = heft_time_ms();
             build_island(j, a, k);
             j->build_ms[k] = heft_time_ms() - t0;
@@ -799,9 +835,6 @@ static void island_step_task(int begin, int end, int worker, void *context) {
             for (int r = 0; r < n; ++r) {
                 *j->rows[is->rows[is->row_start[k] + r]].lambda_out = j->lambdas[k][r];
             }
-            arena_rewind(a, mark);
-            j->lambdas[k] = NULL;
-            memset(&j->problems[k], 0, sizeof j->problems[k]);
         }
         const double t1 = heft_time_ms();
         /* the hit events measure the bodies as they were before the solve */
@@ -812,7 +845,13 @@ static void island_step_task(int begin, int end, int worker, void *context) {
             m->linear_velocity = b->linear_velocity;
             m->angular_velocity = b->angular_velocity;
         }
-        j->rejected[k] = update_island(w, is, j->rows, j->h, k);
+        j->rejected[k] = update_island(w, is, j->rows, j->h, k, n > 0 ? &j->problems[k] : NULL,
+                                       n > 0 ? j->lambdas[k] : NULL);
+        if (n > 0) {
+            arena_rewind(a, mark);
+            j->lambdas[k] = NULL;
+            memset(&j->problems[k], 0, sizeof j->problems[k]);
+        }
         if (j->post) {
             post_stabilize_save_island(j->post, k);
         }

@@ -311,8 +311,10 @@ static int backend_solve(bpp_state *s, int n, const unsigned char *tight, double
 
 /* ---- the pivoting loop ------------------------------------------------------------- */
 
-static int friction_row(const heft_mlcp *p, int i) {
-    return p->findex != NULL && p->findex[i] >= 0 && p->findex[i] < p->n;
+/* findex in [0, n): one unsigned comparison (the two passes over the rows
+ * of the clamp and of the tight placement ask it of every row twice) */
+static inline int friction_row(const heft_mlcp *p, int i) {
+    return p->findex != NULL && (uint32_t)p->findex[i] < (uint32_t)p->n;
 }
 
 /* Step 1: tight variables at their bounds. Rows without a friction coupling

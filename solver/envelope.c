@@ -81,10 +81,18 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
             double response[6];
             heft_body_inverse_mass_times(&p->bodies[body], jac, response);
             entry_row[e] = r;
-            for (int j = 0; j < 6; ++j) {
-                ENTRY(J, j, e) = jac[j];
-                ENTRY(R, j, e) = response[j];
-            }
+            ENTRY(J, 0, e) = jac[0];
+            ENTRY(J, 1, e) = jac[1];
+            ENTRY(J, 2, e) = jac[2];
+            ENTRY(J, 3, e) = jac[3];
+            ENTRY(J, 4, e) = jac[4];
+            ENTRY(J, 5, e) = jac[5];
+            ENTRY(R, 0, e) = response[0];
+            ENTRY(R, 1, e) = response[1];
+            ENTRY(R, 2, e) = response[2];
+            ENTRY(R, 3, e) = response[3];
+            ENTRY(R, 4, e) = response[4];
+            ENTRY(R, 5, e) = response[5];
         }
         /* column r2 outer, rows r1 >= r2 inner: the writes go down one column */
         for (int e2 = 0; e2 < end; ++e2) {
@@ -103,10 +111,18 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
                 d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 3, e1)), v3));
                 d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 4, e1)), v4));
                 d = _mm_add_pd(d, _mm_mul_pd(_mm_loadu_pd(&ENTRY(J, 5, e1)), v5));
-                double two[2];
-                _mm_storeu_pd(two, d);
-                col[entry_row[e1] - r2] += two[0];
-                col[entry_row[e1 + 1] - r2] += two[1];
+                const int o0 = entry_row[e1] - r2, o1 = entry_row[e1 + 1] - r2;
+                if (o1 == o0 + 1) {
+                    /* neighbouring rows (a contact's rows are neighbours in
+                     * the RCM order): both sums in one addition, each lane
+                     * the scalar one */
+                    _mm_storeu_pd(col + o0, _mm_add_pd(_mm_loadu_pd(col + o0), d));
+                } else {
+                    double two[2];
+                    _mm_storeu_pd(two, d);
+                    col[o0] += two[0];
+                    col[o1] += two[1];
+                }
             }
 #endif
             for (; e1 < end; ++e1)

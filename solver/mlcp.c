@@ -117,14 +117,6 @@ void heft_mlcp_destroy(heft_mlcp *p) {
 
 /* ---- the structured form ----------------------------------------------- */
 
-/* The body a row side acts on, or NULL for the static world (index -1; an
- * index outside the body list is treated the same way). */
-static const heft_mlcp_body *row_body(const heft_mlcp *p, int32_t index) {
-    if (index < 0 || index >= p->nbodies)
-        return NULL;
-    return &p->bodies[index];
-}
-
 /* J_i M^-1 J_j^T: a sum over the pairs of sides of rows i and j that act on
  * the same dynamic body (a row may in principle name one body twice). */
 void heft_mlcp_assemble_dense(const heft_mlcp *p, double *out) {
@@ -146,12 +138,14 @@ double heft_mlcp_diagonal(const heft_mlcp *p, int i) {
 /* ---- the residual ------------------------------------------------------ */
 
 /* y += s x over six components, two at a time where SSE2 is there (each
- * component's product and sum are the scalar loop's) */
-static void add_scaled6(double *y, const double *x, double s) {
+ * component's product and sum are the scalar loop's); written out, as the
+ * compiler left the loop of three a loop */
+static inline void add_scaled6(double *y, const double *x, double s) {
 #if defined(__SSE2__)
     const __m128d v = _mm_set1_pd(s);
-    for (int k = 0; k < 6; k += 2)
-        _mm_storeu_pd(&y[k], _mm_add_pd(_mm_loadu_pd(&y[k]), _mm_mul_pd(_mm_loadu_pd(&x[k]), v)));
+    _mm_storeu_pd(&y[0], _mm_add_pd(_mm_loadu_pd(&y[0]), _mm_mul_pd(_mm_loadu_pd(&x[0]), v)));
+    _mm_storeu_pd(&y[2], _mm_add_pd(_mm_loadu_pd(&y[2]), _mm_mul_pd(_mm_loadu_pd(&x[2]), v)));
+    _mm_storeu_pd(&y[4], _mm_add_pd(_mm_loadu_pd(&y[4]), _mm_mul_pd(_mm_loadu_pd(&x[4]), v)));
 #else
     for (int k = 0; k < 6; ++k)
         y[k] += x[k] * s;
@@ -159,49 +153,56 @@ static void add_scaled6(double *y, const double *x, double s) {
 }
 
 /* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
- * velocity change the impulses cause, so no entry of A is ever formed. */
+ * velocity change the impulses cause, so no entry of A is ever formed. A
+ * side acts on a dynamic body when its index is in [0, nbodies) (-1, or an
+ * index outside the body list, is the static world): one unsigned
+ * comparison. */
 static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv) {
     const int n = p->n, nb = p->nbodies;
+    const unsigned bodies = nb > 0 ? (unsigned)nb : 0u;
     /* First the generalized impulse J^T lambda per body, then M^-1 once per body. */
-    for (size_t k = 0; k < 6 * (size_t)nb; ++k)
+    for (size_t k = 0; k < 6 * (size_t)bodies; ++k)
         dv[k] = 0.0;
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        if (row_body(p, r->a) != NULL)
-            add_scaled6(&dv[6 * r->a], r->ja, lambda[i]);
-        if (row_body(p, r->b) != NULL)
-            add_scaled6(&dv[6 * r->b], r->jb, lambda[i]);
+        const double l = lambda[i];
+        if ((unsigned)r->a < bodies)
+            add_scaled6(&dv[6 * (size_t)r->a], r->ja, l);
+        if ((unsigned)r->b < bodies)
+            add_scaled6(&dv[6 * (size_t)r->b], r->jb, l);
     }
-    for (int k = 0; k < nb; ++k) {
+    for (unsigned k = 0; k < bodies; ++k) {
         double impulse[6];
-        memcpy(impulse, &dv[6 * k], sizeof impulse);
-        heft_body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * k]);
+        memcpy(impulse, &dv[6 * (size_t)k], sizeof impulse);
+        heft_body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * (size_t)k]);
     }
+    const double *epsilon = p->epsilon;
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        double wi = heft_row_epsilon(p, i) * lambda[i] - p->b[i];
-        const int a = row_body(p, r->a) != NULL, b = row_body(p, r->b) != NULL;
+        double wi = (epsilon != NULL ? epsilon[i] : 0.0) * lambda[i] - p->b[i];
+        const int a = (unsigned)r->a < bodies, b = (unsigned)r->b < bodies;
 #if defined(__SSE2__)
         if (a && b) {
             /* both sides' products at once, side a in the low lane, each
              * summed in heft_dot6's order and added to wi in turn */
-            const double *va = &dv[6 * r->a], *vb = &dv[6 * r->b];
-            __m128d d = _mm_mul_pd(_mm_set_pd(r->jb[0], r->ja[0]), _mm_set_pd(vb[0], va[0]));
-            for (int k = 1; k < 6; ++k)
-                d = _mm_add_pd(
-                    d, _mm_mul_pd(_mm_set_pd(r->jb[k], r->ja[k]), _mm_set_pd(vb[k], va[k])));
-            double two[2];
-            _mm_storeu_pd(two, d);
-            wi += two[0];
-            wi += two[1];
+            const double *va = &dv[6 * (size_t)r->a], *vb = &dv[6 * (size_t)r->b];
+            const double *ja = r->ja, *jb = r->jb;
+            __m128d d = _mm_mul_pd(_mm_set_pd(jb[0], ja[0]), _mm_set_pd(vb[0], va[0]));
+            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[1], ja[1]), _mm_set_pd(vb[1], va[1])));
+            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[2], ja[2]), _mm_set_pd(vb[2], va[2])));
+            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[3], ja[3]), _mm_set_pd(vb[3], va[3])));
+            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[4], ja[4]), _mm_set_pd(vb[4], va[4])));
+            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[5], ja[5]), _mm_set_pd(vb[5], va[5])));
+            wi += _mm_cvtsd_f64(d);
+            wi += _mm_cvtsd_f64(_mm_unpackhi_pd(d, d));
             w[i] = wi;
             continue;
         }
 #endif
         if (a)
-            wi += heft_dot6(r->ja, &dv[6 * r->a]);
+            wi += heft_dot6(r->ja, &dv[6 * (size_t)r->a]);
         if (b)
-            wi += heft_dot6(r->jb, &dv[6 * r->b]);
+            wi += heft_dot6(r->jb, &dv[6 * (size_t)r->b]);
         w[i] = wi;
     }
 }

@@ -35,7 +35,7 @@ static inline double heft_dot6(const double x[6], const double y[6]) {
 static inline void heft_row_bounds(const heft_mlcp *p, const double *lambda, int i, double *lo,
                                    double *hi) {
     const int32_t f = p->findex != NULL ? p->findex[i] : -1;
-    if (f >= 0 && f < p->n) {
+    if ((uint32_t)f < (uint32_t)p->n) { /* f in [0, n), n >= 0 */
         const double lf = lambda[f] > 0.0 ? lambda[f] : 0.0;
         const double limit = lf > 0.0 ? fabs(p->hi[i]) * lf : 0.0;
         *lo = -limit;
@@ -78,35 +78,38 @@ static inline double heft_row_epsilon(const heft_mlcp *p, int i) {
 static inline double heft_row_self_coupling(const heft_mlcp *p, int i) {
 #if defined(__SSE2__)
     const heft_mlcp_row *r = &p->rows[i];
-    const int a = r->a >= 0 && r->a < p->nbodies, b = r->b >= 0 && r->b < p->nbodies;
+    const uint32_t nb = p->nbodies > 0 ? (uint32_t)p->nbodies : 0u;
+    const int a = (uint32_t)r->a < nb, b = (uint32_t)r->b < nb;
     double sum = 0.0;
     if (a && b && r->a != r->b) {
         /* the two sides side by side, side a in the low lane: each lane
          * does heft_body_inverse_mass_times and heft_dot6 as they are
          * written, so the sum is the same to the bit */
         const heft_mlcp_body *ba = &p->bodies[r->a], *bb = &p->bodies[r->b];
-        __m128d j[6];
-        for (int k = 0; k < 6; ++k)
-            j[k] = _mm_set_pd(r->jb[k], r->ja[k]);
+        /* six named registers, not an array: gcc kept an array of them on
+         * the stack, written in a loop and read back */
+        const double *ja = r->ja, *jb = r->jb;
+        const __m128d j0 = _mm_set_pd(jb[0], ja[0]), j1 = _mm_set_pd(jb[1], ja[1]),
+                      j2 = _mm_set_pd(jb[2], ja[2]), j3 = _mm_set_pd(jb[3], ja[3]),
+                      j4 = _mm_set_pd(jb[4], ja[4]), j5 = _mm_set_pd(jb[5], ja[5]);
         const __m128d im = _mm_set_pd(bb->inv_mass, ba->inv_mass);
         const double *Ia = ba->inv_inertia, *Ib = bb->inv_inertia;
         const __m128d i0 = _mm_set_pd(Ib[0], Ia[0]), i1 = _mm_set_pd(Ib[1], Ia[1]),
                       i2 = _mm_set_pd(Ib[2], Ia[2]), i3 = _mm_set_pd(Ib[3], Ia[3]),
                       i4 = _mm_set_pd(Ib[4], Ia[4]), i5 = _mm_set_pd(Ib[5], Ia[5]);
-        const __m128d m0 = _mm_mul_pd(im, j[0]), m1 = _mm_mul_pd(im, j[1]),
-                      m2 = _mm_mul_pd(im, j[2]);
-        const __m128d m3 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(i0, j[3]), _mm_mul_pd(i1, j[4])),
-                                      _mm_mul_pd(i2, j[5]));
-        const __m128d m4 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(i1, j[3]), _mm_mul_pd(i3, j[4])),
-                                      _mm_mul_pd(i4, j[5]));
-        const __m128d m5 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(i2, j[3]), _mm_mul_pd(i4, j[4])),
-                                      _mm_mul_pd(i5, j[5]));
-        __m128d d = _mm_mul_pd(j[0], m0);
-        d = _mm_add_pd(d, _mm_mul_pd(j[1], m1));
-        d = _mm_add_pd(d, _mm_mul_pd(j[2], m2));
-        d = _mm_add_pd(d, _mm_mul_pd(j[3], m3));
-        d = _mm_add_pd(d, _mm_mul_pd(j[4], m4));
-        d = _mm_add_pd(d, _mm_mul_pd(j[5], m5));
+        const __m128d m0 = _mm_mul_pd(im, j0), m1 = _mm_mul_pd(im, j1), m2 = _mm_mul_pd(im, j2);
+        const __m128d m3 =
+            _mm_add_pd(_mm_add_pd(_mm_mul_pd(i0, j3), _mm_mul_pd(i1, j4)), _mm_mul_pd(i2, j5));
+        const __m128d m4 =
+            _mm_add_pd(_mm_add_pd(_mm_mul_pd(i1, j3), _mm_mul_pd(i3, j4)), _mm_mul_pd(i4, j5));
+        const __m128d m5 =
+            _mm_add_pd(_mm_add_pd(_mm_mul_pd(i2, j3), _mm_mul_pd(i4, j4)), _mm_mul_pd(i5, j5));
+        __m128d d = _mm_mul_pd(j0, m0);
+        d = _mm_add_pd(d, _mm_mul_pd(j1, m1));
+        d = _mm_add_pd(d, _mm_mul_pd(j2, m2));
+        d = _mm_add_pd(d, _mm_mul_pd(j3, m3));
+        d = _mm_add_pd(d, _mm_mul_pd(j4, m4));
+        d = _mm_add_pd(d, _mm_mul_pd(j5, m5));
         double two[2];
         _mm_storeu_pd(two, d);
         sum += two[0];

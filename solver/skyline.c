@@ -111,16 +111,120 @@ static inline int finish_column(heft_skyline s, int k) {
     return 0;
 }
 
+/* y[u] = (((y[u] - x0[u] a0) - x1[u] a1) - x2[u] a2) - x3[u] a3 and the
+ * same with three sources: the updates of a panel's columns in one pass,
+ * each product and difference rounded as when the columns come one after
+ * the other. */
+#if defined(__SSE2__)
+static inline void subtract_scaled4(double *restrict y, const double *restrict x0, double a0,
+                                    const double *restrict x1, double a1, const double *restrict x2,
+                                    double a2, const double *restrict x3, double a3, int n) {
+    const __m128d v0 = _mm_set1_pd(a0), v1 = _mm_set1_pd(a1), v2 = _mm_set1_pd(a2),
+                  v3 = _mm_set1_pd(a3);
+    int u = 0;
+    for (; u + 2 <= n; u += 2) {
+        __m128d v = _mm_sub_pd(_mm_loadu_pd(y + u), _mm_mul_pd(_mm_loadu_pd(x0 + u), v0));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(x1 + u), v1));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(x2 + u), v2));
+        _mm_storeu_pd(y + u, _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(x3 + u), v3)));
+    }
+    if (u < n)
+        y[u] = (((y[u] - x0[u] * a0) - x1[u] * a1) - x2[u] * a2) - x3[u] * a3;
+}
+
+static inline void subtract_scaled3(double *restrict y, const double *restrict x0, double a0,
+                                    const double *restrict x1, double a1, const double *restrict x2,
+                                    double a2, int n) {
+    const __m128d v0 = _mm_set1_pd(a0), v1 = _mm_set1_pd(a1), v2 = _mm_set1_pd(a2);
+    int u = 0;
+    for (; u + 2 <= n; u += 2) {
+        __m128d v = _mm_sub_pd(_mm_loadu_pd(y + u), _mm_mul_pd(_mm_loadu_pd(x0 + u), v0));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(x1 + u), v1));
+        _mm_storeu_pd(y + u, _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(x2 + u), v2)));
+    }
+    if (u < n)
+        y[u] = ((y[u] - x0[u] * a0) - x1[u] * a1) - x2[u] * a2;
+}
+#else
+static inline void subtract_scaled4(double *restrict y, const double *restrict x0, double a0,
+                                    const double *restrict x1, double a1, const double *restrict x2,
+                                    double a2, const double *restrict x3, double a3, int n) {
+    for (int u = 0; u < n; ++u)
+        y[u] = (((y[u] - x0[u] * a0) - x1[u] * a1) - x2[u] * a2) - x3[u] * a3;
+}
+
+static inline void subtract_scaled3(double *restrict y, const double *restrict x0, double a0,
+                                    const double *restrict x1, double a1, const double *restrict x2,
+                                    double a2, int n) {
+    for (int u = 0; u < n; ++u)
+        y[u] = ((y[u] - x0[u] * a0) - x1[u] * a1) - x2[u] * a2;
+}
+#endif
+
+/* The columns of a panel: up to four kept columns in a row. */
+#define PANEL 4
+
+/* Column c's updates from the panel's sources i = from..count-1 (columns
+ * k + i, every one reaching c), on rows c..s_{k+i}: the source's entries
+ * from x[i], its multiplier L(c, k + i) in a[i]. The reaches do not
+ * decrease with i, so row c + u gets the updates of the sources whose reach
+ * passes u, a suffix of them, in ascending order: the order of one column
+ * at a time. A zero multiplier is no update (as one column at a time skips
+ * it): then the sources go one by one. */
+static inline void panel_update(double *y, const double *const *x, const double *a, const int *n,
+                                int from, int count) {
+    int zero = 0;
+    for (int i = from; i < count; ++i)
+        zero |= a[i] == 0.0;
+    if (zero || count - from == 1) {
+        for (int i = from; i < count; ++i)
+            if (a[i] != 0.0)
+                subtract_scaled(y, x[i], a[i], n[i]);
+        return;
+    }
+    int done = 0, i = from;
+    /* the rows every remaining source reaches, in one pass */
+    while (i < count) {
+        const int upto = n[i];
+        const int len = upto - done;
+        if (len > 0) {
+            double *yy = y + done;
+            switch (count - i) {
+            case 4:
+                subtract_scaled4(yy, x[i] + done, a[i], x[i + 1] + done, a[i + 1], x[i + 2] + done,
+                                 a[i + 2], x[i + 3] + done, a[i + 3], len);
+                break;
+            case 3:
+                subtract_scaled3(yy, x[i] + done, a[i], x[i + 1] + done, a[i + 1], x[i + 2] + done,
+                                 a[i + 2], len);
+                break;
+            case 2:
+                subtract_scaled2(yy, x[i] + done, a[i], x[i + 1] + done, a[i + 1], len);
+                break;
+            default:
+                subtract_scaled(yy, x[i] + done, a[i], len);
+                break;
+            }
+            done = upto;
+        }
+        ++i;
+    }
+}
+
 /* Right-looking Cholesky inside the envelope. Column k updates the columns
  * c in (k, s_k] on rows c..s_k; s_k <= s_c because s is nondecreasing, so
  * every update lands inside column c's storage. A removed column does no
  * update and a removed target column is not updated: the kept entries are
  * then exactly the factor of A_FF (the removed variables take no part).
  *
- * Two columns k, k + 1 at a time: column k + 1 gets k's update and is
- * finished first, then every later column gets both updates in one pass
- * (k's, then k + 1's: each entry's order of one column at a time, so the
- * bits are the same), half the passes over the target columns. */
+ * Up to four kept columns k..k+3 at a time (a panel): each is finished
+ * after the updates of the panel's columns before it, then every later
+ * column gets the panel's updates in one pass (k's, then k + 1's, ...:
+ * each entry's order of one column at a time, so the bits are the same).
+ * A pass costs a load and a store of the target's entries and a test or
+ * two whatever the number of sources, and the columns are short (12 to 23
+ * entries on a stack of boxes): four sources a pass take a quarter of the
+ * passes. */
 int heft_skyline_factor(heft_skyline s, const unsigned char *removed) {
     int k = 0;
     while (k < s.m) {
@@ -128,55 +232,80 @@ int heft_skyline_factor(heft_skyline s, const unsigned char *removed) {
             ++k;
             continue;
         }
-        const int rc = finish_column(s, k);
-        if (rc != 0)
-            return rc;
-        const double *ck = column(s, k);
-        const int end_k = s.last[k], j = k + 1;
-        if (j >= s.m || (removed != NULL && removed[j])) {
-            for (int c = k + 1; c <= end_k; ++c) {
-                const double lck = ck[c - k];
-                if (lck == 0.0 || (removed != NULL && removed[c]))
+        int w = 1;
+        while (w < PANEL && k + w < s.m && !(removed != NULL && removed[k + w]))
+            ++w;
+        const double *x[PANEL];
+        double a[PANEL];
+        int n[PANEL];
+        /* inside the panel: column k + q gets the updates of k..k+q-1 */
+        for (int q = 0; q < w; ++q) {
+            const int c = k + q;
+            double *cc = column(s, c);
+            for (int i = 0; i < q; ++i) {
+                const int src = k + i;
+                if (s.last[src] < c)
                     continue;
-                /* rows c..s_k: L(r, c) -= L(r, k) L(c, k) */
-                subtract_scaled(column(s, c), ck + (c - k), lck, end_k - c + 1);
+                const double *cs = column(s, src);
+                const double lcs = cs[c - src];
+                if (lcs != 0.0)
+                    subtract_scaled(cc, cs + (c - src), lcs, s.last[src] - c + 1);
             }
-            ++k;
-            continue;
+            const int rc = finish_column(s, c);
+            if (rc != 0)
+                return rc;
         }
-        if (end_k >= j && ck[1] != 0.0)
-            subtract_scaled(column(s, j), ck + 1, ck[1], end_k - j + 1);
-        const int rj = finish_column(s, j);
-        if (rj != 0)
-            return rj;
-        const double *cj = column(s, j);
-        const int end_j = s.last[j]; /* at least end_k: s is nondecreasing */
-        int c = j + 1;
-        /* the columns within k's reach get both updates, the later ones
-         * j's alone */
-        for (; c <= end_k; ++c) {
+        /* the later columns within the panel's reach */
+        const int end = s.last[k + w - 1];
+        int from = 0, c = k + w;
+        if (w == PANEL) {
+            /* the columns every source reaches, each multiplier nonzero:
+             * one pass over the rows all four reach, then the rows of the
+             * longer sources (no gathering into arrays: the columns are
+             * short, and that bookkeeping cost as much as the updates) */
+            const double *c0 = column(s, k), *c1 = column(s, k + 1), *c2 = column(s, k + 2),
+                         *c3 = column(s, k + 3);
+            const int l0 = s.last[k], l1 = s.last[k + 1], l2 = s.last[k + 2], l3 = s.last[k + 3];
+            for (; c <= l0; ++c) {
+                if (removed != NULL && removed[c])
+                    continue;
+                const int t = c - k;
+                const double a0 = c0[t], a1 = c1[t - 1], a2 = c2[t - 2], a3 = c3[t - 3];
+                double *cc = column(s, c);
+                if (a0 != 0.0 && a1 != 0.0 && a2 != 0.0 && a3 != 0.0) {
+                    const int n0 = l0 - c + 1;
+                    subtract_scaled4(cc, c0 + t, a0, c1 + t - 1, a1, c2 + t - 2, a2, c3 + t - 3, a3,
+                                     n0);
+                    if (l3 > l0) {
+                        const int n1 = l1 - c + 1, n2 = l2 - c + 1, n3 = l3 - c + 1;
+                        subtract_scaled3(cc + n0, c1 + t - 1 + n0, a1, c2 + t - 2 + n0, a2,
+                                         c3 + t - 3 + n0, a3, n1 - n0);
+                        subtract_scaled2(cc + n1, c2 + t - 2 + n1, a2, c3 + t - 3 + n1, a3,
+                                         n2 - n1);
+                        subtract_scaled(cc + n2, c3 + t - 3 + n2, a3, n3 - n2);
+                    }
+                    continue;
+                }
+                const double *xs[PANEL] = {c0 + t, c1 + t - 1, c2 + t - 2, c3 + t - 3};
+                const double as[PANEL] = {a0, a1, a2, a3};
+                const int ns[PANEL] = {l0 - c + 1, l1 - c + 1, l2 - c + 1, l3 - c + 1};
+                panel_update(cc, xs, as, ns, 0, PANEL);
+            }
+        }
+        for (; c <= end; ++c) {
+            while (s.last[k + from] < c) /* the sources reaching c: a suffix */
+                ++from;
             if (removed != NULL && removed[c])
                 continue;
-            double *cc = column(s, c);
-            const double *xj = cj + (c - j);
-            const double lcj = xj[0], lck = ck[c - k];
-            const int nk = end_k - c + 1, nj = end_j - c + 1;
-            if (lck != 0.0 && lcj != 0.0) {
-                subtract_scaled2(cc, ck + (c - k), lck, xj, lcj, nk);
-                subtract_scaled(cc + nk, xj + nk, lcj, nj - nk);
-            } else if (lck != 0.0) {
-                subtract_scaled(cc, ck + (c - k), lck, nk);
-            } else if (lcj != 0.0) {
-                subtract_scaled(cc, xj, lcj, nj);
+            for (int i = from; i < w; ++i) {
+                const double *cs = column(s, k + i);
+                x[i] = cs + (c - k - i);
+                a[i] = x[i][0];
+                n[i] = s.last[k + i] - c + 1;
             }
+            panel_update(column(s, c), x, a, n, from, w);
         }
-        for (; c <= end_j; ++c) {
-            const double lcj = cj[c - j];
-            if (lcj == 0.0 || (removed != NULL && removed[c]))
-                continue;
-            subtract_scaled(column(s, c), cj + (c - j), lcj, end_j - c + 1);
-        }
-        k += 2;
+        k += w;
     }
     return 0;
 }

@@ -397,6 +397,41 @@ Test(skyline, kernels_give_the_bits_of_one_entry_at_a_time) {
     }
 }
 
+/* Block profiles, as a stack of boxes gives (each block of rows coupled to
+ * the block before, so that the skyline's last row stays the same over a
+ * block and jumps at its end), with about 30% of the entries zero: the
+ * factorization's four-column panels, their zero multipliers and their
+ * sources of unequal reach give the reference's bits, with and without
+ * removed rows. */
+Test(skyline, factor_of_block_profiles_gives_the_bits_of_one_entry_at_a_time) {
+    const int m = 120;
+    const int blocks[4] = {12, 5, 7, 3};
+    for (int b = 0; b < 8; ++b) {
+        const int size = blocks[b % 4];
+        int *first = malloc(sizeof(int) * m);
+        for (int r = 0; r < m; ++r)
+            first[r] = r / size > 0 ? (r / size - 1) * size + (b / 4) * (size / 2) : 0;
+        double *A = random_profile_spd(m, first, 500 + (uint64_t)b);
+        unsigned char removed[120];
+        random_removed(removed, m, 0.15, 600 + (uint64_t)b);
+        const unsigned char *cut = b % 2 ? removed : NULL;
+        sky_matrix a = sky_from_dense(A, m, first), r = sky_from_dense(A, m, first);
+        cr_assert_eq(heft_skyline_factor(view(a), cut), 0, "profile %d", b);
+        cr_assert_eq(reference_factor(r, cut), 0, "profile %d", b);
+        for (int k = 0; k < m; ++k)
+            if (cut == NULL || !cut[k])
+                for (int i = k; i <= a.last[k]; ++i)
+                    if (cut == NULL || !cut[i])
+                        cr_assert_eq(memcmp(&a.values[a.start[k] + i - k],
+                                            &r.values[r.start[k] + i - k], sizeof(double)),
+                                     0, "factor (%d, %d), profile %d", i, k, b);
+        free(first);
+        free(A);
+        sky_free(&a);
+        sky_free(&r);
+    }
+}
+
 /* ---- reverse Cuthill-McKee -------------------------------------------------------- */
 
 /* A chain of `links` bodies, body 0 hung from the world, each joint three rows
