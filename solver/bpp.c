@@ -1459,12 +1459,8 @@ int heft_bpp_eliminated(const heft_mlcp *p, const heft_solver_options *options,
     memset(&es, 0, sizeof es);
     const int rc = e->solver->solve(e->state, &q, answer, &es);
     heft_stats_add_stage(stats, &es);
-    /* the stage is rare (once in 7,200 steps of the winch) and its
-     * workspaces are dense in the rows left (Baraff's reduced matrix, the
-     * dense factor, the Newton stage's three matrices: some 5 MB at 340
-     * rows), so they are returned at once rather than held for the next
-     * time; the state is reset before each use anyway, so no answer
-     * changes */
+    /* rare and dense in the rows left (4.9 MB on the winch): returned at
+     * once (the function's comment) */
     heft_bpp_elimination_release(e);
     if (rc == HEFT_SOLVE_FAILED)
         return -1;

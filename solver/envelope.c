@@ -9,10 +9,6 @@
 #include <emmintrin.h>
 #endif
 
-static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
-    return (index >= 0 && index < p->nbodies) ? index : -1;
-}
-
 /* Component j of entry e in the component-major arrays (envelope.h). */
 #define ENTRY(array, j, e) ((array)[(size_t)(j)*cap + (size_t)(e)])
 
@@ -39,7 +35,7 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
     for (int k = 0; k <= nb; ++k)
         s->body_start[k] = 0;
     for (int i = 0; i < n; ++i) {
-        const int32_t a = dynamic_body(p, p->rows[i].a), b = dynamic_body(p, p->rows[i].b);
+        const int32_t a = heft_row_body(p, p->rows[i].a), b = heft_row_body(p, p->rows[i].b);
         if (a >= 0)
             s->body_start[a + 1]++;
         if (b >= 0)
@@ -54,7 +50,7 @@ static int assemble_structured(const heft_mlcp *p, const heft_ordering *o, const
     const int *perm = o->perm;
     for (int r = 0; r < n; ++r) { /* in RCM order; the starts move on by one body */
         const heft_mlcp_row *row = &p->rows[perm[r]];
-        const int32_t side[2] = {dynamic_body(p, row->a), dynamic_body(p, row->b)};
+        const int32_t side[2] = {heft_row_body(p, row->a), heft_row_body(p, row->b)};
         for (int e = 0; e < 2; ++e)
             if (side[e] >= 0)
                 s->body_entries[s->body_start[side[e]]++] = 2 * r + e;

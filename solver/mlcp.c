@@ -153,10 +153,7 @@ static inline void add_scaled6(double *y, const double *x, double s) {
 }
 
 /* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
- * velocity change the impulses cause, so no entry of A is ever formed. A
- * side acts on a dynamic body when its index is in [0, nbodies) (-1, or an
- * index outside the body list, is the static world): one unsigned
- * comparison. */
+ * velocity change the impulses cause, so no entry of A is ever formed. */
 static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv) {
     const int n = p->n, nb = p->nbodies;
     const unsigned bodies = nb > 0 ? (unsigned)nb : 0u;
@@ -166,9 +163,9 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         const double l = lambda[i];
-        if ((unsigned)r->a < bodies)
+        if (heft_row_body(p, r->a) >= 0)
             add_scaled6(&dv[6 * (size_t)r->a], r->ja, l);
-        if ((unsigned)r->b < bodies)
+        if (heft_row_body(p, r->b) >= 0)
             add_scaled6(&dv[6 * (size_t)r->b], r->jb, l);
     }
     for (unsigned k = 0; k < bodies; ++k) {
@@ -176,11 +173,10 @@ static void residual_structured(const heft_mlcp *p, const double *lambda, double
         memcpy(impulse, &dv[6 * (size_t)k], sizeof impulse);
         heft_body_inverse_mass_times(&p->bodies[k], impulse, &dv[6 * (size_t)k]);
     }
-    const double *epsilon = p->epsilon;
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        double wi = (epsilon != NULL ? epsilon[i] : 0.0) * lambda[i] - p->b[i];
-        const int a = (unsigned)r->a < bodies, b = (unsigned)r->b < bodies;
+        double wi = heft_row_epsilon(p, i) * lambda[i] - p->b[i];
+        const int a = heft_row_body(p, r->a) >= 0, b = heft_row_body(p, r->b) >= 0;
 #if defined(__SSE2__)
         if (a && b) {
             /* both sides' products at once, side a in the low lane, each

@@ -2,6 +2,7 @@
  * §2.2.3; Cuthill & McKee 1969, George & Liu 1979 for the start node). See
  * ordering.h. */
 #include "ordering.h"
+#include "row_math.h"
 
 #include "workspace.h"
 
@@ -17,12 +18,6 @@ static uint64_t mix(uint64_t h, uint32_t word) {
 }
 
 #define KEY_SEED 0xcbf29ce484222325ull
-
-/* A row side's body, or -1 for the static world (and any index outside the
- * body list, which the rest of the library treats the same way). */
-static int32_t dynamic_body(const heft_mlcp *p, int32_t index) {
-    return (index >= 0 && index < p->nbodies) ? index : -1;
-}
 
 uint64_t heft_ordering_dense_key(int n, const double *A) {
     uint64_t h = mix(mix(KEY_SEED, 2u), (uint32_t)n);
@@ -45,7 +40,7 @@ int heft_ordering_holds(const heft_ordering *o, const heft_mlcp *p) {
         return 0;
     const int32_t *pair = o->pairs;
     for (int i = 0; i < n; ++i, pair += 2)
-        if (pair[0] != dynamic_body(p, p->rows[i].a) || pair[1] != dynamic_body(p, p->rows[i].b))
+        if (pair[0] != heft_row_body(p, p->rows[i].a) || pair[1] != heft_row_body(p, p->rows[i].b))
             return 0;
     return 1;
 }
@@ -203,7 +198,7 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
     for (int k = 0; k <= nb; ++k)
         o->body_start[k] = 0;
     for (int i = 0; i < n; ++i) {
-        const int32_t a = dynamic_body(p, p->rows[i].a), b = dynamic_body(p, p->rows[i].b);
+        const int32_t a = heft_row_body(p, p->rows[i].a), b = heft_row_body(p, p->rows[i].b);
         if (a >= 0)
             o->body_start[a + 1]++;
         if (b >= 0 && b != a)
@@ -212,7 +207,7 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
     for (int k = 0; k < nb; ++k)
         o->body_start[k + 1] += o->body_start[k];
     for (int i = 0; i < n; ++i) {
-        const int32_t a = dynamic_body(p, p->rows[i].a), b = dynamic_body(p, p->rows[i].b);
+        const int32_t a = heft_row_body(p, p->rows[i].a), b = heft_row_body(p, p->rows[i].b);
         if (a >= 0)
             o->body_rows[o->body_start[a]++] = i;
         if (b >= 0 && b != a)
@@ -231,8 +226,8 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
         for (int i = 0; i < n; ++i) {
             if (pass == 0)
                 o->xadj[i] = (int)edges;
-            const int32_t bodies[2] = {dynamic_body(p, p->rows[i].a),
-                                       dynamic_body(p, p->rows[i].b)};
+            const int32_t bodies[2] = {heft_row_body(p, p->rows[i].a),
+                                       heft_row_body(p, p->rows[i].b)};
             mark[i] = i;
             for (int s = 0; s < 2; ++s) {
                 const int32_t body = bodies[s];
@@ -261,8 +256,8 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {
     o->from_dense = 0;
     o->nbodies = p->nbodies;
     for (int i = 0; i < n; ++i) {
-        o->pairs[2 * i] = dynamic_body(p, p->rows[i].a);
-        o->pairs[2 * i + 1] = dynamic_body(p, p->rows[i].b);
+        o->pairs[2 * i] = heft_row_body(p, p->rows[i].a);
+        o->pairs[2 * i + 1] = heft_row_body(p, p->rows[i].b);
     }
     return 0;
 }

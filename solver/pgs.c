@@ -293,10 +293,6 @@ static void pgs_reset(void *state) {
 
 /* ---- the structured form: velocity deltas --------------------------------- */
 
-static int dynamic_body(const heft_mlcp *p, int32_t index) {
-    return index >= 0 && index < p->nbodies;
-}
-
 /* The normal row whose impulse gives row i its box (ODE's findex), or -1. */
 static int32_t normal_row(const heft_mlcp *p, int i) {
     const int32_t f = p->findex != NULL ? p->findex[i] : -1;
@@ -335,7 +331,7 @@ static void schedule_rows(const heft_mlcp *p, pgs_state *s) {
     int top = 0;
     for (int i = 0; i < n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
-        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        const int has_a = heft_row_body(p, r->a) >= 0, has_b = heft_row_body(p, r->b) >= 0;
         int32_t l = read_level[i];
         if (has_a && body_level[r->a] > l)
             l = body_level[r->a];
@@ -384,7 +380,7 @@ static void precompute_rows(const heft_mlcp *p, pgs_state *s) {
         double *ja = row, *jb = row + 6, *ra = row + 12, *rb = row + 18;
         memset(row, 0, PGS_ROW * sizeof(double));
         double d = p->epsilon != NULL ? p->epsilon[i] : 0.0;
-        const int has_a = dynamic_body(p, r->a), has_b = dynamic_body(p, r->b);
+        const int has_a = heft_row_body(p, r->a) >= 0, has_b = heft_row_body(p, r->b) >= 0;
         s->side[2 * k] = has_a ? 6 * r->a : spare;
         s->side[2 * k + 1] = has_b ? 6 * r->b : spare;
         if (has_a) {
@@ -437,9 +433,9 @@ static int block_owners(const heft_mlcp *p, const int32_t *mark, int i, int32_t 
         return 0;
     const heft_mlcp_row *r = &p->rows[i];
     int count = 0;
-    if (dynamic_body(p, r->a) && mark[r->a] >= 0)
+    if (heft_row_body(p, r->a) >= 0 && mark[r->a] >= 0)
         owner[count++] = r->a;
-    if (dynamic_body(p, r->b) && r->b != r->a && mark[r->b] >= 0)
+    if (heft_row_body(p, r->b) >= 0 && r->b != r->a && mark[r->b] >= 0)
         owner[count++] = r->b;
     return count;
 }
@@ -491,7 +487,7 @@ static int find_blocks(const heft_mlcp *p, pgs_state *s) {
         int any = 0;
         for (int i = 0; i < n; ++i) {
             const heft_mlcp_row *r = &p->rows[i];
-            if (!joint_row(p, i) || !dynamic_body(p, r->a) || !dynamic_body(p, r->b) ||
+            if (!joint_row(p, i) || heft_row_body(p, r->a) < 0 || heft_row_body(p, r->b) < 0 ||
                 r->a == r->b)
                 continue;
             const double ia = p->bodies[r->a].inv_mass, ib = p->bodies[r->b].inv_mass;

@@ -46,6 +46,15 @@ static inline void heft_row_bounds(const heft_mlcp *p, const double *lambda, int
     *hi = p->hi[i];
 }
 
+/* A row side's dynamic body: its index when it is in [0, nbodies), else -1
+ * (-1, or any index outside the body list, is the static world). One
+ * unsigned comparison, as it runs for both sides of every row in the
+ * residual and the assembly. */
+static inline int32_t heft_row_body(const heft_mlcp *p, int32_t index) {
+    const uint32_t nb = p->nbodies > 0 ? (uint32_t)p->nbodies : 0u;
+    return (uint32_t)index < nb ? index : -1;
+}
+
 /* J_i M^-1 J_j^T of the structured form: over the pairs of sides (i's a
  * and b, then j's a and b) on one dynamic body. */
 static inline double heft_rows_coupling(const heft_mlcp *p, int i, int j) {
@@ -54,7 +63,7 @@ static inline double heft_rows_coupling(const heft_mlcp *p, int i, int j) {
     const double *ji[2] = {ri->ja, ri->jb}, *jj[2] = {rj->ja, rj->jb};
     double sum = 0.0;
     for (int s = 0; s < 2; ++s) {
-        if (bi[s] < 0 || bi[s] >= p->nbodies)
+        if (heft_row_body(p, bi[s]) < 0)
             continue;
         for (int t = 0; t < 2; ++t) {
             if (bj[t] != bi[s])
@@ -78,8 +87,7 @@ static inline double heft_row_epsilon(const heft_mlcp *p, int i) {
 static inline double heft_row_self_coupling(const heft_mlcp *p, int i) {
 #if defined(__SSE2__)
     const heft_mlcp_row *r = &p->rows[i];
-    const uint32_t nb = p->nbodies > 0 ? (uint32_t)p->nbodies : 0u;
-    const int a = (uint32_t)r->a < nb, b = (uint32_t)r->b < nb;
+    const int a = heft_row_body(p, r->a) >= 0, b = heft_row_body(p, r->b) >= 0;
     double sum = 0.0;
     if (a && b && r->a != r->b) {
         /* the two sides side by side, side a in the low lane: each lane
