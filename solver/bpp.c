@@ -205,6 +205,10 @@ void heft_bpp_destroy(void *state) {
     heft_lemke_release(&s->lemke);
     heft_newton_release(&s->newton);
     heft_envelope_work_release(&s->env);
+    for (int k = 0; k < BPP_NEWTON_RUNS; ++k) {
+        heft_free(s->newton_runs[k].start);
+        heft_free(s->newton_runs[k].answer);
+    }
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
                       s->set,
@@ -1238,6 +1242,40 @@ static int polish_near_miss(void *user, const heft_mlcp *p, double *answer, doub
     return 1;
 }
 
+/* A start of the Newton stage already run in this solve with the same tau
+ * and last-stage flag, that stalled within share steps, or NULL. */
+static const bpp_newton_run *newton_run_find(const bpp_state *s, int n, const double *start,
+                                             double tau, int share) {
+    for (int k = 0; k < s->newton_run_count; ++k) {
+        const bpp_newton_run *run = &s->newton_runs[k];
+        if (run->tau == tau && run->last_stage == s->newton.last_stage && run->steps <= share &&
+            memcmp(run->start, start, sizeof(double) * (size_t)n) == 0)
+            return run;
+    }
+    return NULL;
+}
+
+/* Remembers a start that stalled and its answer (nothing when memory is
+ * short: the start is then run again if met again). */
+static void newton_run_keep(bpp_state *s, int n, const double *start, const double *answer,
+                            double tau, const heft_newton_result *r) {
+    bpp_newton_run *run = &s->newton_runs[s->newton_run_next];
+    if (!HEFT_RESERVE(run->start, run->start_cap, (size_t)n) ||
+        !HEFT_RESERVE(run->answer, run->answer_cap, (size_t)n)) {
+        run->start_cap = run->answer_cap = 0;
+        return;
+    }
+    memcpy(run->start, start, sizeof(double) * (size_t)n);
+    memcpy(run->answer, answer, sizeof(double) * (size_t)n);
+    run->tau = tau;
+    run->error = r->error_max;
+    run->steps = r->steps;
+    run->last_stage = s->newton.last_stage;
+    s->newton_run_next = (s->newton_run_next + 1) % BPP_NEWTON_RUNS;
+    if (s->newton_run_count < BPP_NEWTON_RUNS)
+        s->newton_run_count++;
+}
+
 /* The backstop's Newton stage from the given points (NULL ones skipped),
  * the one with the smallest error first, then the others while the step
  * budget lasts: a start from which the min-map's kinks stalled the line
@@ -1281,13 +1319,26 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
             memcpy(s->fz_t, points[order[k]], vec);
         heft_newton_result r;
         const int share = budget < per_start ? budget : per_start;
-        heft_newton_solve(&s->newton, p, s->fz_t, tau, share, s->fz_d, s->measure_work, &r);
-        budget -= r.steps > 0 ? r.steps : 1;
-        stats->backstop_pivots += r.steps;
-        stats->newton_steps += r.steps;
+        const bpp_newton_run *seen = newton_run_find(s, n, s->fz_t, tau, share);
+        const double *answer = s->fz_d;
+        if (seen != NULL) {
+            /* charged to the budget as if run, so that the later starts
+             * get the steps they got when it was run again */
+            budget -= seen->steps > 0 ? seen->steps : 1;
+            answer = seen->answer;
+            r.status = HEFT_NEWTON_STALLED;
+            r.error_max = seen->error;
+        } else {
+            heft_newton_solve(&s->newton, p, s->fz_t, tau, share, s->fz_d, s->measure_work, &r);
+            budget -= r.steps > 0 ? r.steps : 1;
+            stats->backstop_pivots += r.steps;
+            stats->newton_steps += r.steps;
+            if (r.status == HEFT_NEWTON_STALLED)
+                newton_run_keep(s, n, s->fz_t, s->fz_d, tau, &r);
+        }
         if (r.status != HEFT_NEWTON_FAILED && r.error_max < found) {
             found = r.error_max;
-            memcpy(s->fz_best, s->fz_d, vec);
+            memcpy(s->fz_best, answer, vec);
         }
         if (found <= tau)
             return 1;
@@ -1520,6 +1571,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     const int warm = s->options.warm_start && p->lambda0 != NULL;
     if (warm && warm_start_answers(p, s, tau, start, lambda_out, stats))
         return HEFT_SOLVE_OK;
+    s->newton_run_count = s->newton_run_next = 0; /* starts of this solve only */
 
     if (backend_prepare(s, p, stats) != 0) {
         s->ordering_valid = 0;

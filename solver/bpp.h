@@ -52,6 +52,20 @@ typedef struct heft_bpp_elimination {
     void *state;
 } heft_bpp_elimination;
 
+/* A start of the backstop's Newton stage run to its end in this solve
+ * (bpp.c newton_stage): heft_newton_solve is a function of the problem, the
+ * start, tau, its step budget and the last-stage flag, so a start that
+ * stalled within its budget stalls again at the same point when a later
+ * stage of the same solve meets it (the warm start, the best pivoting
+ * iterate), and is not run again. */
+#define BPP_NEWTON_RUNS 6
+typedef struct bpp_newton_run {
+    double *start, *answer; /* n each: the clamped start, its answer */
+    size_t start_cap, answer_cap;
+    double tau, error; /* error: the answer's error measure */
+    int steps, last_stage;
+} bpp_newton_run;
+
 typedef struct bpp_state {
     bpp_backend backend;
     heft_solver_options options;
@@ -93,6 +107,9 @@ typedef struct bpp_state {
     heft_lemke lemke;
     /* the backstop's first stage (newton.c) */
     heft_newton newton;
+    /* its starts that stalled in this solve, the oldest replaced first */
+    bpp_newton_run newton_runs[BPP_NEWTON_RUNS];
+    int newton_run_count, newton_run_next;
 
     /* the frozen-box fall-back (bpp.c "frozen friction boxes"), n each */
     double *fz_lo, *fz_hi, *fz_x, *fz_ax, *fz_d, *fz_t, *fz_best;
