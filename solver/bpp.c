@@ -1322,9 +1322,8 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         const bpp_newton_run *seen = newton_run_find(s, n, s->fz_t, tau, share);
         const double *answer = s->fz_d;
         if (seen != NULL) {
-            /* charged to the budget as if run, so that the later starts
-             * get the steps they got when it was run again */
-            budget -= seen->steps > 0 ? seen->steps : 1;
+            /* it costs nothing now: the steps it took before are left to
+             * the next starts */
             answer = seen->answer;
             r.status = HEFT_NEWTON_STALLED;
             r.error_max = seen->error;
