@@ -156,6 +156,25 @@ static double link_drum_distance(const scenario *s, heft_world *w, int i) {
     return best;
 }
 
+/* How deep a link's axis lies inside the drum (0 when outside): of the
+ * axis points beside the drum (within its width), the largest distance to
+ * the drum's nearest surface, its round side or a flat end. A link that
+ * slips off the drum's end (the chain wound in layers spreads along it)
+ * lies inside the radius beyond the end, where it is outside the drum. */
+static double link_drum_depth(const scenario *s, heft_world *w, int i) {
+    double deepest = 0.0;
+    const double half = 0.5 * WINCH_LINK_LENGTH - WINCH_LINK_RADIUS;
+    for (int k = -2; k <= 2; ++k) {
+        heft_vec3 pnt = heft_body_world_point(w, s->links[i], heft_v3(0.0, 0.0, half * k / 2.0));
+        double dx = pnt.x - s->axis_point.x, dz = pnt.z - s->axis_point.z;
+        double side = WINCH_DRUM_RADIUS - sqrt(dx * dx + dz * dz);
+        double end = WINCH_DRUM_HALF_WIDTH - fabs(pnt.y - s->axis_point.y);
+        double depth = side < end ? side : end;
+        deepest = depth > deepest ? depth : deepest;
+    }
+    return deepest;
+}
+
 static void winch_observe(scenario *s, heft_world *w, int step, double h) {
     (void)step;
     (void)h;
@@ -169,11 +188,9 @@ static void winch_observe(scenario *s, heft_world *w, int step, double h) {
             s->max_ground_penetration =
                 pen > s->max_ground_penetration ? pen : s->max_ground_penetration;
         }
-        /* only links beside the drum (within its width) can be inside it;
-         * link 0 is pinned to the drum and does not collide with it */
-        heft_vec3 c = heft_body_position(w, s->links[i]);
-        if (i > 0 && fabs(c.y - s->axis_point.y) < WINCH_DRUM_HALF_WIDTH) {
-            double pen = WINCH_DRUM_RADIUS - link_drum_distance(s, w, i); /* axis inside the drum */
+        /* link 0 is pinned to the drum and does not collide with it */
+        if (i > 0) {
+            double pen = link_drum_depth(s, w, i);
             s->max_drum_penetration = pen > s->max_drum_penetration ? pen : s->max_drum_penetration;
         }
     }
