@@ -223,6 +223,27 @@ typedef struct box_edge_axes {
     heft_vec3 normal[18];
 } box_edge_axes;
 
+/* The separation along u_i x v_j (unit axis c / len) of two boxes whose
+ * centres are d apart, r[i][j] = u_i . v_j: the one formula of the
+ * closed-form edge query, shared with the box pair's early answers so that
+ * both read the same bits. -INFINITY where len < 1e-6 (parallel edges). */
+static inline __attribute__((always_inline)) double
+box_edge_axis(const heft_vec3 *u, const heft_vec3 *v, const double *ha, const double *hb,
+              double r[3][3], heft_vec3 d, int i, int j, heft_vec3 *c, double *len, double *dc) {
+    static const int after[3] = {1, 2, 0}, before[3] = {2, 0, 1};
+    const int i1 = after[i], i2 = before[i], j1 = after[j], j2 = before[j];
+    *c = heft_v3_cross(u[i], v[j]);
+    *len = heft_v3_length(*c);
+    if (*len < 1e-6) {
+        return -INFINITY;
+    }
+    /* (u_i x v_j) . u_i1 = -v_j . u_i2, and so on round both frames */
+    double extent = ha[i1] * fabs(r[i2][j]) + ha[i2] * fabs(r[i1][j]) + hb[j1] * fabs(r[i][j2]) +
+                    hb[j2] * fabs(r[i][j1]);
+    *dc = heft_v3_dot(*c, d);
+    return (fabs(*dc) - extent) / *len;
+}
+
 /* Gottschalk's OBB axes (Gottschalk, Lin and Manocha, SIGGRAPH 1996) with
  * the general query's rules: an axis u_i x v_j is skipped where the
  * general query's arcs would not cross strictly (a zero entry in row i or
@@ -250,16 +271,13 @@ static edge_query box_deepest_edges(const box_frame *fa, const box_frame *fb, bo
             if (r[i][j1] == 0.0 || r[i][j2] == 0.0 || r[i1][j] == 0.0 || r[i2][j] == 0.0) {
                 continue;
             }
-            heft_vec3 c = heft_v3_cross(fa->axis[i], fb->axis[j]);
-            double len = heft_v3_length(c);
+            heft_vec3 c;
+            double len, dc;
+            const double sep =
+                box_edge_axis(fa->axis, fb->axis, fa->half, fb->half, r, d, i, j, &c, &len, &dc);
             if (len < 1e-6) {
                 continue; /* parallel edges: the face axes cover them */
             }
-            /* (u_i x v_j) . u_i1 = -v_j . u_i2, and so on round both frames */
-            double extent = fa->half[i1] * fabs(r[i2][j]) + fa->half[i2] * fabs(r[i1][j]) +
-                            fb->half[j1] * fabs(r[i][j2]) + fb->half[j2] * fabs(r[i][j1]);
-            double dc = heft_v3_dot(c, d);
-            double sep = (fabs(dc) - extent) / len;
             if (sep < best.separation) {
                 continue;
             }
@@ -335,8 +353,11 @@ static double face_area(const convex_view *cv, int face) {
     return 0.5 * heft_v3_length(sum);
 }
 
+/* separation_known 0: the reference face's separation is taken here, and
+ * only when the clipping leaves nothing (face_separation: the bits the face
+ * query gives, a box's paired faces included) */
 static int face_contact(const convex_view *ref, int face, const convex_view *inc, int ref_is_a,
-                        double separation, double margin, manifold *m) {
+                        double separation, int separation_known, double margin, manifold *m) {
     feature fr, fi;
     polytope_face_feature(ref, face, &fr);
     polytope_face_feature(inc, incident_face(inc, fr.normal), &fi);
@@ -344,6 +365,9 @@ static int face_contact(const convex_view *ref, int face, const convex_view *inc
     int n = clip_features(&fr, &fi, ref_is_a, 0.0, 0.0, margin, pts, 2 * FEATURE_MAX + 8);
     if (n == 0) {
         /* rounding clipped everything: the incident vertex deepest below the face */
+        if (!separation_known) {
+            separation = face_separation(ref, face, inc);
+        }
         int s = convex_hull_support(inc->v, inc->hull->vertex_count, heft_v3_neg(fr.normal));
         heft_vec3 p = inc->v[s];
         heft_vec3 normal = ref_is_a ? fr.normal : heft_v3_neg(fr.normal);
@@ -362,7 +386,8 @@ static int face_contact(const convex_view *ref, int face, const convex_view *inc
     return n;
 }
 
-int collide_polytopes(const convex_view *a, const convex_view *b, double margin, manifold *m) {
+int collide_polytopes_general(const convex_view *a, const convex_view *b, double margin,
+                              manifold *m) {
     m->count = 0;
     face_query fa = query_faces(a, b);
     if (fa.separation > margin) {
@@ -421,7 +446,229 @@ int collide_polytopes(const convex_view *a, const convex_view *b, double margin,
         }
     }
     if (use_b) {
-        return face_contact(b, fb.face, a, 0, fb.separation, margin, m);
+        return face_contact(b, fb.face, a, 0, fb.separation, 1, margin, m);
     }
-    return face_contact(a, fa.face, b, 1, fa.separation, margin, m);
+    return face_contact(a, fa.face, b, 1, fa.separation, 1, margin, m);
+}
+
+/* The face separations of box a against box b in closed form: for a's axis
+ * u_c, b's corners project to u_c . centre_b -+ sum_j hb_j |u_c . v_j|. The
+ * face query takes the same numbers from b's eight world corners; the two
+ * differ by the rounding of the corners, the normals and the dot products,
+ * a few units of the last place of the coordinates and sizes involved. */
+static inline __attribute__((always_inline)) void box_face_bounds(const convex_view *a,
+                                                                  const convex_view *b,
+                                                                  double r[3][3], int transposed,
+                                                                  double *sep) {
+    const convex_hull *ha = a->hull, *hb = b->hull;
+    for (int c = 0; c < 3; ++c) {
+        const double r0 = transposed ? r[0][c] : r[c][0], r1 = transposed ? r[1][c] : r[c][1],
+                     r2 = transposed ? r[2][c] : r[c][2];
+        const double extent =
+            hb->box_half[0] * fabs(r0) + hb->box_half[1] * fabs(r1) + hb->box_half[2] * fabs(r2);
+        const int fp = ha->box_face[c], fm = ha->box_face_neg[c];
+        const double t = heft_v3_dot(a->planes[fp].normal, b->centroid);
+        sep[fp] = t - extent - a->planes[fp].offset;
+        sep[fm] = -t - extent - a->planes[fm].offset;
+    }
+}
+
+/* The face of greatest separation (the first of equals, as query_faces
+ * takes it) when no other face is within 4 eps of it, else -1. */
+static inline __attribute__((always_inline)) int box_face_decided(const double *sep, double eps,
+                                                                  double *best) {
+    int f = 0;
+    double first = sep[0], second = -INFINITY;
+    for (int k = 1; k < 6; ++k) {
+        if (sep[k] > first) {
+            second = first;
+            first = sep[k];
+            f = k;
+        } else if (sep[k] > second) {
+            second = sep[k];
+        }
+    }
+    *best = first;
+    return first - second > 4.0 * eps ? f : -1;
+}
+
+/* box_deepest_edges' step for the axis u_i x v_j on its separation alone:
+ * edge becomes the larger of the two where the axis counts. Returns 0 on a
+ * NaN. */
+static inline __attribute__((always_inline)) int
+edge_axis_max(const heft_vec3 *u, const heft_vec3 *v, const double *ha, const double *hb,
+              double r[3][3], unsigned zero, heft_vec3 d, int i, int j, double *edge) {
+    /* a zero in row i or column j of r, (i, j) itself aside */
+    const unsigned cross = (7u << 3 * i | 73u << j) & ~(1u << (3 * i + j));
+    if (zero & cross) {
+        return 1;
+    }
+    heft_vec3 c;
+    double len, dc;
+    const double sep = box_edge_axis(u, v, ha, hb, r, d, i, j, &c, &len, &dc);
+    if (!(len >= 1e-6)) {
+        return len < 1e-6; /* parallel edges, or NaN */
+    }
+    *edge = sep > *edge ? sep : *edge;
+    return 1;
+}
+
+/* The general path's choice between two tied faces by area (face_area of
+ * the world corners): 1 where b's face is the larger by more than 1e-9 of
+ * the two, 0 where a's is, -1 where neither is. A box's face is 4 h_1 h_2 in
+ * its own frame; the world corners' area differs from that by their
+ * rounding, under 2e-14 size (size + |centre|), so a bound fifty times that
+ * decides unless the two areas differ by about 1e-9 of their sum; there
+ * the corners' areas are taken as the general path takes them. */
+static int box_larger_face(const convex_view *a, int face_a, const convex_view *b, int face_b) {
+    const convex_view *box[2] = {a, b};
+    const int face[2] = {face_a, face_b};
+    double area[2], bound = 0.0;
+    for (int s = 0; s < 2; ++s) {
+        const convex_hull *h = box[s]->hull;
+        int c = 0;
+        while (c < 2 && h->box_face[c] != face[s] && h->box_face_neg[c] != face[s]) {
+            ++c;
+        }
+        area[s] = 4.0 * h->box_half[c == 0 ? 1 : 0] * h->box_half[c == 2 ? 1 : 2];
+        const heft_vec3 o = box[s]->centroid;
+        const double size = box[s]->size;
+        bound += 1e-12 * size * (size + fabs(o.x) + fabs(o.y) + fabs(o.z));
+    }
+    const double gap = fabs(area[0] - area[1]), sum = area[0] + area[1];
+    if (gap + bound < 1e-9 * (sum - bound)) {
+        return -1;
+    }
+    if (gap - bound > 1e-9 * (sum + bound)) {
+        return area[1] > area[0];
+    }
+    const double area_a = face_area(a, face_a), area_b = face_area(b, face_b);
+    if (fabs(area_a - area_b) > 1e-9 * (area_a + area_b)) {
+        return area_b > area_a;
+    }
+    return -1;
+}
+
+/* Two boxes (collide_polytopes.h), answered without the face queries' 48
+ * dot products over the corners where bounds decide every choice
+ * collide_polytopes_general makes:
+ * each face separation is known to within eps from box_face_bounds, eps a
+ * thousand times the rounding that separates the two ways of computing it,
+ * so each comparison whose sides are more than a few eps apart comes out as
+ * it does on the exact numbers; the edge axes are taken with the very
+ * formula of box_deepest_edges. The contact is then clipped from the same
+ * faces as the general path clips it, to the bit. Returns -1 where a choice
+ * is within the bounds (a near tie, a separation at the margin), on an edge
+ * contact and on any non-finite number: the general path then answers. */
+int collide_boxes_bounded(const convex_view *a, const convex_view *b, double margin, manifold *m) {
+    m->count = 0;
+    const convex_hull *ha = a->hull, *hb = b->hull;
+    heft_vec3 u[3], v[3];
+    for (int c = 0; c < 3; ++c) {
+        u[c] = a->planes[ha->box_face[c]].normal;
+        v[c] = b->planes[hb->box_face[c]].normal;
+    }
+    double r[3][3];
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            r[i][j] = heft_v3_dot(u[i], v[j]);
+        }
+    }
+    const heft_vec3 ca = a->centroid, cb = b->centroid;
+    /* the scale of every number compared below, the margin and the
+     * tolerances included, so that eps also covers the rounding of the
+     * comparisons' own sums */
+    const double eps = 1e-11 * (fabs(ca.x) + fabs(ca.y) + fabs(ca.z) + fabs(cb.x) + fabs(cb.y) +
+                                fabs(cb.z) + a->size + b->size + fabs(margin) + 1e-3);
+    double sa[6], sb[6];
+    box_face_bounds(a, b, r, 0, sa);
+    box_face_bounds(b, a, r, 1, sb);
+    double finite = eps;
+    for (int k = 0; k < 6; ++k) {
+        finite += sa[k] + sb[k];
+    }
+    if (!isfinite(finite)) {
+        return -1;
+    }
+    double best_a, best_b;
+    const int face_a = box_face_decided(sa, eps, &best_a);
+    if (best_a > margin + 2.0 * eps) {
+        return 0;
+    }
+    if (!(best_a < margin - 2.0 * eps)) {
+        return -1;
+    }
+    const int face_b = box_face_decided(sb, eps, &best_b);
+    if (best_b > margin + 2.0 * eps) {
+        return 0;
+    }
+    if (!(best_b < margin - 2.0 * eps)) {
+        return -1;
+    }
+    /* the deepest edge axis, as box_deepest_edges finds it, in its order
+     * (written out: constant indices keep r in registers) */
+    const heft_vec3 d = heft_v3_sub(cb, ca);
+    const double *ha_half = ha->box_half, *hb_half = hb->box_half;
+    unsigned zero = 0; /* bit 3 i + j: r[i][j] is zero */
+    for (int k = 0; k < 9; ++k) {
+        zero |= (unsigned)(r[k / 3][k % 3] == 0.0) << k;
+    }
+    double edge = -INFINITY;
+    if (!edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 0, 0, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 0, 1, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 0, 2, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 1, 0, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 1, 1, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 1, 2, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 2, 0, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 2, 1, &edge) ||
+        !edge_axis_max(u, v, ha_half, hb_half, r, zero, d, 2, 2, &edge)) {
+        return -1;
+    }
+    if (edge > margin) {
+        return 0;
+    }
+    /* faces are preferred (collide_polytopes_general's tolerances): the
+     * edge axis gives the contact only beyond edge_tol, left to the
+     * general path */
+    const double edge_tol = 1e-3, face_tol = 1e-4;
+    const double face_best = best_a > best_b ? best_a : best_b;
+    if (face_a < 0 || face_b < 0 || !(edge < face_best - 2.0 * eps + edge_tol)) {
+        return -1;
+    }
+    int use_b;
+    if (best_b - best_a > face_tol + 4.0 * eps) {
+        use_b = 1;
+    } else if (best_b - best_a < face_tol - 4.0 * eps) {
+        const double gap = fabs(best_b - best_a);
+        if (gap < face_tol - 4.0 * eps) {
+            /* a tie, settled as the general path settles it */
+            const int larger = box_larger_face(a, face_a, b, face_b);
+            if (larger >= 0) {
+                use_b = larger;
+            } else {
+                use_b = centroid_before(b->centroid, a->centroid);
+            }
+        } else if (gap > face_tol + 4.0 * eps) {
+            use_b = 0;
+        } else {
+            return -1;
+        }
+    } else {
+        return -1;
+    }
+    if (use_b) {
+        return face_contact(b, face_b, a, 0, 0.0, 0, margin, m);
+    }
+    return face_contact(a, face_a, b, 1, 0.0, 0, margin, m);
+}
+
+int collide_polytopes(const convex_view *a, const convex_view *b, double margin, manifold *m) {
+    if (a->hull->box && b->hull->box) {
+        const int n = collide_boxes_bounded(a, b, margin, m);
+        if (n >= 0) {
+            return n;
+        }
+    }
+    return collide_polytopes_general(a, b, margin, m);
 }

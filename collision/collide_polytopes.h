@@ -1,7 +1,8 @@
 /* The edge-edge part of the polytope separating axis test, both ways: the
- * general walk over edge pairs and the closed form for two boxes. Shared
- * with the tests that hold the two to the same answer. Private to the
- * library. */
+ * general walk over edge pairs and the closed form for two boxes; and two
+ * boxes answered from bounds on their face separations against the whole
+ * test. Shared with the tests that hold each pair of ways to the same
+ * answer. Private to the library. */
 #ifndef HEFT_COLLIDE_POLYTOPES_H
 #define HEFT_COLLIDE_POLYTOPES_H
 
@@ -24,5 +25,18 @@ edge_query polytope_query_edges(const convex_view *a, const convex_view *b);
  * their face axes, each side's extent in closed form. Returns 0, leaving q
  * alone, when either polytope is not a box. */
 int box_query_edges(const convex_view *a, const convex_view *b, edge_query *q);
+
+/* collide_polytopes without the early answers for two boxes: the whole
+ * separating axis test. collide_polytopes answers as it does, to the bit,
+ * for every pair; the tests hold the two to that. */
+int collide_polytopes_general(const convex_view *a, const convex_view *b, double margin,
+                              manifold *m);
+
+/* Two boxes (both hulls' box flag set) where bounds on the face separations
+ * decide every choice of collide_polytopes_general: the same manifold, to
+ * the bit, and its count. -1 where they do not (a near tie, a separation at
+ * the margin, an edge contact, a non-finite number), m then holding no
+ * points. collide_polytopes takes it first for two boxes. */
+int collide_boxes_bounded(const convex_view *a, const convex_view *b, double margin, manifold *m);
 
 #endif

@@ -17,8 +17,10 @@ static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, dou
                       unsigned ref_edge, int flip, const uint16_t *inc_eid, const int *edge_of,
                       int *edge_out, clip_vertex *out) {
     double dist[CLIP_MAX];
+    int kept = 0;
     for (int i = 0; i < n; ++i) {
         dist[i] = heft_v3_dot(s, in[i].p) - offset;
+        kept += dist[i] <= 0.0;
     }
     int m = 0;
     if (n == 1) {
@@ -28,6 +30,18 @@ static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, dou
             m++;
         }
         return m;
+    }
+    if (closed && kept == n) {
+        /* nothing to cut (the side of a face resting on a face of its size
+         * often is): what the walk below gives, each vertex kept as the end
+         * of its segment, the first one last */
+        for (int i = 1; i < n; ++i) {
+            out[i - 1] = in[i];
+            edge_out[i - 1] = edge_of[i];
+        }
+        out[n - 1] = in[0];
+        edge_out[n - 1] = edge_of[0];
+        return n;
     }
     int segments = closed ? n : n - 1;
     if (!closed) {

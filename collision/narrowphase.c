@@ -99,6 +99,12 @@ void shape_pose_make(const shape *s, const body *b, shape_pose *out) {
 int narrowphase_collide_posed(const shape *a, const shape_pose *pa, const shape *b,
                               const shape_pose *pb, double margin, narrow_scratch *scratch,
                               manifold *m) {
+    if (pa->has_view && pb->has_view) {
+        /* two boxes placed once for the step: what collide_views and
+         * collide_convex come to for two polytopes */
+        m->count = 0;
+        return collide_polytopes(&pa->view, &pb->view, margin, m);
+    }
     return collide_views(a, &pa->t, pa->has_view ? &pa->view : NULL, b, &pb->t,
                          pb->has_view ? &pb->view : NULL, margin, scratch, m);
 }

@@ -394,6 +394,11 @@ int contact_set_update(heft_world *w, double h) {
         const int32_t ia = job->ia, ib = job->ib;
         const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
         contact *fresh = &set->items[count];
+        /* the pair's materials, the same for each of its points */
+        const double friction = material_friction(sa->friction, sb->friction);
+        const double restitution = material_restitution(sa->restitution, sb->restitution);
+        const double rolling =
+            material_rolling_resistance(sa->rolling_resistance, sb->rolling_resistance);
         for (int i = 0; i < m->count; ++i) {
             contact *c = &fresh[i];
             c->key = key;
@@ -405,11 +410,10 @@ int contact_set_update(heft_world *w, double h) {
             c->point = m->points[i].point;
             c->normal = m->points[i].normal;
             c->separation = m->points[i].separation;
-            c->friction = material_friction(sa->friction, sb->friction);
-            c->restitution = material_restitution(sa->restitution, sb->restitution);
+            c->friction = friction;
+            c->restitution = restitution;
             c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
-            c->rolling_resistance =
-                material_rolling_resistance(sa->rolling_resistance, sb->rolling_resistance);
+            c->rolling_resistance = rolling;
         }
         if (set->pre_solve && !pre_solve(w, fresh, m->count)) {
             continue; /* disabled for this step */
