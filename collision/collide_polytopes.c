@@ -397,6 +397,9 @@ int collide_polytopes_general(const convex_view *a, const convex_view *b, double
     if (fb.separation > margin) {
         return 0;
     }
+    if (fa.face < 0 || fb.face < 0) {
+        return 0; /* a non-finite vertex compares with nothing: no face, no contact */
+    }
     /* two boxes take the closed form, whose edges are named only when
      * the contact is on them */
     box_frame box_a, box_b;

@@ -218,3 +218,21 @@ Test(box_bounds, separations_at_the_margin_and_tiny_boxes_keep_the_general_bits)
     cr_assert_gt(t.answered, 0);
     cr_assert_lt(t.answered, t.pairs, "the pairs at the margin are left to the general test");
 }
+
+/* A box with a non-finite corner (a NaN position) compares with nothing:
+ * no face is deepest, and both tests answer no contact rather than read a
+ * face that is not there. */
+Test(box_bounds, a_non_finite_box_gives_no_contact) {
+    placed_box a, b;
+    place(&a, heft_v3(0.5, 0.5, 0.5), heft_v3(0.0, 0.0, 0.0), heft_q(1.0, 0.0, 0.0, 0.0));
+    place(&b, heft_v3(0.5, 0.5, 0.5), heft_v3(0.0, 0.0, NAN), heft_q(1.0, 0.0, 0.0, 0.0));
+    for (int order = 0; order < 2; ++order) {
+        const convex_view *x = order ? &b.cv : &a.cv, *y = order ? &a.cv : &b.cv;
+        manifold m;
+        cr_assert_eq(collide_polytopes_general(x, y, 0.01, &m), 0);
+        cr_assert_eq(m.count, 0);
+        cr_assert_eq(collide_polytopes(x, y, 0.01, &m), 0);
+        cr_assert_eq(m.count, 0);
+    }
+    free_pair(&a, &b);
+}
