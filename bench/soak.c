@@ -58,9 +58,21 @@ typedef struct soak_result {
     int failed_step; /* -1, or the step whose heft_world_step failed */
 } soak_result;
 
-/* The resident set (MB) and, in *anon, its part not backed by files. */
+/* --trim: the C library's free heap pages returned before each reading */
+static int trim_heap;
+
+/* The resident set (MB) and, in *anon, its part not backed by files. With
+ * --trim, glibc first gives back the pages of its heap that hold only freed
+ * blocks (malloc_trim), so that what is read is the memory in use rather
+ * than what the allocator keeps for later: blocks freed below a block still
+ * in use stay resident otherwise, and a workspace that grows leaves its old
+ * block there. */
 static double rss_mb(double *anon) {
     *anon = 0.0;
+#ifdef __GLIBC__
+    if (trim_heap)
+        malloc_trim(0);
+#endif
     FILE *f = fopen("/proc/self/statm", "r");
     if (f == NULL)
         return 0.0;
@@ -288,12 +300,13 @@ static int soak_passes(const soak_result *r, int steps_wanted) {
 static void usage(FILE *f) {
     fprintf(f, "usage: heft-soak [--seconds S] [--window S] [--settle S] [--solver NAME]...\n"
                "                 [--scenario NAME]...\n"
-               "                 [--variant NAME] [--size N] [--csv FILE] [--trace FILE]\n"
+               "                 [--variant NAME] [--size N] [--csv FILE] [--trace FILE] [--trim]\n"
                "Runs each scene under each solver for S simulated seconds (default 600)\n"
                "and prints a Markdown row per run (docs/benchmarks.md, \"Soaks\").\n"
                "The first and the last --window seconds (default 60) are compared; the\n"
                "first starts after --settle seconds (default 0). --trace FILE: a CSV line\n"
-               "per window of every run as it goes.\n"
+               "per window of every run as it goes. --trim: glibc's free heap pages are\n"
+               "returned (malloc_trim) before each reading of the memory.\n"
                "Defaults: every scene, pgs and bpp-skyline.\n");
 }
 
@@ -316,17 +329,13 @@ int main(int argc, char **argv) {
     const char *csv_path = NULL, *trace_path = NULL;
     scenario_params params;
     memset(&params, 0, sizeof params);
-    static const struct option longopts[] = {{"seconds", required_argument, NULL, 't'},
-                                             {"solver", required_argument, NULL, 's'},
-                                             {"scenario", required_argument, NULL, 'c'},
-                                             {"variant", required_argument, NULL, 'v'},
-                                             {"size", required_argument, NULL, 'n'},
-                                             {"csv", required_argument, NULL, 'o'},
-                                             {"window", required_argument, NULL, 'w'},
-                                             {"settle", required_argument, NULL, 'e'},
-                                             {"trace", required_argument, NULL, 'r'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"seconds", required_argument, NULL, 't'},  {"solver", required_argument, NULL, 's'},
+        {"scenario", required_argument, NULL, 'c'}, {"variant", required_argument, NULL, 'v'},
+        {"size", required_argument, NULL, 'n'},     {"csv", required_argument, NULL, 'o'},
+        {"window", required_argument, NULL, 'w'},   {"settle", required_argument, NULL, 'e'},
+        {"trace", required_argument, NULL, 'r'},    {"trim", no_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         char *end = NULL;
@@ -383,6 +392,9 @@ int main(int argc, char **argv) {
             break;
         case 'r':
             trace_path = optarg;
+            break;
+        case 'm':
+            trim_heap = 1;
             break;
         case 'h':
             usage(stdout);
