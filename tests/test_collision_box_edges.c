@@ -7,47 +7,8 @@
 
 #include "collide_polytopes.h"
 
-static unsigned seed_state = 20261126u;
-static double urand(void) { /* [0, 1) */
-    seed_state = seed_state * 1664525u + 1013904223u;
-    return (seed_state >> 8) / 16777216.0;
-}
-static double srand1(void) {
-    return 2.0 * urand() - 1.0;
-}
-static heft_vec3 srand3(double s) {
-    double x = s * srand1();
-    double y = s * srand1();
-    double z = s * srand1();
-    return heft_v3(x, y, z);
-}
-static heft_quat rand_rotation(void) {
-    double w = srand1();
-    double x = srand1();
-    double y = srand1();
-    double z = srand1();
-    return heft_quat_normalize(heft_q(w, x, y, z));
-}
-static heft_vec3 rand_half_extents(void) {
-    double x = 0.02 + 2.0 * urand();
-    double y = 0.02 + 2.0 * urand();
-    double z = 0.02 + 2.0 * urand();
-    return heft_v3(x, y, z);
-}
-
-typedef struct placed_box {
-    convex_hull *hull;
-    transform t;
-    convex_storage st;
-    convex_view cv;
-} placed_box;
-
-static void place(placed_box *b, heft_vec3 half, heft_vec3 p, heft_quat q) {
-    b->hull = convex_hull_box(half);
-    cr_assert_not_null(b->hull);
-    b->t = transform_make(p, q);
-    convex_view_polytope(&b->cv, b->hull, &b->t, &b->st);
-}
+#define RANDOM_BOXES_SEED 20261126u
+#include "random_boxes.h"
 
 /* the deepest face axis of either box, in closed form */
 static double face_best(const placed_box *a, const placed_box *b, heft_vec3 ha, heft_vec3 hb) {
@@ -128,7 +89,7 @@ static heft_vec3 rand_offset(heft_vec3 ha, heft_vec3 hb) {
 Test(box_edges, random_pairs_match_the_general_query) {
     tally t = {0};
     for (int n = 0; n < 20000; ++n) {
-        heft_vec3 ha = rand_half_extents(), hb = rand_half_extents();
+        heft_vec3 ha = rand_half_extents(1.0), hb = rand_half_extents(1.0);
         heft_vec3 pa = srand3(5.0);
         heft_quat qa = rand_rotation(), qb = rand_rotation();
         compare(ha, pa, qa, hb, heft_v3_add(pa, rand_offset(ha, hb)), qb, &t);
@@ -147,7 +108,7 @@ Test(box_edges, touching_pairs_match_the_general_query) {
      * reads zero: the contact the query decides between edge and face on */
     tally t = {0};
     for (int n = 0; n < 5000; ++n) {
-        heft_vec3 ha = rand_half_extents(), hb = rand_half_extents();
+        heft_vec3 ha = rand_half_extents(1.0), hb = rand_half_extents(1.0);
         heft_quat qa = rand_rotation(), qb = rand_rotation();
         heft_vec3 pa = srand3(3.0), pb = heft_v3_add(pa, rand_offset(ha, hb));
         placed_box a, b;
@@ -181,7 +142,7 @@ Test(box_edges, parallel_and_shared_axes_match_the_general_query) {
                             3.141592653589793};
     const int nturns = (int)(sizeof turns / sizeof turns[0]);
     for (int n = 0; n < 4000; ++n) {
-        heft_vec3 ha = rand_half_extents(), hb = rand_half_extents();
+        heft_vec3 ha = rand_half_extents(1.0), hb = rand_half_extents(1.0);
         heft_quat base = (n % 4 == 0) ? heft_quat_identity() : rand_rotation();
         double angle = turns[n % nturns] * ((n / nturns) % 2 ? -1.0 : 1.0);
         int k = (n / 3) % 3;
@@ -241,7 +202,7 @@ Test(box_edges, hulls_that_are_not_boxes_keep_the_general_query) {
         a.hull = h;
         a.t = transform_make(srand3(1.0), rand_rotation());
         convex_view_polytope(&a.cv, h, &a.t, &a.st);
-        place(&b, rand_half_extents(), heft_v3_add(a.t.p, srand3(1.5)), rand_rotation());
+        place(&b, rand_half_extents(1.0), heft_v3_add(a.t.p, srand3(1.5)), rand_rotation());
         edge_query g = polytope_query_edges(&a.cv, &b.cv), f;
         cr_assert(box_query_edges(&a.cv, &b.cv, &f));
         cr_assert_eq(f.edge_a < 0, g.edge_a < 0);
