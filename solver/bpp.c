@@ -1262,7 +1262,7 @@ static void newton_run_keep(bpp_state *s, int n, const double *start, const doub
     bpp_newton_run *run = &s->newton_runs[s->newton_run_next];
     if (!HEFT_RESERVE(run->start, run->start_cap, (size_t)n) ||
         !HEFT_RESERVE(run->answer, run->answer_cap, (size_t)n)) {
-        run->start_cap = run->answer_cap = 0;
+        run->steps = INT_MAX; /* a slot already counted is never matched again */
         return;
     }
     memcpy(run->start, start, sizeof(double) * (size_t)n);

@@ -60,7 +60,7 @@ typedef struct heft_bpp_elimination {
  * iterate), and is not run again. */
 #define BPP_NEWTON_RUNS 6
 typedef struct bpp_newton_run {
-    double *start, *answer; /* n each: the clamped start, its answer */
+    double *start, *answer; /* n each: the start as given, its answer */
     size_t start_cap, answer_cap;
     double tau, error; /* error: the answer's error measure */
     int steps, last_stage;
