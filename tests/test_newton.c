@@ -18,6 +18,15 @@ static heft_mlcp *read_problem(const char *path) {
     return p;
 }
 
+/* lambda (to free) from bpp-skyline on p, which must return HEFT_SOLVE_OK */
+static double *solve_with_bpp_skyline(const heft_mlcp *p, const heft_solver_options *o,
+                                      heft_solver_stats *st) {
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    cr_assert_not_null(lambda);
+    cr_assert_eq(heft_solve("bpp-skyline", o, p, lambda, st), HEFT_SOLVE_OK);
+    return lambda;
+}
+
 /* From the warm start of an island where block pivoting cycled (435 rows,
  * 808 LCP variables, where a Lemke path from the all-slack basis takes
  * about 3,000 pivots), the stage ends within 1e-10 J in a few steps. */
@@ -47,11 +56,10 @@ Test(newton, a_stalled_winch_island_ends_exact_from_its_warm_start) {
  * the answer is the backstop's, exact, and its Newton steps are counted. */
 Test(newton, bpp_skyline_ends_a_stalled_island_through_the_stage) {
     heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-stall-step300.mlcp");
-    double *lambda = calloc((size_t)p->n, sizeof(double));
     heft_solver_options o = heft_solver_default_options();
     o.bpp_pgs_sweeps = 0;
     heft_solver_stats st;
-    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    double *lambda = solve_with_bpp_skyline(p, &o, &st);
     cr_assert(st.converged);
     cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
     cr_assert_gt(st.newton_steps, 0);
@@ -95,10 +103,9 @@ Test(newton, a_pyramid_island_above_lemkes_cap_ends_exact) {
  * ends it exact on its own, within one start's 25 steps. */
 Test(newton, the_winch_island_of_step_1088_ends_in_the_newton_stage) {
     heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-step1088.mlcp");
-    double *lambda = calloc((size_t)p->n, sizeof(double));
     heft_solver_options o = heft_solver_default_options();
     heft_solver_stats st;
-    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    double *lambda = solve_with_bpp_skyline(p, &o, &st);
     cr_assert(st.converged);
     cr_assert_eq(st.answer, HEFT_ANSWER_BACKSTOP);
     cr_assert_eq(st.backstops, 1, "%d backstop stages", st.backstops);
@@ -240,10 +247,9 @@ Test(newton, a_wall_island_without_lemke_ends_exact_after_pgs_approaches_it) {
  * Lemke's method (6,598 pivots). */
 Test(newton, a_start_that_stalled_is_not_run_again_in_the_same_solve) {
     heft_mlcp *p = read_problem(HEFT_TESTDATA_DIR "/winch-step3793.mlcp");
-    double *lambda = calloc((size_t)p->n, sizeof(double));
     heft_solver_options o = heft_solver_default_options();
     heft_solver_stats st;
-    cr_assert_eq(heft_solve("bpp-skyline", &o, p, lambda, &st), HEFT_SOLVE_OK);
+    double *lambda = solve_with_bpp_skyline(p, &o, &st);
     cr_assert(st.converged);
     cr_assert_lt(heft_mlcp_measure(p, lambda, NULL).max, o.tolerance);
     cr_assert_gt(st.newton_steps, 0);
