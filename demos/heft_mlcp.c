@@ -318,6 +318,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.downdates);
         json_key(f, "updates", &first);
         fprintf(f, "%d", st.updates);
+        json_key(f, "body_factorizations", &first);
+        fprintf(f, "%d", st.body_factorizations);
         if (st.delegate != NULL) {
             json_key(f, "delegate", &first);
             json_string(f, st.delegate);

@@ -11,8 +11,8 @@ static void csv_header(FILE *f) {
     fprintf(f, "step,time,islands,rows,contacts,iterations_max,mlcp_error_max,solve_ms,step_ms,"
                "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
                "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,newton_steps,factorizations,"
-               "downdates,updates,answers_solver,answers_backstop,answers_pgs,answers_warm_start,"
-               "answers_zero\n");
+               "downdates,updates,body_factorizations,answers_solver,answers_backstop,answers_pgs,"
+               "answers_warm_start,answers_zero\n");
 }
 
 /* The step's island solves, substeps included: every solve keeps one answer
@@ -36,6 +36,7 @@ static void add_counts(run_result *r, const heft_step_stats *st) {
     r->factorizations += st->factorizations;
     r->downdates += st->downdates;
     r->updates += st->updates;
+    r->body_factorizations += st->body_factorizations;
     r->answers_solver += st->answers_solver;
     r->answers_backstop += st->answers_backstop;
     r->answers_pgs += st->answers_pgs;
@@ -300,14 +301,14 @@ int run_scenario(const run_config *cfg, run_result *r) {
             fprintf(
                 cfg->csv,
                 "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
-                "%d,%d,%d,%d,%d\n",
+                "%d,%d,%d,%d,%d,%d\n",
                 step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
                 st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
                 st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
                 st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
                 st->backstop_pivots, st->newton_steps, st->factorizations, st->downdates,
-                st->updates, st->answers_solver, st->answers_backstop, st->answers_pgs,
-                st->answers_warm_start, st->answers_zero);
+                st->updates, st->body_factorizations, st->answers_solver, st->answers_backstop,
+                st->answers_pgs, st->answers_warm_start, st->answers_zero);
         }
         if (cfg->csv && ferror(cfg->csv)) {
             /* a full disk or a closed pipe: stop now, not after a long run */
@@ -445,13 +446,13 @@ void run_write_json(FILE *f, const run_result *r) {
             ", \"solves\": %ld, \"pivot_steps\": %ld, \"restarts\": %ld, \"pgs_sweeps\": %ld, "
             "\"rescue_sweeps\": %ld, \"frozen_rounds\": %ld, \"backstops\": %ld, "
             "\"backstop_pivots\": %ld, \"newton_steps\": %ld, \"factorizations\": %ld, "
-            "\"downdates\": %ld, \"updates\": %ld, "
+            "\"downdates\": %ld, \"updates\": %ld, \"body_factorizations\": %ld, "
             "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
             "\"answers_warm_start\": %ld, \"answers_zero\": %ld",
             r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps,
             r->frozen_rounds, r->backstops, r->backstop_pivots, r->newton_steps, r->factorizations,
-            r->downdates, r->updates, r->answers_solver, r->answers_backstop, r->answers_pgs,
-            r->answers_warm_start, r->answers_zero);
+            r->downdates, r->updates, r->body_factorizations, r->answers_solver,
+            r->answers_backstop, r->answers_pgs, r->answers_warm_start, r->answers_zero);
     if (r->delegate_count > 0) {
         fputs(", \"delegates\": {", f);
         for (int k = 0; k < r->delegate_count; ++k) {

@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "baraff.h"
+#include "body_space.h"
 #include "bpp.h"
 #include "pgs.h"
 #include "row_math.h"
@@ -156,6 +157,7 @@ void *heft_bpp_create(const heft_solver_options *options, bpp_backend backend) {
     s->backend = backend;
     s->options = options != NULL ? *options : heft_solver_default_options();
     s->kept_n = -1;
+    s->body_min_compliance = HEFT_BODY_SPACE_MIN_COMPLIANCE;
     s->pgs = heft_pgs_create_for_restart(&s->options);
     if (s->pgs == NULL) {
         heft_free(s);
@@ -185,6 +187,7 @@ void heft_bpp_reset(void *state) {
     s->kept_n = -1;
     s->ordering_valid = 0;
     s->wood_n = 0;
+    heft_bpp_body_forget(s);
 }
 
 void heft_bpp_set_nested(void *state) {
@@ -197,6 +200,7 @@ void heft_bpp_destroy(void *state) {
         return;
     heft_bpp_elimination_release(&s->elim);
     heft_bpp_pcg_release(s);
+    heft_bpp_body_release(s);
 #ifdef HEFT_HAVE_CHOLMOD
     heft_bpp_sparse_release(s);
 #endif
@@ -438,7 +442,13 @@ void heft_bpp_clamp_answer(const heft_mlcp *p, double *lambda) {
  * of eq. 2.3, so what is solved is still A_FF, with every box at its final
  * value. More than BPP_MAX_COUPLED coupled normals (the k x k matrix is
  * dense), or a singular I + E^T Z, and the step keeps the boxes of the
- * previous iterate instead. */
+ * previous iterate instead.
+ *
+ * bpp-skyline in body space solves the coupled system itself instead, in
+ * one unsymmetric solve through the bodies (body_space.h
+ * heft_body_space_solve): the k + 1 refined solves of the Woodbury
+ * identity cost more than the step's factorization there (a pyramid of
+ * base 20 couples hundreds of normal rows while it settles). */
 #define BPP_MAX_COUPLED 1024
 /* bpp-pcg keeps the Woodbury solves (y and Z, (k + 1) n doubles) as the
  * starting points of the next coupling's when they fit in this many
@@ -536,6 +546,23 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
             s->normal_slot[f] = k;
             s->normals[k++] = f;
         }
+    }
+    if (k > 0 && s->backend == BPP_SKYLINE && heft_bpp_body_active(s)) {
+        /* kappa_t = s_t mu_t in u; the coupled system's lambda_F into rhs */
+        for (int t = 0; t < n; ++t)
+            s->u[t] = s->coupled[t] ? (s->set[t] == BPP_AT_HI ? 1.0 : -1.0) * fabs(p->hi[t]) : 0.0;
+        free_rhs(p, s, s->coupled);
+        const int rc = heft_bpp_body_coupled_solve(s, s->tight, s->u, s->rhs, stats);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            stats->inner_iterations++;
+            for (int t = 0; t < n; ++t)
+                if (s->coupled[t])
+                    s->lambda[t] = s->u[t] * s->rhs[p->findex[t]];
+            return 0;
+        }
+        /* it could not: the Woodbury solves below, on K's symmetric factor */
     }
     if (k == 0 || k > BPP_MAX_COUPLED)
         return 0;

@@ -39,6 +39,7 @@ typedef enum bpp_backend {
     BPP_SPARSE
 } bpp_backend;
 
+struct bpp_body_backend;   /* bpp_body.c */
 struct bpp_pcg_backend;    /* bpp_pcg.c */
 struct bpp_sparse_backend; /* bpp_sparse.c */
 
@@ -132,6 +133,14 @@ typedef struct bpp_state {
     heft_envelope_work env; /* the assembly's scratch */
     double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
     int *block_end;         /* last column of the diagonal block holding column k */
+
+    /* bpp-skyline's solves in body space (bpp_body.c), NULL until tried,
+     * and the problem of the solve (for the row skyline taking over) */
+    struct bpp_body_backend *body;
+    const heft_mlcp *sky_problem;
+    /* the least epsilon_i / A_ii body space takes: HEFT_BODY_SPACE_MIN_COMPLIANCE
+     * (tests lower it) */
+    double body_min_compliance;
 
     /* bpp-pcg */
     struct bpp_pcg_backend *pcg;
@@ -350,6 +359,29 @@ int heft_bpp_downdate_solve(bpp_state *s, int n, const unsigned char *tight, dou
                             heft_solver_stats *stats);
 int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                            heft_solver_stats *stats);
+
+/* bpp-skyline in body space (bpp_body.c; body_space.h says which islands
+ * it takes, with the state's body_min_compliance as the floor of
+ * epsilon_i / A_ii). prepare returns 1 when p's A_FF solves go through
+ * K = M + J_F^T E_F^-1 J_F for this solve (it fills diag), 0 when the row
+ * skyline takes p, -1 when out of memory. The solve returns 0, or 1 when it
+ * cannot reach round-off: body space is then off (heft_bpp_body_active)
+ * and the row skyline must take over the solve. forget() drops the kept
+ * body ordering (reset()). */
+int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+int heft_bpp_body_active(const bpp_state *s);
+void heft_bpp_body_multiply(bpp_state *s, int n, const double *x, double *y);
+void heft_bpp_body_add_column(const bpp_state *s, int n, int j, double c, double *out);
+int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                        heft_solver_stats *stats);
+/* The friction coupling's system (bpp.c) in one unsymmetric solve: the
+ * free rows' (A_FF + C) x_F = x_F in place, C from kappa (n: s_t mu_t of
+ * each coupled row, else 0). 0, 1 when it cannot (x unchanged), -1 when
+ * out of memory. */
+int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
+                                double *x, heft_solver_stats *stats);
+void heft_bpp_body_forget(bpp_state *s);
+void heft_bpp_body_release(bpp_state *s);
 
 /* bpp-pcg (bpp_pcg.c): the sparse A, y = A x, a column of A, and the solve of
  * A_FF x_F = x_F by PCG from guess (NULL: from 0); the preconditioner is

@@ -74,7 +74,7 @@ static int downdating_costs_more(const bpp_state *s, int n, const unsigned char 
     return down > refactor;
 }
 
-int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
+static int row_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t un = (size_t)n;
     /* The ordering is kept while the topology stays the same (reset() drops
@@ -124,7 +124,21 @@ int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats
     return 0;
 }
 
+/* Body space first (bpp_body.c), where the island has more rows than body
+ * coordinates and the compliance to allow it; else the row skyline. */
+int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
+    s->sky_problem = p;
+    const int body = heft_bpp_body_prepare(s, p, stats);
+    if (body != 0)
+        return body > 0 ? 0 : -1;
+    return row_prepare(s, p, stats);
+}
+
 void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y) {
+    if (heft_bpp_body_active(s)) {
+        heft_bpp_body_multiply(s, n, x, y);
+        return;
+    }
     const int *perm = s->ordering.perm;
     for (int r = 0; r < n; ++r)
         s->px[r] = x[perm[r]];
@@ -137,6 +151,10 @@ void heft_bpp_skyline_multiply(bpp_state *s, int n, const double *x, double *y) 
  * reaches j (s is nondecreasing: a binary search) up to j are read along row
  * j, the rest down column j. */
 void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, double *out) {
+    if (heft_bpp_body_active(s)) {
+        heft_bpp_body_add_column(s, n, j, c, out);
+        return;
+    }
     const int *perm = s->ordering.perm, *last = s->ordering.last;
     const int k = s->ordering.inverse[j];
     int lo = 0, hi = k; /* the first r with last[r] >= k */
@@ -214,6 +232,14 @@ static int factor_free_block(bpp_state *s, int n, const unsigned char *tp,
 
 int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                            heft_solver_stats *stats) {
+    if (heft_bpp_body_active(s)) {
+        if (heft_bpp_body_solve(s, n, tight, x, stats) == 0)
+            return 0;
+        /* round-off beat the body-space solve: the row skyline takes the
+         * rest of this solve (x still holds the right-hand side) */
+        if (row_prepare(s, s->sky_problem, stats) != 0)
+            return -1;
+    }
     const int *perm = s->ordering.perm;
     unsigned char *tp = s->tight_perm;
     for (int r = 0; r < n; ++r)

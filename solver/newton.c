@@ -87,9 +87,12 @@
 
 enum { NEWTON_FREE = 0, NEWTON_AT_LO = 1, NEWTON_AT_HI = 2, NEWTON_HELD = 3 };
 
-static int prepare(heft_newton *ws, const heft_mlcp *p) {
+/* The rows' envelope: the ordering (kept while the topology holds), A in
+ * it, the LU's two envelopes and diag. */
+static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
     const int n = p->n;
     const size_t un = (size_t)n;
+    ws->body_active = 0;
     if (!ws->ordering_valid || !heft_ordering_holds(&ws->ordering, p)) {
         ws->ordering_valid = 0;
         const int rc = p->A != NULL ? heft_ordering_from_dense(&ws->ordering, n, p->A)
@@ -108,15 +111,8 @@ static int prepare(heft_newton *ws, const heft_mlcp *p) {
                       heft_skyline_room(n, last, stored, ws->lower_cap)) ||
         !HEFT_RESERVE(ws->upper, ws->upper_cap,
                       heft_skyline_room(n, last, stored, ws->upper_cap)) ||
-        !HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) ||
-        !HEFT_RESERVE(ws->trial, ws->trial_cap, un) || !HEFT_RESERVE(ws->w, ws->w_cap, un) ||
-        !HEFT_RESERVE(ws->wt, ws->wt_cap, un) || !HEFT_RESERVE(ws->dir, ws->dir_cap, un) ||
-        !HEFT_RESERVE(ws->g, ws->g_cap, un) || !HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) ||
-        !HEFT_RESERVE(ws->diag, ws->diag_cap, un) ||
         !HEFT_RESERVE(ws->pivot_scale, ws->pivot_scale_cap, un) ||
         !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->py, ws->py_cap, un) ||
-        !HEFT_RESERVE(ws->best, ws->best_cap, un) || !HEFT_RESERVE(ws->set, ws->set_cap, un) ||
-        !HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) ||
         !HEFT_RESERVE(ws->out, ws->out_cap, un))
         return -1;
     if (heft_envelope_assemble(p, &ws->ordering, ws->start, ws->A_sky, &ws->env) != 0)
@@ -126,10 +122,44 @@ static int prepare(heft_newton *ws, const heft_mlcp *p) {
     return 0;
 }
 
+/* Body space when the island allows it (body_space.h), else the rows. */
+static int prepare(heft_newton *ws, const heft_mlcp *p) {
+    const int n = p->n;
+    const size_t un = (size_t)n;
+    if (!HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) ||
+        !HEFT_RESERVE(ws->trial, ws->trial_cap, un) || !HEFT_RESERVE(ws->w, ws->w_cap, un) ||
+        !HEFT_RESERVE(ws->wt, ws->wt_cap, un) || !HEFT_RESERVE(ws->dir, ws->dir_cap, un) ||
+        !HEFT_RESERVE(ws->g, ws->g_cap, un) || !HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) ||
+        !HEFT_RESERVE(ws->diag, ws->diag_cap, un) || !HEFT_RESERVE(ws->best, ws->best_cap, un) ||
+        !HEFT_RESERVE(ws->set, ws->set_cap, un) ||
+        !HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) ||
+        !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->out, ws->out_cap, un))
+        return -1;
+    ws->body_active = 0;
+    int taken = 0;
+    if (ws->body_pause > 0)
+        ws->body_pause--;
+    else
+        taken = heft_body_space_take(&ws->body, p, HEFT_BODY_SPACE_MIN_COMPLIANCE, ws->diag);
+    if (taken < 0)
+        return -1;
+    if (taken == 0)
+        return prepare_rows(ws, p);
+    ws->body_active = 1;
+    return 0;
+}
+
 /* y = A x - b (b may be NULL: y = A x), in the caller's row order. */
 static void residual(heft_newton *ws, const heft_mlcp *p, const double *x, const double *b,
                      double *y) {
     const int n = p->n;
+    if (ws->body_active) {
+        heft_body_space_multiply(&ws->body, x, y);
+        if (b != NULL)
+            for (int i = 0; i < n; ++i)
+                y[i] -= b[i];
+        return;
+    }
     const int *perm = ws->ordering.perm;
     for (int r = 0; r < n; ++r)
         ws->px[r] = x[perm[r]];
@@ -380,6 +410,54 @@ static void substitute(heft_newton *ws, int m, double *x) {
     }
 }
 
+/* ---- In body space ------------------------------------------------------------------
+ *
+ * On an island body_space.h takes (more compliant contact rows than body
+ * coordinates), the free rows' system M_FF x = g is solved through the
+ * bodies, as bpp-skyline's solves are (docs/bpp.md "Solves in body
+ * space"). A coupled friction row t moves with its free normal row f by
+ * kappa_t, so the impulse of f acts through l_f = j_f + sum kappa_t j_t
+ * (t and f are one contact's rows, on the same two bodies), and with
+ * E' = E_F + shift diag(A_FF):
+ *
+ *     M_FF x = J_F W L_F^T x + E' x = g   <=>   K v = L_F^T E'^-1 g,
+ *     K = M + L_F^T E'^-1 J_F,   x = E'^-1 (g - J_F v),
+ *
+ * K unsymmetric, six rows a body (heft_body_space_solve, which refines x
+ * against the exact M_FF until its residual is round-off); with the compliance every
+ * free row is independent, so none is dropped. A direction that cannot
+ * be refined, a pivot that fails, or a coupled row on other bodies than
+ * its normal's hands the start to the rows' envelope, and body space is
+ * not tried again for NEWTON_BODY_PAUSE solves of this workspace. */
+#define NEWTON_BODY_PAUSE 64
+
+/* The free rows' step into dir (g in ws->g). Returns 0, 1 when body space
+ * gives up (see above), -1 when out of memory. */
+static int body_direction(heft_newton *ws, const heft_mlcp *p, double shift) {
+    for (int i = 0; i < p->n; ++i)
+        ws->out[i] = ws->set[i] != NEWTON_FREE;
+    const int rc =
+        heft_body_space_solve(&ws->body, ws->out, ws->kappa, shift, ws->diag, ws->g, ws->px);
+    if (rc != 0)
+        return rc;
+    for (int i = 0; i < p->n; ++i)
+        if (!ws->out[i])
+            ws->dir[i] = ws->px[i];
+    return 0;
+}
+
+/* The coupled friction rows follow their normal rows' steps; 0, or -1 on a
+ * non-finite step. */
+static int finish_direction(heft_newton *ws, const heft_mlcp *p) {
+    for (int t = 0; t < p->n; ++t)
+        if (ws->kappa[t] != 0.0)
+            ws->dir[t] += ws->kappa[t] * ws->dir[p->findex[t]];
+    for (int i = 0; i < p->n; ++i)
+        if (!isfinite(ws->dir[i]))
+            return -1;
+    return 0;
+}
+
 /* The Newton direction at ws->lambda (sets in ws->set, w in ws->w) into
  * ws->dir. Returns the rows dropped as dependent, or -1. */
 static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *outside) {
@@ -430,6 +508,17 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     residual(ws, p, dir, NULL, ws->g);
     for (int i = 0; i < n; ++i)
         ws->g[i] = -ws->w[i] - ws->g[i];
+    if (ws->body_active) {
+        const int rc = body_direction(ws, p, shift);
+        if (rc == 0)
+            return finish_direction(ws, p);
+        if (rc < 0)
+            return -1;
+        /* the rows from here (g is the same in either) */
+        ws->body_pause = NEWTON_BODY_PAUSE;
+        if (prepare_rows(ws, p) != 0)
+            return -1;
+    }
 
     /* M = A, then the coupling, in RCM order, tight rows out */
     const size_t stored = ws->start[n];
@@ -460,13 +549,7 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     for (int r = 0; r < n; ++r)
         if (!ws->out[r] || ws->out[r] == 2)
             dir[perm[r]] = ws->out[r] ? 0.0 : ws->px[r];
-    for (int t = 0; t < n; ++t)
-        if (kappa[t] != 0.0)
-            dir[t] += kappa[t] * dir[p->findex[t]];
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(dir[i]))
-            return -1;
-    return dropped;
+    return finish_direction(ws, p) != 0 ? -1 : dropped;
 }
 
 /* Free rows that sit on a bound of their box (within their own step
@@ -665,6 +748,7 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
 
 void heft_newton_release(heft_newton *ws) {
     heft_ordering_release(&ws->ordering);
+    heft_body_space_release(&ws->body);
     heft_envelope_work_release(&ws->env);
     void *arrays[] = {ws->start, ws->A_sky, ws->lower,       ws->upper, ws->lambda,
                       ws->trial, ws->w,     ws->wt,          ws->dir,   ws->g,

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "body_space.h"
 #include "envelope.h"
 #include "mlcp.h"
 #include "ordering.h"
@@ -56,6 +57,11 @@ typedef struct heft_newton {
      * progress (NEWTON_STAGNANT steps that lower its error by less than a fifth), not on a
      * run of short steps that still lower the error */
     int last_stage;
+    /* the direction in body space (newton.c "In body space"): the island
+     * taken, this solve's use of it, and the solves left before it is
+     * tried again after one failed */
+    heft_body_space body;
+    int body_active, body_pause;
     size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
         dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
         trial_set_cap, out_cap;

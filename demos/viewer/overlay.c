@@ -74,7 +74,8 @@ static void stats_panel(viewer *v, float x, float y, float w) {
     /* the pivoting family's own counts, and which answers were kept */
     line(&c, white, "pivots   %d   restarts %d (%d sweeps)", st->pivot_steps, st->restarts,
          st->pgs_sweeps);
-    line(&c, white, "factor   %d   downdates %d", st->factorizations, st->downdates);
+    line(&c, white, "factor   %d (body %d)   downdates %d", st->factorizations,
+         st->body_factorizations, st->downdates);
     line(&c, white, "frozen   %d   backstop %d (%d pivots, %d Newton)", st->frozen_rounds,
          st->backstops, st->backstop_pivots, st->newton_steps);
     const int other = st->answers_pgs || st->answers_warm_start || st->answers_zero;

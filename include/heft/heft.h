@@ -261,7 +261,8 @@ typedef struct heft_step_stats {
     int factorizations;  /* factorizations (bpp-skyline's refactorings, bpp-pcg's
                             preconditioners included) */
     int downdates;
-    int updates; /* row additions to a sparse factor (bpp-sparse) */
+    int updates;             /* row additions to a sparse factor (bpp-sparse) */
+    int body_factorizations; /* of the factorizations, bpp-skyline's in body space */
     /* Island solves by the answer kept (heft_answer_source), summed over the
      * substeps: with one substep they add up to islands_solved. answers_pgs counts a pivoting
      * solver's own restart answer and the engine's rescue alike (fallbacks tells them apart). */

@@ -171,6 +171,8 @@ typedef struct heft_solver_stats {
      * of columns that met a negative pivot, [Ho 2022] Figure 6.4's abscissa. */
     long imaginary_columns_sum;
     long preconditioned_columns_sum;
+    int body_factorizations; /* bpp-skyline: of the factorizations, those of the body-space
+                                matrix M + J_F^T E_F^-1 J_F (bpp.md "Solves in body space") */
 } heft_solver_stats;
 
 #ifdef __cplusplus

@@ -1,0 +1,570 @@
+/* Heft: an island's rows seen from its bodies (body_space.h). */
+#include "body_space.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ordering.h"
+#include "skyline.h"
+#include "workspace.h"
+
+/* The inverse of a symmetric 3 x 3 (xx xy xz yy yz zz) into out; 0 when it
+ * is not positive definite or not finite. */
+static int invert_sym3(const double a[6], double out[6]) {
+    const double c0 = a[3] * a[5] - a[4] * a[4];
+    const double c1 = a[2] * a[4] - a[1] * a[5];
+    const double c2 = a[1] * a[4] - a[2] * a[3];
+    const double det = a[0] * c0 + a[1] * c1 + a[2] * c2;
+    if (!(a[0] > 0.0) || !(c0 > 0.0) || !(det > 0.0) || !isfinite(det))
+        return 0;
+    const double inv = 1.0 / det;
+    out[0] = c0 * inv;
+    out[1] = c1 * inv;
+    out[2] = c2 * inv;
+    out[3] = (a[0] * a[5] - a[2] * a[2]) * inv;
+    out[4] = (a[1] * a[2] - a[0] * a[4]) * inv;
+    out[5] = (a[0] * a[3] - a[1] * a[1]) * inv;
+    for (int k = 0; k < 6; ++k)
+        if (!isfinite(out[k]))
+            return 0;
+    return 1;
+}
+
+/* v = W j for one body: the linear part times the inverse mass, the
+ * angular part times the inverse inertia */
+static void apply_w(const heft_mlcp_body *B, const double j[6], double v[6]) {
+    const double *I = B->inv_inertia;
+    v[0] = B->inv_mass * j[0];
+    v[1] = B->inv_mass * j[1];
+    v[2] = B->inv_mass * j[2];
+    v[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
+    v[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
+    v[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
+}
+
+static double dot6(const double a[6], const double b[6]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+static int same_topology(const heft_body_space *b, const heft_mlcp *p) {
+    if (!b->ordered || b->pairs_n != p->n || b->pairs_nb != p->nbodies)
+        return 0;
+    for (int i = 0; i < p->n; ++i)
+        if (b->pairs[2 * i] != p->rows[i].a || b->pairs[2 * i + 1] != p->rows[i].b)
+            return 0;
+    return 1;
+}
+
+/* The rows of each body, the body graph, its RCM order and K's skyline. */
+static int order_bodies(heft_body_space *b, const heft_mlcp *p) {
+    const int n = p->n, nb = p->nbodies, m = 6 * nb;
+    b->ordered = 0;
+    if (!HEFT_RESERVE(b->pairs, b->pairs_cap, 2 * (size_t)n) ||
+        !HEFT_RESERVE(b->place, b->place_cap, nb) || !HEFT_RESERVE(b->order, b->order_cap, nb) ||
+        !HEFT_RESERVE(b->rows_start, b->rows_start_cap, (size_t)nb + 1) ||
+        !HEFT_RESERVE(b->rows_of, b->rows_of_cap, 2 * (size_t)n) ||
+        !HEFT_RESERVE(b->xadj, b->xadj_cap, (size_t)nb + 1) ||
+        !HEFT_RESERVE(b->adj, b->adj_cap, 2 * (size_t)n) ||
+        !HEFT_RESERVE(b->work, b->work_cap, 3 * (size_t)nb) ||
+        !HEFT_RESERVE(b->lo, b->lo_cap, nb) || !HEFT_RESERVE(b->last, b->last_cap, m) ||
+        !HEFT_RESERVE(b->start, b->start_cap, (size_t)m + 1))
+        return -1;
+    for (int i = 0; i < n; ++i) {
+        b->pairs[2 * i] = p->rows[i].a;
+        b->pairs[2 * i + 1] = p->rows[i].b;
+    }
+    /* the rows of each body (a row on one body twice is listed once) */
+    memset(b->rows_start, 0, sizeof(int) * ((size_t)nb + 1));
+    for (int i = 0; i < n; ++i) {
+        const int a = p->rows[i].a, c = p->rows[i].b;
+        if (a >= 0)
+            b->rows_start[a + 1]++;
+        if (c >= 0 && c != a)
+            b->rows_start[c + 1]++;
+    }
+    for (int k = 0; k < nb; ++k)
+        b->rows_start[k + 1] += b->rows_start[k];
+    int *fill = b->work; /* nb */
+    for (int k = 0; k < nb; ++k)
+        fill[k] = b->rows_start[k];
+    for (int i = 0; i < n; ++i) {
+        const int a = p->rows[i].a, c = p->rows[i].b;
+        if (a >= 0)
+            b->rows_of[fill[a]++] = i;
+        if (c >= 0 && c != a)
+            b->rows_of[fill[c]++] = i;
+    }
+    /* the body graph: bodies sharing a row, each neighbour once */
+    int *mark = b->lo; /* nb: the last body that listed it */
+    for (int k = 0; k < nb; ++k)
+        mark[k] = -1;
+    int edges = 0;
+    for (int k = 0; k < nb; ++k) {
+        b->xadj[k] = edges;
+        mark[k] = k;
+        for (int e = b->rows_start[k]; e < b->rows_start[k + 1]; ++e) {
+            const heft_mlcp_row *r = &p->rows[b->rows_of[e]];
+            const int other = r->a == k ? r->b : r->a;
+            if (other >= 0 && mark[other] != k) {
+                mark[other] = k;
+                b->adj[edges++] = other;
+            }
+        }
+    }
+    b->xadj[nb] = edges;
+    heft_rcm(nb, b->xadj, b->adj, b->order, b->work);
+    for (int q = 0; q < nb; ++q)
+        b->place[b->order[q]] = q;
+    /* lo[q]: the first place coupled to place q; K's rows of place q start
+     * at column 6 lo[q] */
+    for (int q = 0; q < nb; ++q) {
+        const int k = b->order[q];
+        int first = q;
+        for (int e = b->xadj[k]; e < b->xadj[k + 1]; ++e)
+            if (b->place[b->adj[e]] < first)
+                first = b->place[b->adj[e]];
+        b->lo[q] = first;
+    }
+    /* column c reaches the last place q with lo[q] <= c (a prefix maximum:
+     * lo[q] <= q, but lo is not monotone) */
+    int *reach = b->work; /* nb */
+    for (int c = 0; c < nb; ++c)
+        reach[c] = c;
+    for (int q = 0; q < nb; ++q)
+        if (q > reach[b->lo[q]])
+            reach[b->lo[q]] = q;
+    for (int c = 0, far = 0; c < nb; ++c) {
+        if (reach[c] > far)
+            far = reach[c];
+        for (int t = 0; t < 6; ++t)
+            b->last[6 * c + t] = 6 * far + 5;
+    }
+    if (heft_skyline_layout(m, b->last, b->start) == 0 && m > 0)
+        return -1;
+    b->pairs_n = n;
+    b->pairs_nb = nb;
+    b->ordered = 1;
+    return 0;
+}
+
+int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag) {
+    const int n = p->n, nb = p->nbodies;
+    if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
+        (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
+        return 0;
+    if (!HEFT_RESERVE(b->mass, b->mass_cap, 7 * (size_t)nb) ||
+        !HEFT_RESERVE(b->vel, b->vel_cap, 6 * (size_t)nb))
+        return -1;
+    for (int k = 0; k < nb; ++k) {
+        const heft_mlcp_body *B = &p->bodies[k];
+        double *mk = &b->mass[7 * (size_t)k];
+        if (!(B->inv_mass > 0.0) || !isfinite(B->inv_mass) || !invert_sym3(B->inv_inertia, mk + 1))
+            return 0;
+        mk[0] = 1.0 / B->inv_mass;
+    }
+    for (int i = 0; i < n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        double d = p->epsilon[i], v[6];
+        if (r->a >= 0) {
+            apply_w(&p->bodies[r->a], r->ja, v);
+            d += dot6(r->ja, v);
+        }
+        if (r->b >= 0) {
+            apply_w(&p->bodies[r->b], r->jb, v);
+            d += dot6(r->jb, v);
+            if (r->a == r->b) /* the cross terms of one body twice */
+                d += 2.0 * dot6(r->ja, v);
+        }
+        if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d))
+            return 0;
+        diag[i] = d;
+    }
+    if (!same_topology(b, p) && order_bodies(b, p) != 0)
+        return -1;
+    b->p = p;
+    b->n = n;
+    b->nb = nb;
+    b->m = 6 * nb;
+    return 1;
+}
+
+void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
+    const heft_mlcp *p = b->p;
+    double *vel = b->vel;
+    memset(vel, 0, sizeof(double) * (size_t)b->m);
+    for (int i = 0; i < b->n; ++i) {
+        const double xi = x[i];
+        if (xi == 0.0)
+            continue;
+        const heft_mlcp_row *r = &p->rows[i];
+        if (r->a >= 0)
+            for (int c = 0; c < 6; ++c)
+                vel[6 * r->a + c] += r->ja[c] * xi;
+        if (r->b >= 0)
+            for (int c = 0; c < 6; ++c)
+                vel[6 * r->b + c] += r->jb[c] * xi;
+    }
+    for (int k = 0; k < b->nb; ++k) {
+        double v[6];
+        apply_w(&p->bodies[k], &vel[6 * k], v);
+        memcpy(&vel[6 * k], v, sizeof v);
+    }
+    for (int i = 0; i < b->n; ++i) {
+        const heft_mlcp_row *r = &p->rows[i];
+        double yi = p->epsilon[i] * x[i];
+        if (r->a >= 0)
+            yi += dot6(r->ja, &vel[6 * r->a]);
+        if (r->b >= 0)
+            yi += dot6(r->jb, &vel[6 * r->b]);
+        y[i] = yi;
+    }
+}
+
+/* Row r's entry through the velocity changes u0 of body k0 and u1 of k1
+ * (-1: none). */
+static double row_through(const heft_mlcp_row *r, int k0, const double u0[6], int k1,
+                          const double u1[6]) {
+    double v = 0.0;
+    if (r->a >= 0 && r->a == k0)
+        v += dot6(r->ja, u0);
+    if (r->a >= 0 && r->a == k1)
+        v += dot6(r->ja, u1);
+    if (r->b >= 0 && r->b == k0)
+        v += dot6(r->jb, u0);
+    if (r->b >= 0 && r->b == k1)
+        v += dot6(r->jb, u1);
+    return v;
+}
+
+void heft_body_space_add_column(const heft_body_space *b, int j, double c, double *out) {
+    const heft_mlcp *p = b->p;
+    const heft_mlcp_row *rj = &p->rows[j];
+    /* u_k = W_k (row j's Jacobian blocks on body k) */
+    const int k0 = rj->a, k1 = rj->b == rj->a ? -1 : rj->b;
+    double u0[6] = {0}, u1[6] = {0}, sum[6];
+    if (k0 >= 0) {
+        for (int t = 0; t < 6; ++t)
+            sum[t] = rj->ja[t] + (rj->b == k0 ? rj->jb[t] : 0.0);
+        apply_w(&p->bodies[k0], sum, u0);
+    }
+    if (k1 >= 0)
+        apply_w(&p->bodies[k1], rj->jb, u1);
+    for (int side = 0; side < 2; ++side) {
+        const int k = side == 0 ? k0 : k1;
+        if (k < 0)
+            continue;
+        for (int e = b->rows_start[k]; e < b->rows_start[k + 1]; ++e) {
+            const int i = b->rows_of[e];
+            const heft_mlcp_row *r = &p->rows[i];
+            /* a row on both bodies is taken once, from k0's list */
+            if (side == 1 && k0 >= 0 && (r->a == k0 || r->b == k0))
+                continue;
+            out[i] += c * row_through(r, k0, u0, k1, u1);
+        }
+    }
+    out[j] += c * p->epsilon[j];
+}
+
+void heft_body_space_mass(const heft_body_space *b, double *lower, double *upper) {
+    /* the inertia xx xy xz yy yz zz at these (row, column) of the angular
+     * block, row >= column */
+    static const int rows[6] = {0, 1, 2, 1, 2, 2}, cols[6] = {0, 0, 0, 1, 1, 2};
+    const size_t stored = b->start[b->m];
+    memset(lower, 0, sizeof(double) * stored);
+    if (upper != NULL)
+        memset(upper, 0, sizeof(double) * stored);
+    for (int k = 0; k < b->nb; ++k) {
+        const int o = 6 * b->place[k];
+        const double *mk = &b->mass[7 * (size_t)k];
+        for (int t = 0; t < 3; ++t)
+            *heft_body_space_at(b, lower, upper, o + t, o + t) = mk[0];
+        for (int e = 0; e < 6; ++e) {
+            const int r = o + 3 + rows[e], c = o + 3 + cols[e];
+            *heft_body_space_at(b, lower, upper, r, c) = mk[1 + e];
+            if (upper != NULL && r != c)
+                *heft_body_space_at(b, lower, upper, c, r) = mk[1 + e];
+        }
+    }
+}
+
+/* A row's sides as (body, left vector, Jacobian block), at most two, with
+ * a body named twice folded into one side and the static world left out.
+ * Returns the number of sides. */
+static int sides(const heft_mlcp_row *row, const double la[6], const double lb[6], int body[2],
+                 double l[2][6], double j[2][6]) {
+    int count = 0;
+    if (row->a >= 0) {
+        body[count] = row->a;
+        for (int t = 0; t < 6; ++t) {
+            l[count][t] = la[t] + (row->b == row->a ? lb[t] : 0.0);
+            j[count][t] = row->ja[t] + (row->b == row->a ? row->jb[t] : 0.0);
+        }
+        ++count;
+    }
+    if (row->b >= 0 && row->b != row->a) {
+        body[count] = row->b;
+        memcpy(l[count], lb, sizeof(double) * 6);
+        memcpy(j[count], row->jb, sizeof(double) * 6);
+        ++count;
+    }
+    return count;
+}
+
+void heft_body_space_add_row(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
+                             const double lb[6], double w, double *lower, double *upper) {
+    int body[2];
+    double l[2][6], j[2][6];
+    const int count = sides(row, la, lb, body, l, j);
+    const size_t *start = b->start;
+    for (int s1 = 0; s1 < count; ++s1) {
+        const int o1 = 6 * b->place[body[s1]];
+        double wl[6];
+        for (int t = 0; t < 6; ++t)
+            wl[t] = w * l[s1][t];
+        for (int s2 = 0; s2 < count; ++s2) {
+            const int o2 = 6 * b->place[body[s2]];
+            const double *j2 = j[s2];
+            if (o1 > o2) {
+                /* below the diagonal: column o2 + u holds rows o1 .. o1 + 5 */
+                for (int u = 0; u < 6; ++u) {
+                    double *col = lower + start[o2 + u] + (size_t)(o1 - o2 - u);
+                    for (int t = 0; t < 6; ++t)
+                        col[t] += wl[t] * j2[u];
+                }
+            } else if (o1 < o2) {
+                if (upper == NULL)
+                    continue; /* symmetric: the lower half only */
+                /* above: row o1 + t holds columns o2 .. o2 + 5 */
+                for (int t = 0; t < 6; ++t) {
+                    double *rw = upper + start[o1 + t] + (size_t)(o2 - o1 - t);
+                    for (int u = 0; u < 6; ++u)
+                        rw[u] += wl[t] * j2[u];
+                }
+            } else {
+                for (int t = 0; t < 6; ++t)
+                    for (int u = 0; u < 6; ++u) {
+                        if (upper == NULL && t < u)
+                            continue;
+                        *heft_body_space_at(b, lower, upper, o1 + t, o1 + u) += wl[t] * j2[u];
+                    }
+            }
+        }
+    }
+}
+
+void heft_body_space_spread(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
+                            const double lb[6], double t, double *g) {
+    if (row->a >= 0) {
+        double *ga = &g[6 * b->place[row->a]];
+        for (int c = 0; c < 6; ++c)
+            ga[c] += la[c] * t;
+    }
+    if (row->b >= 0) {
+        double *gb = &g[6 * b->place[row->b]];
+        for (int c = 0; c < 6; ++c)
+            gb[c] += lb[c] * t;
+    }
+}
+
+double heft_body_space_gather(const heft_body_space *b, const heft_mlcp_row *row, const double *v) {
+    double s = 0.0;
+    if (row->a >= 0)
+        s += dot6(row->ja, &v[6 * b->place[row->a]]);
+    if (row->b >= 0)
+        s += dot6(row->jb, &v[6 * b->place[row->b]]);
+    return s;
+}
+
+/* y[e] -= a[e] b for e in [from, to] (a and y apart, so vector loops) */
+static inline void sub_scaled(double *restrict y, const double *restrict a, double b, int from,
+                              int to) {
+    if (b != 0.0)
+        for (int e = from; e <= to; ++e)
+            y[e] -= a[e] * b;
+}
+
+int heft_body_space_lu(const heft_body_space *b, double *lower, double *upper) {
+    const int m = b->m;
+    const int *last = b->last;
+    const size_t *start = b->start;
+    for (int k = 0; k < m; ++k) {
+        double *lk = lower + start[k];
+        const double *uk = upper + start[k];
+        const int len = last[k] - k;
+        double size = fabs(lk[0]);
+        for (int t = 1; t <= len; ++t) {
+            const double a = fabs(lk[t]) > fabs(uk[t]) ? fabs(lk[t]) : fabs(uk[t]);
+            size = a > size ? a : size;
+        }
+        if (!isfinite(lk[0]) || !(fabs(lk[0]) > 1e-13 * size))
+            return -1;
+        const double inv = 1.0 / lk[0];
+        for (int t = 1; t <= len; ++t)
+            lk[t] *= inv;
+        /* L(r, k) U(k, c) off every later column and row in the band */
+        for (int t = 1; t <= len; ++t) {
+            const int c = k + t;
+            sub_scaled(lower + start[c], lk + t, uk[t], 0, len - t);
+            sub_scaled(upper + start[c], uk + t, lk[t], 1, len - t);
+        }
+    }
+    return 0;
+}
+
+void heft_body_space_lu_solve(const heft_body_space *b, const double *lower, const double *upper,
+                              double *x) {
+    const int m = b->m;
+    const int *last = b->last;
+    const size_t *start = b->start;
+    for (int k = 0; k < m; ++k) {
+        const double xk = x[k];
+        if (xk == 0.0)
+            continue;
+        const double *lk = lower + start[k];
+        for (int t = 1; t <= last[k] - k; ++t)
+            x[k + t] -= lk[t] * xk;
+    }
+    for (int k = m - 1; k >= 0; --k) {
+        const double *uk = upper + start[k];
+        double sum = x[k];
+        for (int t = 1; t <= last[k] - k; ++t)
+            sum -= uk[t] * x[k + t];
+        x[k] = sum / lower[start[k]];
+    }
+}
+
+/* the refinement of heft_body_space_solve: rounds at most, where it stops,
+ * what it must reach, and the least gain a round before it counts as
+ * stalled (all relative to |g| + max (1 + shift) A_ii |x|) */
+#define SOLVE_REFINE_MAX 6
+#define SOLVE_REFINE_DONE 1e-15
+#define SOLVE_REFINE_ACCEPT 1e-13
+#define SOLVE_REFINE_GAIN 0.25
+
+static int reserve_solve(heft_body_space *b) {
+    const size_t n = (size_t)b->n, m = (size_t)b->m, stored = b->start[b->m];
+    return HEFT_RESERVE(b->K_lower, b->K_lower_cap, stored) &&
+           HEFT_RESERVE(b->K_upper, b->K_upper_cap, stored) &&
+           HEFT_RESERVE(b->left, b->left_cap, 12 * n) && HEFT_RESERVE(b->inv_e, b->inv_e_cap, n) &&
+           HEFT_RESERVE(b->bg, b->bg_cap, m) && HEFT_RESERVE(b->bz, b->bz_cap, n) &&
+           HEFT_RESERVE(b->by, b->by_cap, n) && HEFT_RESERVE(b->r0, b->r0_cap, n) &&
+           HEFT_RESERVE(b->res, b->res_cap, n) && HEFT_RESERVE(b->sol, b->sol_cap, n) &&
+           HEFT_RESERVE(b->bd, b->bd_cap, n);
+}
+
+/* d_F = approximately the solve of res_F through K (its factor in hand) */
+static void solve_correction(heft_body_space *b, const unsigned char *out, const double *res,
+                             double *d) {
+    const heft_mlcp *p = b->p;
+    memset(b->bg, 0, sizeof(double) * (size_t)b->m);
+    for (int i = 0; i < b->n; ++i)
+        if (!out[i] && res[i] != 0.0)
+            heft_body_space_spread(b, &p->rows[i], &b->left[12 * (size_t)i],
+                                   &b->left[12 * (size_t)i + 6], res[i] * b->inv_e[i], b->bg);
+    heft_body_space_lu_solve(b, b->K_lower, b->K_upper, b->bg);
+    for (int i = 0; i < b->n; ++i)
+        d[i] =
+            out[i] ? 0.0 : (res[i] - heft_body_space_gather(b, &p->rows[i], b->bg)) * b->inv_e[i];
+}
+
+/* y_F = (A_FF + C + shift diag) x_F, zero off F */
+static void solve_product(heft_body_space *b, const unsigned char *out, const double *kappa,
+                          double shift, const double *diag, const double *x, double *y) {
+    const heft_mlcp *p = b->p;
+    for (int i = 0; i < b->n; ++i)
+        b->bz[i] = out[i] ? 0.0 : x[i];
+    if (kappa != NULL)
+        for (int t = 0; t < b->n; ++t)
+            if (kappa[t] != 0.0)
+                b->bz[t] = kappa[t] * x[p->findex[t]];
+    heft_body_space_multiply(b, b->bz, y);
+    for (int i = 0; i < b->n; ++i)
+        y[i] = out[i] ? 0.0 : y[i] + shift * diag[i] * x[i];
+}
+
+static double max_abs_in(const unsigned char *out, const double *x, int n) {
+    double m = 0.0;
+    for (int i = 0; i < n; ++i)
+        if (!out[i] && fabs(x[i]) > m)
+            m = fabs(x[i]);
+    return m;
+}
+
+int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const double *kappa,
+                          double shift, const double *diag, const double *g, double *x) {
+    const heft_mlcp *p = b->p;
+    const int n = b->n;
+    if (!reserve_solve(b))
+        return -1;
+    for (int i = 0; i < n; ++i) {
+        if (out[i])
+            continue;
+        memcpy(&b->left[12 * (size_t)i], p->rows[i].ja, sizeof(double) * 6);
+        memcpy(&b->left[12 * (size_t)i + 6], p->rows[i].jb, sizeof(double) * 6);
+        b->inv_e[i] = 1.0 / (p->epsilon[i] + shift * diag[i]);
+    }
+    for (int t = 0; kappa != NULL && t < n; ++t) {
+        if (kappa[t] == 0.0)
+            continue;
+        const int f = p->findex[t];
+        const heft_mlcp_row *rt = &p->rows[t], *rf = &p->rows[f];
+        if (rt->a != rf->a || rt->b != rf->b || out[f])
+            return 1;
+        double *l = &b->left[12 * (size_t)f];
+        for (int c = 0; c < 6; ++c) {
+            l[c] += kappa[t] * rt->ja[c];
+            l[6 + c] += kappa[t] * rt->jb[c];
+        }
+    }
+    heft_body_space_mass(b, b->K_lower, b->K_upper);
+    for (int i = 0; i < n; ++i)
+        if (!out[i])
+            heft_body_space_add_row(b, &p->rows[i], &b->left[12 * (size_t)i],
+                                    &b->left[12 * (size_t)i + 6], b->inv_e[i], b->K_lower,
+                                    b->K_upper);
+    if (heft_body_space_lu(b, b->K_lower, b->K_upper) != 0)
+        return 1;
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) {
+        b->r0[i] = b->res[i] = out[i] ? 0.0 : g[i];
+        b->sol[i] = 0.0;
+        if (!out[i] && (1.0 + shift) * diag[i] > dmax)
+            dmax = (1.0 + shift) * diag[i];
+    }
+    const double gnorm = max_abs_in(out, b->r0, n);
+    double prev = gnorm, scaled = INFINITY;
+    for (int it = 0; it < SOLVE_REFINE_MAX; ++it) {
+        solve_correction(b, out, b->res, b->bd);
+        for (int i = 0; i < n; ++i)
+            b->sol[i] += b->bd[i];
+        solve_product(b, out, kappa, shift, diag, b->sol, b->by);
+        for (int i = 0; i < n; ++i)
+            b->res[i] = out[i] ? 0.0 : b->r0[i] - b->by[i];
+        const double rn = max_abs_in(out, b->res, n);
+        const double scale = gnorm + dmax * max_abs_in(out, b->sol, n);
+        if (!isfinite(rn) || !isfinite(scale))
+            break;
+        scaled = scale > 0.0 ? rn / scale : 0.0;
+        if (scaled <= SOLVE_REFINE_DONE || rn > SOLVE_REFINE_GAIN * prev)
+            break;
+        prev = rn;
+    }
+    if (!(scaled <= SOLVE_REFINE_ACCEPT))
+        return 1;
+    memcpy(x, b->sol, sizeof(double) * (size_t)n);
+    return 0;
+}
+
+void heft_body_space_forget(heft_body_space *b) {
+    b->ordered = 0;
+}
+
+void heft_body_space_release(heft_body_space *b) {
+    void *arrays[] = {b->pairs, b->place,   b->order,   b->rows_start, b->rows_of, b->xadj,
+                      b->adj,   b->work,    b->lo,      b->last,       b->start,   b->mass,
+                      b->vel,   b->K_lower, b->K_upper, b->left,       b->inv_e,   b->bg,
+                      b->bz,    b->by,      b->r0,      b->res,        b->sol,     b->bd};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        heft_free(arrays[k]);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,228 @@
+/* Heft: bpp-skyline's solves in body space, for islands with more contact
+ * rows than degrees of freedom (bpp.h, docs/bpp.md "Solves in body space").
+ *
+ * A = J W J^T + E, W = M^-1 block diagonal, E = diag(epsilon) the rows'
+ * compliance. For a free set F with every epsilon_i > 0 (Woodbury, or the
+ * elimination of the velocity change v = W J_F^T x of the saddle-point
+ * system [M, -J_F^T; J_F, E_F]):
+ *
+ *     A_FF x = r   <=>   K v = J_F^T E_F^-1 r,  K = M + J_F^T E_F^-1 J_F,
+ *                        x = E_F^-1 (r - J_F v).
+ *
+ * K has six rows per body, not one per row: a pyramid of 55 boxes has 330
+ * against 1,740 contact rows, and its skyline (bodies in reverse
+ * Cuthill-McKee order, each body's six rows together) is about twenty times
+ * cheaper to factor than A_FF's. A pivoting step that changes F assembles
+ * and factors K afresh (no downdates: a row of F is a rank-1 term of K).
+ *
+ * The price is round-off: x is E^-1 times a difference, so an error of v is
+ * multiplied by about |J|^2 / epsilon. Each solve is therefore refined
+ * against the exact product A x (computed from J, W and E) until its
+ * residual reaches round-off of A_FF's own scale; a solve that cannot get
+ * there (a compliance too small beside A_ii) hands the island back to the
+ * row skyline (bpp_skyline.c), which then answers the rest of the solve,
+ * and body space is not tried again for BODY_PAUSE solves. Islands are
+ * taken as body_space.h says (heft_body_space_take), with the state's
+ * floor of epsilon_i / A_ii. */
+#include <math.h>
+#include <string.h>
+
+#include "body_space.h"
+#include "bpp.h"
+#include "skyline.h"
+#include "workspace.h"
+
+/* refinement: iterations at most, the residual (relative to |r| + d_max
+ * |x|) where it stops, the one it must reach, and the least gain per
+ * iteration before it counts as stalled */
+#define BODY_REFINE_MAX 6
+#define BODY_REFINE_DONE 1e-15
+#define BODY_REFINE_ACCEPT 1e-13
+#define BODY_REFINE_GAIN 0.25
+/* solves in row space after body space failed one */
+#define BODY_PAUSE 64
+
+struct bpp_body_backend {
+    heft_body_space space;
+    int active;                 /* this solve's A_FF solves go through K */
+    int pause;                  /* solves left before body space is tried again */
+    double *K;                  /* envelope of K, then its factor */
+    double *inv_e;              /* n */
+    double *g;                  /* m: J_F^T E_F^-1 r, then v, in place order */
+    double *r0, *res, *sol, *d; /* n each */
+    unsigned char *factored_tight;
+    int factored_valid;
+    size_t K_cap, inv_e_cap, g_cap, r0_cap, res_cap, sol_cap, d_cap, factored_tight_cap;
+};
+
+int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
+    struct bpp_body_backend *b = s->body;
+    if (b != NULL)
+        b->active = 0;
+    if (b != NULL && b->pause > 0) {
+        b->pause--;
+        return 0;
+    }
+    if (p->rows == NULL || p->nbodies < 1 ||
+        (double)p->n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)p->nbodies)
+        return 0;
+    if (b == NULL) {
+        b = heft_alloc(sizeof *b);
+        if (b == NULL)
+            return -1;
+        memset(b, 0, sizeof *b);
+        s->body = b;
+    }
+    const double start = heft_time_ms();
+    const int taken = heft_body_space_take(&b->space, p, s->body_min_compliance, s->diag);
+    stats->time_assembly_ms += heft_time_ms() - start;
+    if (taken <= 0)
+        return taken;
+    const int n = p->n, m = b->space.m;
+    if (!HEFT_RESERVE(b->K, b->K_cap, b->space.start[m]) || !HEFT_RESERVE(b->g, b->g_cap, m) ||
+        !HEFT_RESERVE(b->inv_e, b->inv_e_cap, n) || !HEFT_RESERVE(b->r0, b->r0_cap, n) ||
+        !HEFT_RESERVE(b->res, b->res_cap, n) || !HEFT_RESERVE(b->sol, b->sol_cap, n) ||
+        !HEFT_RESERVE(b->d, b->d_cap, n) ||
+        !HEFT_RESERVE(b->factored_tight, b->factored_tight_cap, n))
+        return -1;
+    for (int i = 0; i < n; ++i)
+        b->inv_e[i] = 1.0 / p->epsilon[i];
+    b->factored_valid = 0;
+    b->active = 1;
+    return 1;
+}
+
+int heft_bpp_body_active(const bpp_state *s) {
+    return s->body != NULL && s->body->active;
+}
+
+void heft_bpp_body_multiply(bpp_state *s, int n, const double *x, double *y) {
+    heft_body_space_multiply(&s->body->space, x, y);
+    (void)n;
+}
+
+void heft_bpp_body_add_column(const bpp_state *s, int n, int j, double c, double *out) {
+    heft_body_space_add_column(&s->body->space, j, c, out);
+    (void)n;
+}
+
+/* K = M + J_F^T E_F^-1 J_F in skyline storage (lower envelope). */
+static void assemble_k(struct bpp_body_backend *b, const unsigned char *tight) {
+    const heft_mlcp *p = b->space.p;
+    heft_body_space_mass(&b->space, b->K, NULL);
+    for (int i = 0; i < b->space.n; ++i)
+        if (!tight[i])
+            heft_body_space_add_row(&b->space, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
+                                    b->inv_e[i], b->K, NULL);
+}
+
+/* d_F = approximately A_FF^-1 res_F by the body-space formula (top of the
+ * file); d_T = 0. */
+static void correction(struct bpp_body_backend *b, const unsigned char *tight, const double *res,
+                       double *d) {
+    const heft_body_space *sp = &b->space;
+    const heft_mlcp *p = sp->p;
+    memset(b->g, 0, sizeof(double) * (size_t)sp->m);
+    for (int i = 0; i < sp->n; ++i)
+        if (!tight[i] && res[i] != 0.0)
+            heft_body_space_spread(sp, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
+                                   res[i] * b->inv_e[i], b->g);
+    heft_skyline k = {sp->m, sp->last, sp->start, b->K};
+    heft_skyline_solve(k, NULL, b->g);
+    for (int i = 0; i < sp->n; ++i)
+        d[i] =
+            tight[i] ? 0.0 : (res[i] - heft_body_space_gather(sp, &p->rows[i], b->g)) * b->inv_e[i];
+}
+
+static double max_abs_free(const double *x, const unsigned char *tight, int n) {
+    double m = 0.0;
+    for (int i = 0; i < n; ++i)
+        if (!tight[i] && fabs(x[i]) > m)
+            m = fabs(x[i]);
+    return m;
+}
+
+int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
+                        heft_solver_stats *stats) {
+    struct bpp_body_backend *b = s->body;
+    const double start = heft_time_ms();
+    if (!(b->factored_valid && memcmp(b->factored_tight, tight, (size_t)n) == 0)) {
+        b->factored_valid = 0;
+        assemble_k(b, tight);
+        stats->factorizations++;
+        stats->body_factorizations++;
+        heft_skyline k = {b->space.m, b->space.last, b->space.start, b->K};
+        const int rc = heft_skyline_factor(k, NULL);
+        stats->time_factor_ms += heft_time_ms() - start;
+        if (rc != 0)
+            goto give_up;
+        memcpy(b->factored_tight, tight, (size_t)n);
+        b->factored_valid = 1;
+    }
+    /* refinement against the exact A (top of the file) */
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) {
+        b->r0[i] = tight[i] ? 0.0 : x[i];
+        b->sol[i] = 0.0;
+        if (!tight[i] && s->diag[i] > dmax)
+            dmax = s->diag[i];
+    }
+    const double rnorm = max_abs_free(b->r0, tight, n);
+    memcpy(b->res, b->r0, sizeof(double) * (size_t)n);
+    double prev = rnorm, scaled = INFINITY;
+    for (int it = 0; it < BODY_REFINE_MAX; ++it) {
+        correction(b, tight, b->res, b->d);
+        for (int i = 0; i < n; ++i)
+            b->sol[i] += b->d[i];
+        heft_bpp_body_multiply(s, n, b->sol, b->res);
+        for (int i = 0; i < n; ++i)
+            b->res[i] = tight[i] ? 0.0 : b->r0[i] - b->res[i];
+        const double rn = max_abs_free(b->res, tight, n);
+        const double scale = rnorm + dmax * max_abs_free(b->sol, tight, n);
+        if (!isfinite(rn) || !isfinite(scale))
+            break;
+        scaled = scale > 0.0 ? rn / scale : 0.0;
+        if (scaled <= BODY_REFINE_DONE || rn > BODY_REFINE_GAIN * prev)
+            break;
+        prev = rn;
+    }
+    if (!(scaled <= BODY_REFINE_ACCEPT))
+        goto give_up;
+    memcpy(x, b->sol, sizeof(double) * (size_t)n);
+    return 0;
+give_up:
+    b->active = 0;
+    b->factored_valid = 0;
+    b->pause = BODY_PAUSE;
+    return 1;
+}
+
+int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
+                                double *x, heft_solver_stats *stats) {
+    const double start = heft_time_ms();
+    const int rc = heft_body_space_solve(&s->body->space, tight, kappa, 0.0, s->diag, x, x);
+    stats->factorizations++;
+    stats->body_factorizations++;
+    stats->time_factor_ms += heft_time_ms() - start;
+    return rc;
+}
+
+void heft_bpp_body_release(bpp_state *s) {
+    struct bpp_body_backend *b = s->body;
+    if (b == NULL)
+        return;
+    heft_body_space_release(&b->space);
+    void *arrays[] = {b->K, b->inv_e, b->g, b->r0, b->res, b->sol, b->d, b->factored_tight};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
+        heft_free(arrays[k]);
+    heft_free(b);
+    s->body = NULL;
+}
+
+void heft_bpp_body_forget(bpp_state *s) {
+    if (s->body != NULL) {
+        heft_body_space_forget(&s->body->space);
+        s->body->active = 0;
+        s->body->pause = 0;
+    }
+}
