@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bpp.h"
 #include "ordering.h"
 #include "skyline.h"
 #include "workspace.h"
@@ -141,6 +142,10 @@ static int order_bodies(heft_body_space *b, const heft_mlcp *p) {
     }
     if (heft_skyline_layout(m, b->last, b->start) == 0 && m > 0)
         return -1;
+    b->solve_flops = 4.0 * (double)b->start[m];
+    b->lu_flops = 144.0 * (double)n;
+    for (int k = 0; k < m; ++k)
+        b->lu_flops += 4.0 * (double)(b->last[k] - k) * (double)(b->last[k] - k);
     b->pairs_n = n;
     b->pairs_nb = nb;
     b->ordered = 1;
@@ -452,16 +457,77 @@ static int reserve_solve(heft_body_space *b) {
            HEFT_RESERVE(b->bd, b->bd_cap, n);
 }
 
+/* bg = K^-1 bg, K = chol's K + U V^T by the Woodbury identity (the terms
+ * in wood_*), or the unsymmetric LU in K_lower and K_upper (chol NULL) */
+static void solve_k(heft_body_space *b, const double *chol) {
+    if (chol == NULL) {
+        heft_body_space_lu_solve(b, b->K_lower, b->K_upper, b->bg);
+        return;
+    }
+    heft_skyline k = {b->m, b->last, b->start, (double *)chol};
+    heft_skyline_solve(k, NULL, b->bg);
+    const int wk = b->wood_k;
+    if (wk == 0)
+        return;
+    const heft_mlcp *p = b->p;
+    for (int q = 0; q < wk; ++q)
+        b->wood_t[q] = heft_body_space_gather(b, &p->rows[b->wood_rows[q]], b->bg);
+    heft_bpp_lu_solve(b->wood_s, wk, b->wood_pivot, b->wood_t);
+    for (int q = 0; q < wk; ++q) {
+        const double *z = &b->wood_z[(size_t)q * (size_t)b->m];
+        for (int r = 0; r < b->m; ++r)
+            b->bg[r] -= z[r] * b->wood_t[q];
+    }
+}
+
+/* The Woodbury terms of K + U V^T on chol's K: Z = K^-1 U, S = I + V^T Z
+ * and its LU. 0, 1 when S is singular, -1 when out of memory. */
+static int woodbury_terms(heft_body_space *b, const double *chol, int k) {
+    const heft_mlcp *p = b->p;
+    const size_t m = (size_t)b->m, uk = (size_t)k;
+    if (!HEFT_RESERVE(b->wood_rows, b->wood_rows_cap, uk) ||
+        !HEFT_RESERVE(b->wood_pivot, b->wood_pivot_cap, uk) ||
+        !HEFT_RESERVE(b->wood_z, b->wood_z_cap, uk * m) ||
+        !HEFT_RESERVE(b->wood_s, b->wood_s_cap, uk * uk) ||
+        !HEFT_RESERVE(b->wood_t, b->wood_t_cap, uk))
+        return -1;
+    heft_skyline sk = {b->m, b->last, b->start, (double *)chol};
+    int q = 0;
+    for (int f = 0; f < b->n; ++f) {
+        if (b->bz[f] == 0.0) /* marked below: a coupled normal row */
+            continue;
+        const heft_mlcp_row *rf = &p->rows[f];
+        const double *l = &b->left[12 * (size_t)f];
+        double la[6], lb[6];
+        for (int c = 0; c < 6; ++c) {
+            la[c] = l[c] - rf->ja[c];
+            lb[c] = l[6 + c] - rf->jb[c];
+        }
+        double *z = &b->wood_z[(size_t)q * m];
+        memset(z, 0, sizeof(double) * m);
+        heft_body_space_spread(b, rf, la, lb, b->inv_e[f], z);
+        heft_skyline_solve(sk, NULL, z);
+        b->wood_rows[q++] = f;
+    }
+    for (int r = 0; r < k; ++r)
+        for (int c = 0; c < k; ++c)
+            b->wood_s[(size_t)r * uk + (size_t)c] =
+                (r == c ? 1.0 : 0.0) +
+                heft_body_space_gather(b, &p->rows[b->wood_rows[r]], &b->wood_z[(size_t)c * m]);
+    b->wood_k = k;
+    return heft_bpp_lu_factor(b->wood_s, k, b->wood_pivot) ? 0 : 1;
+}
+
 /* d_F = approximately the solve of res_F through K (its factor in hand) */
-static void solve_correction(heft_body_space *b, const unsigned char *out, const double *res,
-                             double *d) {
+static void solve_correction(heft_body_space *b, const unsigned char *out, const double *chol,
+                             const double *res, double *d) {
     const heft_mlcp *p = b->p;
     memset(b->bg, 0, sizeof(double) * (size_t)b->m);
     for (int i = 0; i < b->n; ++i)
         if (!out[i] && res[i] != 0.0)
             heft_body_space_spread(b, &p->rows[i], &b->left[12 * (size_t)i],
                                    &b->left[12 * (size_t)i + 6], res[i] * b->inv_e[i], b->bg);
-    heft_body_space_lu_solve(b, b->K_lower, b->K_upper, b->bg);
+    solve_k(b, chol);
     for (int i = 0; i < b->n; ++i)
         d[i] =
             out[i] ? 0.0 : (res[i] - heft_body_space_gather(b, &p->rows[i], b->bg)) * b->inv_e[i];
@@ -491,7 +557,8 @@ static double max_abs_in(const unsigned char *out, const double *x, int n) {
 }
 
 int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const double *kappa,
-                          double shift, const double *diag, const double *g, double *x) {
+                          double shift, const double *diag, const double *chol, const double *g,
+                          double *x) {
     const heft_mlcp *p = b->p;
     const int n = b->n;
     if (!reserve_solve(b))
@@ -516,14 +583,33 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
             l[6 + c] += kappa[t] * rt->jb[c];
         }
     }
-    heft_body_space_mass(b, b->K_lower, b->K_upper);
-    for (int i = 0; i < n; ++i)
-        if (!out[i])
-            heft_body_space_add_row(b, &p->rows[i], &b->left[12 * (size_t)i],
-                                    &b->left[12 * (size_t)i + 6], b->inv_e[i], b->K_lower,
-                                    b->K_upper);
-    if (heft_body_space_lu(b, b->K_lower, b->K_upper) != 0)
-        return 1;
+    /* the coupled normal rows, marked in bz (the product's scratch) */
+    int k = 0;
+    memset(b->bz, 0, sizeof(double) * (size_t)n);
+    for (int t = 0; kappa != NULL && t < n; ++t)
+        if (kappa[t] != 0.0 && b->bz[p->findex[t]] == 0.0) {
+            b->bz[p->findex[t]] = 1.0;
+            ++k;
+        }
+    const double kk = (double)k;
+    b->used_lu = 0;
+    if (chol != NULL && (kk + 2.0) * b->solve_flops + kk * kk * kk < b->lu_flops) {
+        b->wood_k = 0;
+        const int rc = k > 0 ? woodbury_terms(b, chol, k) : 0;
+        if (rc != 0)
+            return rc;
+    } else {
+        chol = NULL;
+        b->used_lu = 1;
+        heft_body_space_mass(b, b->K_lower, b->K_upper);
+        for (int i = 0; i < n; ++i)
+            if (!out[i])
+                heft_body_space_add_row(b, &p->rows[i], &b->left[12 * (size_t)i],
+                                        &b->left[12 * (size_t)i + 6], b->inv_e[i], b->K_lower,
+                                        b->K_upper);
+        if (heft_body_space_lu(b, b->K_lower, b->K_upper) != 0)
+            return 1;
+    }
     double dmax = 0.0;
     for (int i = 0; i < n; ++i) {
         b->r0[i] = b->res[i] = out[i] ? 0.0 : g[i];
@@ -534,7 +620,7 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
     const double gnorm = max_abs_in(out, b->r0, n);
     double prev = gnorm, scaled = INFINITY;
     for (int it = 0; it < SOLVE_REFINE_MAX; ++it) {
-        solve_correction(b, out, b->res, b->bd);
+        solve_correction(b, out, chol, b->res, b->bd);
         for (int i = 0; i < n; ++i)
             b->sol[i] += b->bd[i];
         solve_product(b, out, kappa, shift, diag, b->sol, b->by);
@@ -560,10 +646,11 @@ void heft_body_space_forget(heft_body_space *b) {
 }
 
 void heft_body_space_release(heft_body_space *b) {
-    void *arrays[] = {b->pairs, b->place,   b->order,   b->rows_start, b->rows_of, b->xadj,
-                      b->adj,   b->work,    b->lo,      b->last,       b->start,   b->mass,
-                      b->vel,   b->K_lower, b->K_upper, b->left,       b->inv_e,   b->bg,
-                      b->bz,    b->by,      b->r0,      b->res,        b->sol,     b->bd};
+    void *arrays[] = {b->pairs,     b->place,      b->order,   b->rows_start, b->rows_of, b->xadj,
+                      b->adj,       b->work,       b->lo,      b->last,       b->start,   b->mass,
+                      b->vel,       b->K_lower,    b->K_upper, b->left,       b->inv_e,   b->bg,
+                      b->bz,        b->by,         b->r0,      b->res,        b->sol,     b->bd,
+                      b->wood_rows, b->wood_pivot, b->wood_z,  b->wood_s,     b->wood_t};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     memset(b, 0, sizeof *b);

@@ -44,10 +44,21 @@ typedef struct heft_body_space {
     /* heft_body_space_solve's workspace: K's two envelopes, each row's left
      * vectors (12 a row) and 1/e', the refinement's vectors */
     double *K_lower, *K_upper, *left, *inv_e, *bg, *bz, *by, *r0, *res, *sol, *bd;
+    /* ... and, with a symmetric factor given, the coupling's Woodbury
+     * terms: the coupled normal rows, Z = K^-1 U (m each), I + V^T Z and
+     * its LU, k entries of scratch */
+    int *wood_rows, *wood_pivot;
+    double *wood_z, *wood_s, *wood_t;
+    int wood_k;
+    /* flops of a solve with a symmetric factor of K, and of an unsymmetric
+     * K's assembly and LU (for the choice between them) */
+    double solve_flops, lu_flops;
+    int used_lu; /* the last heft_body_space_solve factored an unsymmetric K */
 
     size_t pairs_cap, place_cap, order_cap, rows_start_cap, rows_of_cap, xadj_cap, adj_cap,
         work_cap, lo_cap, last_cap, start_cap, mass_cap, vel_cap, K_lower_cap, K_upper_cap,
-        left_cap, inv_e_cap, bg_cap, bz_cap, by_cap, r0_cap, res_cap, sol_cap, bd_cap;
+        left_cap, inv_e_cap, bg_cap, bz_cap, by_cap, r0_cap, res_cap, sol_cap, bd_cap,
+        wood_rows_cap, wood_pivot_cap, wood_z_cap, wood_s_cap, wood_t_cap;
 } heft_body_space;
 
 /* Takes p when it can be solved in body space: the structured form, every
@@ -102,12 +113,18 @@ void heft_body_space_lu_solve(const heft_body_space *b, const double *lower, con
  *
  * K unsymmetric, factored by heft_body_space_lu, and x refined against the
  * exact product until the residual is round-off (1e-15 of |g| + max
- * (1 + shift) A_ii |x|, at most six rounds). diag: A_ii (n). Returns 0 with
+ * (1 + shift) A_ii |x|, at most six rounds). diag: A_ii (n). chol: NULL,
+ * or the Cholesky factor (heft_skyline_factor in b's layout) of the
+ * symmetric K = M + J_F^T E'^-1 J_F of the same F and shift: K + U V^T is
+ * then solved by the Woodbury identity on it (one solve per coupled normal
+ * row, U's column w_f sum kappa_t j_t, V's j_f) when that costs fewer
+ * flops than assembling and factoring the unsymmetric K. Returns 0 with
  * x (n, zero off F), 1 when it cannot: a coupled row on other bodies than
  * its normal's, a failed pivot, or a residual above 1e-13 of that scale;
  * -1 when out of memory. */
 int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const double *kappa,
-                          double shift, const double *diag, const double *g, double *x);
+                          double shift, const double *diag, const double *chol, const double *g,
+                          double *x);
 
 void heft_body_space_forget(heft_body_space *b);
 void heft_body_space_release(heft_body_space *b);

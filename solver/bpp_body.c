@@ -142,23 +142,32 @@ static double max_abs_free(const double *x, const unsigned char *tight, int n) {
     return m;
 }
 
+/* K's Cholesky factor for the tight set in hand, or made; 0, or -1 when a
+ * pivot failed. */
+static int ensure_factor(struct bpp_body_backend *b, int n, const unsigned char *tight,
+                         heft_solver_stats *stats) {
+    if (b->factored_valid && memcmp(b->factored_tight, tight, (size_t)n) == 0)
+        return 0;
+    const double start = heft_time_ms();
+    b->factored_valid = 0;
+    assemble_k(b, tight);
+    stats->factorizations++;
+    stats->body_factorizations++;
+    heft_skyline k = {b->space.m, b->space.last, b->space.start, b->K};
+    const int rc = heft_skyline_factor(k, NULL);
+    stats->time_factor_ms += heft_time_ms() - start;
+    if (rc != 0)
+        return -1;
+    memcpy(b->factored_tight, tight, (size_t)n);
+    b->factored_valid = 1;
+    return 0;
+}
+
 int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                         heft_solver_stats *stats) {
     struct bpp_body_backend *b = s->body;
-    const double start = heft_time_ms();
-    if (!(b->factored_valid && memcmp(b->factored_tight, tight, (size_t)n) == 0)) {
-        b->factored_valid = 0;
-        assemble_k(b, tight);
-        stats->factorizations++;
-        stats->body_factorizations++;
-        heft_skyline k = {b->space.m, b->space.last, b->space.start, b->K};
-        const int rc = heft_skyline_factor(k, NULL);
-        stats->time_factor_ms += heft_time_ms() - start;
-        if (rc != 0)
-            goto give_up;
-        memcpy(b->factored_tight, tight, (size_t)n);
-        b->factored_valid = 1;
-    }
+    if (ensure_factor(b, n, tight, stats) != 0)
+        goto give_up;
     /* refinement against the exact A (top of the file) */
     double dmax = 0.0;
     for (int i = 0; i < n; ++i) {
@@ -199,10 +208,15 @@ give_up:
 
 int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
                                 double *x, heft_solver_stats *stats) {
+    struct bpp_body_backend *b = s->body;
+    const int factored = ensure_factor(b, b->space.n, tight, stats) == 0;
     const double start = heft_time_ms();
-    const int rc = heft_body_space_solve(&s->body->space, tight, kappa, 0.0, s->diag, x, x);
-    stats->factorizations++;
-    stats->body_factorizations++;
+    const int rc =
+        heft_body_space_solve(&b->space, tight, kappa, 0.0, s->diag, factored ? b->K : NULL, x, x);
+    if (b->space.used_lu) {
+        stats->factorizations++;
+        stats->body_factorizations++;
+    }
     stats->time_factor_ms += heft_time_ms() - start;
     return rc;
 }

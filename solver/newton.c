@@ -437,7 +437,7 @@ static int body_direction(heft_newton *ws, const heft_mlcp *p, double shift) {
     for (int i = 0; i < p->n; ++i)
         ws->out[i] = ws->set[i] != NEWTON_FREE;
     const int rc =
-        heft_body_space_solve(&ws->body, ws->out, ws->kappa, shift, ws->diag, ws->g, ws->px);
+        heft_body_space_solve(&ws->body, ws->out, ws->kappa, shift, ws->diag, NULL, ws->g, ws->px);
     if (rc != 0)
         return rc;
     for (int i = 0; i < p->n; ++i)

@@ -297,7 +297,8 @@ Test(bpp_body, a_solve_body_space_cannot_refine_is_taken_over_by_the_rows) {
  * t of A for each such t) with a residual of round-off, 1e-13 of |r| +
  * max |M_aa| |x|, and within 1e-7 of a dense LU's x (the more rows are
  * coupled, the worse the system's condition: 1e-10 with 300, 5e-9 with
- * 850). */
+ * 850). A few coupled rows go by the Woodbury identity on K's Cholesky
+ * factor, hundreds by K's unsymmetric LU (body_space.h). */
 Test(bpp_body, the_coupled_friction_system_matches_a_dense_lu) {
     heft_mlcp *p = read_problem("pyramid10-step1.mlcp");
     const int n = p->n;
@@ -316,7 +317,10 @@ Test(bpp_body, the_coupled_friction_system_matches_a_dense_lu) {
     double *kappa = malloc(sizeof(double) * n), *x = malloc(sizeof(double) * n);
     double *r = malloc(sizeof(double) * n);
     int *rows = malloc(sizeof(int) * n), *slot = malloc(sizeof(int) * n);
-    for (int round = 0; round < 3; ++round) {
+    /* a few coupled rows (the Woodbury identity on K's Cholesky factor),
+     * then hundreds (K's unsymmetric LU) */
+    const double share[4] = {0.01, 0.3, 0.6, 0.9};
+    for (int round = 0; round < 4; ++round) {
         for (int i = 0; i < n; ++i) {
             kappa[i] = 0.0;
             tight[i] = p->findex[i] < 0 && planted_uniform(&rng, 0.0, 1.0) < 0.2;
@@ -324,7 +328,7 @@ Test(bpp_body, the_coupled_friction_system_matches_a_dense_lu) {
         int coupled = 0;
         for (int t = 0; t < n; ++t)
             if (p->findex[t] >= 0 && !tight[p->findex[t]] &&
-                planted_uniform(&rng, 0.0, 1.0) < 0.3 * (round + 1)) {
+                planted_uniform(&rng, 0.0, 1.0) < share[round]) {
                 tight[t] = 1;
                 kappa[t] = (planted_uniform(&rng, 0.0, 1.0) < 0.5 ? -1.0 : 1.0) * fabs(p->hi[t]);
                 ++coupled;
@@ -375,7 +379,7 @@ Test(bpp_body, the_coupled_friction_system_matches_a_dense_lu) {
         cr_log_info("%d coupled friction rows, %d free: residual %.2e of the scale, "
                     "|x - x_dense| %.2e of |x|",
                     coupled, f, res / (rmax + dmax * xmax), diff / size);
-        cr_assert_gt(coupled, 50);
+        cr_assert_gt(coupled, 5);
         cr_assert_leq(res, 1e-13 * (rmax + dmax * xmax), "round %d", round);
         cr_assert_leq(diff, 1e-7 * size, "round %d", round);
         free(M);
