@@ -9,11 +9,13 @@
  *                and the skyline downdates follow the pivoting cheaply), and
  *                islands with contacts below AUTO_SPARSE_ROWS rows;
  *   bpp-sparse   islands with contacts of AUTO_SPARSE_ROWS rows or more,
- *                when Heft is built with CHOLMOD (else bpp-skyline): on the
- *                pyramids the two are even from about 3,400 rows and
- *                bpp-sparse took 0.84 of the CPU time at 5,100, while on
- *                small contact islands it took up to 1.76 times
- *                bpp-skyline's (the 1,000 boxes' 60-row stacks).
+ *                when Heft is built with CHOLMOD (else bpp-skyline), unless
+ *                bpp-skyline takes them in body space (body_space.h: more
+ *                compliant contact rows than body coordinates), where it
+ *                took a sixth of bpp-sparse's CPU time on the pyramids of
+ *                base 17 and 20; on small contact islands bpp-sparse took
+ *                up to 1.76 times bpp-skyline's (the 1,000 boxes' 60-row
+ *                stacks).
  *
  * An island whose size goes back and forth around the threshold would lose
  * its kept index sets at every change of solver, so it goes back to
@@ -21,6 +23,7 @@
  * its own state between steps; the one taken over is reset first, as its
  * kept sets are from an older step. The statistics are the delegate's, with
  * stats->delegate naming it. */
+#include "body_space.h"
 #include "mlcp.h"
 #include "state_bytes.h"
 
@@ -74,7 +77,9 @@ static int choose(const auto_state *s, const heft_mlcp *p) {
     if (!has_contacts(p))
         return AUTO_SKYLINE;
     const int limit = s->current == AUTO_SPARSE ? AUTO_SKYLINE_ROWS : AUTO_SPARSE_ROWS;
-    return p->n >= limit ? AUTO_SPARSE : AUTO_SKYLINE;
+    if (p->n < limit || heft_body_space_fits(p, HEFT_BODY_SPACE_MIN_COMPLIANCE))
+        return AUTO_SKYLINE;
+    return AUTO_SPARSE;
 #else
     (void)s;
     (void)p;

@@ -152,38 +152,56 @@ static int order_bodies(heft_body_space *b, const heft_mlcp *p) {
     return 0;
 }
 
-int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag) {
+/* A_ii of row i from the structured form (its compliance included) */
+static double row_diagonal(const heft_mlcp *p, int i) {
+    const heft_mlcp_row *r = &p->rows[i];
+    double d = p->epsilon[i], v[6];
+    if (r->a >= 0) {
+        apply_w(&p->bodies[r->a], r->ja, v);
+        d += dot6(r->ja, v);
+    }
+    if (r->b >= 0) {
+        apply_w(&p->bodies[r->b], r->jb, v);
+        d += dot6(r->jb, v);
+        if (r->a == r->b) /* the cross terms of one body twice */
+            d += 2.0 * dot6(r->ja, v);
+    }
+    return d;
+}
+
+int heft_body_space_fits(const heft_mlcp *p, double least) {
     const int n = p->n, nb = p->nbodies;
     if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
         (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
+        return 0;
+    for (int k = 0; k < nb; ++k) {
+        const heft_mlcp_body *B = &p->bodies[k];
+        double inertia[6];
+        if (!(B->inv_mass > 0.0) || !isfinite(B->inv_mass) || !invert_sym3(B->inv_inertia, inertia))
+            return 0;
+    }
+    for (int i = 0; i < n; ++i) {
+        const double d = row_diagonal(p, i);
+        if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d))
+            return 0;
+    }
+    return 1;
+}
+
+int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag) {
+    const int n = p->n, nb = p->nbodies;
+    if (!heft_body_space_fits(p, least))
         return 0;
     if (!HEFT_RESERVE(b->mass, b->mass_cap, 7 * (size_t)nb) ||
         !HEFT_RESERVE(b->vel, b->vel_cap, 6 * (size_t)nb))
         return -1;
     for (int k = 0; k < nb; ++k) {
-        const heft_mlcp_body *B = &p->bodies[k];
         double *mk = &b->mass[7 * (size_t)k];
-        if (!(B->inv_mass > 0.0) || !isfinite(B->inv_mass) || !invert_sym3(B->inv_inertia, mk + 1))
-            return 0;
-        mk[0] = 1.0 / B->inv_mass;
+        invert_sym3(p->bodies[k].inv_inertia, mk + 1);
+        mk[0] = 1.0 / p->bodies[k].inv_mass;
     }
-    for (int i = 0; i < n; ++i) {
-        const heft_mlcp_row *r = &p->rows[i];
-        double d = p->epsilon[i], v[6];
-        if (r->a >= 0) {
-            apply_w(&p->bodies[r->a], r->ja, v);
-            d += dot6(r->ja, v);
-        }
-        if (r->b >= 0) {
-            apply_w(&p->bodies[r->b], r->jb, v);
-            d += dot6(r->jb, v);
-            if (r->a == r->b) /* the cross terms of one body twice */
-                d += 2.0 * dot6(r->ja, v);
-        }
-        if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d))
-            return 0;
-        diag[i] = d;
-    }
+    for (int i = 0; i < n; ++i)
+        diag[i] = row_diagonal(p, i);
     if (!same_topology(b, p) && order_bodies(b, p) != 0)
         return -1;
     b->p = p;

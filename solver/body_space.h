@@ -61,12 +61,15 @@ typedef struct heft_body_space {
         wood_rows_cap, wood_pivot_cap, wood_z_cap, wood_s_cap, wood_t_cap;
 } heft_body_space;
 
-/* Takes p when it can be solved in body space: the structured form, every
- * body with a positive mass and a positive definite inertia, every row's
+/* Whether p can be solved in body space: the structured form, every body
+ * with a positive mass and a positive definite inertia, every row's
  * epsilon_i > 0 and at least least times its A_ii, and at least
- * HEFT_BODY_SPACE_ROW_RATIO rows per body coordinate. Fills diag (n) with
- * A_ii, orders the bodies (kept while the rows' body pairs stay the same).
- * Returns 1 when taken, 0 when not, -1 when out of memory. */
+ * HEFT_BODY_SPACE_ROW_RATIO rows per body coordinate. O(n), no memory. */
+int heft_body_space_fits(const heft_mlcp *p, double least);
+
+/* Takes p when it fits: fills diag (n) with A_ii and orders the bodies
+ * (kept while the rows' body pairs stay the same). Returns 1 when taken,
+ * 0 when not, -1 when out of memory. */
 int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag);
 
 /* y = A x (n each) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_space.h"
 #include "heft/heft.h"
 #include "mlcp.h"
 #include "runner.h"
@@ -102,21 +103,30 @@ Test(auto_solver, gives_joint_islands_and_small_contact_islands_to_bpp_skyline) 
 }
 
 #ifdef HEFT_HAVE_CHOLMOD
-Test(auto_solver, gives_large_contact_islands_to_bpp_sparse_with_hysteresis) {
+Test(auto_solver, gives_large_contact_islands_out_of_body_space_to_bpp_sparse_with_hysteresis) {
     const heft_solver_options o = heft_solver_default_options();
     heft_mlcp *q = read_data("boxes-pgs-step149.mlcp"); /* 60 contact rows */
     void *state = heft_solver_find("auto")->create(&o);
     cr_assert_not_null(state);
     /* 4,200 rows: bpp-sparse; 3,480 (above the way back, 3,200): still
      * bpp-sparse; 3,000: bpp-skyline; 3,480 again: bpp-skyline (below the
-     * way there, 4,000) */
+     * way there, 4,000). Each copy has one row without compliance, so that
+     * bpp-skyline cannot take it in body space (below). */
     const int copies[] = {70, 58, 50, 58};
     const char *expected[] = {"bpp-sparse", "bpp-sparse", "bpp-skyline", "bpp-skyline"};
     for (int k = 0; k < 4; ++k) {
         heft_mlcp *p = tile(q, copies[k]);
+        p->epsilon[0] = 0.0;
+        cr_assert(!heft_body_space_fits(p, HEFT_BODY_SPACE_MIN_COMPLIANCE));
         solves_as(state, p, expected[k]);
         heft_mlcp_destroy(p);
     }
+    /* with the compliance on every row, 4,200 rows on 350 boxes (2 rows a
+     * body coordinate): bpp-skyline, in body space */
+    heft_mlcp *p = tile(q, 70);
+    cr_assert(heft_body_space_fits(p, HEFT_BODY_SPACE_MIN_COMPLIANCE));
+    solves_as(state, p, "bpp-skyline");
+    heft_mlcp_destroy(p);
     heft_solver_find("auto")->destroy(state);
     heft_mlcp_destroy(q);
 }
