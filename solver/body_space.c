@@ -172,7 +172,8 @@ static double row_diagonal(const heft_mlcp *p, int i) {
     return d;
 }
 
-int heft_body_space_fits(const heft_mlcp *p, double least) {
+/* heft_body_space_fits, with A_ii into diag when it is not NULL */
+static int fits(const heft_mlcp *p, double least, double *diag) {
     const int n = p->n, nb = p->nbodies;
     if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
         (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
@@ -187,13 +188,19 @@ int heft_body_space_fits(const heft_mlcp *p, double least) {
         const double d = row_diagonal(p, i);
         if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d))
             return 0;
+        if (diag != NULL)
+            diag[i] = d;
     }
     return 1;
 }
 
+int heft_body_space_fits(const heft_mlcp *p, double least) {
+    return fits(p, least, NULL);
+}
+
 int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag) {
     const int n = p->n, nb = p->nbodies;
-    if (!heft_body_space_fits(p, least))
+    if (!fits(p, least, diag))
         return 0;
     if (!HEFT_RESERVE(b->mass, b->mass_cap, 7 * (size_t)nb) ||
         !HEFT_RESERVE(b->vel, b->vel_cap, 6 * (size_t)nb))
@@ -203,8 +210,6 @@ int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, d
         invert_sym3(p->bodies[k].inv_inertia, mk + 1);
         mk[0] = 1.0 / p->bodies[k].inv_mass;
     }
-    for (int i = 0; i < n; ++i)
-        diag[i] = row_diagonal(p, i);
     if (!same_topology(b, p) && order_bodies(b, p) != 0)
         return -1;
     b->p = p;
@@ -336,8 +341,47 @@ static int sides(const heft_mlcp_row *row, const double la[6], const double lb[6
     return count;
 }
 
+/* K += w j^T j for a row on two different bodies or one, the lower half
+ * (the symmetric K's assembly, the most frequent call) */
+static void add_row_symmetric(const heft_body_space *b, const heft_mlcp_row *row, double w,
+                              double *lower) {
+    const size_t *start = b->start;
+    const double *j1 = row->ja, *j2 = row->jb;
+    int o1 = row->a >= 0 ? 6 * b->place[row->a] : -1, o2 = row->b >= 0 ? 6 * b->place[row->b] : -1;
+    if (o1 < o2) { /* o1 the later place */
+        const int to = o1;
+        o1 = o2;
+        o2 = to;
+        j1 = row->jb;
+        j2 = row->ja;
+    }
+    double w1[6], w2[6];
+    for (int t = 0; t < 6; ++t) {
+        w1[t] = w * j1[t];
+        w2[t] = w * j2[t];
+    }
+    for (int u = 0; u < 6; ++u) { /* the diagonal blocks, column by column */
+        double *c1 = lower + start[o1 + u];
+        for (int t = u; t < 6; ++t)
+            c1[t - u] += w1[t] * j1[u];
+        if (o2 < 0)
+            continue;
+        double *c2 = lower + start[o2 + u];
+        for (int t = u; t < 6; ++t)
+            c2[t - u] += w2[t] * j2[u];
+        double *cross = lower + start[o2 + u] + (size_t)(o1 - o2 - u);
+        for (int t = 0; t < 6; ++t)
+            cross[t] += w1[t] * j2[u];
+    }
+}
+
 void heft_body_space_add_row(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
                              const double lb[6], double w, double *lower, double *upper) {
+    if (upper == NULL && la == row->ja && lb == row->jb && row->a != row->b &&
+        (row->a >= 0 || row->b >= 0)) {
+        add_row_symmetric(b, row, w, lower);
+        return;
+    }
     int body[2];
     double l[2][6], j[2][6];
     const int count = sides(row, la, lb, body, l, j);
