@@ -9,6 +9,7 @@
 
 #include "bpp.h"
 #include "ordering.h"
+#include "row_math.h"
 #include "skyline.h"
 #include "workspace.h"
 
@@ -32,22 +33,6 @@ static int invert_sym3(const double a[6], double out[6]) {
         if (!isfinite(out[k]))
             return 0;
     return 1;
-}
-
-/* v = W j for one body: the linear part times the inverse mass, the
- * angular part times the inverse inertia */
-static void apply_w(const heft_mlcp_body *B, const double j[6], double v[6]) {
-    const double *I = B->inv_inertia;
-    v[0] = B->inv_mass * j[0];
-    v[1] = B->inv_mass * j[1];
-    v[2] = B->inv_mass * j[2];
-    v[3] = I[0] * j[3] + I[1] * j[4] + I[2] * j[5];
-    v[4] = I[1] * j[3] + I[3] * j[4] + I[4] * j[5];
-    v[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
-}
-
-static double dot6(const double a[6], const double b[6]) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
 static int same_topology(const heft_body_space *b, const heft_mlcp *p) {
@@ -155,21 +140,10 @@ static int order_bodies(heft_body_space *b, const heft_mlcp *p) {
     return 0;
 }
 
-/* A_ii of row i from the structured form (its compliance included) */
+/* A_ii of row i from the structured form (its compliance included; a
+ * dense A beside it is not read) */
 static double row_diagonal(const heft_mlcp *p, int i) {
-    const heft_mlcp_row *r = &p->rows[i];
-    double d = p->epsilon[i], v[6];
-    if (r->a >= 0) {
-        apply_w(&p->bodies[r->a], r->ja, v);
-        d += dot6(r->ja, v);
-    }
-    if (r->b >= 0) {
-        apply_w(&p->bodies[r->b], r->jb, v);
-        d += dot6(r->jb, v);
-        if (r->a == r->b) /* the cross terms of one body twice */
-            d += 2.0 * dot6(r->ja, v);
-    }
-    return d;
+    return heft_row_self_coupling(p, i) + p->epsilon[i];
 }
 
 /* heft_body_space_fits, with A_ii into diag when it is not NULL */
@@ -237,16 +211,16 @@ void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
     }
     for (int k = 0; k < b->nb; ++k) {
         double v[6];
-        apply_w(&p->bodies[k], &vel[6 * k], v);
+        heft_body_inverse_mass_times(&p->bodies[k], &vel[6 * k], v);
         memcpy(&vel[6 * k], v, sizeof v);
     }
     for (int i = 0; i < b->n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double yi = p->epsilon[i] * x[i];
         if (r->a >= 0)
-            yi += dot6(r->ja, &vel[6 * r->a]);
+            yi += heft_dot6(r->ja, &vel[6 * r->a]);
         if (r->b >= 0)
-            yi += dot6(r->jb, &vel[6 * r->b]);
+            yi += heft_dot6(r->jb, &vel[6 * r->b]);
         y[i] = yi;
     }
 }
@@ -257,13 +231,13 @@ static double row_through(const heft_mlcp_row *r, int k0, const double u0[6], in
                           const double u1[6]) {
     double v = 0.0;
     if (r->a >= 0 && r->a == k0)
-        v += dot6(r->ja, u0);
+        v += heft_dot6(r->ja, u0);
     if (r->a >= 0 && r->a == k1)
-        v += dot6(r->ja, u1);
+        v += heft_dot6(r->ja, u1);
     if (r->b >= 0 && r->b == k0)
-        v += dot6(r->jb, u0);
+        v += heft_dot6(r->jb, u0);
     if (r->b >= 0 && r->b == k1)
-        v += dot6(r->jb, u1);
+        v += heft_dot6(r->jb, u1);
     return v;
 }
 
@@ -276,10 +250,10 @@ void heft_body_space_add_column(const heft_body_space *b, int j, double c, doubl
     if (k0 >= 0) {
         for (int t = 0; t < 6; ++t)
             sum[t] = rj->ja[t] + (rj->b == k0 ? rj->jb[t] : 0.0);
-        apply_w(&p->bodies[k0], sum, u0);
+        heft_body_inverse_mass_times(&p->bodies[k0], sum, u0);
     }
     if (k1 >= 0)
-        apply_w(&p->bodies[k1], rj->jb, u1);
+        heft_body_inverse_mass_times(&p->bodies[k1], rj->jb, u1);
     for (int side = 0; side < 2; ++side) {
         const int k = side == 0 ? k0 : k1;
         if (k < 0)
@@ -439,9 +413,9 @@ void heft_body_space_spread(const heft_body_space *b, const heft_mlcp_row *row, 
 double heft_body_space_gather(const heft_body_space *b, const heft_mlcp_row *row, const double *v) {
     double s = 0.0;
     if (row->a >= 0)
-        s += dot6(row->ja, &v[6 * b->place[row->a]]);
+        s += heft_dot6(row->ja, &v[6 * b->place[row->a]]);
     if (row->b >= 0)
-        s += dot6(row->jb, &v[6 * b->place[row->b]]);
+        s += heft_dot6(row->jb, &v[6 * b->place[row->b]]);
     return s;
 }
 

@@ -40,6 +40,20 @@ static double max_abs(const double *x, int n) {
     return m;
 }
 
+/* A bpp-skyline state with p prepared, as a solve prepares it (its diag
+ * reserved), which must take p in body space; st zeroed. */
+static bpp_state *body_state(const heft_mlcp *p, heft_solver_stats *st) {
+    heft_solver_options o = heft_solver_default_options();
+    bpp_state *s = heft_bpp_create(&o, BPP_SKYLINE);
+    cr_assert_not_null(s);
+    memset(st, 0, sizeof *st);
+    s->diag = malloc(sizeof(double) * (size_t)p->n);
+    s->diag_cap = (size_t)p->n;
+    cr_assert_eq(heft_bpp_skyline_prepare(s, p, st), 0);
+    cr_assert(heft_bpp_body_active(s), "the island is taken in body space");
+    return s;
+}
+
 /* The dense A and the solve of A_FF x_F = r_F by a dense Cholesky of the
  * gathered block. */
 static void dense_free_solve(const heft_mlcp *p, const double *A, const unsigned char *tight,
@@ -80,16 +94,8 @@ Test(bpp_body, solves_of_a_pyramid_island_match_a_dense_cholesky) {
     cr_assert_eq(n, 1740);
     double *A = malloc(sizeof(double) * (size_t)n * (size_t)n);
     heft_mlcp_assemble_dense(p, A);
-    heft_solver_options o = heft_solver_default_options();
-    bpp_state *s = heft_bpp_create(&o, BPP_SKYLINE);
-    cr_assert_not_null(s);
     heft_solver_stats st;
-    memset(&st, 0, sizeof st);
-    /* the pivoting's workspaces (diag) as a solve would reserve them */
-    s->diag = malloc(sizeof(double) * n);
-    s->diag_cap = (size_t)n;
-    cr_assert_eq(heft_bpp_skyline_prepare(s, p, &st), 0);
-    cr_assert(heft_bpp_body_active(s), "the pyramid island is taken in body space");
+    bpp_state *s = body_state(p, &st);
     for (int i = 0; i < n; ++i)
         cr_assert_leq(fabs(s->diag[i] - A[(size_t)i * n + i]), 1e-14 * A[(size_t)i * n + i]);
 
@@ -304,14 +310,8 @@ Test(bpp_body, the_coupled_friction_system_matches_a_dense_lu) {
     const int n = p->n;
     double *A = malloc(sizeof(double) * (size_t)n * (size_t)n);
     heft_mlcp_assemble_dense(p, A);
-    heft_solver_options o = heft_solver_default_options();
-    bpp_state *s = heft_bpp_create(&o, BPP_SKYLINE);
     heft_solver_stats st;
-    memset(&st, 0, sizeof st);
-    s->diag = malloc(sizeof(double) * n);
-    s->diag_cap = (size_t)n;
-    cr_assert_eq(heft_bpp_skyline_prepare(s, p, &st), 0);
-    cr_assert(heft_bpp_body_active(s));
+    bpp_state *s = body_state(p, &st);
     planted_rng rng = {23};
     unsigned char *tight = malloc((size_t)n);
     double *kappa = malloc(sizeof(double) * n), *x = malloc(sizeof(double) * n);
