@@ -149,7 +149,9 @@ static double row_diagonal(const heft_mlcp *p, int i) {
 /* heft_body_space_fits, with A_ii into diag when it is not NULL */
 static int fits(const heft_mlcp *p, double least, double *diag) {
     const int n = p->n, nb = p->nbodies;
-    if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
+    /* a dense A beside the structure is what the row solvers use: body
+     * space would refine against another matrix */
+    if (p->A != NULL || p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
         (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
         return 0;
     for (int k = 0; k < nb; ++k) {
@@ -160,7 +162,8 @@ static int fits(const heft_mlcp *p, double least, double *diag) {
     }
     for (int i = 0; i < n; ++i) {
         const double d = row_diagonal(p, i);
-        if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d))
+        if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d) ||
+            !isfinite(1.0 / p->epsilon[i]))
             return 0;
         if (diag != NULL)
             diag[i] = d;
@@ -445,11 +448,14 @@ int heft_body_space_lu(const heft_body_space *b, double *lower, double *upper) {
         const double *uk = upper + start[k];
         const int len = last[k] - k;
         double size = fabs(lk[0]);
-        for (int t = 1; t <= len; ++t) {
-            const double a = fabs(lk[t]) > fabs(uk[t]) ? fabs(lk[t]) : fabs(uk[t]);
-            size = a > size ? a : size;
+        for (int t = 1; t <= len; ++t) { /* a NaN makes size NaN */
+            double a = fabs(lk[t]);
+            if (!(fabs(uk[t]) <= a))
+                a = fabs(uk[t]);
+            if (!(a <= size))
+                size = a;
         }
-        if (!isfinite(lk[0]) || !(fabs(lk[0]) > 1e-13 * size))
+        if (!isfinite(lk[0]) || !isfinite(size) || !(fabs(lk[0]) > 1e-13 * size))
             return -1;
         const double inv = 1.0 / lk[0];
         for (int t = 1; t <= len; ++t)
@@ -596,11 +602,12 @@ static void solve_product(heft_body_space *b, const unsigned char *out, const do
         y[i] = out[i] ? 0.0 : y[i] + shift * diag[i] * x[i];
 }
 
+/* the largest |x_i| off out; NaN when one is NaN */
 static double max_abs_in(const unsigned char *out, const double *x, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
-        if (!out[i] && fabs(x[i]) > m)
-            m = fabs(x[i]);
+        if (!out[i] && !(fabs(x[i]) <= m))
+            m = isnan(x[i]) ? NAN : fabs(x[i]);
     return m;
 }
 
@@ -609,6 +616,7 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
                           double *x) {
     const heft_mlcp *p = b->p;
     const int n = b->n;
+    b->used_lu = 0;
     if (!reserve_solve(b))
         return -1;
     for (int i = 0; i < n; ++i) {
@@ -640,7 +648,6 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
             ++k;
         }
     const double kk = (double)k;
-    b->used_lu = 0;
     if (chol != NULL && (kk + 2.0) * b->solve_flops + kk * kk * kk < b->lu_flops) {
         b->wood_k = 0;
         const int rc = k > 0 ? woodbury_terms(b, chol, k) : 0;
@@ -676,8 +683,10 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
             b->res[i] = out[i] ? 0.0 : b->r0[i] - b->by[i];
         const double rn = max_abs_in(out, b->res, n);
         const double scale = gnorm + dmax * max_abs_in(out, b->sol, n);
-        if (!isfinite(rn) || !isfinite(scale))
+        if (!isfinite(rn) || !isfinite(scale)) {
+            scaled = INFINITY; /* never the last round's score for this iterate */
             break;
+        }
         scaled = scale > 0.0 ? rn / scale : 0.0;
         if (scaled <= SOLVE_REFINE_DONE || rn > SOLVE_REFINE_GAIN * prev)
             break;

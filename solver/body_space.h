@@ -61,9 +61,10 @@ typedef struct heft_body_space {
         wood_rows_cap, wood_pivot_cap, wood_z_cap, wood_s_cap, wood_t_cap;
 } heft_body_space;
 
-/* Whether p can be solved in body space: the structured form, every body
- * with a positive mass and a positive definite inertia, every row's
- * epsilon_i > 0 and at least least times its A_ii, and at least
+/* Whether p can be solved in body space: the structured form and no dense
+ * A beside it (the row solvers would use that one), every body with a
+ * positive mass and a positive definite inertia, every row's epsilon_i > 0
+ * (1 / epsilon_i finite) and at least least times its A_ii, and at least
  * HEFT_BODY_SPACE_ROW_RATIO rows per body coordinate. O(n), no memory. */
 int heft_body_space_fits(const heft_mlcp *p, double least);
 

@@ -381,6 +381,9 @@ int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double 
 int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
                                 double *x, heft_solver_stats *stats);
 void heft_bpp_body_forget(bpp_state *s);
+/* Whether the last coupled solve factored the unsymmetric K (else the
+ * Woodbury identity on K's Cholesky factor); for tests. */
+int heft_bpp_body_used_lu(const bpp_state *s);
 void heft_bpp_body_release(bpp_state *s);
 
 /* bpp-pcg (bpp_pcg.c): the sparse A, y = A x, a column of A, and the solve of

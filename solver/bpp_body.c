@@ -20,8 +20,9 @@
  * against the exact product A x (computed from J, W and E) until its
  * residual reaches round-off of A_FF's own scale; a solve that cannot get
  * there (a compliance too small beside A_ii) hands the island back to the
- * row skyline (bpp_skyline.c), which then answers the rest of the solve,
- * and body space is not tried again for BODY_PAUSE solves. Islands are
+ * row skyline (bpp_skyline.c), which then answers the rest of the solve;
+ * the next solve tries body space again (no pause: a state's answers must
+ * not depend on its history, bpp_state.c). Islands are
  * taken as body_space.h says (heft_body_space_take), with the state's
  * floor of epsilon_i / A_ii. */
 #include <math.h>
@@ -39,13 +40,10 @@
 #define BODY_REFINE_DONE 1e-15
 #define BODY_REFINE_ACCEPT 1e-13
 #define BODY_REFINE_GAIN 0.25
-/* solves in row space after body space failed one */
-#define BODY_PAUSE 64
 
 struct bpp_body_backend {
     heft_body_space space;
     int active;                 /* this solve's A_FF solves go through K */
-    int pause;                  /* solves left before body space is tried again */
     double *K;                  /* envelope of K, then its factor */
     double *inv_e;              /* n */
     double *g;                  /* m: J_F^T E_F^-1 r, then v, in place order */
@@ -59,10 +57,6 @@ int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *s
     struct bpp_body_backend *b = s->body;
     if (b != NULL)
         b->active = 0;
-    if (b != NULL && b->pause > 0) {
-        b->pause--;
-        return 0;
-    }
     if (p->rows == NULL || p->nbodies < 1 ||
         (double)p->n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)p->nbodies)
         return 0;
@@ -134,11 +128,12 @@ static void correction(struct bpp_body_backend *b, const unsigned char *tight, c
             tight[i] ? 0.0 : (res[i] - heft_body_space_gather(sp, &p->rows[i], b->g)) * b->inv_e[i];
 }
 
+/* the largest |x_i| over the free rows; NaN when one is NaN */
 static double max_abs_free(const double *x, const unsigned char *tight, int n) {
     double m = 0.0;
     for (int i = 0; i < n; ++i)
-        if (!tight[i] && fabs(x[i]) > m)
-            m = fabs(x[i]);
+        if (!tight[i] && !(fabs(x[i]) <= m))
+            m = isnan(x[i]) ? NAN : fabs(x[i]);
     return m;
 }
 
@@ -188,8 +183,10 @@ int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double 
             b->res[i] = tight[i] ? 0.0 : b->r0[i] - b->res[i];
         const double rn = max_abs_free(b->res, tight, n);
         const double scale = rnorm + dmax * max_abs_free(b->sol, tight, n);
-        if (!isfinite(rn) || !isfinite(scale))
+        if (!isfinite(rn) || !isfinite(scale)) {
+            scaled = INFINITY; /* never the last round's score for this iterate */
             break;
+        }
         scaled = scale > 0.0 ? rn / scale : 0.0;
         if (scaled <= BODY_REFINE_DONE || rn > BODY_REFINE_GAIN * prev)
             break;
@@ -202,7 +199,6 @@ int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double 
 give_up:
     b->active = 0;
     b->factored_valid = 0;
-    b->pause = BODY_PAUSE;
     return 1;
 }
 
@@ -221,6 +217,10 @@ int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const 
     return rc;
 }
 
+int heft_bpp_body_used_lu(const bpp_state *s) {
+    return s->body != NULL && s->body->space.used_lu;
+}
+
 void heft_bpp_body_release(bpp_state *s) {
     struct bpp_body_backend *b = s->body;
     if (b == NULL)
@@ -237,6 +237,5 @@ void heft_bpp_body_forget(bpp_state *s) {
     if (s->body != NULL) {
         heft_body_space_forget(&s->body->space);
         s->body->active = 0;
-        s->body->pause = 0;
     }
 }

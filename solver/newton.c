@@ -136,11 +136,9 @@ static int prepare(heft_newton *ws, const heft_mlcp *p) {
         !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->out, ws->out_cap, un))
         return -1;
     ws->body_active = 0;
-    int taken = 0;
-    if (ws->body_pause > 0)
-        ws->body_pause--;
-    else
-        taken = heft_body_space_take(&ws->body, p, HEFT_BODY_SPACE_MIN_COMPLIANCE, ws->diag);
+    const int taken =
+        ws->body_off ? 0
+                     : heft_body_space_take(&ws->body, p, HEFT_BODY_SPACE_MIN_COMPLIANCE, ws->diag);
     if (taken < 0)
         return -1;
     if (taken == 0)
@@ -427,10 +425,9 @@ static void substitute(heft_newton *ws, int m, double *x) {
  * against the exact M_FF until its residual is round-off); with the compliance every
  * free row is independent, so none is dropped. A direction that cannot
  * be refined, a pivot that fails, or a coupled row on other bodies than
- * its normal's hands the start to the rows' envelope, and body space is
- * not tried again for NEWTON_BODY_PAUSE solves of this workspace. */
-#define NEWTON_BODY_PAUSE 64
-
+ * its normal's hands the start to the rows' envelope; the next start
+ * tries body space again (a pause would make a workspace's answers depend
+ * on its history). */
 /* The free rows' step into dir (g in ws->g). Returns 0, 1 when body space
  * gives up (see above), -1 when out of memory. */
 static int body_direction(heft_newton *ws, const heft_mlcp *p, double shift) {
@@ -462,7 +459,6 @@ static int finish_direction(heft_newton *ws, const heft_mlcp *p) {
  * ws->dir. Returns the rows dropped as dependent, or -1. */
 static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *outside) {
     const int n = p->n;
-    const int *perm = ws->ordering.perm, *inverse = ws->ordering.inverse;
     const double *lambda = ws->lambda;
     double *dir = ws->dir, *kappa = ws->kappa;
 
@@ -514,11 +510,12 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
             return finish_direction(ws, p);
         if (rc < 0)
             return -1;
-        /* the rows from here (g is the same in either) */
-        ws->body_pause = NEWTON_BODY_PAUSE;
+        /* the rows from here, for the rest of this start (g is the same in
+         * either); their ordering is built now, so it is read below */
         if (prepare_rows(ws, p) != 0)
             return -1;
     }
+    const int *perm = ws->ordering.perm, *inverse = ws->ordering.inverse;
 
     /* M = A, then the coupling, in RCM order, tight rows out */
     const size_t stored = ws->start[n];

@@ -58,10 +58,9 @@ typedef struct heft_newton {
      * run of short steps that still lower the error */
     int last_stage;
     /* the direction in body space (newton.c "In body space"): the island
-     * taken, this solve's use of it, and the solves left before it is
-     * tried again after one failed */
+     * taken, this start's use of it, and body space turned off (tests) */
     heft_body_space body;
-    int body_active, body_pause;
+    int body_active, body_off;
     size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
         dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
         trial_set_cap, out_cap;
