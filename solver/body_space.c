@@ -149,9 +149,7 @@ static double row_diagonal(const heft_mlcp *p, int i) {
 /* heft_body_space_fits, with A_ii into diag when it is not NULL */
 static int fits(const heft_mlcp *p, double least, double *diag) {
     const int n = p->n, nb = p->nbodies;
-    /* a dense A beside the structure is what the row solvers use: body
-     * space would refine against another matrix */
-    if (p->A != NULL || p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
+    if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
         (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
         return 0;
     for (int k = 0; k < nb; ++k) {
@@ -572,6 +570,14 @@ static int woodbury_terms(heft_body_space *b, const double *chol, int k) {
     return heft_bpp_lu_factor(b->wood_s, k, b->wood_pivot) ? 0 : 1;
 }
 
+/* Row i's left vector on its side a (side 0) or b (1): the folded copy
+ * when friction rows were folded in, else the row's own Jacobian block. */
+static inline const double *left_of(const heft_body_space *b, int i, int side) {
+    if (b->folded)
+        return &b->left[12 * (size_t)i + 6 * (size_t)side];
+    return side == 0 ? b->p->rows[i].ja : b->p->rows[i].jb;
+}
+
 /* d_F = approximately the solve of res_F through K (its factor in hand) */
 static void solve_correction(heft_body_space *b, const unsigned char *out, const double *chol,
                              const double *res, double *d) {
@@ -579,8 +585,8 @@ static void solve_correction(heft_body_space *b, const unsigned char *out, const
     memset(b->bg, 0, sizeof(double) * (size_t)b->m);
     for (int i = 0; i < b->n; ++i)
         if (!out[i] && res[i] != 0.0)
-            heft_body_space_spread(b, &p->rows[i], &b->left[12 * (size_t)i],
-                                   &b->left[12 * (size_t)i + 6], res[i] * b->inv_e[i], b->bg);
+            heft_body_space_spread(b, &p->rows[i], left_of(b, i, 0), left_of(b, i, 1),
+                                   res[i] * b->inv_e[i], b->bg);
     solve_k(b, chol);
     for (int i = 0; i < b->n; ++i)
         d[i] =
@@ -619,11 +625,17 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
     b->used_lu = 0;
     if (!reserve_solve(b))
         return -1;
+    /* the left vectors are copied only when friction rows fold into them */
+    b->folded = 0;
+    for (int t = 0; kappa != NULL && t < n && !b->folded; ++t)
+        b->folded = kappa[t] != 0.0;
     for (int i = 0; i < n; ++i) {
         if (out[i])
             continue;
-        memcpy(&b->left[12 * (size_t)i], p->rows[i].ja, sizeof(double) * 6);
-        memcpy(&b->left[12 * (size_t)i + 6], p->rows[i].jb, sizeof(double) * 6);
+        if (b->folded) {
+            memcpy(&b->left[12 * (size_t)i], p->rows[i].ja, sizeof(double) * 6);
+            memcpy(&b->left[12 * (size_t)i + 6], p->rows[i].jb, sizeof(double) * 6);
+        }
         b->inv_e[i] = 1.0 / (p->epsilon[i] + shift * diag[i]);
     }
     for (int t = 0; kappa != NULL && t < n; ++t) {
@@ -659,9 +671,8 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
         heft_body_space_mass(b, b->K_lower, b->K_upper);
         for (int i = 0; i < n; ++i)
             if (!out[i])
-                heft_body_space_add_row(b, &p->rows[i], &b->left[12 * (size_t)i],
-                                        &b->left[12 * (size_t)i + 6], b->inv_e[i], b->K_lower,
-                                        b->K_upper);
+                heft_body_space_add_row(b, &p->rows[i], left_of(b, i, 0), left_of(b, i, 1),
+                                        b->inv_e[i], b->K_lower, b->K_upper);
         if (heft_body_space_lu(b, b->K_lower, b->K_upper) != 0)
             return 1;
     }

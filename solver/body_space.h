@@ -54,6 +54,7 @@ typedef struct heft_body_space {
      * K's assembly and LU (for the choice between them) */
     double solve_flops, lu_flops;
     int used_lu; /* the last heft_body_space_solve factored an unsymmetric K */
+    int folded;  /* ... and folded friction rows into its left vectors */
 
     size_t pairs_cap, place_cap, order_cap, rows_start_cap, rows_of_cap, xadj_cap, adj_cap,
         work_cap, lo_cap, last_cap, start_cap, mass_cap, vel_cap, K_lower_cap, K_upper_cap,
@@ -61,8 +62,9 @@ typedef struct heft_body_space {
         wood_rows_cap, wood_pivot_cap, wood_z_cap, wood_s_cap, wood_t_cap;
 } heft_body_space;
 
-/* Whether p can be solved in body space: the structured form and no dense
- * A beside it (the row solvers would use that one), every body with a
+/* Whether p can be solved in body space: the structured form (a dense A
+ * beside it, as a file carries, equals it to round-off and is not read),
+ * every body with a
  * positive mass and a positive definite inertia, every row's epsilon_i > 0
  * (1 / epsilon_i finite) and at least least times its A_ii, and at least
  * HEFT_BODY_SPACE_ROW_RATIO rows per body coordinate. O(n), no memory. */

@@ -33,24 +33,13 @@
 #include "skyline.h"
 #include "workspace.h"
 
-/* refinement: iterations at most, the residual (relative to |r| + d_max
- * |x|) where it stops, the one it must reach, and the least gain per
- * iteration before it counts as stalled */
-#define BODY_REFINE_MAX 6
-#define BODY_REFINE_DONE 1e-15
-#define BODY_REFINE_ACCEPT 1e-13
-#define BODY_REFINE_GAIN 0.25
-
 struct bpp_body_backend {
     heft_body_space space;
-    int active;                 /* this solve's A_FF solves go through K */
-    double *K;                  /* envelope of K, then its factor */
-    double *inv_e;              /* n */
-    double *g;                  /* m: J_F^T E_F^-1 r, then v, in place order */
-    double *r0, *res, *sol, *d; /* n each */
+    int active; /* this solve's A_FF solves go through K */
+    double *K;  /* envelope of K, then its Cholesky factor */
     unsigned char *factored_tight;
     int factored_valid;
-    size_t K_cap, inv_e_cap, g_cap, r0_cap, res_cap, sol_cap, d_cap, factored_tight_cap;
+    size_t K_cap, factored_tight_cap;
 };
 
 int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
@@ -73,14 +62,9 @@ int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *s
     if (taken <= 0)
         return taken;
     const int n = p->n, m = b->space.m;
-    if (!HEFT_RESERVE(b->K, b->K_cap, b->space.start[m]) || !HEFT_RESERVE(b->g, b->g_cap, m) ||
-        !HEFT_RESERVE(b->inv_e, b->inv_e_cap, n) || !HEFT_RESERVE(b->r0, b->r0_cap, n) ||
-        !HEFT_RESERVE(b->res, b->res_cap, n) || !HEFT_RESERVE(b->sol, b->sol_cap, n) ||
-        !HEFT_RESERVE(b->d, b->d_cap, n) ||
+    if (!HEFT_RESERVE(b->K, b->K_cap, b->space.start[m]) ||
         !HEFT_RESERVE(b->factored_tight, b->factored_tight_cap, n))
         return -1;
-    for (int i = 0; i < n; ++i)
-        b->inv_e[i] = 1.0 / p->epsilon[i];
     b->factored_valid = 0;
     b->active = 1;
     return 1;
@@ -107,34 +91,7 @@ static void assemble_k(struct bpp_body_backend *b, const unsigned char *tight) {
     for (int i = 0; i < b->space.n; ++i)
         if (!tight[i])
             heft_body_space_add_row(&b->space, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
-                                    b->inv_e[i], b->K, NULL);
-}
-
-/* d_F = approximately A_FF^-1 res_F by the body-space formula (top of the
- * file); d_T = 0. */
-static void correction(struct bpp_body_backend *b, const unsigned char *tight, const double *res,
-                       double *d) {
-    const heft_body_space *sp = &b->space;
-    const heft_mlcp *p = sp->p;
-    memset(b->g, 0, sizeof(double) * (size_t)sp->m);
-    for (int i = 0; i < sp->n; ++i)
-        if (!tight[i] && res[i] != 0.0)
-            heft_body_space_spread(sp, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
-                                   res[i] * b->inv_e[i], b->g);
-    heft_skyline k = {sp->m, sp->last, sp->start, b->K};
-    heft_skyline_solve(k, NULL, b->g);
-    for (int i = 0; i < sp->n; ++i)
-        d[i] =
-            tight[i] ? 0.0 : (res[i] - heft_body_space_gather(sp, &p->rows[i], b->g)) * b->inv_e[i];
-}
-
-/* the largest |x_i| over the free rows; NaN when one is NaN */
-static double max_abs_free(const double *x, const unsigned char *tight, int n) {
-    double m = 0.0;
-    for (int i = 0; i < n; ++i)
-        if (!tight[i] && !(fabs(x[i]) <= m))
-            m = isnan(x[i]) ? NAN : fabs(x[i]);
-    return m;
+                                    1.0 / p->epsilon[i], b->K, NULL);
 }
 
 /* K's Cholesky factor for the tight set in hand, or made; 0, or -1 when a
@@ -161,42 +118,11 @@ static int ensure_factor(struct bpp_body_backend *b, int n, const unsigned char 
 int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double *x,
                         heft_solver_stats *stats) {
     struct bpp_body_backend *b = s->body;
-    if (ensure_factor(b, n, tight, stats) != 0)
-        goto give_up;
-    /* refinement against the exact A (top of the file) */
-    double dmax = 0.0;
-    for (int i = 0; i < n; ++i) {
-        b->r0[i] = tight[i] ? 0.0 : x[i];
-        b->sol[i] = 0.0;
-        if (!tight[i] && s->diag[i] > dmax)
-            dmax = s->diag[i];
-    }
-    const double rnorm = max_abs_free(b->r0, tight, n);
-    memcpy(b->res, b->r0, sizeof(double) * (size_t)n);
-    double prev = rnorm, scaled = INFINITY;
-    for (int it = 0; it < BODY_REFINE_MAX; ++it) {
-        correction(b, tight, b->res, b->d);
-        for (int i = 0; i < n; ++i)
-            b->sol[i] += b->d[i];
-        heft_bpp_body_multiply(s, n, b->sol, b->res);
-        for (int i = 0; i < n; ++i)
-            b->res[i] = tight[i] ? 0.0 : b->r0[i] - b->res[i];
-        const double rn = max_abs_free(b->res, tight, n);
-        const double scale = rnorm + dmax * max_abs_free(b->sol, tight, n);
-        if (!isfinite(rn) || !isfinite(scale)) {
-            scaled = INFINITY; /* never the last round's score for this iterate */
-            break;
-        }
-        scaled = scale > 0.0 ? rn / scale : 0.0;
-        if (scaled <= BODY_REFINE_DONE || rn > BODY_REFINE_GAIN * prev)
-            break;
-        prev = rn;
-    }
-    if (!(scaled <= BODY_REFINE_ACCEPT))
-        goto give_up;
-    memcpy(x, b->sol, sizeof(double) * (size_t)n);
-    return 0;
-give_up:
+    /* the refined solve of body_space.h, no row coupled: K's Cholesky
+     * factor is the whole of its K */
+    if (ensure_factor(b, n, tight, stats) == 0 &&
+        heft_body_space_solve(&b->space, tight, NULL, 0.0, s->diag, b->K, x, x) == 0)
+        return 0;
     b->active = 0;
     b->factored_valid = 0;
     return 1;
@@ -226,7 +152,7 @@ void heft_bpp_body_release(bpp_state *s) {
     if (b == NULL)
         return;
     heft_body_space_release(&b->space);
-    void *arrays[] = {b->K, b->inv_e, b->g, b->r0, b->res, b->sol, b->d, b->factored_tight};
+    void *arrays[] = {b->K, b->factored_tight};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_free(b);
