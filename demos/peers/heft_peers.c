@@ -12,6 +12,8 @@
 
 #include "peers.h"
 
+double peer_heft_tolerance = 0.0;
+
 static const peer_engine *const engines[] = {
     &peer_heft_pgs, &peer_heft_skyline,  &peer_heft_skyline_2,
 #ifdef HEFT_PEER_BULLET
@@ -62,6 +64,8 @@ typedef struct result {
     double gap;         /* m, chain: widest joint gap over the run */
     double drift;       /* m, pyramid: farthest any box moved from its start; chain: load drop */
     int nonfinite;      /* steps with a non-finite pose */
+    double error_max;   /* J, largest MLCP error over the run, or -1 (not exposed) */
+    int unconverged;    /* steps with an island left unconverged, or -1 (not exposed) */
     int steps;          /* steps run: fewer than asked when the time budget ran out */
     double reps_ms[32];
     int reps;
@@ -148,6 +152,8 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         memcpy(start[i], poses[i].p, sizeof start[i]);
     }
     double total = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
+    double error_max = e->mlcp_error ? 0.0 : -1.0;
+    int unconverged = e->unconverged ? 0 : -1;
     int timed_solver = e->solver_ms != NULL, done = 0;
     const double started = now_ms();
     for (int s = 0; s < steps && now_ms() - started < budget_ms; ++s, ++done) {
@@ -162,6 +168,13 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
             solver += ms;
             sweeps += e->solver_iterations(w);
             rows += e->solver_rows ? e->solver_rows(w) : 0;
+        }
+        if (e->mlcp_error) {
+            const double err = e->mlcp_error(w);
+            error_max = err > error_max || isnan(err) ? err : error_max;
+        }
+        if (e->unconverged) {
+            unconverged += e->unconverged(w) > 0;
         }
         const double pen = e->penetration(w);
         r->penetration = pen > r->penetration ? pen : r->penetration;
@@ -185,6 +198,9 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         }
         r->drift = d > r->drift || isnan(d) ? d : r->drift;
     }
+    r->error_max =
+        error_max > r->error_max || isnan(error_max) || r->reps == 0 ? error_max : r->error_max;
+    r->unconverged = unconverged > r->unconverged || r->reps == 0 ? unconverged : r->unconverged;
     r->ran = done > 0;
     r->steps = done;
     if (r->reps < 32 && done > 0) {
@@ -228,11 +244,12 @@ static void machine(char *out, size_t len) {
 
 static void usage(void) {
     fprintf(stderr, "usage: heft-peers [--scenes LIST] [--engines LIST] [--steps N] [--reps N] "
-                    "[--budget S] [--out DIR]\n"
+                    "[--budget S] [--tolerance J] [--out DIR]\n"
                     "scenes: pyramid10 pyramid20 boxes1000 chain100 (default all); engines by the "
                     "names of the table (default all found). Times are means over the steps, "
                     "medians over the repetitions, engines rotated between repetitions; an engine "
-                    "stops a scene after --budget seconds of wall time (default 120).\n");
+                    "stops a scene after --budget seconds of wall time (default 120); "
+                    "--tolerance sets Heft's solver tolerance (default the engine's, 1e-12 J).\n");
 }
 
 static int listed(const char *list, const char *name) {
@@ -264,6 +281,17 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--budget") && more) {
             budget = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--tolerance") && more) {
+            char *end = NULL;
+            peer_heft_tolerance = strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(peer_heft_tolerance > 0.0) ||
+                !isfinite(peer_heft_tolerance)) {
+                fprintf(stderr,
+                        "heft-peers: --tolerance wants a positive number of joules, not "
+                        "'%s'\n",
+                        argv[i]);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--out") && more) {
             out = argv[++i];
         } else {
@@ -313,15 +341,19 @@ int main(int argc, char **argv) {
     fprintf(md,
             "# heft-peers\n\n%s; %s; h = 1/60 s, %d steps, median of %d repetitions; "
             "times are CPU time of the stepping thread (wall-clock time for the engines "
-            "stepping on several threads).\n\n"
-            "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
-            "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
-            "non-finite steps |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            "stepping on several threads).\n\n",
             where, date, steps, reps);
+    if (peer_heft_tolerance > 0.0) {
+        fprintf(md, "Heft's solver tolerance: %g J.\n\n", peer_heft_tolerance);
+    }
+    fprintf(md, "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
+                "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+                "non-finite steps | MLCP error max J | unconverged steps |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     fprintf(csv, "scene,engine,steps,ms_per_step,solver_ms_per_step,sweeps_per_step,ms_per_sweep,"
                  "rows,ns_per_row_sweep,"
-                 "penetration_m,joint_gap_m,drift_m,nonfinite_steps\n");
+                 "penetration_m,joint_gap_m,drift_m,nonfinite_steps,mlcp_error_max_j,"
+                 "unconverged_steps\n");
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
         double base = -1.0;
         for (int e = 0; e < ENGINE_COUNT; ++e) {
@@ -341,7 +373,13 @@ int main(int argc, char **argv) {
             }
             const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
             char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
-                 rows[32] = "", per_row[32] = "";
+                 rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "";
+            if (r->error_max >= 0.0 || isnan(r->error_max)) {
+                snprintf(error, sizeof error, "%.2e", r->error_max);
+            }
+            if (r->unconverged >= 0) {
+                snprintf(unconverged, sizeof unconverged, "%d", r->unconverged);
+            }
             if (base > 0.0) {
                 snprintf(ratio, sizeof ratio, "%.2f", r->step_ms / base);
             }
@@ -362,16 +400,22 @@ int main(int argc, char **argv) {
             }
             fprintf(md,
                     "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g | %d "
-                    "|\n",
+                    "| %s | %s |\n",
                     scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, solver,
-                    sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d\n", scene_specs[sc].name,
-                    engines[e]->name, r->steps, r->step_ms, solver, sweeps, per, rows, per_row,
-                    r->penetration, gap, r->drift, r->nonfinite);
+                    sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite, error,
+                    unconverged);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
+                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, solver, sweeps,
+                    per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite, error,
+                    unconverged);
         }
     }
-    fclose(md);
-    fclose(csv);
+    const int md_bad = ferror(md) | fclose(md);
+    const int csv_bad = ferror(csv) | fclose(csv);
+    if (md_bad || csv_bad) {
+        fprintf(stderr, "heft-peers: writing the results into %s failed\n", out);
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/results.md", out);
     FILE *show = fopen(path, "r");
     char line[512];

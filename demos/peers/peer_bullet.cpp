@@ -193,4 +193,6 @@ extern "C" const peer_engine peer_bullet = {"bullet",
                                             bullet_solver_rows,
                                             nullptr, // no measuring inside the step
                                             bullet_destroy,
-                                            1}; // one thread
+                                            1,        // one thread
+                                            nullptr,  // no MLCP error exposed
+                                            nullptr}; // nor a convergence flag

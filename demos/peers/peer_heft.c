@@ -100,6 +100,16 @@ static void *heft_peer_create(const peer_scene *scene, const char *variant) {
         return NULL;
     }
     heft_world *w = s->world;
+    if (peer_heft_tolerance > 0.0) {
+        heft_solver_options o = heft_world_solver_options(w);
+        o.tolerance = peer_heft_tolerance;
+        if (heft_world_set_solver_options(w, &o) != HEFT_OK) {
+            heft_world_destroy(w);
+            free(s->bodies);
+            free(s);
+            return NULL;
+        }
+    }
     if (workers > 1) {
         s->pool = task_pool_create(workers);
         if (!s->pool || task_pool_attach(s->pool, w) != HEFT_OK) {
@@ -192,6 +202,14 @@ static void heft_peer_step(void *world, double h) {
     }
 }
 
+static double heft_peer_mlcp_error(void *world) {
+    return heft_world_stats(((heft_peer *)world)->world)->error_max;
+}
+
+static int heft_peer_unconverged(void *world) {
+    return heft_world_stats(((heft_peer *)world)->world)->not_converged;
+}
+
 static int heft_peer_count(void *world) {
     return ((heft_peer *)world)->count;
 }
@@ -269,6 +287,8 @@ static void heft_peer_destroy(void *world) {
                             .solver_iterations = heft_peer_solver_iterations,                      \
                             .solver_rows = heft_peer_solver_rows,                                  \
                             .overhead_ms = heft_peer_overhead_ms,                                  \
+                            .mlcp_error = heft_peer_mlcp_error,                                    \
+                            .unconverged = heft_peer_unconverged,                                  \
                             .destroy = heft_peer_destroy,                                          \
                             .threads = workers}
 

@@ -62,6 +62,11 @@ typedef struct peer_engine {
      * such an engine is timed by the wall clock, its CPU time being spread
      * over the threads */
     int threads;
+    /* The last step's largest MLCP error over its islands, J (the error
+     * measure of docs/mlcp-format.md), and the islands its solver left
+     * unconverged; NULL when the engine does not expose them. */
+    double (*mlcp_error)(void *world);
+    int (*unconverged)(void *world);
 } peer_engine;
 
 /* The adapters; heft_peers.c lists those compiled in. */
@@ -72,6 +77,9 @@ extern const peer_engine peer_bullet;
 extern const peer_engine peer_ode_step;
 extern const peer_engine peer_ode_quickstep;
 extern const peer_engine peer_mujoco;
+
+/* Heft's solver tolerance, J (--tolerance; 0: the engine's default) */
+extern double peer_heft_tolerance;
 
 /* CPU time of the calling thread, ms: what the step costs, without the time
  * the thread waited for a core on a shared machine. */
