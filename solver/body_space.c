@@ -445,32 +445,24 @@ static inline void sub_scaled(double *restrict y, const double *restrict a, doub
  * updates to each trailing column over the same rows, in one pass. */
 #define LU_PANEL 6
 
-/* The passes below give y[e] = (...(y[e] - a[0][e] b[0]) ...) - a[n-1][e]
- * b[n-1] for e in [from, to]: n pivots' updates of one column or row in
- * one pass over it, each product and difference rounded as when the pivots
+/* The passes below give y[e] = (...(y[e] - a[0][s + e] b[0]) ...) -
+ * a[n-1][s + e] b[n-1] for e in [from, to] (s the shift from y's
+ * indices to the sources'): n pivots' updates of one column or row in one
+ * pass over it, each product and difference rounded as when the pivots
  * come one after the other (a product, then a difference: no fused
  * multiply-add, two or four entries at a time as sub_scaled). */
-static void sub_scaled_tail(double *restrict y, const double *const *a, const double *b, int n,
-                            int e, int to) {
-    for (; e <= to; ++e) {
-        double v = y[e];
-        for (int i = 0; i < n; ++i)
-            v -= a[i][e] * b[i];
-        y[e] = v;
-    }
-}
-
-typedef void sub_scaled_six_fn(double *restrict y, const double *const *a, const double *b,
+typedef void sub_scaled_six_fn(double *restrict y, const double *const *a, int s, const double *b,
                                int from, int to);
 
 /* the pass of a full panel, the common one */
-static void sub_scaled_six(double *restrict y, const double *const *a, const double *b, int from,
-                           int to) {
+static void sub_scaled_six(double *restrict y, const double *const *a, int s, const double *b,
+                           int from, int to) {
+    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
+                 *a5 = a[5] + s;
     int e = from;
 #if defined(__SSE2__)
     const __m128d v0 = _mm_set1_pd(b[0]), v1 = _mm_set1_pd(b[1]), v2 = _mm_set1_pd(b[2]),
                   v3 = _mm_set1_pd(b[3]), v4 = _mm_set1_pd(b[4]), v5 = _mm_set1_pd(b[5]);
-    const double *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5];
     for (; e + 1 <= to; e += 2) {
         __m128d v = _mm_sub_pd(_mm_loadu_pd(&y[e]), _mm_mul_pd(_mm_loadu_pd(&a0[e]), v0));
         v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a1[e]), v1));
@@ -480,7 +472,10 @@ static void sub_scaled_six(double *restrict y, const double *const *a, const dou
         _mm_storeu_pd(&y[e], _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), v5)));
     }
 #endif
-    sub_scaled_tail(y, a, b, LU_PANEL, e, to);
+    for (; e <= to; ++e)
+        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
+                a4[e] * b[4]) -
+               a5[e] * b[5];
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -488,12 +483,14 @@ static void sub_scaled_six(double *restrict y, const double *const *a, const dou
 /* ... four entries at a time where the processor has AVX (the target
  * attribute enables AVX alone: the compiler cannot fuse a product and a
  * difference into an FMA) */
-__attribute__((target("avx"))) static void
-sub_scaled_six_avx(double *restrict y, const double *const *a, const double *b, int from, int to) {
+__attribute__((target("avx"))) static void sub_scaled_six_avx(double *restrict y,
+                                                              const double *const *a, int s,
+                                                              const double *b, int from, int to) {
+    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
+                 *a5 = a[5] + s;
     int e = from;
     const __m256d v0 = _mm256_set1_pd(b[0]), v1 = _mm256_set1_pd(b[1]), v2 = _mm256_set1_pd(b[2]),
                   v3 = _mm256_set1_pd(b[3]), v4 = _mm256_set1_pd(b[4]), v5 = _mm256_set1_pd(b[5]);
-    const double *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5];
     for (; e + 3 <= to; e += 4) {
         __m256d v =
             _mm256_sub_pd(_mm256_loadu_pd(&y[e]), _mm256_mul_pd(_mm256_loadu_pd(&a0[e]), v0));
@@ -503,36 +500,55 @@ sub_scaled_six_avx(double *restrict y, const double *const *a, const double *b, 
         v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a4[e]), v4));
         _mm256_storeu_pd(&y[e], _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a5[e]), v5)));
     }
-    sub_scaled_tail(y, a, b, LU_PANEL, e, to);
+    if (e < to) {
+        __m128d v = _mm_sub_pd(_mm_loadu_pd(&y[e]),
+                               _mm_mul_pd(_mm_loadu_pd(&a0[e]), _mm256_castpd256_pd128(v0)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a1[e]), _mm256_castpd256_pd128(v1)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a2[e]), _mm256_castpd256_pd128(v2)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a3[e]), _mm256_castpd256_pd128(v3)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a4[e]), _mm256_castpd256_pd128(v4)));
+        _mm_storeu_pd(&y[e],
+                      _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), _mm256_castpd256_pd128(v5))));
+        e += 2;
+    }
+    if (e == to)
+        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
+                a4[e] * b[4]) -
+               a5[e] * b[5];
 }
 #endif
 
 /* the pass of fewer pivots (a zero multiplier left out, a panel's end) */
-static void sub_scaled_n(double *restrict y, const double *const *a, const double *b, int n,
+static void sub_scaled_n(double *restrict y, const double *const *a, int s, const double *b, int n,
                          int from, int to) {
     int e = from;
 #if defined(__SSE2__)
     for (; e + 1 <= to; e += 2) {
         __m128d v = _mm_loadu_pd(&y[e]);
         for (int i = 0; i < n; ++i)
-            v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a[i][e]), _mm_set1_pd(b[i])));
+            v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a[i][s + e]), _mm_set1_pd(b[i])));
         _mm_storeu_pd(&y[e], v);
     }
 #endif
-    sub_scaled_tail(y, a, b, n, e, to);
+    for (; e <= to; ++e) {
+        double v = y[e];
+        for (int i = 0; i < n; ++i)
+            v -= a[i][s + e] * b[i];
+        y[e] = v;
+    }
 }
 
 /* Entries from..end[i] of y get the updates of sources i..n-1 (the ends
  * do not decrease with i): each entry its sources' updates in their
  * order, the rows past a source's reach without it. */
-static void sub_sources(double *y, int from, int n, const double *const *a, const double *b,
+static void sub_sources(double *y, const double *const *a, int s, const double *b, int n, int from,
                         const int *end, sub_scaled_six_fn *six) {
     for (int i = 0; i < n; ++i) {
         if (end[i] >= from) {
             if (n - i == LU_PANEL)
-                six(y, a + i, b + i, from, end[i]);
+                six(y, a + i, s, b + i, from, end[i]);
             else
-                sub_scaled_n(y, a + i, b + i, n - i, from, end[i]);
+                sub_scaled_n(y, a + i, s, b + i, n - i, from, end[i]);
             from = end[i] + 1;
         }
     }
@@ -570,12 +586,31 @@ static int lu_pivot(const heft_body_space *b, double *lower, const double *upper
 static void lu_trailing(const heft_body_space *b, double *lower, double *upper, int k0, int count,
                         int k1, sub_scaled_six_fn *six) {
     const int *last = b->last;
+    const size_t *start = b->start;
+    if (count == 0)
+        return;
     const double *lp[LU_PANEL], *up[LU_PANEL];
-    for (int j = 0; j < count; ++j) { /* column and row k0 + j, shifted to index by c */
-        lp[j] = lower + b->start[k0 + j] - (k0 + j);
-        up[j] = upper + b->start[k0 + j] - (k0 + j);
+    for (int j = 0; j < count; ++j) { /* column and row k0 + j, indexed by row or column */
+        lp[j] = lower + start[k0 + j] - (k0 + j);
+        up[j] = upper + start[k0 + j] - (k0 + j);
     }
-    for (int c = k1, first = 0; count > 0 && c <= last[k0 + count - 1]; ++c) {
+    /* the usual panel: six pivots reaching the same rows */
+    const int same = count == LU_PANEL && last[k0] == last[k0 + count - 1];
+    for (int c = k1, first = 0; c <= last[k0 + count - 1]; ++c) {
+        if (same) {
+            double bl[LU_PANEL], bu[LU_PANEL];
+            int zero = 0;
+            for (int j = 0; j < LU_PANEL; ++j) {
+                bl[j] = up[j][c];
+                bu[j] = lp[j][c];
+                zero |= (bl[j] == 0.0) | (bu[j] == 0.0);
+            }
+            if (!zero) {
+                six(lower + start[c], lp, c, bl, 0, last[k0] - c);
+                six(upper + start[c], up, c, bu, 1, last[k0] - c);
+                continue;
+            }
+        }
         while (last[k0 + first] < c)
             ++first;
         const double *al[LU_PANEL], *au[LU_PANEL];
@@ -585,18 +620,18 @@ static void lu_trailing(const heft_body_space *b, double *lower, double *upper, 
             const double l = lp[j][c], u = up[j][c];
             const int end = last[k0 + j] - c;
             if (u != 0.0) { /* L(r, k) U(k, c) off column c */
-                al[nl] = lp[j] + c;
+                al[nl] = lp[j];
                 bl[nl] = u;
                 el[nl++] = end;
             }
             if (l != 0.0) { /* U(k, r) L(c, k) off row c */
-                au[nu] = up[j] + c;
+                au[nu] = up[j];
                 bu[nu] = l;
                 eu[nu++] = end;
             }
         }
-        sub_sources(lower + b->start[c], 0, nl, al, bl, el, six);
-        sub_sources(upper + b->start[c], 1, nu, au, bu, eu, six);
+        sub_sources(lower + start[c], al, c, bl, nl, 0, el, six);
+        sub_sources(upper + start[c], au, c, bu, nu, 1, eu, six);
     }
 }
 
