@@ -6,6 +6,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 #include "bpp.h"
 #include "ordering.h"
@@ -437,35 +440,241 @@ static inline void sub_scaled(double *restrict y, const double *restrict a, doub
         y[e] -= a[e] * b;
 }
 
-int heft_body_space_lu(const heft_body_space *b, double *lower, double *upper) {
+/* The pivots of a panel: a body's six coordinates. K's skyline steps only
+ * at a body's first coordinate, so a panel on one body hands its six
+ * updates to each trailing column over the same rows, in one pass. */
+#define LU_PANEL 6
+
+/* The passes below give y[e] = (...(y[e] - a[0][s + e] b[0]) ...) -
+ * a[n-1][s + e] b[n-1] for e in [from, to] (s the shift from y's
+ * indices to the sources'): n pivots' updates of one column or row in one
+ * pass over it, each product and difference rounded as when the pivots
+ * come one after the other (a product, then a difference: no fused
+ * multiply-add, two or four entries at a time as sub_scaled). */
+typedef void sub_scaled_six_fn(double *restrict y, const double *const *a, int s, const double *b,
+                               int from, int to);
+
+/* the pass of a full panel, the common one */
+static void sub_scaled_six(double *restrict y, const double *const *a, int s, const double *b,
+                           int from, int to) {
+    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
+                 *a5 = a[5] + s;
+    int e = from;
+#if defined(__SSE2__)
+    const __m128d v0 = _mm_set1_pd(b[0]), v1 = _mm_set1_pd(b[1]), v2 = _mm_set1_pd(b[2]),
+                  v3 = _mm_set1_pd(b[3]), v4 = _mm_set1_pd(b[4]), v5 = _mm_set1_pd(b[5]);
+    for (; e + 1 <= to; e += 2) {
+        __m128d v = _mm_sub_pd(_mm_loadu_pd(&y[e]), _mm_mul_pd(_mm_loadu_pd(&a0[e]), v0));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a1[e]), v1));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a2[e]), v2));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a3[e]), v3));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a4[e]), v4));
+        _mm_storeu_pd(&y[e], _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), v5)));
+    }
+#endif
+    for (; e <= to; ++e)
+        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
+                a4[e] * b[4]) -
+               a5[e] * b[5];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LU_AVX 1
+/* ... four entries at a time where the processor has AVX (the target
+ * attribute enables AVX alone: the compiler cannot fuse a product and a
+ * difference into an FMA) */
+__attribute__((target("avx"))) static void sub_scaled_six_avx(double *restrict y,
+                                                              const double *const *a, int s,
+                                                              const double *b, int from, int to) {
+    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
+                 *a5 = a[5] + s;
+    int e = from;
+    const __m256d v0 = _mm256_set1_pd(b[0]), v1 = _mm256_set1_pd(b[1]), v2 = _mm256_set1_pd(b[2]),
+                  v3 = _mm256_set1_pd(b[3]), v4 = _mm256_set1_pd(b[4]), v5 = _mm256_set1_pd(b[5]);
+    for (; e + 3 <= to; e += 4) {
+        __m256d v =
+            _mm256_sub_pd(_mm256_loadu_pd(&y[e]), _mm256_mul_pd(_mm256_loadu_pd(&a0[e]), v0));
+        v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a1[e]), v1));
+        v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a2[e]), v2));
+        v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a3[e]), v3));
+        v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a4[e]), v4));
+        _mm256_storeu_pd(&y[e], _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a5[e]), v5)));
+    }
+    if (e < to) {
+        __m128d v = _mm_sub_pd(_mm_loadu_pd(&y[e]),
+                               _mm_mul_pd(_mm_loadu_pd(&a0[e]), _mm256_castpd256_pd128(v0)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a1[e]), _mm256_castpd256_pd128(v1)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a2[e]), _mm256_castpd256_pd128(v2)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a3[e]), _mm256_castpd256_pd128(v3)));
+        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a4[e]), _mm256_castpd256_pd128(v4)));
+        _mm_storeu_pd(&y[e],
+                      _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), _mm256_castpd256_pd128(v5))));
+        e += 2;
+    }
+    if (e == to)
+        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
+                a4[e] * b[4]) -
+               a5[e] * b[5];
+}
+#endif
+
+/* the pass of fewer pivots (a zero multiplier left out, a panel's end) */
+static void sub_scaled_n(double *restrict y, const double *const *a, int s, const double *b, int n,
+                         int from, int to) {
+    int e = from;
+#if defined(__SSE2__)
+    for (; e + 1 <= to; e += 2) {
+        __m128d v = _mm_loadu_pd(&y[e]);
+        for (int i = 0; i < n; ++i)
+            v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a[i][s + e]), _mm_set1_pd(b[i])));
+        _mm_storeu_pd(&y[e], v);
+    }
+#endif
+    for (; e <= to; ++e) {
+        double v = y[e];
+        for (int i = 0; i < n; ++i)
+            v -= a[i][s + e] * b[i];
+        y[e] = v;
+    }
+}
+
+/* Entries from..end[i] of y get the updates of sources i..n-1 (the ends
+ * do not decrease with i): each entry its sources' updates in their
+ * order, the rows past a source's reach without it. */
+static void sub_sources(double *y, const double *const *a, int s, const double *b, int n, int from,
+                        const int *end, sub_scaled_six_fn *six) {
+    for (int i = 0; i < n; ++i) {
+        if (end[i] >= from) {
+            if (n - i == LU_PANEL)
+                six(y, a + i, s, b + i, from, end[i]);
+            else
+                sub_scaled_n(y, a + i, s, b + i, n - i, from, end[i]);
+            from = end[i] + 1;
+        }
+    }
+}
+
+/* Pivot k, its column and row having every earlier pivot's update: the
+ * test of it, then L's column k divided by it. 0, or -1 when rejected. */
+static int lu_pivot(const heft_body_space *b, double *lower, const double *upper, int k) {
+    double *lk = lower + b->start[k];
+    const double *uk = upper + b->start[k];
+    const int len = b->last[k] - k;
+    double size = fabs(lk[0]);
+    /* NaN compares false: a NaN in U makes size NaN until an entry after
+     * it replaces it, a NaN in L beside a number in U is passed over */
+    for (int t = 1; t <= len; ++t) {
+        double a = fabs(lk[t]);
+        if (!(fabs(uk[t]) <= a))
+            a = fabs(uk[t]);
+        if (!(a <= size))
+            size = a;
+    }
+    if (!isfinite(lk[0]) || !isfinite(size) || !(fabs(lk[0]) > 1e-13 * size))
+        return -1;
+    const double inv = 1.0 / lk[0];
+    for (int t = 1; t <= len; ++t)
+        lk[t] *= inv;
+    return 0;
+}
+
+/* The updates of pivots k0..k0+count-1 (factored) on the columns and rows
+ * from k1 on: for each, the pivots reaching it (a suffix of them, their
+ * reaches not decreasing) in one pass. A zero multiplier is no update, as
+ * in the plain loop (its product would not always leave the entry as it
+ * is: zero times an infinity is NaN). */
+static void lu_trailing(const heft_body_space *b, double *lower, double *upper, int k0, int count,
+                        int k1, sub_scaled_six_fn *six) {
+    const int *last = b->last;
+    const size_t *start = b->start;
+    if (count == 0)
+        return;
+    const double *lp[LU_PANEL], *up[LU_PANEL];
+    for (int j = 0; j < count; ++j) { /* column and row k0 + j, indexed by row or column */
+        lp[j] = lower + start[k0 + j] - (k0 + j);
+        up[j] = upper + start[k0 + j] - (k0 + j);
+    }
+    /* the usual panel: six pivots reaching the same rows */
+    const int same = count == LU_PANEL && last[k0] == last[k0 + count - 1];
+    for (int c = k1, first = 0; c <= last[k0 + count - 1]; ++c) {
+        if (same) {
+            double bl[LU_PANEL], bu[LU_PANEL];
+            int zero = 0;
+            for (int j = 0; j < LU_PANEL; ++j) {
+                bl[j] = up[j][c];
+                bu[j] = lp[j][c];
+                zero |= (bl[j] == 0.0) | (bu[j] == 0.0);
+            }
+            if (!zero) {
+                six(lower + start[c], lp, c, bl, 0, last[k0] - c);
+                six(upper + start[c], up, c, bu, 1, last[k0] - c);
+                continue;
+            }
+        }
+        while (last[k0 + first] < c)
+            ++first;
+        const double *al[LU_PANEL], *au[LU_PANEL];
+        double bl[LU_PANEL], bu[LU_PANEL];
+        int el[LU_PANEL], eu[LU_PANEL], nl = 0, nu = 0;
+        for (int j = first; j < count; ++j) {
+            const double l = lp[j][c], u = up[j][c];
+            const int end = last[k0 + j] - c;
+            if (u != 0.0) { /* L(r, k) U(k, c) off column c */
+                al[nl] = lp[j];
+                bl[nl] = u;
+                el[nl++] = end;
+            }
+            if (l != 0.0) { /* U(k, r) L(c, k) off row c */
+                au[nu] = up[j];
+                bu[nu] = l;
+                eu[nu++] = end;
+            }
+        }
+        sub_sources(lower + start[c], al, c, bl, nl, 0, el, six);
+        sub_sources(upper + start[c], au, c, bu, nu, 1, eu, six);
+    }
+}
+
+/* Right-looking, a panel of pivots at a time: each pivot's update goes at
+ * once to the panel's later columns and rows (the next pivots need it),
+ * and after the panel, to the columns and rows past it in one pass each.
+ * Every entry gets the same products and differences, in pivot order, as
+ * from one pivot at a time, so the factors have the same bits. */
+int heft_body_space_lu_wide(const heft_body_space *b, double *lower, double *upper, int wide) {
     const int m = b->m;
     const int *last = b->last;
     const size_t *start = b->start;
-    for (int k = 0; k < m; ++k) {
-        double *lk = lower + start[k];
-        const double *uk = upper + start[k];
-        const int len = last[k] - k;
-        double size = fabs(lk[0]);
-        for (int t = 1; t <= len; ++t) { /* a NaN makes size NaN */
-            double a = fabs(lk[t]);
-            if (!(fabs(uk[t]) <= a))
-                a = fabs(uk[t]);
-            if (!(a <= size))
-                size = a;
+    sub_scaled_six_fn *six = sub_scaled_six;
+#if defined(LU_AVX)
+    if (wide && __builtin_cpu_supports("avx"))
+        six = sub_scaled_six_avx;
+#else
+    (void)wide;
+#endif
+    for (int k0 = 0; k0 < m; k0 += LU_PANEL) {
+        const int k1 = k0 + LU_PANEL < m ? k0 + LU_PANEL : m;
+        for (int k = k0; k < k1; ++k) {
+            if (lu_pivot(b, lower, upper, k) != 0) {
+                /* leave K as one pivot at a time would */
+                lu_trailing(b, lower, upper, k0, k - k0, k1, six);
+                return -1;
+            }
+            double *lk = lower + start[k];
+            const double *uk = upper + start[k];
+            const int len = last[k] - k;
+            for (int c = k + 1; c < k1 && c <= last[k]; ++c) {
+                const int t = c - k;
+                sub_scaled(lower + start[c], lk + t, uk[t], 0, len - t);
+                sub_scaled(upper + start[c], uk + t, lk[t], 1, len - t);
+            }
         }
-        if (!isfinite(lk[0]) || !isfinite(size) || !(fabs(lk[0]) > 1e-13 * size))
-            return -1;
-        const double inv = 1.0 / lk[0];
-        for (int t = 1; t <= len; ++t)
-            lk[t] *= inv;
-        /* L(r, k) U(k, c) off every later column and row in the band */
-        for (int t = 1; t <= len; ++t) {
-            const int c = k + t;
-            sub_scaled(lower + start[c], lk + t, uk[t], 0, len - t);
-            sub_scaled(upper + start[c], uk + t, lk[t], 1, len - t);
-        }
+        lu_trailing(b, lower, upper, k0, k1 - k0, k1, six);
     }
     return 0;
+}
+
+int heft_body_space_lu(const heft_body_space *b, double *lower, double *upper) {
+    return heft_body_space_lu_wide(b, lower, upper, 1);
 }
 
 void heft_body_space_lu_solve(const heft_body_space *b, const double *lower, const double *upper,
@@ -473,14 +682,8 @@ void heft_body_space_lu_solve(const heft_body_space *b, const double *lower, con
     const int m = b->m;
     const int *last = b->last;
     const size_t *start = b->start;
-    for (int k = 0; k < m; ++k) {
-        const double xk = x[k];
-        if (xk == 0.0)
-            continue;
-        const double *lk = lower + start[k];
-        for (int t = 1; t <= last[k] - k; ++t)
-            x[k + t] -= lk[t] * xk;
-    }
+    for (int k = 0; k < m; ++k)
+        sub_scaled(x + k, lower + start[k], x[k], 1, last[k] - k);
     for (int k = m - 1; k >= 0; --k) {
         const double *uk = upper + start[k];
         double sum = x[k];

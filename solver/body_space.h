@@ -105,6 +105,9 @@ double heft_body_space_gather(const heft_body_space *b, const heft_mlcp_row *row
  * on its diagonal, upper: U's rows off the diagonal); 0, or -1 at a pivot
  * that is not finite or below 1e-13 of its column's size. Then x = K^-1 x. */
 int heft_body_space_lu(const heft_body_space *b, double *lower, double *upper);
+/* The same with its AVX passes (wide 1, where the processor has AVX) or
+ * its SSE2 ones (0): the same bits either way, each path testable. */
+int heft_body_space_lu_wide(const heft_body_space *b, double *lower, double *upper, int wide);
 void heft_body_space_lu_solve(const heft_body_space *b, const double *lower, const double *upper,
                               double *x);
 
