@@ -154,7 +154,13 @@ static inline void add_scaled6(double *y, const double *x, double s) {
 
 /* w = J dv + epsilon lambda - b with dv = M^-1 J^T lambda (6 per body): the
  * velocity change the impulses cause, so no entry of A is ever formed. */
-static void residual_structured(const heft_mlcp *p, const double *lambda, double *w, double *dv) {
+static void residual_structured(const heft_mlcp *problem, const double *lambda, double *w,
+                                double *dv) {
+    /* the header read through a copy, whose fields stay in registers: the
+     * stores into dv and w are doubles, as the rows' Jacobians are, and gcc
+     * read the problem's arrays and body count again after each of them */
+    const heft_mlcp copy = *problem;
+    const heft_mlcp *p = &copy;
     const int n = p->n, nb = p->nbodies;
     const unsigned bodies = nb > 0 ? (unsigned)nb : 0u;
     /* First the generalized impulse J^T lambda per body, then M^-1 once per body. */
