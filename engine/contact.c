@@ -891,25 +891,6 @@ static double turn_closing(const contact *c, const body *bodies, const shape *sh
     return d < -1e-6 ? d : 0.0;
 }
 
-/* row_set_linear's Jacobian (base/row.c), the same numbers, where the
- * compiler sees it: a contact's three linear rows were three calls there,
- * each passing its vectors on to row_put6 twice: a quarter of the fill. */
-static inline void contact_row_linear(row *r, heft_vec3 e, heft_vec3 ra, heft_vec3 rb) {
-    const heft_vec3 na = heft_v3_neg(heft_v3_cross(ra, e)), nb = heft_v3_cross(rb, e);
-    r->ja[0] = -e.x;
-    r->ja[1] = -e.y;
-    r->ja[2] = -e.z;
-    r->ja[3] = na.x;
-    r->ja[4] = na.y;
-    r->ja[5] = na.z;
-    r->jb[0] = e.x;
-    r->jb[1] = e.y;
-    r->jb[2] = e.z;
-    r->jb[3] = nb.x;
-    r->jb[4] = nb.y;
-    r->jb[5] = nb.z;
-}
-
 int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const contact_params *cp,
                       int block, int first, row *out) {
     const body *ba = &bodies[c->body_a], *bb = &bodies[c->body_b];
@@ -932,7 +913,7 @@ int contact_fill_rows(contact *c, const body *bodies, const shape *shapes, const
         r->a = c->body_a;
         r->b = c->body_b;
         if (k < 3) {
-            contact_row_linear(r, dirs[k], ra, rb);
+            row_set_linear(r, dirs[k], ra, rb);
         } else {
             row_set_angular(r, dirs[k]);
         }
