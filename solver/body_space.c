@@ -820,34 +820,6 @@ static double max_abs_in(const unsigned char *out, const double *x, int n) {
     return m;
 }
 
-/* The coupled normal rows, marked in bz (the product's scratch); their
- * count. */
-static int coupled_normals(heft_body_space *b, const double *kappa) {
-    const heft_mlcp *p = b->p;
-    int k = 0;
-    memset(b->bz, 0, sizeof(double) * (size_t)b->n);
-    for (int t = 0; kappa != NULL && t < b->n; ++t)
-        if (kappa[t] != 0.0 && b->bz[p->findex[t]] == 0.0) {
-            b->bz[p->findex[t]] = 1.0;
-            ++k;
-        }
-    return k;
-}
-
-/* k coupled normal rows cost fewer flops by the unsymmetric LU than by
- * k + 2 solves on the Cholesky factor and the k x k capacitance matrix */
-static int lu_pays(const heft_body_space *b, int k) {
-    const double kk = (double)k;
-    return !((kk + 2.0) * b->solve_flops + kk * kk * kk < b->lu_flops);
-}
-
-int heft_body_space_prefers_lu(heft_body_space *b, const double *kappa) {
-    if (kappa == NULL || !reserve_solve(b))
-        return 0;
-    const int k = coupled_normals(b, kappa);
-    return k > 0 && lu_pays(b, k);
-}
-
 int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const double *kappa,
                           double shift, const double *diag, const double *chol, const double *g,
                           double *x) {
@@ -882,8 +854,16 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
             l[6 + c] += kappa[t] * rt->jb[c];
         }
     }
-    const int k = coupled_normals(b, kappa);
-    if (chol != NULL && !lu_pays(b, k)) {
+    /* the coupled normal rows, marked in bz (the product's scratch) */
+    int k = 0;
+    memset(b->bz, 0, sizeof(double) * (size_t)n);
+    for (int t = 0; kappa != NULL && t < n; ++t)
+        if (kappa[t] != 0.0 && b->bz[p->findex[t]] == 0.0) {
+            b->bz[p->findex[t]] = 1.0;
+            ++k;
+        }
+    const double kk = (double)k;
+    if (chol != NULL && (kk + 2.0) * b->solve_flops + kk * kk * kk < b->lu_flops) {
         b->wood_k = 0;
         const int rc = k > 0 ? woodbury_terms(b, chol, k) : 0;
         if (rc != 0)

@@ -135,12 +135,6 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
                           double shift, const double *diag, const double *chol, const double *g,
                           double *x);
 
-/* Whether heft_body_space_solve, given a Cholesky factor, would still
- * factor the unsymmetric K for these coupled rows (too many for the
- * Woodbury identity by the flop counts): the caller then need not make the
- * factor. kappa NULL or all zero: 0. */
-int heft_body_space_prefers_lu(heft_body_space *b, const double *kappa);
-
 void heft_body_space_forget(heft_body_space *b);
 void heft_body_space_release(heft_body_space *b);
 

@@ -531,10 +531,7 @@ static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip) {
 }
 
 /* Puts the coupled friction rows at s_t mu_t lambda_f of the coupled system
- * (see above). Returns 0 when done or not needed, 1 when done in body space
- * with every free row's impulse of the coupled system in s->rhs (the
- * symmetric solve after it would give them again), -1 when the factor
- * failed. */
+ * (see above). Returns 0 when done or not needed, -1 when the factor failed. */
 static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *stats) {
     const int n = p->n;
     int k = 0;
@@ -563,7 +560,7 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
             for (int t = 0; t < n; ++t)
                 if (s->coupled[t])
                     s->lambda[t] = s->u[t] * s->rhs[p->findex[t]];
-            return 1;
+            return 0;
         }
         /* it could not: the Woodbury solves below, on K's symmetric factor */
     }
@@ -1030,14 +1027,11 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
          * friction rows coupled to a free normal row first get the value of
          * the coupled system */
-        const int coupled = tight_count > 0 ? couple_friction(p, s, stats) : 0;
-        if (coupled < 0)
+        if (tight_count > 0 && couple_friction(p, s, stats) != 0)
             break; /* a non-positive pivot: the best answer so far, if any */
-        if (coupled == 0) {
-            free_rhs(p, s, NULL);
-            if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
-                break;
-        }
+        free_rhs(p, s, NULL);
+        if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
+            break;
         for (int i = 0; i < n; ++i)
             if (!s->tight[i])
                 s->lambda[i] = s->rhs[i];

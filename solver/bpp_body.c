@@ -131,9 +131,7 @@ int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double 
 int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
                                 double *x, heft_solver_stats *stats) {
     struct bpp_body_backend *b = s->body;
-    /* K's Cholesky factor only where the Woodbury identity will use it */
-    const int factored = !heft_body_space_prefers_lu(&b->space, kappa) &&
-                         ensure_factor(b, b->space.n, tight, stats) == 0;
+    const int factored = ensure_factor(b, b->space.n, tight, stats) == 0;
     const double start = heft_time_ms();
     const int rc =
         heft_body_space_solve(&b->space, tight, kappa, 0.0, s->diag, factored ? b->K : NULL, x, x);
