@@ -454,13 +454,33 @@ static inline void sub_scaled(double *restrict y, const double *restrict a, doub
 typedef void sub_scaled_six_fn(double *restrict y, const double *const *a, int s, const double *b,
                                int from, int to);
 
+/* the pass of fewer pivots (a zero multiplier left out, a panel's end) */
+static void sub_scaled_n(double *restrict y, const double *const *a, int s, const double *b, int n,
+                         int from, int to) {
+    int e = from;
+#if defined(__SSE2__)
+    for (; e + 1 <= to; e += 2) {
+        __m128d v = _mm_loadu_pd(&y[e]);
+        for (int i = 0; i < n; ++i)
+            v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a[i][s + e]), _mm_set1_pd(b[i])));
+        _mm_storeu_pd(&y[e], v);
+    }
+#endif
+    for (; e <= to; ++e) {
+        double v = y[e];
+        for (int i = 0; i < n; ++i)
+            v -= a[i][s + e] * b[i];
+        y[e] = v;
+    }
+}
+
 /* the pass of a full panel, the common one */
 static void sub_scaled_six(double *restrict y, const double *const *a, int s, const double *b,
                            int from, int to) {
-    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
-                 *a5 = a[5] + s;
     int e = from;
 #if defined(__SSE2__)
+    const double *a0 = a[0] + s, *a1 = a[1] + s, *a2 = a[2] + s, *a3 = a[3] + s, *a4 = a[4] + s,
+                 *a5 = a[5] + s;
     const __m128d v0 = _mm_set1_pd(b[0]), v1 = _mm_set1_pd(b[1]), v2 = _mm_set1_pd(b[2]),
                   v3 = _mm_set1_pd(b[3]), v4 = _mm_set1_pd(b[4]), v5 = _mm_set1_pd(b[5]);
     for (; e + 1 <= to; e += 2) {
@@ -472,10 +492,7 @@ static void sub_scaled_six(double *restrict y, const double *const *a, int s, co
         _mm_storeu_pd(&y[e], _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), v5)));
     }
 #endif
-    for (; e <= to; ++e)
-        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
-                a4[e] * b[4]) -
-               a5[e] * b[5];
+    sub_scaled_n(y, a, s, b, LU_PANEL, e, to); /* the rest, the same products */
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -500,43 +517,9 @@ __attribute__((target("avx"))) static void sub_scaled_six_avx(double *restrict y
         v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a4[e]), v4));
         _mm256_storeu_pd(&y[e], _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a5[e]), v5)));
     }
-    if (e < to) {
-        __m128d v = _mm_sub_pd(_mm_loadu_pd(&y[e]),
-                               _mm_mul_pd(_mm_loadu_pd(&a0[e]), _mm256_castpd256_pd128(v0)));
-        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a1[e]), _mm256_castpd256_pd128(v1)));
-        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a2[e]), _mm256_castpd256_pd128(v2)));
-        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a3[e]), _mm256_castpd256_pd128(v3)));
-        v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a4[e]), _mm256_castpd256_pd128(v4)));
-        _mm_storeu_pd(&y[e],
-                      _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a5[e]), _mm256_castpd256_pd128(v5))));
-        e += 2;
-    }
-    if (e == to)
-        y[e] = (((((y[e] - a0[e] * b[0]) - a1[e] * b[1]) - a2[e] * b[2]) - a3[e] * b[3]) -
-                a4[e] * b[4]) -
-               a5[e] * b[5];
+    sub_scaled_n(y, a, s, b, LU_PANEL, e, to); /* the last one to three entries */
 }
 #endif
-
-/* the pass of fewer pivots (a zero multiplier left out, a panel's end) */
-static void sub_scaled_n(double *restrict y, const double *const *a, int s, const double *b, int n,
-                         int from, int to) {
-    int e = from;
-#if defined(__SSE2__)
-    for (; e + 1 <= to; e += 2) {
-        __m128d v = _mm_loadu_pd(&y[e]);
-        for (int i = 0; i < n; ++i)
-            v = _mm_sub_pd(v, _mm_mul_pd(_mm_loadu_pd(&a[i][s + e]), _mm_set1_pd(b[i])));
-        _mm_storeu_pd(&y[e], v);
-    }
-#endif
-    for (; e <= to; ++e) {
-        double v = y[e];
-        for (int i = 0; i < n; ++i)
-            v -= a[i][s + e] * b[i];
-        y[e] = v;
-    }
-}
 
 /* Entries from..end[i] of y get the updates of sources i..n-1 (the ends
  * do not decrease with i): each entry its sources' updates in their
