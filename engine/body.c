@@ -80,36 +80,10 @@ void body_set_mass_properties(body *b, double mass, heft_mat3 inertia) {
     body_update_world_inertia(b);
 }
 
-/* Row i of R times column j of a, and row i of T times row j of R (column j
- * of R^T): heft_mat3_mul's sum for one entry. */
-#define TIMES_COLUMN(r, i, a, j)                                                                   \
-    ((r)[i][0] * (a)[0][j] + (r)[i][1] * (a)[1][j] + (r)[i][2] * (a)[2][j])
-#define TIMES_ROW(t, i, r, j)                                                                      \
-    ((t)[i][0] * (r)[j][0] + (t)[i][1] * (r)[j][1] + (t)[i][2] * (r)[j][2])
-
-/* R A R^T as heft_mat3_rotate_tensor makes it, the same products summed in
- * the same order, written out: the step refreshes every moving body each
- * step, and the three 3x3 values that function passes and returns went
- * through memory in loops (435 instructions a body, 206 here). */
 void body_update_world_inertia(body *b) {
-    const heft_mat3 rot = heft_quat_to_mat3(b->orientation);
-    const heft_mat3 body_frame = b->inv_inertia_body;
-#define R rot.m
-#define A body_frame.m
-    const double T[3][3] = {
-        {TIMES_COLUMN(R, 0, A, 0), TIMES_COLUMN(R, 0, A, 1), TIMES_COLUMN(R, 0, A, 2)},
-        {TIMES_COLUMN(R, 1, A, 0), TIMES_COLUMN(R, 1, A, 1), TIMES_COLUMN(R, 1, A, 2)},
-        {TIMES_COLUMN(R, 2, A, 0), TIMES_COLUMN(R, 2, A, 1), TIMES_COLUMN(R, 2, A, 2)}};
-    const heft_mat3 W = {{{TIMES_ROW(T, 0, R, 0), TIMES_ROW(T, 0, R, 1), TIMES_ROW(T, 0, R, 2)},
-                          {TIMES_ROW(T, 1, R, 0), TIMES_ROW(T, 1, R, 1), TIMES_ROW(T, 1, R, 2)},
-                          {TIMES_ROW(T, 2, R, 0), TIMES_ROW(T, 2, R, 1), TIMES_ROW(T, 2, R, 2)}}};
-    b->inv_inertia_world = W;
-#undef R
-#undef A
+    b->inv_inertia_world =
+        heft_mat3_rotate_tensor(heft_quat_to_mat3(b->orientation), b->inv_inertia_body);
 }
-
-#undef TIMES_COLUMN
-#undef TIMES_ROW
 
 void body_pack_inverse_mass(heft_mlcp_body *out, double inv_mass, const heft_mat3 *I) {
     out->inv_mass = inv_mass;

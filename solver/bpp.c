@@ -126,6 +126,14 @@
  * point does not reach the tolerance within the budget (the wall's starts,
  * 1e-6 J off, came 2 to 10 times nearer at three times the cost) */
 #define BPP_NEWTON_LAST_REACH 1e3
+/* ... and, once it runs, from the solve's points within this many times
+ * the tolerance, the best first. A farther start cannot come near the
+ * tolerance in the stage's steps, and it takes them from the others: on the
+ * pyramid of base 20's landing (7,080 rows) the starts 1e-2 J off took 71
+ * Newton steps (3 s) and gained nothing, where the wall's cut island of
+ * step 25 (tests/test_newton.c) needs the start 6e-8 J off: its answer is
+ * where the approach by PGS below finds the point the stage ends from */
+#define BPP_NEWTON_LAST_FAR 1e6
 /* When Lemke's method declines the island and no point of the solve is
  * near enough for the last Newton stage (BPP_NEWTON_LAST_REACH): PGS,
  * chained this many times
@@ -1303,14 +1311,16 @@ static void newton_run_keep(bpp_state *s, int n, const double *start, const doub
         s->newton_run_count++;
 }
 
-/* The backstop's Newton stage from the given points (NULL ones skipped),
- * the one with the smallest error first, then the others while the step
- * budget lasts: a start from which the min-map's kinks stalled the line
+/* The backstop's Newton stage from the given points (NULL ones, and those
+ * more than reach J off, skipped; from lambda = 0 when none is given and
+ * reach is infinite), the one with the smallest error first, then the
+ * others while the step budget lasts: a start from which the min-map's kinks stalled the line
  * search was, on the winch, an answer from another. Returns 1 when
  * s->fz_best holds an answer within tau, 0 when it holds the best answer
  * found, better than every start (clamped), -1 when there is none. */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
-                        double tau, int steps, int per_start, heft_solver_stats *stats) {
+                        double tau, double reach, int steps, int per_start,
+                        heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
     double error[4];
@@ -1322,7 +1332,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         memcpy(s->fz_t, points[k], vec);
         heft_bpp_clamp_answer(p, s->fz_t);
         error[k] = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
-        if (!(error[k] < INFINITY))
+        if (!(error[k] < INFINITY) || !(error[k] <= reach))
             continue;
         start_best = fmin(start_best, error[k]);
         int at = used++;
@@ -1332,6 +1342,8 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         }
         order[at] = k;
     }
+    if (used == 0 && reach < INFINITY)
+        return -1; /* no start near enough */
     if (used == 0) {
         memset(s->fz_t, 0, vec);
         start_best = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
@@ -1429,7 +1441,7 @@ static int approach_by_pgs(const heft_mlcp *p, bpp_state *s, const double *const
         return 0; /* PGS's own answer: never called converged */
     const double *near[1] = {s->fz_x};
     s->newton.last_stage = 1;
-    const int found = newton_stage(p, s, near, 1, tau, newton_steps, newton_steps, stats);
+    const int found = newton_stage(p, s, near, 1, tau, INFINITY, newton_steps, newton_steps, stats);
     s->newton.last_stage = 0;
     if (found >= 0) {
         *from_pgs = 0;
@@ -1648,8 +1660,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, imin(BPP_NEWTON_EARLY_STEPS, max_steps),
-                             BPP_NEWTON_START_STEPS, stats) > 0) {
+            if (newton_stage(p, s, points, 3, tau, INFINITY,
+                             imin(BPP_NEWTON_EARLY_STEPS, max_steps), BPP_NEWTON_START_STEPS,
+                             stats) > 0) {
                 memcpy(s->lambda, s->fz_best, vec);
                 converged = 1;
                 source = HEFT_ANSWER_BACKSTOP;
@@ -1709,8 +1722,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         const double *points[4] = {frozen >= 0 ? s->lambda : NULL,
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
-        const int solved = newton_stage(p, s, points, 4, tau, imin(BPP_NEWTON_STEPS, 2 * max_steps),
-                                        BPP_NEWTON_START_STEPS, stats);
+        const int solved =
+            newton_stage(p, s, points, 4, tau, INFINITY, imin(BPP_NEWTON_STEPS, 2 * max_steps),
+                         BPP_NEWTON_START_STEPS, stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
@@ -1755,9 +1769,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
              * one, and goes on from the best point seen while it makes
              * progress (the first guess is the earlier stage's answer) */
             s->newton.last_stage = 1;
-            const int found =
-                newton_stage(p, s, guesses, ng, tau, imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
-                             BPP_NEWTON_LAST_STEPS, stats);
+            const int found = newton_stage(p, s, guesses, ng, tau, BPP_NEWTON_LAST_FAR * tau,
+                                           imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
+                                           BPP_NEWTON_LAST_STEPS, stats);
             s->newton.last_stage = 0;
             if (found > 0) {
                 solved = 1;
@@ -1805,7 +1819,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *from[1] = {s->fz_x};
             /* an answer within BPP_POLISH_REACH had its polish already */
             if (!(heft_mlcp_measure(p, s->fz_best, s->measure_work).max <= BPP_POLISH_REACH) &&
-                newton_stage(p, s, from, 1, tau, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
+                newton_stage(p, s, from, 1, tau, INFINITY, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
                              BPP_NEWTON_POLISH_STEPS, stats) < 0)
                 memcpy(s->fz_best, s->fz_x, vec);
             const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;

@@ -221,9 +221,35 @@ static inline heft_mat3 heft_quat_to_mat3(heft_quat q) {
     r.m[2][2] = 1.0 - 2.0 * (xx + yy);
     return r;
 }
-/* R A R^T: a body-frame tensor in world frame. */
+/* R A R^T: a body-frame tensor in world frame. The products of
+ * heft_mat3_mul(heft_mat3_mul(rot, a), heft_mat3_transpose(rot)) summed in
+ * the same order, written out: the step refreshes every moving body's world
+ * inertia, and the loops passed the matrices through memory (about twice
+ * the instructions). */
 static inline heft_mat3 heft_mat3_rotate_tensor(heft_mat3 rot, heft_mat3 a) {
-    return heft_mat3_mul(heft_mat3_mul(rot, a), heft_mat3_transpose(rot));
+    double(*R)[3] = rot.m;
+    double(*A)[3] = a.m;
+    double T[3][3];
+    T[0][0] = R[0][0] * A[0][0] + R[0][1] * A[1][0] + R[0][2] * A[2][0];
+    T[0][1] = R[0][0] * A[0][1] + R[0][1] * A[1][1] + R[0][2] * A[2][1];
+    T[0][2] = R[0][0] * A[0][2] + R[0][1] * A[1][2] + R[0][2] * A[2][2];
+    T[1][0] = R[1][0] * A[0][0] + R[1][1] * A[1][0] + R[1][2] * A[2][0];
+    T[1][1] = R[1][0] * A[0][1] + R[1][1] * A[1][1] + R[1][2] * A[2][1];
+    T[1][2] = R[1][0] * A[0][2] + R[1][1] * A[1][2] + R[1][2] * A[2][2];
+    T[2][0] = R[2][0] * A[0][0] + R[2][1] * A[1][0] + R[2][2] * A[2][0];
+    T[2][1] = R[2][0] * A[0][1] + R[2][1] * A[1][1] + R[2][2] * A[2][1];
+    T[2][2] = R[2][0] * A[0][2] + R[2][1] * A[1][2] + R[2][2] * A[2][2];
+    heft_mat3 w;
+    w.m[0][0] = T[0][0] * R[0][0] + T[0][1] * R[0][1] + T[0][2] * R[0][2];
+    w.m[0][1] = T[0][0] * R[1][0] + T[0][1] * R[1][1] + T[0][2] * R[1][2];
+    w.m[0][2] = T[0][0] * R[2][0] + T[0][1] * R[2][1] + T[0][2] * R[2][2];
+    w.m[1][0] = T[1][0] * R[0][0] + T[1][1] * R[0][1] + T[1][2] * R[0][2];
+    w.m[1][1] = T[1][0] * R[1][0] + T[1][1] * R[1][1] + T[1][2] * R[1][2];
+    w.m[1][2] = T[1][0] * R[2][0] + T[1][1] * R[2][1] + T[1][2] * R[2][2];
+    w.m[2][0] = T[2][0] * R[0][0] + T[2][1] * R[0][1] + T[2][2] * R[0][2];
+    w.m[2][1] = T[2][0] * R[1][0] + T[2][1] * R[1][1] + T[2][2] * R[1][2];
+    w.m[2][2] = T[2][0] * R[2][0] + T[2][1] * R[2][1] + T[2][2] * R[2][2];
+    return w;
 }
 static inline int heft_mat3_isfinite(heft_mat3 a) {
     for (int i = 0; i < 3; ++i) {
