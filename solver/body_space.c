@@ -389,11 +389,19 @@ void heft_body_space_add_row(const heft_body_space *b, const heft_mlcp_row *row,
                         rw[u] += wl[t] * j2[u];
                 }
             } else {
-                for (int t = 0; t < 6; ++t)
-                    for (int u = 0; u < 6; ++u) {
-                        if (upper == NULL && t < u)
-                            continue;
-                        *heft_body_space_at(b, lower, upper, o1 + t, o1 + u) += wl[t] * j2[u];
+                /* the diagonal block: column o1 + u holds rows o1 + u ..
+                 * below, row o1 + t columns o1 + t + 1 .. above (each entry
+                 * gets its one product, as heft_body_space_at would place it) */
+                for (int u = 0; u < 6; ++u) {
+                    double *col = lower + start[o1 + u];
+                    for (int t = u; t < 6; ++t)
+                        col[t - u] += wl[t] * j2[u];
+                }
+                if (upper != NULL)
+                    for (int t = 0; t < 5; ++t) {
+                        double *rw = upper + start[o1 + t];
+                        for (int u = t + 1; u < 6; ++u)
+                            rw[u - t] += wl[t] * j2[u];
                     }
             }
         }
