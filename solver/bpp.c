@@ -1314,8 +1314,9 @@ static void newton_run_keep(bpp_state *s, int n, const double *start, const doub
 /* The backstop's Newton stage from the given points (NULL ones, and those
  * more than reach J off, skipped; from lambda = 0 when none is given and
  * reach is infinite), the one with the smallest error first, then the
- * others while the step budget lasts: a start from which the min-map's kinks stalled the line
- * search was, on the winch, an answer from another. Returns 1 when
+ * others while the step budget lasts: a start from which the min-map's
+ * kinks stalled the line search was, on the winch, an answer from
+ * another. Returns 1 when
  * s->fz_best holds an answer within tau, 0 when it holds the best answer
  * found, better than every start (clamped), -1 when there is none. */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
