@@ -11,6 +11,27 @@
 typedef struct body {
     slot_header slot; /* first: generation, alive, free list */
     heft_body_type type;
+    /* The step's per-body flags and indices next to slot and type, in the
+     * first cache line: the islands' passes over every body read these
+     * alone, and spread over the record they cost three lines a body. */
+    int island;       /* index of its island in the step's island set, -1 for static,
+                         kinematic and sleeping bodies */
+    int island_local; /* index in its island's body list */
+    /* Persistent island and sleeping (engine/island.c, engine/sleep.c): the
+     * state a snapshot of the world carries besides the pose. */
+    int32_t island_id;                /* w->islands index, -1 for static and kinematic bodies
+                                         and for a dynamic body before its first step */
+    int32_t island_prev, island_next; /* the island's body list, -1 at its ends */
+    int32_t island_flood;             /* scratch of the island split */
+    int sleeping;                     /* its island sleeps: the step does not touch it */
+    int sleep_enabled;                /* 0: neither it nor its island falls asleep */
+    int wake_contacts;                /* a static or kinematic body moved or given a shape by the
+                                         application: its pairs are tested in the next step and wake the
+                                         sleeping bodies they touch */
+    double sleep_time;                /* s spent below the world's sleep thresholds */
+    /* per step, in the second line: read for every row of an island's MLCP */
+    heft_vec3 free_linear_velocity; /* v + h M^-1 f: the velocity without constraints */
+    heft_vec3 free_angular_velocity;
     heft_vec3 position;
     heft_quat orientation;
     heft_vec3 linear_velocity;
@@ -27,23 +48,6 @@ typedef struct body {
     /* per step */
     double step_inv_mass;       /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
     heft_mat3 step_inv_inertia; /* (I_world + h^2 K~)^-1 with geometric stiffness */
-    heft_vec3 free_linear_velocity; /* v + h M^-1 f: the velocity without constraints */
-    heft_vec3 free_angular_velocity;
-    int island;       /* index of its island in the step's island set, -1 for static,
-                         kinematic and sleeping bodies */
-    int island_local; /* index in its island's body list */
-    /* Persistent island and sleeping (engine/island.c, engine/sleep.c): the
-     * state a snapshot of the world carries besides the pose. */
-    int32_t island_id;                /* w->islands index, -1 for static and kinematic bodies
-                                         and for a dynamic body before its first step */
-    int32_t island_prev, island_next; /* the island's body list, -1 at its ends */
-    int32_t island_flood;             /* scratch of the island split */
-    double sleep_time;                /* s spent below the world's sleep thresholds */
-    int sleeping;                     /* its island sleeps: the step does not touch it */
-    int sleep_enabled;                /* 0: neither it nor its island falls asleep */
-    int wake_contacts;                /* a static or kinematic body moved or given a shape by the
-                                         application: its pairs are tested in the next step and wake the
-                                         sleeping bodies they touch */
     /* what is attached (engine/body_links.c): the first joint edge
      * (2 * joint + end) and the first shape, -1 for none */
     int32_t joint_edges;

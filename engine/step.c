@@ -301,6 +301,29 @@ typedef struct place_rows {
     int *block;       /* per contact: its block */
 } place_rows;
 
+/* contacts ahead of the one filled whose bodies and shapes are fetched */
+#define CONTACT_AHEAD 4
+
+/* The records a contact's rows read, fetched ahead: its bodies' first three
+ * lines (flags, free velocities, position) and its shapes' first line
+ * (type, radius). They lie where the bodies and shapes were made, in no
+ * order the processor can guess; on 1,000 boxes a quarter of the rows'
+ * fill waited on them. */
+static void prefetch_contact_records(const heft_world *w, const contact *c) {
+#if defined(__GNUC__) || defined(__clang__)
+    const char *a = (const char *)&w->bodies[c->body_a], *b = (const char *)&w->bodies[c->body_b];
+    for (int k = 0; k < 3; ++k) {
+        __builtin_prefetch(a + 64 * k, 0, 3);
+        __builtin_prefetch(b + 64 * k, 0, 3);
+    }
+    __builtin_prefetch(&w->shapes[c->shape_a], 0, 3);
+    __builtin_prefetch(&w->shapes[c->shape_b], 0, 3);
+#else
+    (void)w;
+    (void)c;
+#endif
+}
+
 /* Items: the joints, then the contacts. */
 static void place_rows_task(int begin, int end, int worker, void *context) {
     (void)worker;
@@ -323,6 +346,8 @@ static void place_rows_task(int begin, int end, int worker, void *context) {
             continue;
         }
         const int i = x - nj, r = pr->first[i];
+        if (x + CONTACT_AHEAD < end)
+            prefetch_contact_records(pr->w, &pr->w->contacts.items[i + CONTACT_AHEAD]);
         if (r >= 0) {
             contact_fill_rows(&pr->w->contacts.items[i], pr->w->bodies, pr->w->shapes, pr->cp,
                               pr->block[i], r, &pr->rows[r]);
@@ -500,6 +525,10 @@ static uint64_t hash_mix(uint64_t h, uint64_t x) {
     return h;
 }
 
+/* rows fetched ahead while an island's MLCP is built: the island's rows lie
+ * scattered in the world's buffer (in the order the contacts were found) */
+#define ISLAND_ROW_AHEAD 6
+
 /* Builds island k's MLCP (structured form) in arena a. It writes only the
  * island's own rows' entries of row_local, so islands build at the same time. */
 static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int k, const row *rows,
@@ -547,6 +576,8 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
     }
     int first_block = -1;
     for (int i = 0; i < n; ++i) {
+        if (i + ISLAND_ROW_AHEAD < n)
+            ROW_PREFETCH(&rows[island_rows[i + ISLAND_ROW_AHEAD]]);
         const row *r = &rows[island_rows[i]];
         heft_mlcp_row *mr = &mrows[i];
         const body *ba = r->a >= 0 ? &bodies[r->a] : NULL;

@@ -353,6 +353,95 @@ static void add_row_symmetric(const heft_body_space *b, const heft_mlcp_row *row
     }
 }
 
+/* One row of a run into the run's copies of K's entries (add_pair_rows):
+ * each stored entry gets the product add_row_symmetric adds. The diagonal
+ * blocks are computed whole, their upper halves thrown away, so that every
+ * column is six straight products the compiler can pair into SSE2's. */
+static void add_row_to_blocks(const heft_mlcp_row *row, int swap, double w, double d1[6][6],
+                              double d2[6][6], double cross[6][6], int two) {
+    const double *j1 = swap ? row->jb : row->ja, *j2 = swap ? row->ja : row->jb;
+    double w1[6], w2[6];
+    for (int t = 0; t < 6; ++t) {
+        w1[t] = w * j1[t];
+        w2[t] = w * j2[t];
+    }
+    for (int u = 0; u < 6; ++u)
+        for (int t = 0; t < 6; ++t)
+            d1[u][t] += w1[t] * j1[u];
+    if (!two)
+        return;
+    for (int u = 0; u < 6; ++u)
+        for (int t = 0; t < 6; ++t)
+            d2[u][t] += w2[t] * j2[u];
+    for (int u = 0; u < 6; ++u)
+        for (int t = 0; t < 6; ++t)
+            cross[u][t] += w1[t] * j2[u];
+}
+
+int heft_body_space_add_pair_rows(const heft_body_space *b, const heft_mlcp *p, int first,
+                                  const unsigned char *tight, double *lower) {
+    const heft_mlcp_row *rows = p->rows;
+    const int a = rows[first].a, c = rows[first].b;
+    if (a == c || (a < 0 && c < 0)) {
+        if (!tight[first])
+            heft_body_space_add_row(b, &rows[first], rows[first].ja, rows[first].jb,
+                                    1.0 / p->epsilon[first], lower, NULL);
+        return first + 1;
+    }
+    const size_t *start = b->start;
+    int o1 = a >= 0 ? 6 * b->place[a] : -1, o2 = c >= 0 ? 6 * b->place[c] : -1;
+    const int swap = o1 < o2; /* o1 the later place, as add_row_symmetric has it */
+    if (swap) {
+        const int to = o1;
+        o1 = o2;
+        o2 = to;
+    }
+    const int two = o2 >= 0;
+    /* K's entries the pair touches, copied out once, the run's rows added
+     * to the copies in order (each entry gets the same sums, to the bit, as
+     * row by row), written back once: the rows of a contact manifold share
+     * their two bodies. [u][t]: column u, row t of a block (t >= u kept on
+     * the diagonal blocks) */
+    double d1[6][6], d2[6][6], cross[6][6];
+    for (int u = 0; u < 6; ++u) {
+        const double *c1 = lower + start[o1 + u];
+        for (int t = u; t < 6; ++t)
+            d1[u][t] = c1[t - u];
+    }
+    if (two)
+        for (int u = 0; u < 6; ++u) {
+            const double *c2 = lower + start[o2 + u];
+            for (int t = u; t < 6; ++t)
+                d2[u][t] = c2[t - u];
+            const double *cr = lower + start[o2 + u] + (size_t)(o1 - o2 - u);
+            for (int t = 0; t < 6; ++t)
+                cross[u][t] = cr[t];
+        }
+    /* the thrown-away halves start defined */
+    for (int u = 1; u < 6; ++u)
+        for (int t = 0; t < u; ++t)
+            d1[u][t] = d2[u][t] = 0.0;
+    int i = first;
+    for (; i < p->n && rows[i].a == a && rows[i].b == c; ++i)
+        if (!tight[i])
+            add_row_to_blocks(&rows[i], swap, 1.0 / p->epsilon[i], d1, d2, cross, two);
+    for (int u = 0; u < 6; ++u) {
+        double *c1 = lower + start[o1 + u];
+        for (int t = u; t < 6; ++t)
+            c1[t - u] = d1[u][t];
+    }
+    if (two)
+        for (int u = 0; u < 6; ++u) {
+            double *c2 = lower + start[o2 + u];
+            for (int t = u; t < 6; ++t)
+                c2[t - u] = d2[u][t];
+            double *cr = lower + start[o2 + u] + (size_t)(o1 - o2 - u);
+            for (int t = 0; t < 6; ++t)
+                cr[t] = cross[u][t];
+        }
+    return i;
+}
+
 void heft_body_space_add_row(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
                              const double lb[6], double w, double *lower, double *upper) {
     if (upper == NULL && la == row->ja && lb == row->jb && row->a != row->b &&

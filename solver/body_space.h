@@ -95,6 +95,13 @@ void heft_body_space_mass(const heft_body_space *b, double *lower, double *upper
 void heft_body_space_add_row(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
                              const double lb[6], double w, double *lower, double *upper);
 
+/* The rows from first on that share row first's two bodies (consecutive,
+ * as a contact manifold's are), those not tight, added to K's lower
+ * envelope (symmetric K, weight 1 / epsilon_i) with the same sums as
+ * heft_body_space_add_row row by row; returns the first row after them. */
+int heft_body_space_add_pair_rows(const heft_body_space *b, const heft_mlcp *p, int first,
+                                  const unsigned char *tight, double *lower);
+
 /* g (m, place order) += t * (l_a on body a, l_b on body b) */
 void heft_body_space_spread(const heft_body_space *b, const heft_mlcp_row *row, const double la[6],
                             const double lb[6], double t, double *g);

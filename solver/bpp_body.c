@@ -88,10 +88,8 @@ void heft_bpp_body_add_column(const bpp_state *s, int n, int j, double c, double
 static void assemble_k(struct bpp_body_backend *b, const unsigned char *tight) {
     const heft_mlcp *p = b->space.p;
     heft_body_space_mass(&b->space, b->K, NULL);
-    for (int i = 0; i < b->space.n; ++i)
-        if (!tight[i])
-            heft_body_space_add_row(&b->space, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
-                                    1.0 / p->epsilon[i], b->K, NULL);
+    for (int i = 0; i < b->space.n;)
+        i = heft_body_space_add_pair_rows(&b->space, p, i, tight, b->K);
 }
 
 /* K's Cholesky factor for the tight set in hand, or made; 0, or -1 when a

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_space.h"
 #include "bpp.h"
 #include "dense_cholesky.h"
 #include "mlcp.h"
@@ -168,6 +169,52 @@ Test(bpp_body, solves_of_a_pyramid_island_match_a_dense_cholesky) {
     free(y);
     free(r);
     free(ref);
+    free(tight);
+    heft_mlcp_destroy(p);
+}
+
+/* K assembled a body pair's run of rows at a time (the rows of a contact
+ * manifold share their bodies) holds the same bits as K assembled row by
+ * row: the same products added to each entry in the same order. On the
+ * pyramid island, with none, some and most of the rows tight. */
+Test(bpp_body, k_assembled_by_runs_of_a_body_pair_is_k_row_by_row_to_the_bit) {
+    heft_mlcp *p = read_structured("pyramid10-step1.mlcp");
+    const int n = p->n;
+    double *diag = malloc(sizeof(double) * (size_t)n);
+    heft_body_space b;
+    memset(&b, 0, sizeof b);
+    cr_assert_eq(heft_body_space_take(&b, p, 0.0, diag), 1);
+    const size_t stored = b.start[b.m];
+    double *rowwise = malloc(sizeof(double) * stored), *runs = malloc(sizeof(double) * stored);
+    unsigned char *tight = malloc((size_t)n);
+    planted_rng rng = {11};
+    const double tight_share[3] = {0.0, 0.3, 0.9};
+    int longest = 0;
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < n; ++i)
+            tight[i] = planted_uniform(&rng, 0.0, 1.0) < tight_share[round];
+        heft_body_space_mass(&b, rowwise, NULL);
+        for (int i = 0; i < n; ++i)
+            if (!tight[i])
+                heft_body_space_add_row(&b, &p->rows[i], p->rows[i].ja, p->rows[i].jb,
+                                        1.0 / p->epsilon[i], rowwise, NULL);
+        heft_body_space_mass(&b, runs, NULL);
+        int runs_taken = 0;
+        for (int i = 0; i < n; ++runs_taken) {
+            const int next = heft_body_space_add_pair_rows(&b, p, i, tight, runs);
+            cr_assert_gt(next, i);
+            longest = next - i > longest ? next - i : longest;
+            i = next;
+        }
+        cr_assert_lt(runs_taken, n, "rows of one pair were taken together");
+        cr_assert_eq(memcmp(rowwise, runs, sizeof(double) * stored), 0,
+                     "tight share %.1f: K differs", tight_share[round]);
+    }
+    cr_assert_geq(longest, 3, "a contact's three rows make one run");
+    heft_body_space_release(&b);
+    free(diag);
+    free(rowwise);
+    free(runs);
     free(tight);
     heft_mlcp_destroy(p);
 }
