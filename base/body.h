@@ -29,9 +29,12 @@ typedef struct body {
                                          application: its pairs are tested in the next step and wake the
                                          sleeping bodies they touch */
     double sleep_time;                /* s spent below the world's sleep thresholds */
-    /* per step, in the second line: read for every row of an island's MLCP */
+    /* per step, in the second and third lines: what an island's MLCP reads
+     * of each body and of each row's bodies */
     heft_vec3 free_linear_velocity; /* v + h M^-1 f: the velocity without constraints */
     heft_vec3 free_angular_velocity;
+    double step_inv_mass;       /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
+    heft_mat3 step_inv_inertia; /* (I_world + h^2 K~)^-1 with geometric stiffness */
     heft_vec3 position;
     heft_quat orientation;
     heft_vec3 linear_velocity;
@@ -45,9 +48,6 @@ typedef struct body {
     int fast; /* continuous collision against static and slow shapes (engine/continuous.c) */
     char name[HEFT_NAME_MAX];
     void *user_data;
-    /* per step */
-    double step_inv_mass;       /* inverse mass this step: 1/(m + h^2 k) with geometric stiffness */
-    heft_mat3 step_inv_inertia; /* (I_world + h^2 K~)^-1 with geometric stiffness */
     /* what is attached (engine/body_links.c): the first joint edge
      * (2 * joint + end) and the first shape, -1 for none */
     int32_t joint_edges;

@@ -304,15 +304,15 @@ typedef struct place_rows {
 /* contacts ahead of the one filled whose bodies and shapes are fetched */
 #define CONTACT_AHEAD 4
 
-/* The records a contact's rows read, fetched ahead: its bodies' first three
- * lines (flags, free velocities, position) and its shapes' first line
+/* The records a contact's rows read, fetched ahead: its bodies' first four
+ * lines (flags, free velocities, pose) and its shapes' first line
  * (type, radius). They lie where the bodies and shapes were made, in no
  * order the processor can guess; on 1,000 boxes a quarter of the rows'
  * fill waited on them. */
 static void prefetch_contact_records(const heft_world *w, const contact *c) {
 #if defined(__GNUC__) || defined(__clang__)
     const char *a = (const char *)&w->bodies[c->body_a], *b = (const char *)&w->bodies[c->body_b];
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
         __builtin_prefetch(a + 64 * k, 0, 3);
         __builtin_prefetch(b + 64 * k, 0, 3);
     }
