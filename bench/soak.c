@@ -221,6 +221,8 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
      * harder from an engine that got slower at the same work */
     long unconverged_span = 0, newton_span = 0, lemke_span = 0, lemke_steps_span = 0;
     double slowest_span = 0.0;
+    /* and its size: contact points and rows over the islands, summed */
+    double contacts_span = 0.0, rows_span = 0.0;
     for (int i = 0; i < steps; ++i) {
         if (d->control)
             d->control(s, w, i, h);
@@ -255,6 +257,8 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
             lemke_span += lemke;
             lemke_steps_span += lemke > 0;
             slowest_span = fmax(slowest_span, dt);
+            contacts_span += st->contacts;
+            rows_span += st->rows;
             t_span += dt;
             energy_span = fmax(energy_span, e);
             outside_span += outside;
@@ -264,16 +268,18 @@ static soak_result soak(const scenario_desc *d, const char *solver, double secon
                     r.steps % window_steps == 0 ? window_steps : r.steps % window_steps;
                 double anon;
                 const double rss = rss_mb(&anon);
-                fprintf(
-                    trace->f,
-                    "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f,%ld,%.3f,%ld,%ld,%ld,%ld,%.3f\n",
-                    trace->scene, trace->variant, trace->solver, r.steps * h, r.steps,
-                    r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span, rss,
-                    (double)held_bytes / (1024.0 * 1024.0), below_span, anon, unconverged_span,
-                    newton_span, lemke_steps_span, lemke_span, slowest_span);
+                fprintf(trace->f,
+                        "%s,%s,%s,%.3f,%d,%ld,%ld,%.9g,%.6g,%.3f,%.4f,%ld,%.3f,%ld,%ld,%ld,%ld,%."
+                        "3f,%.1f,"
+                        "%.1f\n",
+                        trace->scene, trace->variant, trace->solver, r.steps * h, r.steps,
+                        r.nonfinite - nonfinite_span, outside_span, energy_span, t_span / span, rss,
+                        (double)held_bytes / (1024.0 * 1024.0), below_span, anon, unconverged_span,
+                        newton_span, lemke_steps_span, lemke_span, slowest_span,
+                        contacts_span / span, rows_span / span);
                 fflush(trace->f);
                 unconverged_span = newton_span = lemke_span = lemke_steps_span = 0;
-                slowest_span = 0.0;
+                slowest_span = contacts_span = rows_span = 0.0;
                 t_span = energy_span = 0.0;
                 nonfinite_span = r.nonfinite;
                 outside_span = below_span = 0;
@@ -441,10 +447,10 @@ int main(int argc, char **argv) {
                 fclose(csv);
             return 2;
         }
-        fprintf(trace.f,
-                "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
-                "energy_max_j,step_ms,rss_mb,engine_mb,below_floor_steps,anon_mb,"
-                "unconverged_solves,newton_steps,lemke_steps,lemke_pivots,slowest_step_ms\n");
+        fprintf(trace.f, "scenario,variant,solver,seconds,steps,nonfinite,out_of_bounds_steps,"
+                         "energy_max_j,step_ms,rss_mb,engine_mb,below_floor_steps,anon_mb,"
+                         "unconverged_solves,newton_steps,lemke_steps,lemke_pivots,slowest_step_ms,"
+                         "contacts_mean,rows_mean\n");
         static const heft_allocator held = {held_alloc, held_realloc, held_free, NULL};
         heft_set_allocator(&held); /* before any world is made */
     }
