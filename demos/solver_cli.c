@@ -19,6 +19,7 @@ void solver_cli_usage(FILE *out, const char *indent) {
         "[--ldl-ordering min-edge|min-degree|natural] [--ldl-shatter N]",
         "[--ldl-shard N] [--ldl-regularization EPS] [--pgs-light-ratio R]",
         "[--backstop-cap VARIABLES|default|off] [--backstop-budget PIVOTS_PER_VARIABLE]",
+        "[--backstop-accept J]",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; ++i) {
         fprintf(out, "%s%s\n", indent, lines[i]);
@@ -126,6 +127,10 @@ int solver_cli_option(int id, const char *v, heft_solver_options *o, char *err, 
     case SOLVER_CLI_BACKSTOP_BUDGET:
         rc = cli_double("--backstop-budget", v, 0.0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT, CLI_LO_OPEN,
                         NULL, &o->backstop_pivot_budget, err, err_size);
+        break;
+    case SOLVER_CLI_BACKSTOP_ACCEPT:
+        rc = cli_double("--backstop-accept", v, 0.0, HUGE_VAL, 0, NULL, &o->backstop_accept, err,
+                        err_size);
         break;
     default:
         return 0;

@@ -30,6 +30,7 @@ enum solver_cli_id {
     SOLVER_CLI_PGS_LIGHT_RATIO,
     SOLVER_CLI_BACKSTOP_CAP,
     SOLVER_CLI_BACKSTOP_BUDGET,
+    SOLVER_CLI_BACKSTOP_ACCEPT,
     SOLVER_CLI_END
 };
 
@@ -49,8 +50,9 @@ enum solver_cli_id {
         {"ldl-shard", required_argument, NULL, SOLVER_CLI_LDL_SHARD},                              \
         {"ldl-regularization", required_argument, NULL, SOLVER_CLI_LDL_REGULARIZATION},            \
         {"pgs-light-ratio", required_argument, NULL, SOLVER_CLI_PGS_LIGHT_RATIO},                  \
-        {"backstop-cap", required_argument, NULL, SOLVER_CLI_BACKSTOP_CAP}, {                      \
-        "backstop-budget", required_argument, NULL, SOLVER_CLI_BACKSTOP_BUDGET                     \
+        {"backstop-cap", required_argument, NULL, SOLVER_CLI_BACKSTOP_CAP},                        \
+        {"backstop-budget", required_argument, NULL, SOLVER_CLI_BACKSTOP_BUDGET}, {                \
+        "backstop-accept", required_argument, NULL, SOLVER_CLI_BACKSTOP_ACCEPT                     \
     }
 
 /* Prints the usage lines of these options, each after indent. */

@@ -456,6 +456,7 @@ static int read_world(loader *L, world_settings *ws) {
                                               "skyline_refactor_fraction",
                                               "backstop_max_variables",
                                               "backstop_pivot_budget",
+                                              "backstop_accept",
                                               "preconditioner",
                                               "pcg_tolerance",
                                               "pcg_max_iterations",
@@ -499,6 +500,7 @@ static int read_world(loader *L, world_settings *ws) {
                           NUM_FINITE) ||
              !read_int(L, o, "backstop_max_variables", &op->backstop_max_variables, -1.0, big) ||
              !read_number(L, o, "backstop_pivot_budget", &op->backstop_pivot_budget, NUM_FINITE) ||
+             !read_number(L, o, "backstop_accept", &op->backstop_accept, NUM_FINITE) ||
              !read_int(L, o, "preconditioner", &op->preconditioner, 0, big) ||
              !read_number(L, o, "pcg_tolerance", &op->pcg_tolerance, NUM_FINITE) ||
              !read_int(L, o, "pcg_max_iterations", &op->pcg_max_iterations, 0, big) ||

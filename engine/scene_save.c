@@ -374,6 +374,7 @@ static void save_solver(saver *s, members *top) {
     }
     put_number_unless(&p, "backstop_pivot_budget", o->backstop_pivot_budget,
                       defaults.backstop_pivot_budget);
+    put_number_unless(&p, "backstop_accept", o->backstop_accept, defaults.backstop_accept);
     put_int(&p, "preconditioner", o->preconditioner);
     put_number(&p, "pcg_tolerance", o->pcg_tolerance);
     put_int(&p, "pcg_max_iterations", o->pcg_max_iterations);

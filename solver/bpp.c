@@ -1385,6 +1385,13 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
     return found < start_best ? 0 : -1;
 }
 
+/* Whether x (clamped) is within tau by the error measure. */
+static int within(const heft_mlcp *p, bpp_state *s, const double *x, double tau) {
+    memcpy(s->fz_t, x, sizeof(double) * (size_t)p->n);
+    heft_bpp_clamp_answer(p, s->fz_t);
+    return heft_mlcp_measure(p, s->fz_t, s->measure_work).max <= tau;
+}
+
 /* The approach by PGS (BPP_APPROACH_ROUNDS) from the best of the given
  * points (NULL ones skipped), then the last Newton stage from PGS's best
  * iterate. Returns 1 when s->fz_best holds an answer within tau, 0 when it
@@ -1765,15 +1772,26 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         }
         /* Lemke's method declined the problem (too large) */
         const int declined = solved < 0 && stats->backstops == backstops_before;
+        /* where the last stages stop (options.backstop_accept): an answer
+         * within it but not within tau is kept, not converged, and no
+         * later stage runs. On the pyramid of base 20's landing (7,080
+         * rows) the stages from 1e-10 J to their best, 1.3e-11 J, cost 10
+         * of its 18 s */
+        const double accept = fmax(tau, s->options.backstop_accept);
+        int accepted = 0;
         if (declined && nearest <= BPP_NEWTON_LAST_REACH * tau) {
             /* too large for Lemke's method: the Newton stage is the last
              * one, and goes on from the best point seen while it makes
              * progress (the first guess is the earlier stage's answer) */
             s->newton.last_stage = 1;
-            const int found = newton_stage(p, s, guesses, ng, tau, BPP_NEWTON_LAST_FAR * tau,
-                                           imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
-                                           BPP_NEWTON_LAST_STEPS, stats);
+            int found = newton_stage(p, s, guesses, ng, accept, BPP_NEWTON_LAST_FAR * tau,
+                                     imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
+                                     BPP_NEWTON_LAST_STEPS, stats);
             s->newton.last_stage = 0;
+            if (found > 0 && accept > tau && !within(p, s, s->fz_best, tau)) {
+                found = 0;
+                accepted = 1;
+            }
             if (found > 0) {
                 solved = 1;
             } else if (found == 0) {
@@ -1783,7 +1801,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                 source = HEFT_ANSWER_BACKSTOP;
             }
         }
-        if (declined && solved < 0 && s->options.bpp_pgs_sweeps > 0) {
+        if (declined && solved < 0 && !accepted && s->options.bpp_pgs_sweeps > 0) {
             /* too large for Lemke's method, and no point near enough for
              * the last Newton stage or that stage did not end it: PGS from
              * the best answer so far, then the last Newton stage from PGS's
@@ -1795,8 +1813,11 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                                        pgs_answered ? s->pgs_lambda : NULL,
                                        have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
             int from_pgs = 0;
-            const int found = approach_by_pgs(
-                p, s, points, 4, tau, imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps), &from_pgs, stats);
+            int found =
+                approach_by_pgs(p, s, points, 4, accept, imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
+                                &from_pgs, stats);
+            if (found > 0 && accept > tau && !within(p, s, s->fz_best, tau))
+                found = 0;
             if (found > 0) {
                 solved = 1;
             } else if (found == 0) {

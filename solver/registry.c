@@ -85,6 +85,7 @@ heft_solver_options heft_solver_default_options(void) {
     o.skyline_refactor_fraction = 0.15;
     o.backstop_max_variables = HEFT_BACKSTOP_BUILD_CAP;
     o.backstop_pivot_budget = 60.0;
+    o.backstop_accept = 0.0;
     o.preconditioner = HEFT_PRECOND_IC0_IMAGINARY;
     o.pcg_tolerance = 1e-6;
     o.pcg_max_iterations = 1000;
@@ -151,6 +152,7 @@ int heft_solver_options_check(const heft_solver_options *o, char *err, size_t er
               "-1 (off), 0 (the build's cap) or 1 to 1000000 LCP variables");
     CHECK_DOUBLE(backstop_pivot_budget, v > 0.0 && v <= HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT,
                  "in (0, 10000] pivots per LCP variable");
+    CHECK_DOUBLE(backstop_accept, v >= 0.0 && isfinite(v), "finite and >= 0 J (0: the tolerance)");
     CHECK_INT(preconditioner, v >= 0 && v < HEFT_PRECOND_COUNT,
               "a heft_preconditioner, 0 (jacobi) to 4 (ic0-imaginary)");
     CHECK_DOUBLE(pcg_tolerance, v >= 0.0 && v < 1.0, "in [0, 1)");

@@ -1,8 +1,9 @@
 /* The options of the pivoting solvers' exact backstop (Lemke's method,
  * docs/friction-backstop.md "Options"): backstop_max_variables decides
  * whether it runs on an island, in every solver that has it and in a
- * world's step; backstop_pivot_budget bounds its pivots; both are checked,
- * and both survive a scene file's save and load. */
+ * world's step; backstop_pivot_budget bounds its pivots; backstop_accept
+ * stops the last stages of an island above the cap early; all are checked,
+ * and all survive a scene file's save and load. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <limits.h>
@@ -297,10 +298,12 @@ Test(backstop_options, scene_files_keep_a_non_default_backstop) {
 
     const int caps[] = {HEFT_BACKSTOP_OFF, 4321};
     const double budgets[] = {0.125, 150.0};
+    const double accepts[] = {1e-10, 0.0};
     for (int k = 0; k < 2; ++k) {
         heft_solver_options o = heft_world_solver_options(w);
         o.backstop_max_variables = caps[k];
         o.backstop_pivot_budget = budgets[k];
+        o.backstop_accept = accepts[k];
         cr_assert_eq(heft_world_set_solver_options(w, &o), HEFT_OK);
         text = heft_world_save_text(w, NULL, &n);
         cr_assert_not_null(text);
@@ -311,6 +314,9 @@ Test(backstop_options, scene_files_keep_a_non_default_backstop) {
         const heft_solver_options got = heft_world_solver_options(back);
         cr_assert_eq(got.backstop_max_variables, caps[k]);
         cr_assert_eq(got.backstop_pivot_budget, budgets[k]);
+        cr_assert_eq(got.backstop_accept, accepts[k]);
+        cr_assert((strstr(text, "backstop_accept") != NULL) == (accepts[k] != 0.0),
+                  "backstop_accept written only when not the default");
         size_t n2 = 0;
         char *again = heft_world_save_text(back, NULL, &n2);
         cr_assert(n2 == n && memcmp(text, again, n) == 0, "save -> load -> save changed the text");
@@ -346,4 +352,52 @@ Test(backstop_options, scene_files_keep_a_non_default_backstop) {
         heft_free(text);
     }
     heft_world_destroy(w);
+}
+
+/* backstop_accept on an island above Lemke's cap (the pyramid of base 10's
+ * first island, 1,740 rows, the cap off): with the default the last stages
+ * end it within the tolerance; with 1e-10 J they stop once within that,
+ * fewer Newton steps, the answer kept and not called converged; a value
+ * below the tolerance changes nothing, to the bit. */
+Test(backstop_options, accept_stops_the_last_stages_early_and_never_claims_convergence) {
+    heft_mlcp *p = read_data("pyramid10-step1.mlcp");
+    const int n = p->n;
+    const heft_solver_vtable *v = heft_solver_find("bpp-skyline");
+    cr_assert_not_null(v);
+    double *exact = malloc(sizeof(double) * (size_t)n), *x = malloc(sizeof(double) * (size_t)n);
+    const double accepts[3] = {0.0, 1e-10, 1e-13};
+    heft_solver_stats st[3];
+    int rc[3];
+    for (int k = 0; k < 3; ++k) {
+        heft_solver_options o = heft_solver_default_options();
+        o.backstop_max_variables = HEFT_BACKSTOP_OFF;
+        o.backstop_accept = accepts[k];
+        cr_assert_eq(heft_solver_options_check(&o, NULL, 0), 0);
+        void *state = v->create(&o);
+        cr_assert_not_null(state);
+        memset(&st[k], 0, sizeof st[k]);
+        rc[k] = v->solve(state, p, k == 0 ? exact : x, &st[k]);
+        v->destroy(state);
+        const heft_mlcp_error e = heft_mlcp_measure(p, k == 0 ? exact : x, NULL);
+        cr_log_info("accept %.0e: %s, %.3e J, %d Newton steps", accepts[k],
+                    rc[k] == HEFT_SOLVE_OK ? "converged" : "not converged", e.max,
+                    st[k].newton_steps);
+        cr_assert_float_eq(e.max, st[k].error_max, 1e-300, "the error reported is the measure's");
+    }
+    const double tau = heft_solver_default_options().tolerance;
+    cr_assert_eq(rc[0], HEFT_SOLVE_OK);
+    cr_assert_leq(st[0].error_max, tau);
+    /* stopped within 1e-10 J, short of the tolerance: kept, not converged */
+    cr_assert_eq(rc[1], HEFT_SOLVE_NOT_CONVERGED);
+    cr_assert_eq(st[1].answer, HEFT_ANSWER_BACKSTOP);
+    cr_assert_gt(st[1].error_max, tau);
+    cr_assert_leq(st[1].error_max, 1e-10);
+    cr_assert_lt(st[1].newton_steps, st[0].newton_steps);
+    /* below the tolerance: the default's solve */
+    cr_assert_eq(rc[2], rc[0]);
+    cr_assert_eq(st[2].newton_steps, st[0].newton_steps);
+    cr_assert_eq(memcmp(x, exact, sizeof(double) * (size_t)n), 0);
+    free(exact);
+    free(x);
+    heft_mlcp_destroy(p);
 }

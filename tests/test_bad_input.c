@@ -193,6 +193,8 @@ Test(bad_input, every_solver_option_is_checked_by_name) {
         OPT(backstop_max_variables, 0, -2),
         OPT(backstop_pivot_budget, 1, NAN),
         OPT(backstop_pivot_budget, 1, -INFINITY),
+        OPT(backstop_accept, 1, NAN),
+        OPT(backstop_accept, 1, -1e-12),
         OPT(preconditioner, 0, HEFT_PRECOND_COUNT),
         OPT(pcg_tolerance, 1, NAN),
         OPT(pcg_tolerance, 1, INFINITY),

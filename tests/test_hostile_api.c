@@ -474,6 +474,7 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
         OPT(skyline_refactor_fraction, 1, NAN, -1e-9, 1.5),
         OPT(backstop_max_variables, 0, -2, INT_MIN, HEFT_BACKSTOP_MAX_VARIABLES_LIMIT + 1),
         OPT(backstop_pivot_budget, 1, NAN, 0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT * 2),
+        OPT(backstop_accept, 1, NAN, INFINITY, -1),
         OPT(preconditioner, 0, -1, HEFT_PRECOND_COUNT, INT_MAX),
         OPT(pcg_tolerance, 1, NAN, INFINITY, -1),
         OPT(pcg_max_iterations, 0, 0, -1, INT_MIN),
@@ -492,9 +493,9 @@ Test(hostile_api, world_defs_and_solver_options_refuse_hostile_values) {
 #undef OPT
     };
     size_t fields = sizeof cases / sizeof cases[0];
-    /* the table must cover the struct: 25 fields, 15 ints and 10 doubles, 140
+    /* the table must cover the struct: 26 fields, 15 ints and 11 doubles, 148
      * bytes and 20 of padding on an LP64 target (fields are not ordered by size) */
-    cr_assert_eq(sizeof(heft_solver_options), 160,
+    cr_assert_eq(sizeof(heft_solver_options), 168,
                  "heft_solver_options changed: add the new field here and to the check");
     for (size_t k = 0; k < fields; ++k) {
         for (int v = 0; v < 3; ++v) {

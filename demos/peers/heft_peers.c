@@ -13,6 +13,7 @@
 #include "peers.h"
 
 double peer_heft_tolerance = 0.0;
+double peer_heft_accept = 0.0;
 
 static const peer_engine *const engines[] = {
     &peer_heft_pgs, &peer_heft_skyline,  &peer_heft_skyline_2,
@@ -244,12 +245,13 @@ static void machine(char *out, size_t len) {
 
 static void usage(void) {
     fprintf(stderr, "usage: heft-peers [--scenes LIST] [--engines LIST] [--steps N] [--reps N] "
-                    "[--budget S] [--tolerance J] [--out DIR]\n"
+                    "[--budget S] [--tolerance J] [--accept J] [--out DIR]\n"
                     "scenes: pyramid10 pyramid20 boxes1000 chain100 (default all); engines by the "
                     "names of the table (default all found). Times are means over the steps, "
                     "medians over the repetitions, engines rotated between repetitions; an engine "
                     "stops a scene after --budget seconds of wall time (default 120); "
-                    "--tolerance sets Heft's solver tolerance (default the engine's, 1e-12 J).\n");
+                    "--tolerance sets Heft's solver tolerance (default the engine's, 1e-12 J); "
+                    "--accept its backstop_accept (default 0: the tolerance).\n");
 }
 
 static int listed(const char *list, const char *name) {
@@ -289,6 +291,15 @@ int main(int argc, char **argv) {
                 fprintf(stderr,
                         "heft-peers: --tolerance wants a positive number of joules, not "
                         "'%s'\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--accept") && more) {
+            char *end = NULL;
+            peer_heft_accept = strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(peer_heft_accept >= 0.0) ||
+                !isfinite(peer_heft_accept)) {
+                fprintf(stderr, "heft-peers: --accept wants a number of joules >= 0, not '%s'\n",
                         argv[i]);
                 return 2;
             }
@@ -345,6 +356,9 @@ int main(int argc, char **argv) {
             where, date, steps, reps);
     if (peer_heft_tolerance > 0.0) {
         fprintf(md, "Heft's solver tolerance: %g J.\n\n", peer_heft_tolerance);
+    }
+    if (peer_heft_accept > 0.0) {
+        fprintf(md, "Heft's backstop_accept: %g J.\n\n", peer_heft_accept);
     }
     fprintf(md, "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
                 "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "

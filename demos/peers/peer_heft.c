@@ -100,9 +100,11 @@ static void *heft_peer_create(const peer_scene *scene, const char *variant) {
         return NULL;
     }
     heft_world *w = s->world;
-    if (peer_heft_tolerance > 0.0) {
+    if (peer_heft_tolerance > 0.0 || peer_heft_accept > 0.0) {
         heft_solver_options o = heft_world_solver_options(w);
-        o.tolerance = peer_heft_tolerance;
+        if (peer_heft_tolerance > 0.0)
+            o.tolerance = peer_heft_tolerance;
+        o.backstop_accept = peer_heft_accept;
         if (heft_world_set_solver_options(w, &o) != HEFT_OK) {
             heft_world_destroy(w);
             free(s->bodies);

@@ -80,6 +80,8 @@ extern const peer_engine peer_mujoco;
 
 /* Heft's solver tolerance, J (--tolerance; 0: the engine's default) */
 extern double peer_heft_tolerance;
+/* Heft's backstop_accept (J), 0: the engine's default */
+extern double peer_heft_accept;
 
 /* CPU time of the calling thread, ms: what the step costs, without the time
  * the thread waited for a core on a shared machine. */

@@ -41,6 +41,12 @@ typedef struct heft_solver_options {
                                      F/2 N, one from a guess F/12 N (each at least 10 n + 100);
                                      the crash pivots that build a guess's basis are not counted;
                                      in (0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT] (default 60) */
+    double backstop_accept;       /* J: on an island above Lemke's cap, the last stages (the last
+                                     Newton stage, the approach by PGS) stop once the answer is
+                                     within this error, where they would go on to the tolerance;
+                                     the answer is kept and counted converged only within the
+                                     tolerance. 0 (the default) or anything below the tolerance:
+                                     they aim at the tolerance. Finite and >= 0 */
     /* the conjugate gradient family (docs/pcg.md) */
     int preconditioner;     /* heft_preconditioner of bpp-pcg and pgcg, 0 .. HEFT_PRECOND_COUNT - 1
                                (default IC0_IMAGINARY) */

@@ -45,7 +45,8 @@ static void check_message(const char *err, size_t size) {
 static void check_finite_options(const heft_solver_options *o) {
     const double values[] = {o->tolerance,          o->relaxation,
                              o->pcg_tolerance,      o->regularization_shift,
-                             o->ldl_regularization, o->backstop_pivot_budget};
+                             o->ldl_regularization, o->backstop_pivot_budget,
+                             o->backstop_accept};
     for (size_t k = 0; k < sizeof values / sizeof values[0]; ++k)
         if (!isfinite(values[k]))
             abort();
