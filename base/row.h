@@ -7,23 +7,6 @@
 
 #include "heft_math.h"
 
-/* A hint to fetch the row at p ahead (its three cache lines) where rows are
- * read in an order the processor cannot guess (an island's rows, gathered
- * from the world's buffer); nothing where the compiler has no such hint. */
-#if defined(__GNUC__) || defined(__clang__)
-#define ROW_PREFETCH(p)                                                                            \
-    do {                                                                                           \
-        __builtin_prefetch((const char *)(p), 0, 3);                                               \
-        __builtin_prefetch((const char *)(p) + 64, 0, 3);                                          \
-        __builtin_prefetch((const char *)(p) + 128, 0, 3);                                         \
-    } while (0)
-/* its first line only: the bodies a and b */
-#define ROW_PREFETCH_HEAD(p) __builtin_prefetch((const char *)(p), 0, 3)
-#else
-#define ROW_PREFETCH(p) ((void)(p))
-#define ROW_PREFETCH_HEAD(p) ((void)(p))
-#endif
-
 typedef struct row {
     int32_t a, b;        /* world body indices; -1 for none (the world frame) */
     double ja[6], jb[6]; /* Jacobian blocks, linear then angular */

@@ -13,6 +13,7 @@
 
 #include "body_links.h"
 #include "contact.h"
+#include "prefetch.h"
 #include "sleep.h"
 #include "world.h"
 
@@ -351,7 +352,7 @@ int islands_gather(heft_world *w, arena *a, const row *rows, int nrows, island_s
          * large worlds: their first lines fetched ahead (64% of this
          * function's time was the read of a row's bodies on 1,000 boxes) */
         if (r + GATHER_AHEAD < nrows)
-            ROW_PREFETCH_HEAD(&rows[r + GATHER_AHEAD]);
+            prefetch_lines(&rows[r + GATHER_AHEAD], 1); /* a and b */
         if (rows[r].a != last_a || rows[r].b != last_b) {
             int ba = row_body(bodies, rows[r].a), bb = row_body(bodies, rows[r].b);
             last_a = rows[r].a;

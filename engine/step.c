@@ -6,6 +6,7 @@
 #include "error.h"
 #include "geometric_stiffness.h"
 #include "island.h"
+#include "prefetch.h"
 #include "sleep.h"
 #include "world.h"
 
@@ -310,18 +311,10 @@ typedef struct place_rows {
  * order the processor can guess; on 1,000 boxes a quarter of the rows'
  * fill waited on them. */
 static void prefetch_contact_records(const heft_world *w, const contact *c) {
-#if defined(__GNUC__) || defined(__clang__)
-    const char *a = (const char *)&w->bodies[c->body_a], *b = (const char *)&w->bodies[c->body_b];
-    for (int k = 0; k < 4; ++k) {
-        __builtin_prefetch(a + 64 * k, 0, 3);
-        __builtin_prefetch(b + 64 * k, 0, 3);
-    }
-    __builtin_prefetch(&w->shapes[c->shape_a], 0, 3);
-    __builtin_prefetch(&w->shapes[c->shape_b], 0, 3);
-#else
-    (void)w;
-    (void)c;
-#endif
+    prefetch_lines(&w->bodies[c->body_a], 4);
+    prefetch_lines(&w->bodies[c->body_b], 4);
+    prefetch_lines(&w->shapes[c->shape_a], 1);
+    prefetch_lines(&w->shapes[c->shape_b], 1);
 }
 
 /* Items: the joints, then the contacts. */
@@ -577,7 +570,7 @@ static int island_mlcp(const heft_world *w, arena *a, const island_set *is, int 
     int first_block = -1;
     for (int i = 0; i < n; ++i) {
         if (i + ISLAND_ROW_AHEAD < n)
-            ROW_PREFETCH(&rows[island_rows[i + ISLAND_ROW_AHEAD]]);
+            prefetch_lines(&rows[island_rows[i + ISLAND_ROW_AHEAD]], 3); /* 184 bytes */
         const row *r = &rows[island_rows[i]];
         heft_mlcp_row *mr = &mrows[i];
         const body *ba = r->a >= 0 ? &bodies[r->a] : NULL;

@@ -1387,9 +1387,9 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
 
 /* Whether x (clamped) is within tau by the error measure. */
 static int within(const heft_mlcp *p, bpp_state *s, const double *x, double tau) {
-    memcpy(s->fz_t, x, sizeof(double) * (size_t)p->n);
-    heft_bpp_clamp_answer(p, s->fz_t);
-    return heft_mlcp_measure(p, s->fz_t, s->measure_work).max <= tau;
+    double error;
+    heft_bpp_nearest(p, &x, 1, s->fz_t, s->measure_work, &error);
+    return error <= tau;
 }
 
 /* The approach by PGS (BPP_APPROACH_ROUNDS) from the best of the given
