@@ -201,17 +201,50 @@ void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
     const heft_mlcp *p = b->p;
     double *vel = b->vel;
     memset(vel, 0, sizeof(double) * (size_t)b->m);
-    for (int i = 0; i < b->n; ++i) {
-        const double xi = x[i];
-        if (xi == 0.0)
-            continue;
-        const heft_mlcp_row *r = &p->rows[i];
-        if (r->a >= 0)
-            for (int c = 0; c < 6; ++c)
-                vel[6 * r->a + c] += r->ja[c] * xi;
-        if (r->b >= 0)
-            for (int c = 0; c < 6; ++c)
-                vel[6 * r->b + c] += r->jb[c] * xi;
+    /* a run of rows on one pair of bodies sums into copies of the two
+     * bodies' entries, written back once: the same sums, in the same order,
+     * as row by row, without a store and a reload per row */
+    for (int i = 0; i < b->n;) {
+        const int ra = p->rows[i].a, rb = p->rows[i].b;
+        double va[6] = {0}, vb[6] = {0};
+        if (ra >= 0)
+            memcpy(va, &vel[6 * ra], sizeof va);
+        if (rb >= 0 && rb != ra)
+            memcpy(vb, &vel[6 * rb], sizeof vb);
+        int j = i;
+        if (ra >= 0 && rb >= 0 && ra != rb) { /* the usual run */
+            do {
+                const heft_mlcp_row *r = &p->rows[j];
+                const double xj = x[j];
+                if (xj == 0.0)
+                    continue;
+                for (int c = 0; c < 6; ++c) {
+                    va[c] += r->ja[c] * xj;
+                    vb[c] += r->jb[c] * xj;
+                }
+            } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
+        } else {
+            do {
+                const double xj = x[j];
+                if (xj == 0.0)
+                    continue;
+                const heft_mlcp_row *r = &p->rows[j];
+                if (ra >= 0)
+                    for (int c = 0; c < 6; ++c)
+                        va[c] += r->ja[c] * xj;
+                if (rb >= 0 && rb == ra)
+                    for (int c = 0; c < 6; ++c)
+                        va[c] += r->jb[c] * xj;
+                else if (rb >= 0)
+                    for (int c = 0; c < 6; ++c)
+                        vb[c] += r->jb[c] * xj;
+            } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
+        }
+        if (ra >= 0)
+            memcpy(&vel[6 * ra], va, sizeof va);
+        if (rb >= 0 && rb != ra)
+            memcpy(&vel[6 * rb], vb, sizeof vb);
+        i = j;
     }
     for (int k = 0; k < b->nb; ++k) {
         double v[6];
@@ -861,15 +894,123 @@ static inline const double *left_of(const heft_body_space *b, int i, int side) {
     return side == 0 ? b->p->rows[i].ja : b->p->rows[i].jb;
 }
 
+/* The rows from first on that share its two bodies, those not out, into
+ * K's lower and upper halves (the LU's assembly): the entries the pair
+ * touches are copied out once, each row's products added to the copies in
+ * row order and the copies written back, so that every entry gets the same
+ * sums, to the bit, as from heft_body_space_add_row row by row. A row of
+ * both sides on one body, or on none, goes alone. Returns the first row
+ * after the run. [t][u]: row t, column u of a block. */
+static int add_run_lu(const heft_body_space *b, const unsigned char *out, int first,
+                      double *lower, double *upper) {
+    const heft_mlcp *p = b->p;
+    const heft_mlcp_row *rows = p->rows;
+    const int a = rows[first].a, c = rows[first].b;
+    if (a == c || (a < 0 && c < 0)) {
+        if (!out[first])
+            heft_body_space_add_row(b, &rows[first], left_of(b, first, 0), left_of(b, first, 1),
+                                    b->inv_e[first], lower, upper);
+        return first + 1;
+    }
+    const size_t *start = b->start;
+    /* h: the side at the later place (its body's blocks below the other's) */
+    const int oa = a >= 0 ? 6 * b->place[a] : -1, oc = c >= 0 ? 6 * b->place[c] : -1;
+    const int h = oc > oa, oh = h ? oc : oa, ol = h ? oa : oc, two = ol >= 0;
+    double dh[6][6], dl[6][6], lo[6][6], up[6][6];
+    for (int t = 0; t < 6; ++t)
+        for (int u = 0; u < 6; ++u) {
+            dh[t][u] = t >= u ? lower[start[oh + u] + (size_t)(t - u)]
+                              : upper[start[oh + t] + (size_t)(u - t)];
+            if (!two)
+                continue;
+            dl[t][u] = t >= u ? lower[start[ol + u] + (size_t)(t - u)]
+                              : upper[start[ol + t] + (size_t)(u - t)];
+            lo[t][u] = lower[start[ol + u] + (size_t)(oh - ol - u + t)];
+            up[t][u] = upper[start[ol + t] + (size_t)(oh - ol - t + u)];
+        }
+    int i = first;
+    for (; i < p->n && rows[i].a == a && rows[i].b == c; ++i) {
+        if (out[i])
+            continue;
+        const double w = b->inv_e[i];
+        const double *lh = left_of(b, i, h), *jh = h ? rows[i].jb : rows[i].ja;
+        double wh[6];
+        for (int t = 0; t < 6; ++t)
+            wh[t] = w * lh[t];
+        for (int t = 0; t < 6; ++t)
+            for (int u = 0; u < 6; ++u)
+                dh[t][u] += wh[t] * jh[u];
+        if (!two)
+            continue;
+        const double *ll = left_of(b, i, !h), *jl = h ? rows[i].ja : rows[i].jb;
+        double wl[6];
+        for (int t = 0; t < 6; ++t)
+            wl[t] = w * ll[t];
+        for (int t = 0; t < 6; ++t)
+            for (int u = 0; u < 6; ++u) {
+                dl[t][u] += wl[t] * jl[u];
+                lo[t][u] += wh[t] * jl[u];
+                up[t][u] += wl[t] * jh[u];
+            }
+    }
+    for (int t = 0; t < 6; ++t)
+        for (int u = 0; u < 6; ++u) {
+            if (t >= u)
+                lower[start[oh + u] + (size_t)(t - u)] = dh[t][u];
+            else
+                upper[start[oh + t] + (size_t)(u - t)] = dh[t][u];
+            if (!two)
+                continue;
+            if (t >= u)
+                lower[start[ol + u] + (size_t)(t - u)] = dl[t][u];
+            else
+                upper[start[ol + t] + (size_t)(u - t)] = dl[t][u];
+            lower[start[ol + u] + (size_t)(oh - ol - u + t)] = lo[t][u];
+            upper[start[ol + t] + (size_t)(oh - ol - t + u)] = up[t][u];
+        }
+    return i;
+}
+
 /* d_F = approximately the solve of res_F through K (its factor in hand) */
 static void solve_correction(heft_body_space *b, const unsigned char *out, const double *chol,
                              const double *res, double *d) {
     const heft_mlcp *p = b->p;
-    memset(b->bg, 0, sizeof(double) * (size_t)b->m);
-    for (int i = 0; i < b->n; ++i)
-        if (!out[i] && res[i] != 0.0)
-            heft_body_space_spread(b, &p->rows[i], left_of(b, i, 0), left_of(b, i, 1),
-                                   res[i] * b->inv_e[i], b->bg);
+    double *g = b->bg;
+    memset(g, 0, sizeof(double) * (size_t)b->m);
+    for (int i = 0; i < b->n;) {
+        const int ra = p->rows[i].a, rb = p->rows[i].b;
+        if (ra == rb) {
+            if (!out[i] && res[i] != 0.0)
+                heft_body_space_spread(b, &p->rows[i], left_of(b, i, 0), left_of(b, i, 1),
+                                       res[i] * b->inv_e[i], g);
+            ++i;
+            continue;
+        }
+        /* a pair's run into copies of its bodies' entries, as in
+         * heft_body_space_multiply */
+        const int oa = ra >= 0 ? 6 * b->place[ra] : -1, ob = rb >= 0 ? 6 * b->place[rb] : -1;
+        double ga[6] = {0}, gb[6] = {0};
+        if (oa >= 0)
+            memcpy(ga, &g[oa], sizeof ga);
+        if (ob >= 0)
+            memcpy(gb, &g[ob], sizeof gb);
+        int j = i;
+        do {
+            if (out[j] || res[j] == 0.0)
+                continue;
+            const double t = res[j] * b->inv_e[j];
+            const double *la = left_of(b, j, 0), *lb = left_of(b, j, 1);
+            for (int c = 0; c < 6; ++c) {
+                ga[c] += la[c] * t;
+                gb[c] += lb[c] * t;
+            }
+        } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
+        if (oa >= 0)
+            memcpy(&g[oa], ga, sizeof ga);
+        if (ob >= 0)
+            memcpy(&g[ob], gb, sizeof gb);
+        i = j;
+    }
     solve_k(b, chol);
     for (int i = 0; i < b->n; ++i)
         d[i] =
@@ -952,10 +1093,8 @@ int heft_body_space_solve(heft_body_space *b, const unsigned char *out, const do
         chol = NULL;
         b->used_lu = 1;
         heft_body_space_mass(b, b->K_lower, b->K_upper);
-        for (int i = 0; i < n; ++i)
-            if (!out[i])
-                heft_body_space_add_row(b, &p->rows[i], left_of(b, i, 0), left_of(b, i, 1),
-                                        b->inv_e[i], b->K_lower, b->K_upper);
+        for (int i = 0; i < n;)
+            i = add_run_lu(b, out, i, b->K_lower, b->K_upper);
         if (heft_body_space_lu(b, b->K_lower, b->K_upper) != 0)
             return 1;
     }
