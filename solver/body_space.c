@@ -901,8 +901,8 @@ static inline const double *left_of(const heft_body_space *b, int i, int side) {
  * sums, to the bit, as from heft_body_space_add_row row by row. A row of
  * both sides on one body, or on none, goes alone. Returns the first row
  * after the run. [t][u]: row t, column u of a block. */
-static int add_run_lu(const heft_body_space *b, const unsigned char *out, int first,
-                      double *lower, double *upper) {
+static int add_run_lu(const heft_body_space *b, const unsigned char *out, int first, double *lower,
+                      double *upper) {
     const heft_mlcp *p = b->p;
     const heft_mlcp_row *rows = p->rows;
     const int a = rows[first].a, c = rows[first].b;
