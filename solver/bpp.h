@@ -133,6 +133,9 @@ typedef struct bpp_state {
     heft_envelope_work env; /* the assembly's scratch */
     double *downdate_cost;  /* prefix sums of the estimated cost of a downdate's column k */
     int *block_end;         /* last column of the diagonal block holding column k */
+    /* the free rows' envelope of a refactoring (heft_skyline_kept) */
+    int *k_row, *k_prev, *k_last;
+    size_t *k_start;
 
     /* bpp-skyline's solves in body space (bpp_body.c), NULL until tried,
      * and the problem of the solve (for the row skyline taking over) */
@@ -168,10 +171,10 @@ typedef struct bpp_state {
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
         lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
         factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
-        L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap,
-        factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap, coupling_cap,
-        coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2], fz_lo_cap, fz_hi_cap, fz_x_cap,
-        fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap, k_row_cap,
+        k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
+        normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
+        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */

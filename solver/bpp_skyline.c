@@ -111,7 +111,10 @@ static int row_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stat
         !HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) ||
         !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
         !HEFT_RESERVE(s->px, s->px_cap, un) || !HEFT_RESERVE(s->py, s->py_cap, un) ||
-        !HEFT_RESERVE(s->sigma, s->sigma_cap, un))
+        !HEFT_RESERVE(s->sigma, s->sigma_cap, un) || !HEFT_RESERVE(s->k_row, s->k_row_cap, un) ||
+        !HEFT_RESERVE(s->k_prev, s->k_prev_cap, un) ||
+        !HEFT_RESERVE(s->k_last, s->k_last_cap, un) ||
+        !HEFT_RESERVE(s->k_start, s->k_start_cap, un + 1))
         return -1;
     if (heft_envelope_assemble(p, &s->ordering, s->start, s->A_sky, &s->env) != 0)
         return -1;
@@ -207,11 +210,22 @@ static int factor_free_block(bpp_state *s, int n, const unsigned char *tp,
         ((double)count > fraction * (double)n || downdating_costs_more(s, n, tp, first))) {
         /* past the break-even: factor A_FF in skyline form, tight rows left out
          * (counted as a factorization: it is the method's own choice, not a
-         * fall-back) */
-        memcpy(s->L_sky, s->A_sky, sizeof(double) * s->start[n]);
+         * fall-back), in the envelope of the free rows alone, then put back
+         * in L's layout for the solves: the same bits as in A's envelope,
+         * without the work on the tight rows (on the winch's wound chain
+         * most of the envelope: its contact rows all meet through the drum) */
         s->dirty_from = 0;
         stats->factorizations++;
-        return heft_skyline_factor(skyline_of(s, s->L_sky), tp) != 0 ? -1 : 0;
+        const int kept =
+            heft_skyline_kept(n, s->ordering.last, tp, s->k_row, s->k_prev, s->k_last, s->k_start);
+        heft_skyline_gather_kept(s->start, s->A_sky, kept, s->k_row, s->k_last, s->k_start,
+                                 s->L_sky);
+        const heft_skyline free_rows = {kept, s->k_last, s->k_start, s->L_sky};
+        if (heft_skyline_factor(free_rows, NULL) != 0)
+            return -1;
+        heft_skyline_scatter_kept(s->ordering.last, s->start, kept, s->k_row, s->k_prev, s->k_start,
+                                  s->L_sky);
+        return 0;
     }
     if (ensure_L0(s, stats) != 0)
         return -1;

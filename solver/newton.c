@@ -113,7 +113,12 @@ static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
                       heft_skyline_room(n, last, stored, ws->upper_cap)) ||
         !HEFT_RESERVE(ws->pivot_scale, ws->pivot_scale_cap, un) ||
         !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->py, ws->py_cap, un) ||
-        !HEFT_RESERVE(ws->out, ws->out_cap, un))
+        !HEFT_RESERVE(ws->out, ws->out_cap, un) || !HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) ||
+        !HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) ||
+        !HEFT_RESERVE(ws->k_last, ws->k_last_cap, un) ||
+        !HEFT_RESERVE(ws->k_start, ws->k_start_cap, un + 1) ||
+        !HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) ||
+        !HEFT_RESERVE(ws->k_out, ws->k_out_cap, un))
         return -1;
     if (heft_envelope_assemble(p, &ws->ordering, ws->start, ws->A_sky, &ws->env) != 0)
         return -1;
@@ -284,19 +289,31 @@ static inline void sub_scaled2(double *restrict y, const double *restrict a, dou
     }
 }
 
+/* An LU in two envelopes: lower holds L by columns (the pivots on the
+ * diagonal), upper U's off-diagonal rows, each column and row k reaching
+ * last[k] (never shrinking with k); rows with out[k] are left out. */
+typedef struct lu_env {
+    int m;
+    const int *last;
+    const size_t *start;
+    double *lower, *upper;
+    unsigned char *out;
+    const double *scale; /* the rows' scales, for NEWTON_DEPENDENT */
+} lu_env;
+
 /* Pivot k's first step, when it passes: checks the pivot, scales column k
  * of L. Returns 1 when k is a pivot, 0 when it was dropped as dependent
  * (out[k] = 2), -1 on a non-finite pivot. */
-static int take_pivot(heft_newton *ws, int k) {
-    double *lk = ws->lower + ws->start[k];
+static int take_pivot(const lu_env *e, int k) {
+    double *lk = e->lower + e->start[k];
     const double pivot = lk[0];
     if (!isfinite(pivot))
         return -1;
-    if (!(fabs(pivot) > NEWTON_DEPENDENT * ws->pivot_scale[k])) {
-        ws->out[k] = 2;
+    if (!(fabs(pivot) > NEWTON_DEPENDENT * e->scale[k])) {
+        e->out[k] = 2;
         return 0;
     }
-    const int len = ws->ordering.last[k] - k;
+    const int len = e->last[k] - k;
     const double inv = 1.0 / pivot;
     for (int t = 1; t <= len; ++t)
         lk[t] *= inv;
@@ -317,29 +334,30 @@ static int take_pivot(heft_newton *ws, int k) {
  * at a time and the columns are read and written half as often. Column k
  * of L and row k of U are read only, and every column and row written
  * lies past them (restrict). */
-static int factor(heft_newton *ws, int m) {
-    const int *last = ws->ordering.last;
-    const size_t *start = ws->start;
+static int factor(const lu_env *e) {
+    const int m = e->m;
+    const int *last = e->last;
+    const size_t *start = e->start;
     int dropped = 0;
     for (int k = 0; k < m; ++k) {
-        if (ws->out[k])
+        if (e->out[k])
             continue;
-        const int taken = take_pivot(ws, k);
+        const int taken = take_pivot(e, k);
         if (taken < 0)
             return -1;
         if (taken == 0) {
             ++dropped;
             continue;
         }
-        const double *lk = ws->lower + start[k];
-        const double *uk = ws->upper + start[k];
+        const double *lk = e->lower + start[k];
+        const double *uk = e->upper + start[k];
         const int sk = last[k];
         int k1 = k + 1, pair = 0;
-        if (k1 < m && k1 <= sk && !ws->out[k1]) {
+        if (k1 < m && k1 <= sk && !e->out[k1]) {
             /* pivot k's update of column and row k + 1, then pivot k + 1 */
-            sub_scaled(ws->lower + start[k1], lk + 1, uk[1], 0, sk - k1);
-            sub_scaled(ws->upper + start[k1], uk + 1, lk[1], 1, sk - k1);
-            const int taken1 = take_pivot(ws, k1);
+            sub_scaled(e->lower + start[k1], lk + 1, uk[1], 0, sk - k1);
+            sub_scaled(e->upper + start[k1], uk + 1, lk[1], 1, sk - k1);
+            const int taken1 = take_pivot(e, k1);
             if (taken1 < 0)
                 return -1;
             dropped += taken1 == 0;
@@ -348,22 +366,22 @@ static int factor(heft_newton *ws, int m) {
         if (!pair) {
             /* pivot k alone (a k + 1 dropped above is out, so skipped) */
             for (int c = k + 1; c <= sk; ++c) {
-                if (ws->out[c])
+                if (e->out[c])
                     continue;
                 const int t = c - k;
-                sub_scaled(ws->lower + start[c], lk + t, uk[t], 0, sk - c);
-                sub_scaled(ws->upper + start[c], uk + t, lk[t], 1, sk - c);
+                sub_scaled(e->lower + start[c], lk + t, uk[t], 0, sk - c);
+                sub_scaled(e->upper + start[c], uk + t, lk[t], 1, sk - c);
             }
             continue;
         }
-        const double *l1 = ws->lower + start[k1];
-        const double *u1 = ws->upper + start[k1];
+        const double *l1 = e->lower + start[k1];
+        const double *u1 = e->upper + start[k1];
         const int s1 = last[k1]; /* >= sk: the skyline only grows */
         for (int c = k1 + 1; c <= s1; ++c) {
-            if (ws->out[c])
+            if (e->out[c])
                 continue;
-            double *lc = ws->lower + start[c];
-            double *uc = ws->upper + start[c];
+            double *lc = e->lower + start[c];
+            double *uc = e->upper + start[c];
             const int t1 = c - k1;
             if (c <= sk) {
                 const int t = c - k;
@@ -382,30 +400,50 @@ static int factor(heft_newton *ws, int m) {
 }
 
 /* Solves L U x = x on the rows kept; the others get 0. */
-static void substitute(heft_newton *ws, int m, double *x) {
-    const int *last = ws->ordering.last;
-    const size_t *start = ws->start;
+static void substitute(const lu_env *e, double *x) {
+    const int m = e->m;
+    const int *last = e->last;
+    const size_t *start = e->start;
     for (int k = 0; k < m; ++k) {
-        if (ws->out[k]) {
+        if (e->out[k]) {
             x[k] = 0.0;
             continue;
         }
         const double xk = x[k];
         if (xk == 0.0)
             continue;
-        const double *lk = ws->lower + start[k];
+        const double *lk = e->lower + start[k];
         for (int t = 1; t <= last[k] - k; ++t)
             x[k + t] -= lk[t] * xk;
     }
     for (int k = m - 1; k >= 0; --k) {
-        if (ws->out[k])
+        if (e->out[k])
             continue;
-        const double *uk = ws->upper + start[k];
+        const double *uk = e->upper + start[k];
         double sum = x[k];
         for (int t = 1; t <= last[k] - k; ++t)
             sum -= uk[t] * x[k + t];
-        x[k] = sum / ws->lower[start[k]];
+        x[k] = sum / e->lower[start[k]];
     }
+}
+
+/* M_FF alone, moved in place into the envelope of the free rows
+ * (heft_skyline_kept), so that the factorization spends nothing on the
+ * tight rows, which fill most of the envelope on a chain wound on a drum
+ * (its contact rows all meet through the drum); the factor keeps its bits. */
+static lu_env compress(heft_newton *ws, int n) {
+    const int m = heft_skyline_kept(n, ws->ordering.last, ws->out, ws->k_row, ws->k_prev,
+                                    ws->k_last, ws->k_start);
+    heft_skyline_gather_kept(ws->start, ws->lower, m, ws->k_row, ws->k_last, ws->k_start,
+                             ws->lower);
+    heft_skyline_gather_kept(ws->start, ws->upper, m, ws->k_row, ws->k_last, ws->k_start,
+                             ws->upper);
+    for (int k = 0; k < m; ++k) {
+        ws->k_scale[k] = ws->pivot_scale[ws->k_row[k]];
+        ws->k_out[k] = 0;
+    }
+    const lu_env e = {m, ws->k_last, ws->k_start, ws->lower, ws->upper, ws->k_out, ws->k_scale};
+    return e;
 }
 
 /* ---- In body space ------------------------------------------------------------------
@@ -537,15 +575,18 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     for (int r = 0; r < n; ++r)
         ws->lower[ws->start[r]] += shift * ws->A_sky[ws->start[r]];
 
-    const int dropped = factor(ws, n);
+    const lu_env e = compress(ws, n);
+    const int dropped = factor(&e);
     if (dropped < 0)
         return -1;
-    for (int r = 0; r < n; ++r)
-        ws->px[r] = ws->out[r] ? 0.0 : ws->g[perm[r]];
-    substitute(ws, n, ws->px);
-    for (int r = 0; r < n; ++r)
-        if (!ws->out[r] || ws->out[r] == 2)
-            dir[perm[r]] = ws->out[r] ? 0.0 : ws->px[r];
+    for (int k = 0; k < e.m; ++k)
+        ws->px[k] = ws->g[perm[ws->k_row[k]]];
+    substitute(&e, ws->px);
+    for (int k = 0; k < e.m; ++k) {
+        const int r = ws->k_row[k];
+        ws->out[r] = e.out[k];
+        dir[perm[r]] = e.out[k] ? 0.0 : ws->px[k];
+    }
     return finish_direction(ws, p) != 0 ? -1 : dropped;
 }
 
@@ -747,10 +788,11 @@ void heft_newton_release(heft_newton *ws) {
     heft_ordering_release(&ws->ordering);
     heft_body_space_release(&ws->body);
     heft_envelope_work_release(&ws->env);
-    void *arrays[] = {ws->start, ws->A_sky, ws->lower,       ws->upper, ws->lambda,
-                      ws->trial, ws->w,     ws->wt,          ws->dir,   ws->g,
-                      ws->kappa, ws->diag,  ws->pivot_scale, ws->px,    ws->py,
-                      ws->best,  ws->set,   ws->trial_set,   ws->out};
+    void *arrays[] = {ws->start,  ws->A_sky,  ws->lower,       ws->upper,   ws->lambda,
+                      ws->trial,  ws->w,      ws->wt,          ws->dir,     ws->g,
+                      ws->kappa,  ws->diag,   ws->pivot_scale, ws->px,      ws->py,
+                      ws->best,   ws->set,    ws->trial_set,   ws->out,     ws->k_row,
+                      ws->k_prev, ws->k_last, ws->k_start,     ws->k_scale, ws->k_out};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     memset(ws, 0, sizeof *ws);

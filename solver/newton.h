@@ -52,6 +52,11 @@ typedef struct heft_newton {
     double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *pivot_scale, *px, *py, *best;
     uint8_t *set, *trial_set;
     unsigned char *out;
+    /* the free rows' envelope (direction's compress) */
+    int *k_row, *k_prev, *k_last;
+    size_t *k_start;
+    double *k_scale;
+    unsigned char *k_out;
     /* set by the caller when no stage follows (Lemke's method cannot take
      * the problem): a start then ends only when it stalls or stops making
      * progress (NEWTON_STAGNANT steps that lower its error by less than a fifth), not on a
@@ -63,7 +68,8 @@ typedef struct heft_newton {
     int body_active, body_off;
     size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
         dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
-        trial_set_cap, out_cap;
+        trial_set_cap, out_cap, k_row_cap, k_prev_cap, k_last_cap, k_start_cap, k_scale_cap,
+        k_out_cap;
 } heft_newton;
 
 /* From start (n values, any; non-finite ones read as 0), at most max_steps

@@ -20,6 +20,47 @@ size_t heft_skyline_layout(int m, const int *last, size_t *start) {
     return total;
 }
 
+int heft_skyline_kept(int m, const int *last, const unsigned char *removed, int *row, int *prev,
+                      int *kept_last, size_t *kept_start) {
+    int kept = 0;
+    for (int r = 0; r < m; ++r) {
+        if (!removed[r])
+            row[kept++] = r;
+        prev[r] = kept - 1;
+    }
+    kept_start[0] = 0;
+    for (int k = 0; k < kept; ++k) {
+        kept_last[k] = prev[last[row[k]]];
+        kept_start[k + 1] = kept_start[k] + (size_t)(kept_last[k] - k) + 1;
+    }
+    return kept;
+}
+
+void heft_skyline_gather_kept(const size_t *start, const double *from, int kept, const int *row,
+                              const int *kept_last, const size_t *kept_start, double *to) {
+    for (int k = 0; k < kept; ++k) {
+        const double *src = from + start[row[k]];
+        double *dst = to + kept_start[k];
+        for (int j = k; j <= kept_last[k]; ++j)
+            dst[j - k] = src[row[j] - row[k]];
+    }
+}
+
+void heft_skyline_scatter_kept(const int *last, const size_t *start, int kept, const int *row,
+                               const int *prev, const size_t *kept_start, double *values) {
+    /* backwards: every entry moves to a place at or after its own, and a
+     * removed row's zero lands past every entry not yet read */
+    for (int k = kept - 1; k >= 0; --k) {
+        const int r = row[k];
+        const double *src = values + kept_start[k];
+        double *dst = values + start[r];
+        for (int q = last[r]; q >= r; --q) {
+            const int j = prev[q];
+            dst[q - r] = row[j] == q ? src[j - k] : 0.0;
+        }
+    }
+}
+
 size_t heft_skyline_room(int m, const int *last, size_t stored, size_t cap) {
     if (stored <= cap)
         return stored;

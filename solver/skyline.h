@@ -50,6 +50,30 @@ size_t heft_skyline_room(int m, const int *last, size_t stored, size_t cap);
  * positive and finite. */
 int heft_skyline_factor(heft_skyline s, const unsigned char *removed);
 
+/* The envelope of the kept rows (removed[r] == 0) alone, in their order:
+ * row[k] is the k-th kept row, prev[r] the place of the last kept row at or
+ * before r (-1: none), and kept column k reaches kept_last[k], the last
+ * kept row within the reach of row[k]; kept_start (kept + 1 entries) is its
+ * layout. Factoring a matrix there gives its kept entries the products and
+ * differences heft_skyline_factor with removed gives them in the full
+ * envelope, in the same order, so the same bits, without the work on the
+ * removed rows. Returns the number of kept rows. */
+int heft_skyline_kept(int m, const int *last, const unsigned char *removed, int *row, int *prev,
+                      int *kept_last, size_t *kept_start);
+
+/* Copies the kept rows' entries of from (the full layout, start) into to
+ * (the kept layout). to may be from: every entry moves to a place at or
+ * before its own, in the order they are read. */
+void heft_skyline_gather_kept(const size_t *start, const double *from, int kept, const int *row,
+                              const int *kept_last, const size_t *kept_start, double *to);
+
+/* The inverse, in place: each kept column back to its place in the full
+ * layout (m columns reaching last), the removed rows' entries of the kept
+ * columns zero; the removed columns hold garbage, as after
+ * heft_skyline_factor with removed. */
+void heft_skyline_scatter_kept(const int *last, const size_t *start, int kept, const int *row,
+                               const int *prev, const size_t *kept_start, double *values);
+
 /* Alg. 2.5: removes row and column i from L L^T in place, every update
  * bounded by the skyline. Removals go in ascending order of i; column i is
  * left as it is and skipped from then on. sigma: m doubles of scratch.
