@@ -197,31 +197,48 @@ int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, d
     return 1;
 }
 
+/* A body pair's run of rows sums into copies of the two bodies' entries of
+ * v (at oa and ob, -1: none, the two apart), loaded once and stored once:
+ * the same sums, in the same order, as row by row, without a store and a
+ * reload per row. */
+static inline void run_load(const double *v, int oa, int ob, double va[6], double vb[6]) {
+    for (int c = 0; c < 6; ++c) {
+        va[c] = oa >= 0 ? v[oa + c] : 0.0;
+        vb[c] = ob >= 0 ? v[ob + c] : 0.0;
+    }
+}
+
+static inline void run_store(double *v, int oa, int ob, const double va[6], const double vb[6]) {
+    if (oa >= 0)
+        memcpy(&v[oa], va, sizeof(double) * 6);
+    if (ob >= 0)
+        memcpy(&v[ob], vb, sizeof(double) * 6);
+}
+
+/* va += la t, vb += lb t */
+static inline void run_add(double va[6], double vb[6], const double la[6], const double lb[6],
+                           double t) {
+    for (int c = 0; c < 6; ++c) {
+        va[c] += la[c] * t;
+        vb[c] += lb[c] * t;
+    }
+}
+
 void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
     const heft_mlcp *p = b->p;
     double *vel = b->vel;
     memset(vel, 0, sizeof(double) * (size_t)b->m);
-    /* a run of rows on one pair of bodies sums into copies of the two
-     * bodies' entries, written back once: the same sums, in the same order,
-     * as row by row, without a store and a reload per row */
     for (int i = 0; i < b->n;) {
         const int ra = p->rows[i].a, rb = p->rows[i].b;
-        double va[6] = {0}, vb[6] = {0};
-        if (ra >= 0)
-            memcpy(va, &vel[6 * ra], sizeof va);
-        if (rb >= 0 && rb != ra)
-            memcpy(vb, &vel[6 * rb], sizeof vb);
+        const int oa = ra >= 0 ? 6 * ra : -1, ob = rb >= 0 && rb != ra ? 6 * rb : -1;
+        double va[6], vb[6];
+        run_load(vel, oa, ob, va, vb);
         int j = i;
         if (ra >= 0 && rb >= 0 && ra != rb) { /* the usual run */
             do {
-                const heft_mlcp_row *r = &p->rows[j];
                 const double xj = x[j];
-                if (xj == 0.0)
-                    continue;
-                for (int c = 0; c < 6; ++c) {
-                    va[c] += r->ja[c] * xj;
-                    vb[c] += r->jb[c] * xj;
-                }
+                if (xj != 0.0)
+                    run_add(va, vb, p->rows[j].ja, p->rows[j].jb, xj);
             } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
         } else {
             do {
@@ -240,10 +257,7 @@ void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
                         vb[c] += r->jb[c] * xj;
             } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
         }
-        if (ra >= 0)
-            memcpy(&vel[6 * ra], va, sizeof va);
-        if (rb >= 0 && rb != ra)
-            memcpy(&vel[6 * rb], vb, sizeof vb);
+        run_store(vel, oa, ob, va, vb);
         i = j;
     }
     for (int k = 0; k < b->nb; ++k) {
@@ -986,29 +1000,16 @@ static void solve_correction(heft_body_space *b, const unsigned char *out, const
             ++i;
             continue;
         }
-        /* a pair's run into copies of its bodies' entries, as in
-         * heft_body_space_multiply */
+        /* a pair's run into copies of its bodies' entries */
         const int oa = ra >= 0 ? 6 * b->place[ra] : -1, ob = rb >= 0 ? 6 * b->place[rb] : -1;
-        double ga[6] = {0}, gb[6] = {0};
-        if (oa >= 0)
-            memcpy(ga, &g[oa], sizeof ga);
-        if (ob >= 0)
-            memcpy(gb, &g[ob], sizeof gb);
+        double ga[6], gb[6];
+        run_load(g, oa, ob, ga, gb);
         int j = i;
         do {
-            if (out[j] || res[j] == 0.0)
-                continue;
-            const double t = res[j] * b->inv_e[j];
-            const double *la = left_of(b, j, 0), *lb = left_of(b, j, 1);
-            for (int c = 0; c < 6; ++c) {
-                ga[c] += la[c] * t;
-                gb[c] += lb[c] * t;
-            }
+            if (!out[j] && res[j] != 0.0)
+                run_add(ga, gb, left_of(b, j, 0), left_of(b, j, 1), res[j] * b->inv_e[j]);
         } while (++j < b->n && p->rows[j].a == ra && p->rows[j].b == rb);
-        if (oa >= 0)
-            memcpy(&g[oa], ga, sizeof ga);
-        if (ob >= 0)
-            memcpy(&g[ob], gb, sizeof gb);
+        run_store(g, oa, ob, ga, gb);
         i = j;
     }
     solve_k(b, chol);

@@ -111,7 +111,6 @@ static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
                       heft_skyline_room(n, last, stored, ws->lower_cap)) ||
         !HEFT_RESERVE(ws->upper, ws->upper_cap,
                       heft_skyline_room(n, last, stored, ws->upper_cap)) ||
-        !HEFT_RESERVE(ws->pivot_scale, ws->pivot_scale_cap, un) ||
         !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->py, ws->py_cap, un) ||
         !HEFT_RESERVE(ws->out, ws->out_cap, un) || !HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) ||
         !HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) ||
@@ -230,24 +229,27 @@ static int first_reaching(const int *last, int k) {
     return lo;
 }
 
-/* M[i][j] += v in the two envelopes (RCM order); 0 when (i, j) lies outside. */
+/* M[i][j] += v for free rows i and j (RCM order), in the free rows'
+ * envelope (compress); 0 when (i, j) lies outside A's envelope, which on
+ * two kept rows is outside theirs too. */
 static int add_entry(heft_newton *ws, int i, int j, double v) {
-    const int *last = ws->ordering.last;
+    const int *last = ws->ordering.last, *kept = ws->k_prev;
+    const int ki = kept[i], kj = kept[j];
     if (i >= j) {
         if (i > last[j])
             return 0;
-        ws->lower[ws->start[j] + (size_t)(i - j)] += v;
+        ws->lower[ws->k_start[kj] + (size_t)(ki - kj)] += v;
     } else {
         if (j > last[i])
             return 0;
-        ws->upper[ws->start[i] + (size_t)(j - i)] += v;
+        ws->upper[ws->k_start[ki] + (size_t)(kj - ki)] += v;
     }
     return 1;
 }
 
-/* Adds kappa times column t of A to column f of M, on the free rows. Returns
- * the entries that fell outside the envelope (a dense A whose entry (i, f)
- * is an exact zero where (i, t) is not). */
+/* Adds kappa times column t of A to column f of M, on the free rows (f
+ * free). Returns the entries that fell outside the envelope (a dense A
+ * whose entry (i, f) is an exact zero where (i, t) is not). */
 static int couple(heft_newton *ws, int t, int f, double kappa) {
     const int *last = ws->ordering.last;
     const size_t *start = ws->start;
@@ -427,21 +429,21 @@ static void substitute(const lu_env *e, double *x) {
     }
 }
 
-/* M_FF alone, moved in place into the envelope of the free rows
- * (heft_skyline_kept), so that the factorization spends nothing on the
- * tight rows, which fill most of the envelope on a chain wound on a drum
- * (its contact rows all meet through the drum); the factor keeps its bits. */
+/* M = A_FF, gathered from A's envelope into the envelope of the free rows
+ * alone (heft_skyline_kept), so that the coupling, the factorization and
+ * the substitutions spend nothing on the tight rows, which fill most of
+ * A's envelope on a chain wound on a drum (its contact rows all meet
+ * through the drum); the factor has the bits it has in A's layout. The
+ * layout's map (k_prev) serves couple() after. */
 static lu_env compress(heft_newton *ws, int n) {
     const int m = heft_skyline_kept(n, ws->ordering.last, ws->out, ws->k_row, ws->k_prev,
                                     ws->k_last, ws->k_start);
-    heft_skyline_gather_kept(ws->start, ws->lower, m, ws->k_row, ws->k_last, ws->k_start,
+    heft_skyline_gather_kept(ws->start, ws->A_sky, m, ws->k_row, ws->k_last, ws->k_start,
                              ws->lower);
-    heft_skyline_gather_kept(ws->start, ws->upper, m, ws->k_row, ws->k_last, ws->k_start,
+    heft_skyline_gather_kept(ws->start, ws->A_sky, m, ws->k_row, ws->k_last, ws->k_start,
                              ws->upper);
-    for (int k = 0; k < m; ++k) {
-        ws->k_scale[k] = ws->pivot_scale[ws->k_row[k]];
+    for (int k = 0; k < m; ++k)
         ws->k_out[k] = 0;
-    }
     const lu_env e = {m, ws->k_last, ws->k_start, ws->lower, ws->upper, ws->k_out, ws->k_scale};
     return e;
 }
@@ -555,27 +557,24 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     }
     const int *perm = ws->ordering.perm, *inverse = ws->ordering.inverse;
 
-    /* M = A, then the coupling, in RCM order, tight rows out */
-    const size_t stored = ws->start[n];
-    memcpy(ws->lower, ws->A_sky, sizeof(double) * stored);
-    memcpy(ws->upper, ws->A_sky, sizeof(double) * stored);
+    /* M = A_FF, then the coupling, in RCM order */
     for (int r = 0; r < n; ++r)
         ws->out[r] = ws->set[perm[r]] != NEWTON_FREE;
+    const lu_env e = compress(ws, n);
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)
             *outside += couple(ws, inverse[t], inverse[p->findex[t]], kappa[t]);
-    for (int r = 0; r < n; ++r)
-        ws->pivot_scale[r] = fmax(fabs(ws->lower[ws->start[r]]), ws->A_sky[ws->start[r]]);
+    for (int k = 0; k < e.m; ++k)
+        ws->k_scale[k] = fmax(fabs(ws->lower[ws->k_start[k]]), ws->A_sky[ws->start[ws->k_row[k]]]);
     /* Levenberg-Marquardt's shift of the free rows' diagonal: along the
      * near-null directions of a singular or ill-conditioned A_FF (redundant
      * contacts, made regular only by their compliance) the unshifted step
      * was long and refused by the line search; the shift bounds it and
      * leaves the answer alone (the residual is exact, and at an answer the
      * step is zero whatever the matrix) */
-    for (int r = 0; r < n; ++r)
-        ws->lower[ws->start[r]] += shift * ws->A_sky[ws->start[r]];
+    for (int k = 0; k < e.m; ++k)
+        ws->lower[ws->k_start[k]] += shift * ws->A_sky[ws->start[ws->k_row[k]]];
 
-    const lu_env e = compress(ws, n);
     const int dropped = factor(&e);
     if (dropped < 0)
         return -1;
@@ -788,11 +787,10 @@ void heft_newton_release(heft_newton *ws) {
     heft_ordering_release(&ws->ordering);
     heft_body_space_release(&ws->body);
     heft_envelope_work_release(&ws->env);
-    void *arrays[] = {ws->start,  ws->A_sky,  ws->lower,       ws->upper,   ws->lambda,
-                      ws->trial,  ws->w,      ws->wt,          ws->dir,     ws->g,
-                      ws->kappa,  ws->diag,   ws->pivot_scale, ws->px,      ws->py,
-                      ws->best,   ws->set,    ws->trial_set,   ws->out,     ws->k_row,
-                      ws->k_prev, ws->k_last, ws->k_start,     ws->k_scale, ws->k_out};
+    void *arrays[] = {ws->start, ws->A_sky,  ws->lower,  ws->upper,   ws->lambda,    ws->trial,
+                      ws->w,     ws->wt,     ws->dir,    ws->g,       ws->kappa,     ws->diag,
+                      ws->px,    ws->py,     ws->best,   ws->set,     ws->trial_set, ws->out,
+                      ws->k_row, ws->k_prev, ws->k_last, ws->k_start, ws->k_scale,   ws->k_out};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     memset(ws, 0, sizeof *ws);

@@ -49,10 +49,11 @@ typedef struct heft_newton {
     heft_envelope_work env;
     size_t *start;
     double *A_sky, *lower, *upper;
-    double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *pivot_scale, *px, *py, *best;
+    double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *px, *py, *best;
     uint8_t *set, *trial_set;
     unsigned char *out;
-    /* the free rows' envelope (direction's compress) */
+    /* the free rows' envelope (direction's compress), k_prev its map from
+     * A's rows, k_scale the kept rows' pivot scales */
     int *k_row, *k_prev, *k_last;
     size_t *k_start;
     double *k_scale;
@@ -67,9 +68,8 @@ typedef struct heft_newton {
     heft_body_space body;
     int body_active, body_off;
     size_t start_cap, A_sky_cap, lower_cap, upper_cap, lambda_cap, trial_cap, w_cap, wt_cap,
-        dir_cap, g_cap, kappa_cap, diag_cap, pivot_scale_cap, px_cap, py_cap, best_cap, set_cap,
-        trial_set_cap, out_cap, k_row_cap, k_prev_cap, k_last_cap, k_start_cap, k_scale_cap,
-        k_out_cap;
+        dir_cap, g_cap, kappa_cap, diag_cap, px_cap, py_cap, best_cap, set_cap, trial_set_cap,
+        out_cap, k_row_cap, k_prev_cap, k_last_cap, k_start_cap, k_scale_cap, k_out_cap;
 } heft_newton;
 
 /* From start (n values, any; non-finite ones read as 0), at most max_steps
