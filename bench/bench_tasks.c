@@ -286,6 +286,18 @@ int main(int argc, char **argv) {
     }
     printf("  island items run by the helper threads %.0f%% of %ld\n",
            all > 0 ? 100.0 * (double)helpers / (double)all : 0.0, all);
+    /* the items' time on the workers against the serial run's: what
+     * running them apart costs beyond the serial share (memory one core
+     * wrote and another reads, waits for the slowest range) */
+    double busy = 0.0;
+    printf("  time in items a step             ");
+    for (int i = 0; i < workers; ++i) {
+        const double b = task_pool_busy_ms(pool, i) / steps;
+        busy += b;
+        printf("%s%.3f", i > 0 ? " + " : "", b);
+    }
+    printf(" ms (%.2fx the serial run's %.3f ms)\n", busy / (serial.tasks_ms / steps),
+           serial.tasks_ms / steps);
     printf("  end states bit-identical         %s\n", same ? "yes" : "NO");
     close_run(&serial);
     close_run(&parallel);

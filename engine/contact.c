@@ -257,6 +257,76 @@ static void collide_task(int begin, int end, int worker, void *context) {
     }
 }
 
+/* A job's points into fresh, with the pair's materials (the same for
+ * each of its points); the warm start comes after. */
+static void fill_points(const heft_world *w, const narrow_job *job, contact *fresh) {
+    const manifold *m = &job->m;
+    const shape *sa = &w->shapes[job->ia], *sb = &w->shapes[job->ib];
+    const double friction = material_friction(sa->friction, sb->friction);
+    const double restitution = material_restitution(sa->restitution, sb->restitution);
+    const double rolling =
+        material_rolling_resistance(sa->rolling_resistance, sb->rolling_resistance);
+    for (int i = 0; i < m->count; ++i) {
+        contact *c = &fresh[i];
+        c->key = job->key;
+        c->feature = m->points[i].feature;
+        c->shape_a = job->ia;
+        c->shape_b = job->ib;
+        c->body_a = sa->body;
+        c->body_b = sb->body;
+        c->point = m->points[i].point;
+        c->normal = m->points[i].normal;
+        c->separation = m->points[i].separation;
+        c->friction = friction;
+        c->restitution = restitution;
+        c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
+        c->rolling_resistance = rolling;
+    }
+}
+
+/* Warm-starts a pair's n fresh points from the last update's points of the
+ * same key, which start at old (or none there). */
+static void warm_start_pair(const contact_set *set, int old, contact *fresh, int n) {
+    const uint64_t key = fresh[0].key;
+    int old_end = old;
+    while (old_end < set->previous_count && set->previous[old_end].key == key) {
+        old_end++;
+    }
+    warm_start(fresh, n, &set->previous[old], old_end - old);
+}
+
+/* The first of the last update's points whose key is not below key (they
+ * ascend by key): where the walk in pair order stands at that pair. */
+static int first_previous(const contact_set *set, uint64_t key) {
+    int lo = 0, hi = set->previous_count;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (set->previous[mid].key < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The points of jobs [begin, end) at their places (job_first), warm-started:
+ * each writes only its own contacts, so any split gives the same ones. */
+static void fill_task(int begin, int end, int worker, void *context) {
+    heft_world *w = context;
+    contact_set *set = &w->contacts;
+    (void)worker;
+    for (int j = begin; j < end; ++j) {
+        const narrow_job *job = &set->jobs[j];
+        if (job->m.count == 0) {
+            continue;
+        }
+        contact *fresh = &set->items[set->job_first[j]];
+        fill_points(w, job, fresh);
+        warm_start_pair(set, first_previous(set, job->key), fresh, job->m.count);
+    }
+}
+
 int contact_set_update(heft_world *w, double h) {
     contact_set *set = &w->contacts;
     broad_phase *bp = &w->broad;
@@ -348,6 +418,7 @@ int contact_set_update(heft_world *w, double h) {
             return 0;
         }
         narrow_job *job = &set->jobs[job_count];
+        job->key = key;
         job->ia = ia;
         job->ib = ib;
         job->margin = w->def.contact_margin + (is_static_type(sa->type) ? sb->speculative : 0.0);
@@ -371,7 +442,16 @@ int contact_set_update(heft_world *w, double h) {
         set->count = 0;
         return 0;
     }
-    /* the contacts, in pair order on this thread */
+    /* the contacts, in pair order: each pair's place is counted here, and
+     * without a pre-solve callback (which must see them on this thread)
+     * the points are written on the workers, each job's by the worker that
+     * found them, into the memory its islands will read */
+    const int on_workers = set->pre_solve == NULL;
+    if (on_workers && !array_grow((void **)&set->job_first, &set->job_first_capacity, job_count + 1,
+                                  sizeof *set->job_first)) {
+        set->count = 0;
+        return 0;
+    }
     int count = 0, old = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         const uint64_t key = bp->pairs[p];
@@ -391,43 +471,25 @@ int contact_set_update(heft_world *w, double h) {
         if (m->count == 0) {
             continue;
         }
-        const int32_t ia = job->ia, ib = job->ib;
-        const shape *sa = &w->shapes[ia], *sb = &w->shapes[ib];
-        contact *fresh = &set->items[count];
-        /* the pair's materials, the same for each of its points */
-        const double friction = material_friction(sa->friction, sb->friction);
-        const double restitution = material_restitution(sa->restitution, sb->restitution);
-        const double rolling =
-            material_rolling_resistance(sa->rolling_resistance, sb->rolling_resistance);
-        for (int i = 0; i < m->count; ++i) {
-            contact *c = &fresh[i];
-            c->key = key;
-            c->feature = m->points[i].feature;
-            c->shape_a = ia;
-            c->shape_b = ib;
-            c->body_a = sa->body;
-            c->body_b = sb->body;
-            c->point = m->points[i].point;
-            c->normal = m->points[i].normal;
-            c->separation = m->points[i].separation;
-            c->friction = friction;
-            c->restitution = restitution;
-            c->tangent_velocity = heft_v3(0.0, 0.0, 0.0);
-            c->rolling_resistance = rolling;
+        if (on_workers) {
+            set->job_first[set->pair_job[p]] = count;
+            count += m->count;
+            continue;
         }
-        if (set->pre_solve && !pre_solve(w, fresh, m->count)) {
+        contact *fresh = &set->items[count];
+        fill_points(w, job, fresh);
+        if (!pre_solve(w, fresh, m->count)) {
             continue; /* disabled for this step */
         }
         /* the pair's points of the last step (both lists ascend by key) */
         while (old < previous_count && set->previous[old].key < key) {
             old++;
         }
-        int old_end = old;
-        while (old_end < previous_count && set->previous[old_end].key == key) {
-            old_end++;
-        }
-        warm_start(fresh, m->count, &set->previous[old], old_end - old);
+        warm_start_pair(set, old, fresh, m->count);
         count += m->count;
+    }
+    if (on_workers) {
+        world_tasks_run(w, fill_task, job_count, NARROW_TASK_MIN_RANGE, w);
     }
     set->count = count;
     set->time_narrow_ms = cpu_ms() - t1;
@@ -809,6 +871,7 @@ void contact_set_release(contact_set *set) {
     heft_free(set->sensor_end);
     heft_free(set->pair_job);
     heft_free(set->jobs);
+    heft_free(set->job_first);
     heft_free(set->poses);
     memset(set, 0, sizeof *set);
 }

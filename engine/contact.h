@@ -58,6 +58,9 @@ typedef struct contact_set {
     int pair_job_capacity;
     struct narrow_job *jobs;
     int job_capacity;
+    /* per job, the place of its first point in items */
+    int *job_first;
+    int job_first_capacity;
     /* the shapes of an update's jobs placed once each (shape_pose), by
      * shape index; one array sized by the world's shape capacity and grown
      * when a shape is made, so that the step allocates none of it */
@@ -77,6 +80,7 @@ typedef struct pose_entry {
 /* One shape pair for the narrowphase: shapes a and b (a static one first),
  * the margin, and what it found (status < 0: out of memory). */
 typedef struct narrow_job {
+    uint64_t key; /* the broad phase's pair */
     int32_t ia, ib;
     double margin;
     int status;

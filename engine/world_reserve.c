@@ -76,6 +76,7 @@ static int reserve_pairs(heft_world *w, int n) {
            array_grow((void **)&set->pair_job, &set->pair_job_capacity, 2 * n + 1,
                       sizeof(int32_t)) &&
            array_grow((void **)&set->jobs, &set->job_capacity, n, sizeof(narrow_job)) &&
+           array_grow((void **)&set->job_first, &set->job_first_capacity, n + 1, sizeof(int)) &&
            array_grow((void **)&set->begin_events, &set->begin_capacity, n,
                       sizeof(heft_contact_begin_event)) &&
            array_grow((void **)&set->end_events, &set->end_capacity, n,

@@ -65,6 +65,7 @@ struct task_pool {
     helper_arg args[HEFT_MAX_WORKERS];
     struct {
         _Alignas(64) atomic_long n;
+        _Atomic double busy_us;    /* wall time inside the items */
     } items_run[HEFT_MAX_WORKERS]; /* one line a worker */
     struct {
         _Alignas(64) atomic_uint_least64_t next; /* generation << 32 | the share's next item */
@@ -79,7 +80,7 @@ static int share_end(int items, int workers, int w) {
 /* Claims and runs ranges of share w of generation gen's task, up to end;
  * returns the items run, or -1 when the task is no longer gen's. */
 static int run_share(task_pool *p, int worker, unsigned gen, int w, int end, int range,
-                     heft_task_fn *task, void *context) {
+                     heft_task_fn *task, void *context, double *busy) {
     int ran = 0;
     uint_least64_t cur = atomic_load(&p->share[w].next);
     for (;;) {
@@ -95,7 +96,9 @@ static int run_share(task_pool *p, int worker, unsigned gen, int w, int end, int
         if (!atomic_compare_exchange_weak(&p->share[w].next, &cur, claimed)) {
             continue; /* cur now holds the counter's value */
         }
+        const double t0 = now_us();
         task(begin, stop, worker, context);
+        *busy += now_us() - t0;
         ran += stop - begin;
         cur = atomic_load(&p->share[w].next);
     }
@@ -109,16 +112,20 @@ static void run_items(task_pool *p, int worker, unsigned gen) {
     void *context = atomic_load(&p->context);
     const int items = atomic_load(&p->items), range = atomic_load(&p->range);
     int ran = 0;
+    double busy = 0.0;
     for (int k = 0; k < p->workers; ++k) {
         const int w = (worker + k) % p->workers;
-        const int n =
-            run_share(p, worker, gen, w, share_end(items, p->workers, w), range, task, context);
+        const int n = run_share(p, worker, gen, w, share_end(items, p->workers, w), range, task,
+                                context, &busy);
         if (n < 0) {
             break;
         }
         ran += n;
     }
     if (ran > 0) {
+        /* only this worker writes its own time */
+        atomic_store(&p->items_run[worker].busy_us,
+                     atomic_load(&p->items_run[worker].busy_us) + busy);
         atomic_fetch_add(&p->items_run[worker].n, ran);
         atomic_fetch_add(&p->done, ran);
     }
@@ -185,6 +192,7 @@ task_pool *task_pool_create(int workers) {
     atomic_init(&p->stop, 0);
     for (int i = 0; i < HEFT_MAX_WORKERS; ++i) {
         atomic_init(&p->items_run[i].n, 0);
+        atomic_init(&p->items_run[i].busy_us, 0.0);
     }
     for (int i = 1; i < workers; ++i) {
         p->args[i].pool = p;
@@ -216,6 +224,11 @@ void task_pool_destroy(task_pool *p) {
 
 long task_pool_items_run(task_pool *p, int worker) {
     return worker >= 0 && worker < p->workers ? atomic_load(&p->items_run[worker].n) : 0;
+}
+
+double task_pool_busy_ms(task_pool *p, int worker) {
+    return worker >= 0 && worker < p->workers ? 1e-3 * atomic_load(&p->items_run[worker].busy_us)
+                                              : 0.0;
 }
 
 int task_pool_workers(const task_pool *p) {

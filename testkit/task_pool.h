@@ -17,6 +17,8 @@ int task_pool_workers(const task_pool *pool);
 /* Items worker has run since the pool was made (through the pool's own
  * enqueue; a one-worker pool runs tasks inline and counts nothing). */
 long task_pool_items_run(task_pool *pool, int worker);
+/* The wall-clock time worker has spent inside those items, in ms. */
+double task_pool_busy_ms(task_pool *pool, int worker);
 /* The callbacks to hand heft_world_set_task_system with the pool as user. */
 void *task_pool_enqueue(heft_task_fn *task, int item_count, int min_range, void *task_context,
                         void *user);
