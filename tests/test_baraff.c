@@ -1,11 +1,12 @@
 /* baraff ([Baraff 1996]): the O(n) solve of the KKT system against dense solves
  * on trees, loops by anticipation, contacts against bpp, the operation count
  * and time per body as chains grow, the engine's scenes, no allocation on
- * repeated solves, bad input. */
+ * repeated solves, bad input, contacts alone solved on their rows. */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,4 +432,74 @@ Test(baraff, an_open_auxiliary_problem_goes_to_bpp_on_the_whole_problem, .timeou
     v->destroy(nested);
     v->destroy(plain);
     hard_family_free(&hp);
+}
+
+/* The largest block asked of the allocator while largest_install's
+ * allocator is in use. */
+static size_t largest_block;
+
+static void *largest_alloc(size_t n, void *user) {
+    (void)user;
+    largest_block = n > largest_block ? n : largest_block;
+    return malloc(n);
+}
+
+static void *largest_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    largest_block = n > largest_block ? n : largest_block;
+    return realloc(p, n);
+}
+
+static void largest_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* An island of contacts alone (the tower of 15 landing, 717 rows, no
+ * joint) has no primary rows, so its auxiliary problem is the problem
+ * itself: it is solved on its rows by bpp-skyline, with bpp-skyline's
+ * answer to the bit and its counts, and no block of the size of a dense
+ * 717 x 717 A^ (4.1 MB) is ever asked for. The dense copy cost k^3 / 6 a
+ * factorization: 2.7 s a solve on the tower of 10's 1,918 rows, 0.12 s on
+ * its rows. */
+Test(baraff, contacts_alone_are_solved_on_their_rows_not_as_a_dense_copy) {
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, "tower15-step30.mlcp");
+    heft_mlcp *p = NULL;
+    double *solution = NULL;
+    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
+    heft_free(solution);
+    p->A = NULL; /* the engine's islands carry no dense A */
+    const int n = p->n;
+    const heft_solver_options o = heft_solver_default_options();
+    const heft_solver_vtable *vb = heft_solver_find("baraff"),
+                             *vs = heft_solver_find("bpp-skyline");
+    double *a = calloc((size_t)n, sizeof(double)), *b = calloc((size_t)n, sizeof(double));
+    heft_solver_stats sa, sb;
+    static const heft_allocator largest = {largest_alloc, largest_realloc, largest_free, NULL};
+    largest_block = 0;
+    heft_set_allocator(&largest);
+    void *state = vb->create(&o);
+    cr_assert_not_null(state);
+    const int rc = vb->solve(state, p, a, &sa);
+    const heft_baraff_info info = heft_baraff_get_info(state);
+    vb->destroy(state);
+    heft_set_allocator(NULL);
+    cr_log_info("baraff: %.3g J, %d iterations, %d factorizations, largest block %zu bytes",
+                sa.error_max, sa.iterations, sa.factorizations, largest_block);
+    cr_assert_eq(rc, HEFT_SOLVE_OK);
+    cr_assert_eq(info.primary_rows, 0);
+    cr_assert_eq(info.auxiliary_rows, n);
+    cr_assert_lt(largest_block, sizeof(double) * (size_t)n * (size_t)n);
+    cr_assert_leq(heft_mlcp_measure(p, a, NULL).max, o.tolerance);
+    void *sky = vs->create(&o);
+    cr_assert_eq(vs->solve(sky, p, b, &sb), HEFT_SOLVE_OK);
+    vs->destroy(sky);
+    cr_assert_eq(memcmp(a, b, sizeof(double) * (size_t)n), 0, "not bpp-skyline's answer");
+    cr_assert_eq(sa.iterations, sb.iterations);
+    cr_assert_eq(sa.factorizations, sb.factorizations);
+    cr_assert_eq(sa.fallback, sb.fallback);
+    free(a);
+    free(b);
+    heft_mlcp_destroy(p);
 }
