@@ -455,12 +455,12 @@ static void largest_free(void *p, void *user) {
     free(p);
 }
 
-/* An island of contacts alone (the tower of 15 landing, 717 rows, no
+/* An island of contacts alone (the 15-layer tower's step 30, 717 rows, no
  * joint) has no primary rows, so its auxiliary problem is the problem
  * itself: it is solved on its rows by bpp-skyline, with bpp-skyline's
  * answer to the bit and its counts, and no block of the size of a dense
  * 717 x 717 A^ (4.1 MB) is ever asked for. The dense copy cost k^3 / 6 a
- * factorization: 2.7 s a solve on the tower of 10's 1,918 rows, 0.12 s on
+ * factorization: 2.7 s a solve on the 40-layer tower's 1,918 rows, 0.12 s on
  * its rows. */
 Test(baraff, contacts_alone_are_solved_on_their_rows_not_as_a_dense_copy) {
     char path[512], err[256];
