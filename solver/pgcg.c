@@ -34,7 +34,9 @@
  * Woodbury identity with PCG solves on A_FF (couple_friction), for the rest
  * of the outer loop. When the outer loop still ends unconverged, rounds on
  * frozen friction boxes follow (frozen_rounds; reported as a fallback),
- * then bpp's exact backstop (lemke.c, heft_bpp_backstop).
+ * then bpp's exact backstop (lemke.c, heft_bpp_backstop), the pivoting
+ * solvers' Newton stage (newton.h) and the joints' rows eliminated
+ * (heft_bpp_eliminated).
  *
  * Warm start ([Ho 2022] §5.3): lambda0 (or the kept answer) and the kept index
  * sets. */
@@ -43,6 +45,7 @@
 
 #include "adaptive_regularization.h"
 #include "bpp.h"
+#include "newton.h"
 #include "pcg.h"
 #include "pgs.h"
 #include "precond.h"
@@ -51,6 +54,8 @@
 #include "state_bytes.h"
 
 #define PGCG_TOLERANCE_FLOOR 1e-20
+/* Newton steps of the stage after Lemke's method (as bpp.c's BPP_NEWTON_STEPS) */
+#define PGCG_NEWTON_STEPS 60
 /* frozen-box rounds in a row without a smaller coupled error before they stop */
 #define PGCG_FROZEN_PATIENCE 4
 /* under-relaxation of the normal impulses between frozen-box rounds
@@ -87,6 +92,7 @@ typedef struct pgcg_state {
     double *cut_at;         /* free-set: the step at which each reaches its box (eq. 5.1) */
     double *fz_lo, *fz_hi, *fz_best, *fz_at; /* the frozen friction boxes (frozen_rounds) */
     heft_lemke lemke;                        /* the exact backstop (bpp.h heft_bpp_backstop) */
+    heft_newton newton;                      /* the Newton stage after Lemke's method */
     heft_bpp_elimination elim;               /* its last stage (heft_bpp_eliminated) */
     double *bs_answer, *start;               /* its answer; the restart's start point */
     size_t bs_answer_cap, start_cap;
@@ -140,6 +146,7 @@ static void pgcg_destroy(void *state) {
     heft_pcg_release(&s->cwork);
     heft_pgs_solver.destroy(s->pgs);
     heft_lemke_release(&s->lemke);
+    heft_newton_release(&s->newton);
     heft_bpp_elimination_release(&s->elim);
     heft_free(s->bs_answer);
     heft_free(s->start);
@@ -796,6 +803,32 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             have_best = 1;
             converged = solved > 0;
             source = HEFT_ANSWER_BACKSTOP;
+        }
+    }
+    if (!converged) {
+        /* the pivoting solvers' Newton stage (newton.h) from the nearest
+         * point seen: above Lemke's cap the one exact stage an island
+         * without joints has (the tower scene's impact island, 1,918 rows:
+         * PGS's answer, 5.5e-7 J, was kept without it) */
+        const double *points[3] = {
+            have_best ? s->best_lambda : NULL,
+            s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda : NULL,
+            warm ? p->lambda0 : NULL};
+        double nearest;
+        const double *from = heft_bpp_nearest(p, points, 3, s->start, s->measure_work, &nearest);
+        if (from != NULL) {
+            heft_newton_result r;
+            heft_newton_solve(&s->newton, p, from, tau, PGCG_NEWTON_STEPS, s->bs_answer,
+                              s->measure_work, &r);
+            stats->backstops++;
+            stats->backstop_pivots += r.steps;
+            stats->newton_steps += r.steps;
+            if (r.status != HEFT_NEWTON_FAILED && r.error_max < nearest) {
+                take_backstop_answer(p, s);
+                have_best = 1;
+                converged = r.error_max <= tau;
+                source = HEFT_ANSWER_BACKSTOP;
+            }
         }
     }
     if (!converged) {
