@@ -692,6 +692,18 @@ static void take_backstop_answer(const heft_mlcp *p, pgcg_state *s) {
     memcpy(s->set, s->best_set, (size_t)p->n);
 }
 
+/* The nearest, by the error measure, of the points the solve has seen (its
+ * best iterate, PGS's answer, the warm start), its error into *error; NULL
+ * when there is none. Uses s->start. */
+static const double *nearest_seen(const heft_mlcp *p, pgcg_state *s, int have_best, int warm,
+                                  const heft_solver_stats *stats, double *error) {
+    const double *points[3] = {have_best ? s->best_lambda : NULL,
+                               s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda
+                                                                                    : NULL,
+                               warm ? p->lambda0 : NULL};
+    return heft_bpp_nearest(p, points, 3, s->start, s->measure_work, error);
+}
+
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
                       heft_solver_stats *stats) {
     pgcg_state *s = state;
@@ -810,12 +822,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
          * point seen: above Lemke's cap the one exact stage an island
          * without joints has (the tower scene's impact island, 1,918 rows:
          * PGS's answer, 5.5e-7 J, was kept without it) */
-        const double *points[3] = {
-            have_best ? s->best_lambda : NULL,
-            s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda : NULL,
-            warm ? p->lambda0 : NULL};
         double nearest;
-        const double *from = heft_bpp_nearest(p, points, 3, s->start, s->measure_work, &nearest);
+        const double *from = nearest_seen(p, s, have_best, warm, stats, &nearest);
         if (from != NULL) {
             heft_newton_result r;
             heft_newton_solve(&s->newton, p, from, tau, PGCG_NEWTON_STEPS, s->bs_answer,
@@ -833,12 +841,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     }
     if (!converged) {
         /* the joints' rows eliminated, from the best point seen (as bpp) */
-        const double *points[3] = {
-            have_best ? s->best_lambda : NULL,
-            s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda : NULL,
-            warm ? p->lambda0 : NULL};
         double nearest;
-        const double *from = heft_bpp_nearest(p, points, 3, s->start, s->measure_work, &nearest);
+        const double *from = nearest_seen(p, s, have_best, warm, stats, &nearest);
         const int found = heft_bpp_eliminated(p, &s->options, &s->elim, from, tau, s->start,
                                               s->bs_answer, s->measure_work, stats);
         if (found > 0 ||
