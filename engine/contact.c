@@ -148,19 +148,6 @@ static int push_sensor_pair(contact_set *set, uint64_t key) {
     return 1;
 }
 
-/* Copies the pair's points of the last step to items[count ..]; returns how
- * many (a pair between sleeping and resting bodies is kept as it was). */
-static int keep_points(contact_set *set, uint64_t key, int previous_count, int *old, int count) {
-    while (*old < previous_count && set->previous[*old].key < key) {
-        ++*old;
-    }
-    int n = 0;
-    while (*old < previous_count && set->previous[*old].key == key) {
-        set->items[count + n++] = set->previous[(*old)++];
-    }
-    return n;
-}
-
 /* A sensor's overlap with a sleeping body is kept as it was (both lists
  * ascend by key, *old walks the last update's). Returns 0 when out of
  * memory. */
@@ -284,19 +271,8 @@ static void fill_points(const heft_world *w, const narrow_job *job, contact *fre
     }
 }
 
-/* Warm-starts a pair's n fresh points from the last update's points of the
- * same key, which start at old (or none there). */
-static void warm_start_pair(const contact_set *set, int old, contact *fresh, int n) {
-    const uint64_t key = fresh[0].key;
-    int old_end = old;
-    while (old_end < set->previous_count && set->previous[old_end].key == key) {
-        old_end++;
-    }
-    warm_start(fresh, n, &set->previous[old], old_end - old);
-}
-
 /* The first of the last update's points whose key is not below key (they
- * ascend by key): where the walk in pair order stands at that pair. */
+ * ascend by key). */
 static int first_previous(const contact_set *set, uint64_t key) {
     int lo = 0, hi = set->previous_count;
     while (lo < hi) {
@@ -308,6 +284,29 @@ static int first_previous(const contact_set *set, uint64_t key) {
         }
     }
     return lo;
+}
+
+/* Warm-starts a pair's n fresh points from the last update's points of the
+ * same key (none: no warm start). */
+static void warm_start_pair(const contact_set *set, contact *fresh, int n) {
+    const uint64_t key = fresh[0].key;
+    const int old = first_previous(set, key);
+    int old_end = old;
+    while (old_end < set->previous_count && set->previous[old_end].key == key) {
+        old_end++;
+    }
+    warm_start(fresh, n, &set->previous[old], old_end - old);
+}
+
+/* Copies the pair's points of the last step to items[count ..]; returns how
+ * many (a pair between sleeping and resting bodies is kept as it was). */
+static int keep_points(contact_set *set, uint64_t key, int count) {
+    int n = 0;
+    for (int old = first_previous(set, key);
+         old < set->previous_count && set->previous[old].key == key; ++old) {
+        set->items[count + n++] = set->previous[old];
+    }
+    return n;
 }
 
 /* The points of jobs [begin, end) at their places (job_first), warm-started:
@@ -323,7 +322,7 @@ static void fill_task(int begin, int end, int worker, void *context) {
         }
         contact *fresh = &set->items[set->job_first[j]];
         fill_points(w, job, fresh);
-        warm_start_pair(set, first_previous(set, job->key), fresh, job->m.count);
+        warm_start_pair(set, fresh, job->m.count);
     }
 }
 
@@ -452,11 +451,11 @@ int contact_set_update(heft_world *w, double h) {
         set->count = 0;
         return 0;
     }
-    int count = 0, old = 0;
+    int count = 0;
     for (int p = 0; p < bp->pair_count; ++p) {
         const uint64_t key = bp->pairs[p];
         if (set->pair_job[p] == -2) {
-            count += keep_points(set, key, previous_count, &old, count);
+            count += keep_points(set, key, count);
             continue;
         }
         if (set->pair_job[p] < 0) {
@@ -481,11 +480,7 @@ int contact_set_update(heft_world *w, double h) {
         if (!pre_solve(w, fresh, m->count)) {
             continue; /* disabled for this step */
         }
-        /* the pair's points of the last step (both lists ascend by key) */
-        while (old < previous_count && set->previous[old].key < key) {
-            old++;
-        }
-        warm_start_pair(set, old, fresh, m->count);
+        warm_start_pair(set, fresh, m->count);
         count += m->count;
     }
     if (on_workers) {

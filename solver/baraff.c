@@ -362,7 +362,7 @@ static int symbolic(baraff_state *s, const heft_mlcp *p) {
     s->d_total = doff;
     s->j_total = joff;
     /* without primary rows the whole problem goes to bpp-skyline
-     * (solve_with_bpp): no dense auxiliary matrix */
+     * (solve_whole): no dense auxiliary matrix */
     const size_t k = s->nprim > 0 ? (size_t)s->naux : 0;
     if (!HEFT_RESERVE(s->D, s->D_cap, doff) || !HEFT_RESERVE(s->Dinv, s->Dinv_cap, doff) ||
         !HEFT_RESERVE(s->J, s->J_cap, joff) || !HEFT_RESERVE(s->x, s->x_cap, xoff) ||
@@ -652,8 +652,8 @@ static void refine_primary(baraff_state *s, const heft_mlcp *p, double *lambda) 
  * are solved as they stand, banded, instead of as a dense k x k copy whose
  * Cholesky costs k^3 / 6 a factorization (2.7 s against 0.11 s a solve on
  * the 1,918 contact rows of the 40-layer tower). */
-static int solve_with_bpp(baraff_state *s, const heft_mlcp *p, double *lambda,
-                          heft_solver_stats *stats, int fallback) {
+static int solve_whole(baraff_state *s, const heft_mlcp *p, double *lambda,
+                       heft_solver_stats *stats, int fallback) {
     if (s->full_bpp == NULL) {
         if ((s->full_bpp = s->full->create(&s->options)) == NULL)
             return HEFT_SOLVE_FAILED;
@@ -737,7 +737,7 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
     if (p->b == NULL || p->lo == NULL || p->hi == NULL || p->findex == NULL)
         return HEFT_SOLVE_FAILED;
     if (p->rows == NULL)
-        return solve_with_bpp(s, p, lambda, stats, 1); /* dense only: no structure to use */
+        return solve_whole(s, p, lambda, stats, 1); /* dense only: no structure to use */
     if (!heft_mlcp_structure_valid(p))
         return HEFT_SOLVE_FAILED;
     const size_t un = (size_t)n, unb = (size_t)p->nbodies;
@@ -755,10 +755,10 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
     }
     stats->time_ordering_ms = heft_time_ms() - t0;
     if (s->nprim == 0)
-        return solve_with_bpp(s, p, lambda, stats, 0);
+        return solve_whole(s, p, lambda, stats, 0);
     const double t1 = heft_time_ms();
     if (factor(s, p) != 0)
-        return solve_with_bpp(s, p, lambda, stats, 1);
+        return solve_whole(s, p, lambda, stats, 1);
     stats->factorizations = 1;
     stats->time_factor_ms = heft_time_ms() - t1;
 
@@ -798,7 +798,7 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
             s->aux_findex[a] = -1;
             if (p->findex[r] >= 0) {
                 if (p->findex[r] >= n || s->aux_index[p->findex[r]] < 0)
-                    return solve_with_bpp(s, p, lambda, stats, 1);
+                    return solve_whole(s, p, lambda, stats, 1);
                 s->aux_findex[a] = s->aux_index[p->findex[r]];
             }
             s->aux_kind[a] = p->kind != NULL ? p->kind[r] : 0;
@@ -816,7 +816,7 @@ static int baraff_solve(void *state, const heft_mlcp *p, double *lambda, heft_so
         heft_solver_stats aux_stats;
         rc = s->bpp->solve(s->aux_bpp, &s->aux, s->mu, &aux_stats);
         if (rc == HEFT_SOLVE_FAILED)
-            return solve_with_bpp(s, p, lambda, stats, 1);
+            return solve_whole(s, p, lambda, stats, 1);
         converged = aux_stats.converged;
         add_auxiliary_counts(stats, &aux_stats);
         /* step 5: the primary impulses under f = J_a^T mu */

@@ -101,9 +101,6 @@
  * all-slack ones. Crash pivots (at most N a guess) are not counted. */
 #define BPP_BACKSTOP_PATH_SHARE 2.0
 #define BPP_BACKSTOP_GUESS_SHARE 12.0
-/* Steps of the backstop's Newton stage (newton.c), at most twice
- * options.max_pivots, so that the pivot budget bounds the whole solve */
-#define BPP_NEWTON_STEPS 60
 /* ... and at most this many from one start point: as many as the stage
  * has, since a start that stalls ends early (newton.c) and leaves the rest
  * to the next one; on the winch's 67 islands that went on to Lemke's method

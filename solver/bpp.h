@@ -53,6 +53,11 @@ typedef struct heft_bpp_elimination {
     void *state;
 } heft_bpp_elimination;
 
+/* Steps of the backstop's Newton stage (newton.c), at most twice
+ * options.max_pivots, so that the pivot budget bounds the whole solve (bpp
+ * and pgcg) */
+#define BPP_NEWTON_STEPS 60
+
 /* A start of the backstop's Newton stage run to its end in this solve
  * (bpp.c newton_stage): heft_newton_solve is a function of the problem, the
  * start, tau, its step budget and the last-stage flag, so a start that

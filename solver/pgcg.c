@@ -54,8 +54,6 @@
 #include "state_bytes.h"
 
 #define PGCG_TOLERANCE_FLOOR 1e-20
-/* Newton steps of the stage after Lemke's method (as bpp.c's BPP_NEWTON_STEPS) */
-#define PGCG_NEWTON_STEPS 60
 /* frozen-box rounds in a row without a smaller coupled error before they stop */
 #define PGCG_FROZEN_PATIENCE 4
 /* under-relaxation of the normal impulses between frozen-box rounds
@@ -826,8 +824,8 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         const double *from = nearest_seen(p, s, have_best, warm, stats, &nearest);
         if (from != NULL) {
             heft_newton_result r;
-            heft_newton_solve(&s->newton, p, from, tau, PGCG_NEWTON_STEPS, s->bs_answer,
-                              s->measure_work, &r);
+            const int steps = 2 * max_outer < BPP_NEWTON_STEPS ? 2 * max_outer : BPP_NEWTON_STEPS;
+            heft_newton_solve(&s->newton, p, from, tau, steps, s->bs_answer, s->measure_work, &r);
             stats->backstops++;
             stats->backstop_pivots += r.steps;
             stats->newton_steps += r.steps;

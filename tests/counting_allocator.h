@@ -10,16 +10,21 @@
 #include "mlcp.h"
 
 static int counting_allocator_calls;
+/* the largest block asked for (a test that proves some matrix is never
+ * formed bounds it) */
+static size_t counting_allocator_largest;
 
 static inline void *counting_allocator_alloc(size_t n, void *user) {
     (void)user;
     counting_allocator_calls++;
+    counting_allocator_largest = n > counting_allocator_largest ? n : counting_allocator_largest;
     return malloc(n);
 }
 
 static inline void *counting_allocator_realloc(void *p, size_t n, void *user) {
     (void)user;
     counting_allocator_calls++;
+    counting_allocator_largest = n > counting_allocator_largest ? n : counting_allocator_largest;
     return realloc(p, n);
 }
 
@@ -29,11 +34,13 @@ static inline void counting_allocator_free(void *p, void *user) {
     free(p);
 }
 
-/* Installs the counting allocator (and zeroes the count); heft_set_allocator(NULL) removes it. */
+/* Installs the counting allocator (and zeroes the count and the largest
+ * block); heft_set_allocator(NULL) removes it. */
 static inline void counting_allocator_install(void) {
     static const heft_allocator counting = {counting_allocator_alloc, counting_allocator_realloc,
                                             counting_allocator_free, NULL};
     counting_allocator_calls = 0;
+    counting_allocator_largest = 0;
     heft_set_allocator(&counting);
 }
 

@@ -92,9 +92,8 @@ Test(backstop_options, the_cap_decides_whether_lemke_runs_and_ends_exact) {
 /* pgcg shares the backstop, and baraff's auxiliary problem is solved by a
  * bpp made from the same options: with the build's cap both end the island
  * exactly through Lemke's method (its 98 and 198 pivots and crash pivots);
- * with it off both run only the Newton stage, whose steps are all their
- * backstop's steps (pgcg 17, ending at 2.0e-13 J where without the stage it
- * stayed 1.9e-4 J off; baraff's bpp 2) */
+ * with it off both run only the Newton stage, within twice max_pivots (2
+ * steps), whose steps are all their backstop's steps */
 Test(backstop_options, pgcg_and_baraff_read_the_same_cap) {
     heft_mlcp *p = read_data("boxes-pgs-step149.mlcp");
     double *lambda = malloc(sizeof(double) * (size_t)p->n);

@@ -434,27 +434,6 @@ Test(baraff, an_open_auxiliary_problem_goes_to_bpp_on_the_whole_problem, .timeou
     hard_family_free(&hp);
 }
 
-/* The largest block asked of the allocator while largest_install's
- * allocator is in use. */
-static size_t largest_block;
-
-static void *largest_alloc(size_t n, void *user) {
-    (void)user;
-    largest_block = n > largest_block ? n : largest_block;
-    return malloc(n);
-}
-
-static void *largest_realloc(void *p, size_t n, void *user) {
-    (void)user;
-    largest_block = n > largest_block ? n : largest_block;
-    return realloc(p, n);
-}
-
-static void largest_free(void *p, void *user) {
-    (void)user;
-    free(p);
-}
-
 /* An island of contacts alone (the 15-layer tower's step 30, 717 rows, no
  * joint) has no primary rows, so its auxiliary problem is the problem
  * itself: it is solved on its rows by bpp-skyline, with bpp-skyline's
@@ -476,9 +455,7 @@ Test(baraff, contacts_alone_are_solved_on_their_rows_not_as_a_dense_copy) {
                              *vs = heft_solver_find("bpp-skyline");
     double *a = calloc((size_t)n, sizeof(double)), *b = calloc((size_t)n, sizeof(double));
     heft_solver_stats sa, sb;
-    static const heft_allocator largest = {largest_alloc, largest_realloc, largest_free, NULL};
-    largest_block = 0;
-    heft_set_allocator(&largest);
+    counting_allocator_install();
     void *state = vb->create(&o);
     cr_assert_not_null(state);
     const int rc = vb->solve(state, p, a, &sa);
@@ -486,11 +463,11 @@ Test(baraff, contacts_alone_are_solved_on_their_rows_not_as_a_dense_copy) {
     vb->destroy(state);
     heft_set_allocator(NULL);
     cr_log_info("baraff: %.3g J, %d iterations, %d factorizations, largest block %zu bytes",
-                sa.error_max, sa.iterations, sa.factorizations, largest_block);
+                sa.error_max, sa.iterations, sa.factorizations, counting_allocator_largest);
     cr_assert_eq(rc, HEFT_SOLVE_OK);
     cr_assert_eq(info.primary_rows, 0);
     cr_assert_eq(info.auxiliary_rows, n);
-    cr_assert_lt(largest_block, sizeof(double) * (size_t)n * (size_t)n);
+    cr_assert_lt(counting_allocator_largest, sizeof(double) * (size_t)n * (size_t)n);
     cr_assert_leq(heft_mlcp_measure(p, a, NULL).max, o.tolerance);
     void *sky = vs->create(&o);
     cr_assert_eq(vs->solve(sky, p, b, &sb), HEFT_SOLVE_OK);
