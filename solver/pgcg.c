@@ -80,6 +80,8 @@ typedef struct pgcg_state {
     int kept_n;
     int force_jacobi;     /* this solve: Jacobi after an inner loop that hit its cap */
     int couple;           /* couple_friction on in this outer iteration */
+    long long pcg_left;   /* this solve's PCG iterations left (pgcg_solve: the budget) */
+    double newton_error;  /* the Newton stage's answer's error (newton_from_seen) */
     double pcg_tolerance; /* this solve's relative PCG tolerance: options.pcg_tolerance,
                              tightened when the sets held but friction rows went stale */
     uint8_t *set, *next_set, *best_set, *kept_set;
@@ -316,14 +318,21 @@ static void free_residual(const heft_mlcp *p, pgcg_state *s, int f) {
 }
 
 /* PCG (Alg. 8) on A_FF x = rhs from the guess in x, with this outer
- * iteration's preconditioner. Returns its iterations. */
+ * iteration's preconditioner, within the solve's budget. Returns its
+ * iterations. */
 static int solve_free(pgcg_state *s, const double *rhs, double *x, heft_pcg_stop stop) {
+    if (stop.max_iterations > s->pcg_left)
+        stop.max_iterations = (int)s->pcg_left;
+    if (stop.max_iterations <= 0)
+        return 0;
     const int kind = s->P.kind;
     if (s->P.attempts == -1)
         s->P.kind = HEFT_PRECOND_JACOBI;
     const heft_pcg_result res = heft_pcg_solve(&s->AFF, &s->P, rhs, x, stop, &s->cwork);
     s->P.kind = kind;
-    return res.iterations > 0 ? res.iterations : 0;
+    const int done = res.iterations > 0 ? res.iterations : 0;
+    s->pcg_left -= done;
+    return done;
 }
 
 /* The friction coupling, as bpp.c's (see "the friction coupling" there for
@@ -383,6 +392,8 @@ static int couple_friction(const heft_mlcp *p, pgcg_state *s, int f, heft_pcg_st
     /* S = I + E^T A_FF^-1 U, column by column (Z's column in cy) */
     const heft_pcg_stop column_stop = {PGCG_COUPLING_TOLERANCE, 0.0, stop.max_iterations};
     for (int q = 0; q < k; ++q) {
+        if (s->pcg_left <= 0)
+            return 0; /* the budget is spent: the boxes of the outer iteration's start */
         for (int i = 0; i < n; ++i)
             s->cx[i] = 0.0;
         for (int t = 0; t < n; ++t)
@@ -417,7 +428,8 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
     int f = restart(p, s, stats);
     if (f < 0)
         return -1;
-    const int cap = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+    const int cap_option = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+    const int cap = s->pcg_left < cap_option ? (int)s->pcg_left : cap_option;
     /* a hundredth of the pivoting tolerance: the pivoting rules compare
      * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
     const heft_pcg_stop stop = {s->pcg_tolerance, 0.01 * s->options.tolerance, cap};
@@ -426,7 +438,7 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
     int fresh = 1;
     if (f == 0)
         *converged = 1;
-    for (int j = 0; j < cap && f > 0; ++j) {
+    for (int j = 0; j < cap && f > 0 && s->pcg_left > 0; ++j) {
         if (fresh) { /* lines 6-8 / 18-19 */
             apply_precond(s, s->r, s->z);
             memcpy(s->q, s->z, sizeof(double) * (size_t)f);
@@ -488,6 +500,7 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
         for (int l = 0; l < f; ++l)                      /* line 13 */
             s->lambda[s->free_rows[l]] += alpha * s->q[l];
         stats->inner_iterations++;
+        s->pcg_left--;
         if (cut) { /* lines 14-19 */
             for (int l = 0; l < f; ++l) {
                 const int i = s->free_rows[l];
@@ -544,7 +557,7 @@ static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_out
     int ref_infeasible = n + 1, since_progress = 0;
     double ref_error = INFINITY;
     s->couple = 0;
-    while (outer < max_outer) {
+    while (outer < max_outer && s->pcg_left > 0) {
         const int tight_count =
             heft_bpp_place_tight(p, s->set, s->lambda, (unsigned char *)s->keep);
         tighten_outside(p, s, tau);
@@ -560,7 +573,8 @@ static int outer_loop(const heft_mlcp *p, pgcg_state *s, double tau, int max_out
          * in every one of 200 outer iterations, 0.47 and 0.57 J). The rest
          * of this solve uses Jacobi, which is positive definite; fallback is
          * reported. */
-        if (!inner_converged && !s->force_jacobi && s->P.kind != HEFT_PRECOND_JACOBI) {
+        if (!inner_converged && s->pcg_left > 0 && !s->force_jacobi &&
+            s->P.kind != HEFT_PRECOND_JACOBI) {
             s->force_jacobi = 1;
             stats->fallback = 1;
         }
@@ -643,7 +657,9 @@ static int frozen_rounds(const heft_mlcp *p, pgcg_state *s, double tau, int max_
     stats->fallback = 1;
     memcpy(s->fz_at, s->fz_best, vec); /* the point the next boxes are frozen at */
     int worse = 0;
-    for (int round = 0; round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE; ++round) {
+    for (int round = 0;
+         round < max_outer && best > tau && worse < PGCG_FROZEN_PATIENCE && s->pcg_left > 0;
+         ++round) {
         stats->frozen_rounds++;
         memcpy(s->lambda, s->fz_at, vec);
         for (int i = 0; i < n; ++i)
@@ -702,6 +718,47 @@ static const double *nearest_seen(const heft_mlcp *p, pgcg_state *s, int have_be
     return heft_bpp_nearest(p, points, 3, s->start, s->measure_work, error);
 }
 
+/* The Newton stage from the points seen (nearest_seen's), the nearest
+ * first, at most max_steps steps over all of them; the best answer goes to
+ * s->bs_answer, its error to s->newton_error, the nearest start's to
+ * *nearest. Returns 1 when the answer is within tau, 0 when not, -1 when
+ * no start gave an answer. Uses s->start and s->cx. */
+static int newton_from_seen(const heft_mlcp *p, pgcg_state *s, int have_best, int warm, double tau,
+                            int max_steps, double *nearest, heft_solver_stats *stats) {
+    const double *points[3] = {have_best ? s->best_lambda : NULL,
+                               s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda
+                                                                                    : NULL,
+                               warm ? p->lambda0 : NULL};
+    double errors[3];
+    for (int k = 0; k < 3; ++k)
+        heft_bpp_nearest(p, &points[k], 1, s->start, s->measure_work, &errors[k]);
+    *nearest = fmin(errors[0], fmin(errors[1], errors[2]));
+    s->newton_error = INFINITY;
+    int left = max_steps, found = -1;
+    unsigned tried = 0;
+    while (left > 0 && found != 1) {
+        int k = -1;
+        for (int j = 0; j < 3; ++j)
+            if (points[j] != NULL && !(tried & (1u << j)) && (k < 0 || errors[j] < errors[k]))
+                k = j;
+        if (k < 0)
+            break;
+        tried |= 1u << k;
+        heft_newton_result r;
+        heft_newton_solve(&s->newton, p, points[k], tau, left, s->cx, s->measure_work, &r);
+        stats->backstops++;
+        stats->backstop_pivots += r.steps;
+        stats->newton_steps += r.steps;
+        left -= r.steps > 0 ? r.steps : 1;
+        if (r.status != HEFT_NEWTON_FAILED && r.error_max < s->newton_error) {
+            s->newton_error = r.error_max;
+            memcpy(s->bs_answer, s->cx, sizeof(double) * (size_t)p->n);
+            found = r.error_max <= tau;
+        }
+    }
+    return found;
+}
+
 static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
                       heft_solver_stats *stats) {
     pgcg_state *s = state;
@@ -741,6 +798,21 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     int outer = 0, have_best = 0;
     s->force_jacobi = 0;
     s->pcg_tolerance = s->options.pcg_tolerance;
+    /* Budgets of PCG iterations (the inner loops' steps and the coupling's
+     * solves), each as much as one outer loop of max_pivots full inner loops
+     * may take: one for the outer loops (the first and the restart's), one
+     * for the frozen-box rounds. Each stage alone is bounded, but the bounds
+     * multiply (rounds x outer iterations x inner iterations x coupled
+     * normals): where the ball hits the tower of 40 layers (its step 26, one
+     * island of 1,918 rows) the restart's outer loop alone took 365,000 PCG
+     * iterations, most of them the coupling's solves, 28 s. The frozen rounds
+     * keep their own budget because their answer is the start from which the
+     * Newton stage ends such islands (step 27: 7e-4 J off from every point
+     * seen before them). */
+    const long long budget =
+        (long long)max_outer *
+        (s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000);
+    s->pcg_left = budget;
     int converged = outer_loop(p, s, tau, max_outer, bnorm, &outer, &have_best, stats);
     if (converged < 0) {
         s->kept_n = -1;
@@ -785,8 +857,10 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
             }
         }
     }
-    if (!converged && have_best && p->findex != NULL)
+    if (!converged && have_best && p->findex != NULL) {
+        s->pcg_left = budget;
         converged = frozen_rounds(p, s, tau, max_outer, bnorm, &outer, stats);
+    }
     stats->iterations = outer;
     const int warm = s->options.warm_start && p->lambda0 != NULL;
     int source = HEFT_ANSWER_SOLVER;
@@ -816,25 +890,20 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
         }
     }
     if (!converged) {
-        /* the pivoting solvers' Newton stage (newton.h) from the nearest
-         * point seen: above Lemke's cap the one exact stage an island
-         * without joints has (the tower scene's impact island, 1,918 rows:
-         * PGS's answer, 5.5e-7 J, was kept without it) */
+        /* the pivoting solvers' Newton stage (newton.h): above Lemke's cap
+         * the one exact stage an island without joints has. From each point
+         * seen, the nearest first, one budget of steps for all, as bpp's
+         * first stage: a start that stalls ends early and leaves the rest
+         * to the next (where the ball hits the tower of 40 layers, step 27,
+         * the nearest point stalls 7e-4 J off in 14 steps) */
+        const int steps = 2 * max_outer < BPP_NEWTON_STEPS ? 2 * max_outer : BPP_NEWTON_STEPS;
         double nearest;
-        const double *from = nearest_seen(p, s, have_best, warm, stats, &nearest);
-        if (from != NULL) {
-            heft_newton_result r;
-            const int steps = 2 * max_outer < BPP_NEWTON_STEPS ? 2 * max_outer : BPP_NEWTON_STEPS;
-            heft_newton_solve(&s->newton, p, from, tau, steps, s->bs_answer, s->measure_work, &r);
-            stats->backstops++;
-            stats->backstop_pivots += r.steps;
-            stats->newton_steps += r.steps;
-            if (r.status != HEFT_NEWTON_FAILED && r.error_max < nearest) {
-                take_backstop_answer(p, s);
-                have_best = 1;
-                converged = r.error_max <= tau;
-                source = HEFT_ANSWER_BACKSTOP;
-            }
+        const int found = newton_from_seen(p, s, have_best, warm, tau, steps, &nearest, stats);
+        if (found >= 0 && s->newton_error < nearest) {
+            take_backstop_answer(p, s);
+            have_best = 1;
+            converged = found;
+            source = HEFT_ANSWER_BACKSTOP;
         }
     }
     if (!converged) {

@@ -777,6 +777,46 @@ Test(bpp_pcg, the_strong_preconditioner_bounds_the_pcg_iterations_on_contact_isl
     }
 }
 
+/* pgcg's own stages spend at most two budgets of max_pivots x
+ * pcg_max_iterations PCG iterations (its inner loops' steps and the friction
+ * coupling's solves): one for its outer loops, one for its frozen-box
+ * rounds (pgcg.c). Each stage was bounded alone, but the bounds multiplied:
+ * where the ball hits the tower of 40 layers one solve took 376,000 of them
+ * (28 s) before its Newton stage. With small budgets on contact islands
+ * whose outer loops do not converge within them, the count stays within the
+ * two budgets, and whatever stage ends the solve, "converged" means an
+ * answer within the tolerance. */
+Test(pgcg, its_stages_share_a_budget_of_pcg_iterations) {
+    const char *files[3] = {"tower15-step30.mlcp", "boxes-pgs-step149.mlcp",
+                            "wall-step25-bottom24.mlcp"};
+    const int pivots[2] = {4, 8}, cap[2] = {20, 60};
+    for (int f = 0; f < 3; ++f) {
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, files[f]);
+        heft_mlcp *p = NULL;
+        cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
+        double *lambda = malloc(sizeof(double) * (size_t)p->n);
+        for (int k = 0; k < 4; ++k) {
+            heft_solver_options o = heft_solver_default_options();
+            o.max_pivots = pivots[k / 2];
+            o.pcg_max_iterations = cap[k % 2];
+            heft_solver_stats st;
+            solve_with("pgcg", &o, p, lambda, &st);
+            const int budget = 2 * o.max_pivots * o.pcg_max_iterations;
+            cr_log_info("%s, %d outer iterations of %d PCG iterations: %d PCG iterations "
+                        "(budget %d), %d frozen rounds, %d Newton steps, %.2e J",
+                        files[f], o.max_pivots, o.pcg_max_iterations, st.inner_iterations, budget,
+                        st.frozen_rounds, st.newton_steps, st.error_max);
+            cr_assert_leq(st.inner_iterations, budget, "%s: %d PCG iterations, budget %d", files[f],
+                          st.inner_iterations, budget);
+            cr_assert_eq(st.converged, st.error_max <= o.tolerance, "%s: converged %d at %.2e J",
+                         files[f], st.converged, st.error_max);
+        }
+        free(lambda);
+        heft_mlcp_destroy(p);
+    }
+}
+
 /* ---- adaptive regularization --------------------------------------------------------- */
 
 /* A planted friction problem (60 rows, seed 7, no added dominance) on which
