@@ -267,7 +267,11 @@ void heft_bpp_destroy(void *state) {
                       s->fz_d,
                       s->fz_t,
                       s->fz_best,
-                      s->pgs_lambda};
+                      s->pgs_lambda,
+                      s->lu_lower,
+                      s->lu_upper,
+                      s->lu_scale,
+                      s->lu_out};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);
@@ -540,7 +544,8 @@ static void free_rhs(const heft_mlcp *p, bpp_state *s, const uint8_t *skip) {
 }
 
 /* Puts the coupled friction rows at s_t mu_t lambda_f of the coupled system
- * (see above). Returns 0 when done or not needed, -1 when the factor failed. */
+ * (see above). Returns 0 when done or not needed, 1 when done and the free
+ * rows' lambda_F is in s->rhs too, -1 when the factor failed. */
 static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *stats) {
     const int n = p->n;
     int k = 0;
@@ -556,12 +561,23 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
             s->normals[k++] = f;
         }
     }
-    if (k > 0 && s->backend == BPP_SKYLINE && heft_bpp_body_active(s)) {
-        /* kappa_t = s_t mu_t in u; the coupled system's lambda_F into rhs */
+    const int body = s->backend == BPP_SKYLINE && heft_bpp_body_active(s);
+    if (k > 0 && s->backend == BPP_SKYLINE &&
+        (body || s->options.skyline_refactor_fraction < 1.0)) {
+        /* bpp-skyline solves the coupled system itself, in one
+         * unsymmetric factorization: K's LU in body space, else an LU in
+         * the free rows' envelope (skyline_lu.h), instead of k + 1 solves
+         * with the symmetric factor (the winch's chain dragged over the
+         * ground couples some 90 normals a step, and those solves were
+         * half of its time); not when the options ask for downdates alone
+         * (the thesis' Alg. 2.5, for comparisons). kappa_t = s_t mu_t in
+         * u; the coupled system's lambda_F into rhs. */
         for (int t = 0; t < n; ++t)
             s->u[t] = s->coupled[t] ? (s->set[t] == BPP_AT_HI ? 1.0 : -1.0) * fabs(p->hi[t]) : 0.0;
         free_rhs(p, s, s->coupled);
-        const int rc = heft_bpp_body_coupled_solve(s, s->tight, s->u, s->rhs, stats);
+        const int rc =
+            body ? heft_bpp_body_coupled_solve(s, s->tight, s->u, s->rhs, stats)
+                 : heft_bpp_skyline_coupled_solve(s, s->tight, s->u, p->findex, k, s->rhs, stats);
         if (rc < 0)
             return -1;
         if (rc == 0) {
@@ -569,9 +585,9 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
             for (int t = 0; t < n; ++t)
                 if (s->coupled[t])
                     s->lambda[t] = s->u[t] * s->rhs[p->findex[t]];
-            return 0;
+            return body ? 0 : 1; /* 1: lambda_F in rhs, the step needs no other solve */
         }
-        /* it could not: the Woodbury solves below, on K's symmetric factor */
+        /* it could not: the Woodbury solves below, on the symmetric factor */
     }
     if (k == 0 || k > BPP_MAX_COUPLED)
         return 0;
@@ -1036,11 +1052,14 @@ static int pivot_loop(const heft_mlcp *p, bpp_state *s, double tau, int max_step
         /* line 7: right-hand side b_F - A_FT lambda_T, then the backend;
          * friction rows coupled to a free normal row first get the value of
          * the coupled system */
-        if (tight_count > 0 && couple_friction(p, s, stats) != 0)
+        const int coupled = tight_count > 0 ? couple_friction(p, s, stats) : 0;
+        if (coupled < 0)
             break; /* a non-positive pivot: the best answer so far, if any */
-        free_rhs(p, s, NULL);
-        if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
-            break;
+        if (coupled == 0) {
+            free_rhs(p, s, NULL);
+            if (backend_solve(s, n, s->tight, s->rhs, s->lambda, stats) != 0)
+                break;
+        }
         for (int i = 0; i < n; ++i)
             if (!s->tight[i])
                 s->lambda[i] = s->rhs[i];

@@ -141,6 +141,10 @@ typedef struct bpp_state {
     /* the free rows' envelope of a refactoring (heft_skyline_kept) */
     int *k_row, *k_prev, *k_last;
     size_t *k_start;
+    /* the coupled steps' LU (heft_bpp_skyline_coupled_solve, skyline_lu.h):
+     * its two envelopes, its rows' scales and left-out rows */
+    double *lu_lower, *lu_upper, *lu_scale;
+    unsigned char *lu_out;
 
     /* bpp-skyline's solves in body space (bpp_body.c), NULL until tried,
      * and the problem of the solve (for the row skyline taking over) */
@@ -179,7 +183,8 @@ typedef struct bpp_state {
         L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap, k_row_cap,
         k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
         normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
-        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap, lu_lower_cap,
+        lu_upper_cap, lu_scale_cap, lu_out_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */
@@ -388,6 +393,15 @@ int heft_bpp_body_solve(bpp_state *s, int n, const unsigned char *tight, double 
  * out of memory. */
 int heft_bpp_body_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
                                 double *x, heft_solver_stats *stats);
+/* The same system in the rows' envelope (bpp_skyline.c): (A_FF + C) x_F =
+ * x_F factored L U in the free rows' envelope (skyline_lu.h), findex giving
+ * each coupled row's normal row, coupled the number of coupled normal
+ * rows. 0, 1 when it cannot or would cost more than the Woodbury solves (a
+ * dependent row, a coupling entry outside the envelope, the estimate; x
+ * unchanged), -1 when out of memory. */
+int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
+                                   const int *findex, int coupled, double *x,
+                                   heft_solver_stats *stats);
 void heft_bpp_body_forget(bpp_state *s);
 /* Whether the last coupled solve factored the unsymmetric K (else the
  * Woodbury identity on K's Cholesky factor); for tests. */

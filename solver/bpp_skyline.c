@@ -35,6 +35,7 @@
 #include "bpp.h"
 #include "envelope.h"
 #include "skyline.h"
+#include "skyline_lu.h"
 #include "workspace.h"
 
 static heft_skyline skyline_of(const bpp_state *s, double *values) {
@@ -59,18 +60,25 @@ static void cost_tables(bpp_state *s, int n) {
     }
 }
 
-/* Estimated flops of the two ways to L_FF for the tight set tp. */
-static int downdating_costs_more(const bpp_state *s, int n, const unsigned char *tp, int first) {
+/* Estimated flops of the two ways to L_FF for the tight set tp (first: its
+ * first tight row) into *down and *refactor. */
+static void factor_costs(const bpp_state *s, int n, const unsigned char *tp, int first,
+                         double *down, double *refactor) {
     const int *last = s->ordering.last;
-    double down = (double)(s->start[n] - s->start[first + 1]); /* L = L0 */
-    double refactor = (double)s->start[n];                     /* the copy of A */
+    *down = (double)(s->start[n] - s->start[first + 1]); /* L = L0 */
+    *refactor = (double)s->start[n];                     /* the copy of A */
     for (int r = 0; r < n; ++r) {
         const double w = (double)(last[r] - r);
         if (tp[r])
-            down += s->downdate_cost[s->block_end[r] + 1] - s->downdate_cost[r + 1];
+            *down += s->downdate_cost[s->block_end[r] + 1] - s->downdate_cost[r + 1];
         else
-            refactor += w * w + w + 10.0;
+            *refactor += w * w + w + 10.0;
     }
+}
+
+static int downdating_costs_more(const bpp_state *s, int n, const unsigned char *tp, int first) {
+    double down, refactor;
+    factor_costs(s, n, tp, first, &down, &refactor);
     return down > refactor;
 }
 
@@ -160,15 +168,7 @@ void heft_bpp_skyline_add_column(const bpp_state *s, int n, int j, double c, dou
     }
     const int *perm = s->ordering.perm, *last = s->ordering.last;
     const int k = s->ordering.inverse[j];
-    int lo = 0, hi = k; /* the first r with last[r] >= k */
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (last[mid] >= k)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    for (int r = lo; r < k; ++r)
+    for (int r = heft_skyline_first_reaching(last, k); r < k; ++r)
         out[perm[r]] += c * s->A_sky[s->start[r] + (size_t)(k - r)];
     const double *col = &s->A_sky[s->start[k]];
     for (int r = k; r <= last[k]; ++r)
@@ -274,4 +274,84 @@ int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, doub
     for (int r = 0; r < n; ++r)
         x[perm[r]] = s->px[r];
     return 0;
+}
+
+/* A pivot of the coupled LU below this fraction of its row's scale: a
+ * dependent row, which the Woodbury solves then take (as the Newton
+ * stage's test, newton.c) */
+#define BPP_LU_DEPENDENT 1e-10
+
+/* Whether the LU of the coupled system (two triangles in the free rows'
+ * envelope) is estimated cheaper than the Woodbury solves it replaces:
+ * L_FF by the cheaper of downdating and refactoring (factor_costs), k + 2
+ * solves in L's layout (one per coupled normal, one for y and the step's
+ * own) and the k x k LU. On the winch the LU is half the work while the
+ * chain is dragged over the ground (90 coupled normals a step); once it
+ * lies on the drum in layers, with tens of coupled normals and a wider
+ * envelope, the Woodbury solves were up to a third cheaper on some
+ * islands. Fills the kept layout (k_row, k_prev, k_last, k_start). */
+static int lu_costs_less(bpp_state *s, int n, const unsigned char *tp, int first, int coupled) {
+    const int *last = s->ordering.last;
+    const int kept = heft_skyline_kept(n, last, tp, s->k_row, s->k_prev, s->k_last, s->k_start);
+    double lu = 0.0, solve = 0.0;
+    for (int c = 0; c < kept; ++c) {
+        const double w = (double)(s->k_last[c] - c);
+        lu += 2.0 * (w * w + w + 10.0);
+    }
+    for (int r = 0; r < n; ++r)
+        if (!tp[r])
+            solve += 4.0 * (double)(last[r] - r + 1);
+    double down, refactor;
+    factor_costs(s, n, tp, first, &down, &refactor);
+    const double k = (double)coupled;
+    return lu < fmin(down, refactor) + (k + 2.0) * solve + k * k * k / 3.0;
+}
+
+int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, const double *kappa,
+                                   const int *findex, int coupled, double *x,
+                                   heft_solver_stats *stats) {
+    const int n = s->ordering.n;
+    const size_t un = (size_t)n, stored = s->start[n];
+    const int *perm = s->ordering.perm, *inverse = s->ordering.inverse, *last = s->ordering.last;
+    const double start = heft_time_ms();
+    unsigned char *tp = s->tight_perm;
+    int first = n;
+    for (int r = 0; r < n; ++r) {
+        tp[r] = tight[perm[r]];
+        if (tp[r] && first == n)
+            first = r;
+    }
+    if (first == n || !lu_costs_less(s, n, tp, first, coupled))
+        return 1;
+    if (!HEFT_RESERVE(s->lu_lower, s->lu_lower_cap,
+                      heft_skyline_room(n, last, stored, s->lu_lower_cap)) ||
+        !HEFT_RESERVE(s->lu_upper, s->lu_upper_cap,
+                      heft_skyline_room(n, last, stored, s->lu_upper_cap)) ||
+        !HEFT_RESERVE(s->lu_scale, s->lu_scale_cap, un) ||
+        !HEFT_RESERVE(s->lu_out, s->lu_out_cap, un))
+        return -1;
+    const heft_lu_source src = {n,        last,      s->start,  s->A_sky,  tp,
+                                s->k_row, s->k_prev, s->k_last, s->k_start};
+    const heft_lu_env e = heft_lu_gather(&src, s->lu_lower, s->lu_upper, s->lu_out, s->lu_scale);
+    int outside = 0;
+    for (int t = 0; t < n; ++t)
+        if (kappa[t] != 0.0)
+            outside += heft_lu_couple(&src, &e, inverse[t], inverse[findex[t]], kappa[t]);
+    int rc = 1;
+    if (outside == 0) {
+        for (int k = 0; k < e.m; ++k)
+            s->lu_scale[k] =
+                fmax(fabs(s->lu_lower[s->k_start[k]]), s->A_sky[s->start[s->k_row[k]]]);
+        stats->factorizations++;
+        if (heft_lu_factor(&e, BPP_LU_DEPENDENT) == 0) {
+            for (int k = 0; k < e.m; ++k)
+                s->px[k] = x[perm[s->k_row[k]]];
+            heft_lu_substitute(&e, s->px);
+            for (int k = 0; k < e.m; ++k)
+                x[perm[s->k_row[k]]] = s->px[k];
+            rc = 0;
+        }
+    }
+    stats->time_factor_ms += heft_time_ms() - start;
+    return rc;
 }

@@ -55,6 +55,7 @@
 
 #include "newton.h"
 #include "skyline.h"
+#include "skyline_lu.h"
 #include "workspace.h"
 
 /* Armijo's fraction of the predicted decrease, and the halvings of a step */
@@ -216,236 +217,15 @@ static double classify(const heft_newton *ws, const heft_mlcp *p, const double *
     return sum;
 }
 
-/* The first row r whose envelope column reaches row k (last[r] >= k). */
-static int first_reaching(const int *last, int k) {
-    int lo = 0, hi = k;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (last[mid] >= k)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* M[i][j] += v for free rows i and j (RCM order), in the free rows'
- * envelope (compress); 0 when (i, j) lies outside A's envelope, which on
- * two kept rows is outside theirs too. */
-static int add_entry(heft_newton *ws, int i, int j, double v) {
-    const int *last = ws->ordering.last, *kept = ws->k_prev;
-    const int ki = kept[i], kj = kept[j];
-    if (i >= j) {
-        if (i > last[j])
-            return 0;
-        ws->lower[ws->k_start[kj] + (size_t)(ki - kj)] += v;
-    } else {
-        if (j > last[i])
-            return 0;
-        ws->upper[ws->k_start[ki] + (size_t)(kj - ki)] += v;
-    }
-    return 1;
-}
-
-/* Adds kappa times column t of A to column f of M, on the free rows (f
- * free). Returns the entries that fell outside the envelope (a dense A
- * whose entry (i, f) is an exact zero where (i, t) is not). */
-static int couple(heft_newton *ws, int t, int f, double kappa) {
-    const int *last = ws->ordering.last;
-    const size_t *start = ws->start;
-    int dropped = 0;
-    for (int r = first_reaching(last, t); r < t; ++r) {
-        const double a = ws->A_sky[start[r] + (size_t)(t - r)];
-        if (a != 0.0 && !ws->out[r] && !add_entry(ws, r, f, kappa * a))
-            ++dropped;
-    }
-    for (int r = t; r <= last[t]; ++r) {
-        const double a = ws->A_sky[start[t] + (size_t)(r - t)];
-        if (a != 0.0 && !ws->out[r] && !add_entry(ws, r, f, kappa * a))
-            ++dropped;
-    }
-    return dropped;
-}
-
-/* y[u] -= a[u] b for u in [from, to] (a and y apart, so vector loops) */
-static inline void sub_scaled(double *restrict y, const double *restrict a, double b, int from,
-                              int to) {
-    if (b != 0.0)
-        for (int u = from; u <= to; ++u)
-            y[u] -= a[u] * b;
-}
-
-/* y[u] -= a[u] b, then y[u] -= c[u] d, each entry in that order, for u in
- * [from, to]: two pivots' updates in one pass over y, rounded as one after
- * the other */
-static inline void sub_scaled2(double *restrict y, const double *restrict a, double b,
-                               const double *restrict c, double d, int from, int to) {
-    if (b == 0.0 || d == 0.0) {
-        sub_scaled(y, a, b, from, to);
-        sub_scaled(y, c, d, from, to);
-        return;
-    }
-    for (int u = from; u <= to; ++u) {
-        double v = y[u] - a[u] * b;
-        y[u] = v - c[u] * d;
-    }
-}
-
-/* An LU in two envelopes: lower holds L by columns (the pivots on the
- * diagonal), upper U's off-diagonal rows, each column and row k reaching
- * last[k] (never shrinking with k); rows with out[k] are left out. */
-typedef struct lu_env {
-    int m;
-    const int *last;
-    const size_t *start;
-    double *lower, *upper;
-    unsigned char *out;
-    const double *scale; /* the rows' scales, for NEWTON_DEPENDENT */
-} lu_env;
-
-/* Pivot k's first step, when it passes: checks the pivot, scales column k
- * of L. Returns 1 when k is a pivot, 0 when it was dropped as dependent
- * (out[k] = 2), -1 on a non-finite pivot. */
-static int take_pivot(const lu_env *e, int k) {
-    double *lk = e->lower + e->start[k];
-    const double pivot = lk[0];
-    if (!isfinite(pivot))
-        return -1;
-    if (!(fabs(pivot) > NEWTON_DEPENDENT * e->scale[k])) {
-        e->out[k] = 2;
-        return 0;
-    }
-    const int len = e->last[k] - k;
-    const double inv = 1.0 / pivot;
-    for (int t = 1; t <= len; ++t)
-        lk[t] *= inv;
-    return 1;
-}
-
-/* M_FF = L U in place: lower holds L (unit diagonal, the pivots on the
- * diagonal), upper holds U's off-diagonal rows. Rows with out[k] are left
- * out; a row whose pivot falls below NEWTON_DEPENDENT of its scale is
- * marked out[k] = 2 and left out from there. Returns the rows dropped, or
- * -1 on a non-finite pivot.
- *
- * Right-looking: pivot k updates column c of L (rows c..s_k) by
- * -L[r][k] U[k][c] and row c of U (columns c+1..s_k) by -L[c][k] U[k][r].
- * Two pivots k, k + 1 are taken together where both are kept: their
- * updates of a column or row go in one pass, each entry still updated by
- * k and then by k + 1, so the factor is the same to the bit as one pivot
- * at a time and the columns are read and written half as often. Column k
- * of L and row k of U are read only, and every column and row written
- * lies past them (restrict). */
-static int factor(const lu_env *e) {
-    const int m = e->m;
-    const int *last = e->last;
-    const size_t *start = e->start;
-    int dropped = 0;
-    for (int k = 0; k < m; ++k) {
-        if (e->out[k])
-            continue;
-        const int taken = take_pivot(e, k);
-        if (taken < 0)
-            return -1;
-        if (taken == 0) {
-            ++dropped;
-            continue;
-        }
-        const double *lk = e->lower + start[k];
-        const double *uk = e->upper + start[k];
-        const int sk = last[k];
-        int k1 = k + 1, pair = 0;
-        if (k1 < m && k1 <= sk && !e->out[k1]) {
-            /* pivot k's update of column and row k + 1, then pivot k + 1 */
-            sub_scaled(e->lower + start[k1], lk + 1, uk[1], 0, sk - k1);
-            sub_scaled(e->upper + start[k1], uk + 1, lk[1], 1, sk - k1);
-            const int taken1 = take_pivot(e, k1);
-            if (taken1 < 0)
-                return -1;
-            dropped += taken1 == 0;
-            pair = taken1 == 1;
-        }
-        if (!pair) {
-            /* pivot k alone (a k + 1 dropped above is out, so skipped) */
-            for (int c = k + 1; c <= sk; ++c) {
-                if (e->out[c])
-                    continue;
-                const int t = c - k;
-                sub_scaled(e->lower + start[c], lk + t, uk[t], 0, sk - c);
-                sub_scaled(e->upper + start[c], uk + t, lk[t], 1, sk - c);
-            }
-            continue;
-        }
-        const double *l1 = e->lower + start[k1];
-        const double *u1 = e->upper + start[k1];
-        const int s1 = last[k1]; /* >= sk: the skyline only grows */
-        for (int c = k1 + 1; c <= s1; ++c) {
-            if (e->out[c])
-                continue;
-            double *lc = e->lower + start[c];
-            double *uc = e->upper + start[c];
-            const int t1 = c - k1;
-            if (c <= sk) {
-                const int t = c - k;
-                sub_scaled2(lc, lk + t, uk[t], l1 + t1, u1[t1], 0, sk - c);
-                sub_scaled(lc, l1 + t1, u1[t1], sk - c + 1, s1 - c);
-                sub_scaled2(uc, uk + t, lk[t], u1 + t1, l1[t1], 1, sk - c);
-                sub_scaled(uc, u1 + t1, l1[t1], sk - c + 1 > 1 ? sk - c + 1 : 1, s1 - c);
-            } else {
-                sub_scaled(lc, l1 + t1, u1[t1], 0, s1 - c);
-                sub_scaled(uc, u1 + t1, l1[t1], 1, s1 - c);
-            }
-        }
-        k = k1;
-    }
-    return dropped;
-}
-
-/* Solves L U x = x on the rows kept; the others get 0. */
-static void substitute(const lu_env *e, double *x) {
-    const int m = e->m;
-    const int *last = e->last;
-    const size_t *start = e->start;
-    for (int k = 0; k < m; ++k) {
-        if (e->out[k]) {
-            x[k] = 0.0;
-            continue;
-        }
-        const double xk = x[k];
-        if (xk == 0.0)
-            continue;
-        const double *lk = e->lower + start[k];
-        for (int t = 1; t <= last[k] - k; ++t)
-            x[k + t] -= lk[t] * xk;
-    }
-    for (int k = m - 1; k >= 0; --k) {
-        if (e->out[k])
-            continue;
-        const double *uk = e->upper + start[k];
-        double sum = x[k];
-        for (int t = 1; t <= last[k] - k; ++t)
-            sum -= uk[t] * x[k + t];
-        x[k] = sum / e->lower[start[k]];
-    }
-}
-
 /* M = A_FF, gathered from A's envelope into the envelope of the free rows
- * alone (heft_skyline_kept), so that the coupling, the factorization and
- * the substitutions spend nothing on the tight rows, which fill most of
- * A's envelope on a chain wound on a drum (its contact rows all meet
- * through the drum); the factor has the bits it has in A's layout. The
- * layout's map (k_prev) serves couple() after. */
-static lu_env compress(heft_newton *ws, int n) {
-    const int m = heft_skyline_kept(n, ws->ordering.last, ws->out, ws->k_row, ws->k_prev,
-                                    ws->k_last, ws->k_start);
-    heft_skyline_gather_kept(ws->start, ws->A_sky, m, ws->k_row, ws->k_last, ws->k_start,
-                             ws->lower);
-    heft_skyline_gather_kept(ws->start, ws->A_sky, m, ws->k_row, ws->k_last, ws->k_start,
-                             ws->upper);
-    for (int k = 0; k < m; ++k)
-        ws->k_out[k] = 0;
-    const lu_env e = {m, ws->k_last, ws->k_start, ws->lower, ws->upper, ws->k_out, ws->k_scale};
-    return e;
+ * alone (skyline_lu.h), so that the coupling, the factorization and the
+ * substitutions spend nothing on the tight rows, which fill most of A's
+ * envelope on a chain wound on a drum (its contact rows all meet through
+ * the drum); the factor has the bits it has in A's layout. */
+static heft_lu_source lu_source(heft_newton *ws, int n) {
+    const heft_lu_source src = {n,         ws->ordering.last, ws->start,  ws->A_sky,  ws->out,
+                                ws->k_row, ws->k_prev,        ws->k_last, ws->k_start};
+    return src;
 }
 
 /* ---- In body space ------------------------------------------------------------------
@@ -560,10 +340,11 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     /* M = A_FF, then the coupling, in RCM order */
     for (int r = 0; r < n; ++r)
         ws->out[r] = ws->set[perm[r]] != NEWTON_FREE;
-    const lu_env e = compress(ws, n);
+    const heft_lu_source src = lu_source(ws, n);
+    const heft_lu_env e = heft_lu_gather(&src, ws->lower, ws->upper, ws->k_out, ws->k_scale);
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)
-            *outside += couple(ws, inverse[t], inverse[p->findex[t]], kappa[t]);
+            *outside += heft_lu_couple(&src, &e, inverse[t], inverse[p->findex[t]], kappa[t]);
     for (int k = 0; k < e.m; ++k)
         ws->k_scale[k] = fmax(fabs(ws->lower[ws->k_start[k]]), ws->A_sky[ws->start[ws->k_row[k]]]);
     /* Levenberg-Marquardt's shift of the free rows' diagonal: along the
@@ -575,12 +356,12 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     for (int k = 0; k < e.m; ++k)
         ws->lower[ws->k_start[k]] += shift * ws->A_sky[ws->start[ws->k_row[k]]];
 
-    const int dropped = factor(&e);
+    const int dropped = heft_lu_factor(&e, NEWTON_DEPENDENT);
     if (dropped < 0)
         return -1;
     for (int k = 0; k < e.m; ++k)
         ws->px[k] = ws->g[perm[ws->k_row[k]]];
-    substitute(&e, ws->px);
+    heft_lu_substitute(&e, ws->px);
     for (int k = 0; k < e.m; ++k) {
         const int r = ws->k_row[k];
         ws->out[r] = e.out[k];

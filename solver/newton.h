@@ -52,7 +52,7 @@ typedef struct heft_newton {
     double *lambda, *trial, *w, *wt, *dir, *g, *kappa, *diag, *px, *py, *best;
     uint8_t *set, *trial_set;
     unsigned char *out;
-    /* the free rows' envelope (direction's compress), k_prev its map from
+    /* the free rows' envelope (skyline_lu.h heft_lu_gather), k_prev its map from
      * A's rows, k_scale the kept rows' pivot scales */
     int *k_row, *k_prev, *k_last;
     size_t *k_start;

@@ -547,3 +547,15 @@ void heft_skyline_copy_columns(heft_skyline dst, heft_skyline src, int first) {
     const size_t from = src.start[first], to = src.start[src.m];
     memcpy(&dst.values[from], &src.values[from], sizeof(double) * (to - from));
 }
+
+int heft_skyline_first_reaching(const int *last, int k) {
+    int lo = 0, hi = k;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (last[mid] >= k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}

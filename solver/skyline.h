@@ -42,6 +42,11 @@ size_t heft_skyline_layout(int m, const int *last, size_t *start);
  * touch) needs no regrowth; stored when it fits in cap. */
 size_t heft_skyline_room(int m, const int *last, size_t stored, size_t cap);
 
+/* The first column r whose envelope reaches row k (last[r] >= k; last is
+ * nondecreasing, so a binary search): row k of the lower envelope holds
+ * columns r..k. */
+int heft_skyline_first_reaching(const int *last, int k);
+
 /* Factors the matrix held in s (its lower envelope) in place into L.
  * When removed is not NULL, the rows and columns with removed[r] != 0 are
  * left out: the kept entries then hold the factor of A_FF, F = the kept rows,

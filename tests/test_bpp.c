@@ -800,6 +800,44 @@ static heft_mlcp *read_exported(const char *name) {
     return p;
 }
 
+/* bpp-skyline solves a step with friction rows coupled to free normal rows
+ * by one LU of the coupled system in the free rows' envelope (bpp_skyline.c,
+ * skyline_lu.h) where the Woodbury identity takes k + 1 solves with A_FF's
+ * Cholesky factor, one per coupled normal and one more (bpp.c,
+ * couple_friction). The two are the same system: from all free, on the
+ * winch's island of step 70 (the chain dragged over the ground, tens of
+ * coupled normals a step) and on the chain's island of step 600, both
+ * pivot through the same number of steps to answers that agree to
+ * round-off, and the LU counts one solve a coupled step
+ * (inner_iterations) where the Woodbury solves count k + 1. */
+Test(bpp, skyline_solves_a_coupled_step_by_one_lu) {
+    const char *files[2] = {"winch-step70.mlcp", "chain-step600.mlcp"};
+    for (int f = 0; f < 2; ++f) {
+        heft_mlcp *p = read_exported(files[f]);
+        double *lu = malloc(sizeof(double) * p->n), *wood = malloc(sizeof(double) * p->n);
+        heft_solver_options o = heft_solver_default_options();
+        o.warm_start = 0;
+        heft_solver_stats sl, sw;
+        cr_assert_eq(solve_once("bpp-skyline", &o, p, lu, &sl), HEFT_SOLVE_OK);
+        o.skyline_refactor_fraction = 1.0; /* downdates alone: the Woodbury solves */
+        cr_assert_eq(solve_once("bpp-skyline", &o, p, wood, &sw), HEFT_SOLVE_OK);
+        cr_log_info("%s (%d rows), LU: %d steps, %d coupled solves, %.3g J; Woodbury: %d "
+                    "steps, %d solves, %.3g J; largest difference %.3g of %.3g",
+                    files[f], p->n, sl.iterations, sl.inner_iterations, sl.error_max, sw.iterations,
+                    sw.inner_iterations, sw.error_max, planted_max_diff(lu, wood, p->n),
+                    max_abs(wood, p->n));
+        cr_assert(sl.error_max <= o.tolerance && sw.error_max <= o.tolerance);
+        cr_assert_eq(sl.iterations, sw.iterations);
+        cr_assert_leq(planted_max_diff(lu, wood, p->n), 1e-8 * max_abs(wood, p->n));
+        cr_assert_gt(sl.inner_iterations, 0, "no coupled step");
+        cr_assert_leq(sl.inner_iterations, sl.iterations, "more than one solve a coupled step");
+        cr_assert_gt(sw.inner_iterations, 2 * sl.inner_iterations);
+        free(lu);
+        free(wood);
+        heft_mlcp_destroy(p);
+    }
+}
+
 /* An island of the winch (456 rows: 50 links on the ground, the drum
  * pulling; tests/data/winch-step70.mlcp, exported by heft-run at step 70).
  * From the index sets read off its warm start, one block pivot makes 112
