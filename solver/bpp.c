@@ -267,11 +267,7 @@ void heft_bpp_destroy(void *state) {
                       s->fz_d,
                       s->fz_t,
                       s->fz_best,
-                      s->pgs_lambda,
-                      s->lu_lower,
-                      s->lu_upper,
-                      s->lu_scale,
-                      s->lu_out};
+                      s->pgs_lambda};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; ++k)
         heft_free(arrays[k]);
     heft_ordering_release(&s->ordering);

@@ -141,10 +141,6 @@ typedef struct bpp_state {
     /* the free rows' envelope of a refactoring (heft_skyline_kept) */
     int *k_row, *k_prev, *k_last;
     size_t *k_start;
-    /* the coupled steps' LU (heft_bpp_skyline_coupled_solve, skyline_lu.h):
-     * its two envelopes, its rows' scales and left-out rows */
-    double *lu_lower, *lu_upper, *lu_scale;
-    unsigned char *lu_out;
 
     /* bpp-skyline's solves in body space (bpp_body.c), NULL until tried,
      * and the problem of the solve (for the row skyline taking over) */
@@ -183,8 +179,7 @@ typedef struct bpp_state {
         L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap, k_row_cap,
         k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
         normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
-        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap, lu_lower_cap,
-        lu_upper_cap, lu_scale_cap, lu_out_cap;
+        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */

@@ -323,16 +323,20 @@ int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, con
     }
     if (first == n || !lu_costs_less(s, n, tp, first, coupled))
         return 1;
-    if (!HEFT_RESERVE(s->lu_lower, s->lu_lower_cap,
-                      heft_skyline_room(n, last, stored, s->lu_lower_cap)) ||
-        !HEFT_RESERVE(s->lu_upper, s->lu_upper_cap,
-                      heft_skyline_room(n, last, stored, s->lu_upper_cap)) ||
-        !HEFT_RESERVE(s->lu_scale, s->lu_scale_cap, un) ||
-        !HEFT_RESERVE(s->lu_out, s->lu_out_cap, un))
+    /* the Newton stage's envelopes and scales, scratch between its steps:
+     * the LU's arrays as large again would grow the island's memory by two
+     * bands (3.7 MB on the winch's wound chain) */
+    heft_newton *ws = &s->newton;
+    if (!HEFT_RESERVE(ws->lower, ws->lower_cap,
+                      heft_skyline_room(n, last, stored, ws->lower_cap)) ||
+        !HEFT_RESERVE(ws->upper, ws->upper_cap,
+                      heft_skyline_room(n, last, stored, ws->upper_cap)) ||
+        !HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) ||
+        !HEFT_RESERVE(ws->k_out, ws->k_out_cap, un))
         return -1;
     const heft_lu_source src = {n,        last,      s->start,  s->A_sky,  tp,
                                 s->k_row, s->k_prev, s->k_last, s->k_start};
-    const heft_lu_env e = heft_lu_gather(&src, s->lu_lower, s->lu_upper, s->lu_out, s->lu_scale);
+    const heft_lu_env e = heft_lu_gather(&src, ws->lower, ws->upper, ws->k_out, ws->k_scale);
     int outside = 0;
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)
@@ -340,8 +344,7 @@ int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, con
     int rc = 1;
     if (outside == 0) {
         for (int k = 0; k < e.m; ++k)
-            s->lu_scale[k] =
-                fmax(fabs(s->lu_lower[s->k_start[k]]), s->A_sky[s->start[s->k_row[k]]]);
+            ws->k_scale[k] = fmax(fabs(ws->lower[s->k_start[k]]), s->A_sky[s->start[s->k_row[k]]]);
         stats->factorizations++;
         if (heft_lu_factor(&e, BPP_LU_DEPENDENT) == 0) {
             for (int k = 0; k < e.m; ++k)
