@@ -289,10 +289,10 @@ int heft_bpp_skyline_solve(bpp_state *s, int n, const unsigned char *tight, doub
  * chain is dragged over the ground (90 coupled normals a step); once it
  * lies on the drum in layers, with tens of coupled normals and a wider
  * envelope, the Woodbury solves were up to a third cheaper on some
- * islands. Fills the kept layout (k_row, k_prev, k_last, k_start). */
-static int lu_costs_less(bpp_state *s, int n, const unsigned char *tp, int first, int coupled) {
+ * islands. kept: the free rows, whose layout heft_skyline_kept made. */
+static int lu_costs_less(const bpp_state *s, int n, const unsigned char *tp, int first, int kept,
+                         int coupled) {
     const int *last = s->ordering.last;
-    const int kept = heft_skyline_kept(n, last, tp, s->k_row, s->k_prev, s->k_last, s->k_start);
     double lu = 0.0, solve = 0.0;
     for (int c = 0; c < kept; ++c) {
         const double w = (double)(s->k_last[c] - c);
@@ -321,7 +321,10 @@ int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, con
         if (tp[r] && first == n)
             first = r;
     }
-    if (first == n || !lu_costs_less(s, n, tp, first, coupled))
+    if (first == n)
+        return 1;
+    const int kept = heft_skyline_kept(n, last, tp, s->k_row, s->k_prev, s->k_last, s->k_start);
+    if (!lu_costs_less(s, n, tp, first, kept, coupled))
         return 1;
     /* the Newton stage's envelopes and scales, scratch between its steps:
      * the LU's arrays as large again would grow the island's memory by two
@@ -336,7 +339,7 @@ int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, con
         return -1;
     const heft_lu_source src = {n,        last,      s->start,  s->A_sky,  tp,
                                 s->k_row, s->k_prev, s->k_last, s->k_start};
-    const heft_lu_env e = heft_lu_gather(&src, ws->lower, ws->upper, ws->k_out, ws->k_scale);
+    const heft_lu_env e = heft_lu_gather(&src, kept, ws->lower, ws->upper, ws->k_out, ws->k_scale);
     int outside = 0;
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)

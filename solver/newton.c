@@ -341,7 +341,9 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     for (int r = 0; r < n; ++r)
         ws->out[r] = ws->set[perm[r]] != NEWTON_FREE;
     const heft_lu_source src = lu_source(ws, n);
-    const heft_lu_env e = heft_lu_gather(&src, ws->lower, ws->upper, ws->k_out, ws->k_scale);
+    const int kept =
+        heft_skyline_kept(n, src.last, src.out_A, ws->k_row, ws->k_prev, ws->k_last, ws->k_start);
+    const heft_lu_env e = heft_lu_gather(&src, kept, ws->lower, ws->upper, ws->k_out, ws->k_scale);
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)
             *outside += heft_lu_couple(&src, &e, inverse[t], inverse[p->findex[t]], kappa[t]);

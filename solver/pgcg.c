@@ -419,6 +419,11 @@ static int couple_friction(const heft_mlcp *p, pgcg_state *s, int f, heft_pcg_st
     return 1;
 }
 
+/* An inner loop's cap on its PCG steps (options.pcg_max_iterations). */
+static int inner_cap(const pgcg_state *s) {
+    return s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+}
+
 /* The inner loop of one outer iteration (lines 4-25). Returns -1 when out of
  * memory. */
 static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solver_stats *stats,
@@ -428,7 +433,7 @@ static int inner_loop(const heft_mlcp *p, pgcg_state *s, double bnorm, heft_solv
     int f = restart(p, s, stats);
     if (f < 0)
         return -1;
-    const int cap_option = s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000;
+    const int cap_option = inner_cap(s);
     const int cap = s->pcg_left < cap_option ? (int)s->pcg_left : cap_option;
     /* a hundredth of the pivoting tolerance: the pivoting rules compare
      * impulses to sqrt(2 tau / A_ii), which the solve must not blur */
@@ -706,16 +711,27 @@ static void take_backstop_answer(const heft_mlcp *p, pgcg_state *s) {
     memcpy(s->set, s->best_set, (size_t)p->n);
 }
 
-/* The nearest, by the error measure, of the points the solve has seen (its
- * best iterate, PGS's answer, the warm start), its error into *error; NULL
- * when there is none. Uses s->start. */
+/* The points the solve has seen, in this order, those it has: its best
+ * iterate, PGS's answer, the warm start. Returns their count. */
+static int seen_points(const heft_mlcp *p, const pgcg_state *s, int have_best, int warm,
+                       const heft_solver_stats *stats, const double *points[3]) {
+    int count = 0;
+    if (have_best)
+        points[count++] = s->best_lambda;
+    if (s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0)
+        points[count++] = s->pgs_lambda;
+    if (warm)
+        points[count++] = p->lambda0;
+    return count;
+}
+
+/* The nearest, by the error measure, of the points seen, its error into
+ * *error; NULL when there is none. Uses s->start. */
 static const double *nearest_seen(const heft_mlcp *p, pgcg_state *s, int have_best, int warm,
                                   const heft_solver_stats *stats, double *error) {
-    const double *points[3] = {have_best ? s->best_lambda : NULL,
-                               s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda
-                                                                                    : NULL,
-                               warm ? p->lambda0 : NULL};
-    return heft_bpp_nearest(p, points, 3, s->start, s->measure_work, error);
+    const double *points[3];
+    const int count = seen_points(p, s, have_best, warm, stats, points);
+    return heft_bpp_nearest(p, points, count, s->start, s->measure_work, error);
 }
 
 /* The Newton stage from the points seen (nearest_seen's), the nearest
@@ -725,21 +741,21 @@ static const double *nearest_seen(const heft_mlcp *p, pgcg_state *s, int have_be
  * no start gave an answer. Uses s->start and s->cx. */
 static int newton_from_seen(const heft_mlcp *p, pgcg_state *s, int have_best, int warm, double tau,
                             int max_steps, double *nearest, heft_solver_stats *stats) {
-    const double *points[3] = {have_best ? s->best_lambda : NULL,
-                               s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0 ? s->pgs_lambda
-                                                                                    : NULL,
-                               warm ? p->lambda0 : NULL};
+    const double *points[3];
+    const int count = seen_points(p, s, have_best, warm, stats, points);
     double errors[3];
-    for (int k = 0; k < 3; ++k)
+    *nearest = INFINITY;
+    for (int k = 0; k < count; ++k) {
         heft_bpp_nearest(p, &points[k], 1, s->start, s->measure_work, &errors[k]);
-    *nearest = fmin(errors[0], fmin(errors[1], errors[2]));
+        *nearest = fmin(*nearest, errors[k]);
+    }
     s->newton_error = INFINITY;
     int left = max_steps, found = -1;
     unsigned tried = 0;
     while (left > 0 && found != 1) {
         int k = -1;
-        for (int j = 0; j < 3; ++j)
-            if (points[j] != NULL && !(tried & (1u << j)) && (k < 0 || errors[j] < errors[k]))
+        for (int j = 0; j < count; ++j)
+            if (!(tried & (1u << j)) && (k < 0 || errors[j] < errors[k]))
                 k = j;
         if (k < 0)
             break;
@@ -809,9 +825,7 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
      * keep their own budget because their answer is the start from which the
      * Newton stage ends such islands (step 27: 7e-4 J off from every point
      * seen before them). */
-    const long long budget =
-        (long long)max_outer *
-        (s->options.pcg_max_iterations > 0 ? s->options.pcg_max_iterations : 1000);
+    const long long budget = (long long)max_outer * inner_cap(s);
     s->pcg_left = budget;
     int converged = outer_loop(p, s, tau, max_outer, bnorm, &outer, &have_best, stats);
     if (converged < 0) {
@@ -867,13 +881,7 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     if (!converged) {
         /* the exact backstop (as bpp's), from the points seen */
         const double *guesses[3];
-        int ng = 0;
-        if (have_best)
-            guesses[ng++] = s->best_lambda;
-        if (s->options.bpp_pgs_sweeps > 0 && stats->restarts > 0)
-            guesses[ng++] = s->pgs_lambda;
-        if (warm)
-            guesses[ng++] = p->lambda0;
+        const int ng = seen_points(p, s, have_best, warm, stats, guesses);
         const int solved = heft_bpp_backstop(p, &s->options, &s->lemke, NULL, guesses, ng, tau,
                                              s->bs_answer, s->measure_work, stats);
         double kept = INFINITY;

@@ -4,10 +4,9 @@
 #include "skyline.h"
 #include "skyline_lu.h"
 
-heft_lu_env heft_lu_gather(const heft_lu_source *src, double *lower, double *upper,
+heft_lu_env heft_lu_gather(const heft_lu_source *src, int kept, double *lower, double *upper,
                            unsigned char *out, const double *scale) {
-    const int m = heft_skyline_kept(src->m, src->last, src->out_A, src->row, src->prev,
-                                    src->kept_last, src->kept_start);
+    const int m = kept;
     heft_skyline_gather_kept(src->start, src->A, m, src->row, src->kept_last, src->kept_start,
                              lower);
     heft_skyline_gather_kept(src->start, src->A, m, src->row, src->kept_last, src->kept_start,

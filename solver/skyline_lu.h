@@ -31,9 +31,8 @@ typedef struct heft_lu_env {
 } heft_lu_env;
 
 /* The source of M: A's envelope (m rows, its layout last and start, values
- * A) and the rows of A left out (out_A, A's order); row, prev, kept_last
- * and kept_start receive the kept rows' layout (heft_skyline_kept; m, m, m
- * and m + 1 entries). */
+ * A), the rows of A left out (out_A, A's order) and the kept rows' layout
+ * made from them by heft_skyline_kept (row, prev, kept_last, kept_start). */
 typedef struct heft_lu_source {
     int m;
     const int *last;
@@ -44,11 +43,11 @@ typedef struct heft_lu_source {
     size_t *kept_start;
 } heft_lu_source;
 
-/* M = A_FF: the kept rows' layout into src's arrays, A's kept entries
- * gathered into lower and upper (each as large as A's envelope), out (m
+/* M = A_FF: A's entries on the kept rows (kept of them, src's layout)
+ * gathered into lower and upper (each as large as A's envelope), out (kept
  * entries) cleared. The envelope returned reads scale (filled by the caller
  * before the factorization). */
-heft_lu_env heft_lu_gather(const heft_lu_source *src, double *lower, double *upper,
+heft_lu_env heft_lu_gather(const heft_lu_source *src, int kept, double *lower, double *upper,
                            unsigned char *out, const double *scale);
 
 /* Adds kappa times column t of A to column f of M, on the kept rows (t and f

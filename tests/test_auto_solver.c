@@ -10,14 +10,7 @@
 #include "heft/heft.h"
 #include "mlcp.h"
 #include "runner.h"
-
-static heft_mlcp *read_data(const char *name) {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, name);
-    heft_mlcp *p = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
-    return p;
-}
+#include "testdata.h"
 
 /* copies of one structured problem side by side, bodies and rows renumbered:
  * an island of copies * n rows, block diagonal */
@@ -78,7 +71,7 @@ Test(auto_solver, gives_joint_islands_and_small_contact_islands_to_bpp_skyline) 
     const char *files[] = {"chain-step120.mlcp", "winch-step70.mlcp", "boxes-pgs-step149.mlcp",
                            "tower15-step30.mlcp"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
-        heft_mlcp *p = read_data(files[k]);
+        heft_mlcp *p = read_testdata(files[k]);
         void *state = heft_solver_find("auto")->create(&o);
         cr_assert_not_null(state);
         solves_as(state, p, "bpp-skyline");
@@ -87,7 +80,7 @@ Test(auto_solver, gives_joint_islands_and_small_contact_islands_to_bpp_skyline) 
     }
     /* 70 copies of the box stack made into joint rows only (no bounds, no
      * friction): 4,200 rows, still banded, still bpp-skyline */
-    heft_mlcp *q = read_data("boxes-pgs-step149.mlcp");
+    heft_mlcp *q = read_testdata("boxes-pgs-step149.mlcp");
     heft_mlcp *p = tile(q, 70);
     for (int i = 0; i < p->n; ++i) {
         p->lo[i] = -INFINITY;
@@ -105,7 +98,7 @@ Test(auto_solver, gives_joint_islands_and_small_contact_islands_to_bpp_skyline) 
 #ifdef HEFT_HAVE_CHOLMOD
 Test(auto_solver, gives_large_contact_islands_out_of_body_space_to_bpp_sparse_with_hysteresis) {
     const heft_solver_options o = heft_solver_default_options();
-    heft_mlcp *q = read_data("boxes-pgs-step149.mlcp"); /* 60 contact rows */
+    heft_mlcp *q = read_testdata("boxes-pgs-step149.mlcp"); /* 60 contact rows */
     void *state = heft_solver_find("auto")->create(&o);
     cr_assert_not_null(state);
     /* 4,200 rows: bpp-sparse; 3,480 (above the way back, 3,200): still
@@ -133,7 +126,7 @@ Test(auto_solver, gives_large_contact_islands_out_of_body_space_to_bpp_sparse_wi
 #else
 Test(auto_solver, gives_every_island_to_bpp_skyline_without_cholmod) {
     const heft_solver_options o = heft_solver_default_options();
-    heft_mlcp *q = read_data("boxes-pgs-step149.mlcp");
+    heft_mlcp *q = read_testdata("boxes-pgs-step149.mlcp");
     heft_mlcp *p = tile(q, 70);
     void *state = heft_solver_find("auto")->create(&o);
     solves_as(state, p, "bpp-skyline");

@@ -16,17 +16,10 @@
 #include "lemke.h"
 #include "mlcp.h"
 #include "runner.h"
+#include "testdata.h"
 
 /* the acceptance line of mlcp-format.md, J */
 #define ACCEPT 1e-10
-
-static heft_mlcp *read_data(const char *file) {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, file);
-    heft_mlcp *p = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
-    return p;
-}
 
 /* Lemke's pivots (and crash pivots) of a solve: the backstop's steps that
  * are not the Newton stage's */
@@ -42,7 +35,7 @@ static int lemke_pivots(const heft_solver_stats *st) {
  * (the stages before Lemke's, and whatever may come after) is not asserted
  * here beyond being the same for N - 1 and off. */
 Test(backstop_options, the_cap_decides_whether_lemke_runs_and_ends_exact) {
-    heft_mlcp *p = read_data("boxes-pgs-step149.mlcp");
+    heft_mlcp *p = read_testdata("boxes-pgs-step149.mlcp");
     const int N = heft_lemke_size(p);
     cr_assert_gt(N, 1);
     cr_log_info("boxes-pgs-step149: %d rows, %d LCP variables", p->n, N);
@@ -95,7 +88,7 @@ Test(backstop_options, the_cap_decides_whether_lemke_runs_and_ends_exact) {
  * with it off both run only the Newton stage, within twice max_pivots (2
  * steps), whose steps are all their backstop's steps */
 Test(backstop_options, pgcg_and_baraff_read_the_same_cap) {
-    heft_mlcp *p = read_data("boxes-pgs-step149.mlcp");
+    heft_mlcp *p = read_testdata("boxes-pgs-step149.mlcp");
     double *lambda = malloc(sizeof(double) * (size_t)p->n);
     static const char *const solvers[] = {"pgcg", "baraff"};
     for (int k = 0; k < 2; ++k) {
@@ -167,7 +160,7 @@ Test(backstop_options, a_world_solves_its_islands_with_them) {
  * exactly in 132 pivots; F = 0.05 and 0.5 (7 and 70 pivots) are too few,
  * spend all of it and say so. */
 Test(backstop_options, the_budget_bounds_the_pivots_of_the_solve) {
-    heft_mlcp *p = read_data("boxes-pgs-step149.mlcp");
+    heft_mlcp *p = read_testdata("boxes-pgs-step149.mlcp");
     const int N = heft_lemke_size(p);
     double *answer = malloc(sizeof(double) * (size_t)p->n);
     double *work = malloc(sizeof(double) * (size_t)(p->n + 6 * p->nbodies));
@@ -358,7 +351,7 @@ Test(backstop_options, scene_files_keep_a_non_default_backstop) {
  * fewer Newton steps, the answer kept and not called converged; a value
  * below the tolerance changes nothing, to the bit. */
 Test(backstop_options, accept_stops_the_last_stages_early_and_never_claims_convergence) {
-    heft_mlcp *p = read_data("pyramid10-step1.mlcp");
+    heft_mlcp *p = read_testdata("pyramid10-step1.mlcp");
     const int n = p->n;
     const heft_solver_vtable *v = heft_solver_find("bpp-skyline");
     cr_assert_not_null(v);

@@ -16,6 +16,7 @@
 #include "hard_family.h"
 #include "planted.h"
 #include "runner.h"
+#include "testdata.h"
 
 /* baraff's lambda and the dense solve's: relative difference */
 static double baraff_vs_dense(heft_mlcp *p, heft_baraff_info *info, heft_solver_stats *st) {
@@ -442,12 +443,7 @@ Test(baraff, an_open_auxiliary_problem_goes_to_bpp_on_the_whole_problem, .timeou
  * factorization: 2.7 s a solve on the 40-layer tower's 1,918 rows, 0.12 s on
  * its rows. */
 Test(baraff, contacts_alone_are_solved_on_their_rows_not_as_a_dense_copy) {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, "tower15-step30.mlcp");
-    heft_mlcp *p = NULL;
-    double *solution = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
-    heft_free(solution);
+    heft_mlcp *p = read_testdata("tower15-step30.mlcp");
     p->A = NULL; /* the engine's islands carry no dense A */
     const int n = p->n;
     const heft_solver_options o = heft_solver_default_options();

@@ -16,6 +16,7 @@
 #include "mlcp.h"
 #include "counting_allocator.h"
 #include "planted.h"
+#include "testdata.h"
 
 static const char *const solvers[3] = {"bpp", "bpp-downdate", "bpp-skyline"};
 
@@ -789,17 +790,6 @@ Test(bpp, repeated_solve_of_the_same_size_makes_no_allocation) {
     planted_free(&dense);
 }
 
-/* An island problem exported by heft-run, from tests/data. */
-static heft_mlcp *read_exported(const char *name) {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, name);
-    heft_mlcp *p = NULL;
-    double *solution = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
-    heft_free(solution);
-    return p;
-}
-
 /* bpp-skyline solves a step with friction rows coupled to free normal rows
  * by one LU of the coupled system in the free rows' envelope (bpp_skyline.c,
  * skyline_lu.h) where the Woodbury identity takes k + 1 solves with A_FF's
@@ -813,7 +803,7 @@ static heft_mlcp *read_exported(const char *name) {
 Test(bpp, skyline_solves_a_coupled_step_by_one_lu) {
     const char *files[2] = {"winch-step70.mlcp", "chain-step600.mlcp"};
     for (int f = 0; f < 2; ++f) {
-        heft_mlcp *p = read_exported(files[f]);
+        heft_mlcp *p = read_testdata(files[f]);
         double *lu = malloc(sizeof(double) * p->n), *wood = malloc(sizeof(double) * p->n);
         heft_solver_options o = heft_solver_default_options();
         o.warm_start = 0;
@@ -846,7 +836,7 @@ Test(bpp, skyline_solves_a_coupled_step_by_one_lu) {
  * goes to the frozen boxes and the Newton stage from the warm start before
  * any restart from PGS (bpp.c), and they end it exactly. */
 Test(bpp, a_stalled_warm_start_ends_exact_before_the_restart) {
-    heft_mlcp *p = read_exported("winch-step70.mlcp");
+    heft_mlcp *p = read_testdata("winch-step70.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
     for (int s = 0; s < 3; ++s) {
         for (int warm = 0; warm < 2; ++warm) {
@@ -881,7 +871,7 @@ Test(bpp, a_stalled_warm_start_ends_exact_before_the_restart) {
  * friction impulses are then clamped into the boxes of its own normal
  * impulses, which moves them). */
 Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes) {
-    heft_mlcp *p = read_exported("winch-stall-step300.mlcp");
+    heft_mlcp *p = read_testdata("winch-stall-step300.mlcp");
     const int n = p->n;
     double *lambda = malloc(sizeof(double) * n), *w = malloc(sizeof(double) * n);
     double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies + 1));
@@ -926,7 +916,7 @@ Test(bpp, a_stalled_friction_solve_answers_the_frozen_boxes) {
  * first bound it meets as the second try it takes 20, and the whole solve 67
  * steps instead of 124. With 60 pivots allowed it now converges; it did not. */
 Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps) {
-    heft_mlcp *p = read_exported("boxes-pgs-step149.mlcp");
+    heft_mlcp *p = read_testdata("boxes-pgs-step149.mlcp");
     double *lambda = malloc(sizeof(double) * p->n);
     heft_solver_options o = heft_solver_default_options();
     o.max_pivots = 60;
@@ -953,7 +943,7 @@ Test(bpp, frozen_rounds_on_a_rocking_box_stack_take_cut_newton_steps) {
  * given has 82 J. An answer that did not converge is never worse than the
  * warm start. (With the restart they converge: below.) */
 Test(bpp, an_unconverged_answer_is_no_worse_than_the_warm_start) {
-    heft_mlcp *p = read_exported("tower15-step30.mlcp");
+    heft_mlcp *p = read_testdata("tower15-step30.mlcp");
     const int n = p->n;
     double *lambda = malloc(sizeof(double) * n);
     double *work = malloc(sizeof(double) * (size_t)(n + 6 * p->nbodies + 1));
@@ -991,7 +981,7 @@ Test(bpp, the_restart_from_pgs_converges_where_pivoting_stalled, .timeout = 120)
     const heft_solver_options o = heft_solver_default_options();
     int restarted = 0;
     for (int f = 0; f < 4; ++f) {
-        heft_mlcp *p = files[f] != NULL ? read_exported(files[f]) : cycling_problem();
+        heft_mlcp *p = files[f] != NULL ? read_testdata(files[f]) : cycling_problem();
         double *lambda = malloc(sizeof(double) * p->n);
         for (int s = 0; s < 3; ++s) {
             heft_solver_stats st;

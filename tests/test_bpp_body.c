@@ -15,21 +15,12 @@
 #include "dense_cholesky.h"
 #include "mlcp.h"
 #include "planted.h"
-
-static heft_mlcp *read_problem(const char *name) {
-    char path[512], err[256];
-    snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, name);
-    heft_mlcp *p = NULL;
-    double *solution = NULL;
-    cr_assert_eq(heft_mlcp_read_file(path, &p, &solution, err, sizeof err), 0, "%s", err);
-    heft_free(solution);
-    return p;
-}
+#include "testdata.h"
 
 /* The files carry the dense A beside the structured form; a test that
  * changes the structure drops A, as the engine's islands have none. */
 static heft_mlcp *read_structured(const char *name) {
-    heft_mlcp *p = read_problem(name);
+    heft_mlcp *p = read_testdata(name);
     p->A = NULL; /* part of the problem's one block: heft_mlcp_destroy frees it */
     return p;
 }

@@ -12,6 +12,7 @@
 #include "dense_cholesky.h"
 #include "mlcp.h"
 #include "planted.h"
+#include "testdata.h"
 
 #ifdef HEFT_HAVE_CHOLMOD
 
@@ -107,10 +108,7 @@ Test(bpp_sparse, solves_the_exported_scene_islands_exactly) {
     const char *files[] = {"chain-step120.mlcp",  "chain-step600.mlcp", "chain-step1027.mlcp",
                            "tower15-step30.mlcp", "winch-step70.mlcp",  "boxes-pgs-step149.mlcp"};
     for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
-        char path[512], err[256];
-        snprintf(path, sizeof path, "%s/%s", HEFT_TESTDATA_DIR, files[k]);
-        heft_mlcp *p = NULL;
-        cr_assert_eq(heft_mlcp_read_file(path, &p, NULL, err, sizeof err), 0, "%s", err);
+        heft_mlcp *p = read_testdata(files[k]);
         double *lambda = malloc(sizeof(double) * (size_t)p->n);
         heft_solver_stats st;
         int rc = heft_solve("bpp-sparse", NULL, p, lambda, &st);
