@@ -1100,14 +1100,18 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
 }
 
 /* heft-bench --hard-family [--first K0] [--members K] [--rows N] [--restart 0|1]
- * [--solvers a,b,...]: the hard family's members K0 .. K0+K-1 of up to N rows
- * solved by each solver from zero, with the PGS restart off (0, the default)
- * or on (1): a row per solve (error, time, backstop counts, which answer was
- * kept) and a summary per solver (solved to 1e-10 J, rescued by the
- * backstop, mean and largest time). */
+ * [--budget F] [--solvers a,b,...] [--export DIR]: the hard family's members
+ * K0 .. K0+K-1 of up to N rows solved by each solver from zero, with the PGS
+ * restart off (0, the default) or on (1) and Lemke's pivot budget F
+ * (backstop_pivot_budget, default the library's): a row per solve (error,
+ * time, backstop counts, which answer was kept) and a summary per solver
+ * (solved to 1e-10 J, rescued by the backstop, mean and largest time).
+ * --export writes each member as DIR/hard-K.mlcp first, for heft-mlcp. */
 static int bench_hard_family(int argc, char **argv) {
     int first = 0, members = 40, rows = 1000, restart = 0;
     char solvers[512] = "bpp,bpp-skyline,bpp-pcg,baraff,pgcg";
+    double budget = heft_solver_default_options().backstop_pivot_budget;
+    const char *export_dir = NULL;
     for (int i = 2; i < argc; ++i) {
         char err[256];
         int *target = NULL;
@@ -1128,6 +1132,15 @@ static int bench_hard_family(int argc, char **argv) {
             ++i;
         } else if (!strcmp(argv[i], "--solvers") && i + 1 < argc) {
             snprintf(solvers, sizeof solvers, "%s", argv[++i]);
+        } else if (!strcmp(argv[i], "--budget") && i + 1 < argc) {
+            if (cli_double("--budget", argv[++i], 0.0, HEFT_BACKSTOP_PIVOT_BUDGET_LIMIT,
+                           CLI_LO_OPEN, "Lemke's pivots per LCP variable", &budget, err,
+                           sizeof err) != 0) {
+                fprintf(stderr, "heft-bench: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--export") && i + 1 < argc) {
+            export_dir = argv[++i];
         } else {
             fprintf(stderr, "heft-bench: --hard-family: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -1140,16 +1153,27 @@ static int bench_hard_family(int argc, char **argv) {
         names[count++] = tok;
     int solved[MAX_SOLVERS] = {0}, rescued[MAX_SOLVERS] = {0};
     double total_ms[MAX_SOLVERS] = {0}, worst_ms[MAX_SOLVERS] = {0};
+    printf("Lemke's pivot budget (backstop_pivot_budget): %g pivots per LCP variable\n\n", budget);
     printf("| member | rows | solver | restart | error (J) | ms | backstops | backstop pivots | "
            "answer |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int k = first; k < first + members; ++k) {
         hard_problem hp = hard_family_member(k, rows);
         const heft_mlcp *p = hp.p;
+        if (export_dir != NULL) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/hard-%d.mlcp", export_dir, k);
+            if (heft_mlcp_write_file(path, p, NULL, NULL) != 0) {
+                fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
+                hard_family_free(&hp);
+                return 1;
+            }
+        }
         double *lambda = malloc(sizeof(double) * (size_t)p->n);
         for (int s = 0; s < count; ++s) {
             memset(lambda, 0, sizeof(double) * (size_t)p->n);
             heft_solver_options o = heft_solver_default_options();
             o.bpp_pgs_sweeps = restart ? 1000 : 0;
+            o.backstop_pivot_budget = budget;
             heft_solver_stats st;
             const double t0 = heft_time_ms();
             const int rc = heft_solve(names[s], &o, p, lambda, &st);
@@ -1264,7 +1288,7 @@ static void usage(FILE *f) {
            "       heft-bench --ldl [--reps N]\n"
            "       heft-bench --backstop [--members K] [--rows N] [--out DIR] [FILE.mlcp ...]\n"
            "       heft-bench --hard-family [--first K0] [--members K] [--rows N] [--restart 0|1]\n"
-           "                  [--solvers a,b,...]\n"
+           "                  [--budget F] [--solvers a,b,...] [--export DIR]\n"
            "Writes DIR/results.md (tables), per-step CSV files and PNG plots (gnuplot).\n"
            "A scene is NAME[:VARIANT[:SIZE]] (stacking:pyramid:5).\n"
            "--from, --every: record the whole run, replay only steps STEP, STEP+K, ... (1-based).\n"
@@ -1278,7 +1302,9 @@ static void usage(FILE *f) {
            "and its plot (time against error, gnuplot).\n"
            "--hard-family: the hard family's members K0.. (0, 40 of them, up to 1000 rows)\n"
            "solved from zero by each solver (bpp, bpp-skyline, bpp-pcg, baraff, pgcg), the\n"
-           "PGS restart off or on: a row per solve and the count solved to 1e-10 J.\n");
+           "PGS restart off or on, Lemke's pivot budget F per LCP variable (the library's\n"
+           "default 60): a row per solve and the count solved to 1e-10 J; --export writes\n"
+           "each member as DIR/hard-K.mlcp (heft-mlcp reads them).\n");
 }
 
 /* A scene to benchmark: NAME[:VARIANT[:SIZE]], checked before anything runs. */

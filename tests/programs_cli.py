@@ -105,6 +105,9 @@ if heft_bench:
     refused(heft_bench, ["--solvers", "pgs,nope"], '"nope"', "bpp-skyline")
     refused(heft_bench, ["--reps", "x"], "--reps")
     refused(heft_bench, ["--ldl", "--steps", "3"], "--ldl takes only --reps")
+    refused(heft_bench, ["--hard-family", "--budget", "0"], "--budget",
+            "Lemke's pivots per LCP variable")
+    refused(heft_bench, ["--hard-family", "--budget", "nan"], "--budget")
 
 for f in failures:
     print("FAIL:", f)

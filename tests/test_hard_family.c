@@ -25,17 +25,27 @@ typedef struct sweep {
     int solved, backstops, backstop_answers;
 } sweep;
 
+/* heft_solve from lambda = 0; returns the answer's error (J), *rc the
+ * status. */
+static double solve_from_zero(const char *solver, const heft_solver_options *o, const heft_mlcp *p,
+                              int *rc, heft_solver_stats *st) {
+    double *lambda = calloc((size_t)p->n, sizeof(double));
+    *rc = heft_solve(solver, o, p, lambda, st);
+    const double e = heft_mlcp_measure(p, lambda, NULL).max;
+    free(lambda);
+    return e;
+}
+
 static sweep solve_subset(const char *solver, int pgs_sweeps, int members) {
     sweep r = {0, 0, 0};
     for (int k = 0; k < members; ++k) {
         hard_problem hp = hard_family_member(k, SUBSET_ROWS);
         const int n = hp.p->n;
-        double *lambda = calloc((size_t)n, sizeof(double));
         heft_solver_options o = heft_solver_default_options();
         o.bpp_pgs_sweeps = pgs_sweeps;
         heft_solver_stats st;
-        const int rc = heft_solve(solver, &o, hp.p, lambda, &st);
-        const double e = heft_mlcp_measure(hp.p, lambda, NULL).max;
+        int rc;
+        const double e = solve_from_zero(solver, &o, hp.p, &rc, &st);
         if (rc != HEFT_SOLVE_FAILED && e < ACCEPT)
             r.solved++;
         else
@@ -43,7 +53,6 @@ static sweep solve_subset(const char *solver, int pgs_sweeps, int members) {
                     n, e);
         r.backstops += st.backstops > 0;
         r.backstop_answers += st.answer == HEFT_ANSWER_BACKSTOP;
-        free(lambda);
         hard_family_free(&hp);
     }
     return r;
@@ -158,20 +167,48 @@ Test(hard_family, a_problem_whose_paths_fail_ends_with_its_joint_rows_eliminated
     cr_assert_gt(equalities, 0, "member 34 has joint rows");
     const char *solvers[] = {"bpp", "bpp-skyline"};
     for (int k = 0; k < 2; ++k) {
-        double *lambda = calloc((size_t)hp.p->n, sizeof(double));
         heft_solver_options o = heft_solver_default_options();
         o.bpp_pgs_sweeps = 0;
         heft_solver_stats st;
-        const int rc = heft_solve(solvers[k], &o, hp.p, lambda, &st);
-        const double e = heft_mlcp_measure(hp.p, lambda, NULL).max;
+        int rc;
+        const double e = solve_from_zero(solvers[k], &o, hp.p, &rc, &st);
         cr_log_info("%s: %.3g J, %d backstop runs, %d pivots", solvers[k], e, st.backstops,
                     st.backstop_pivots);
         cr_expect_eq(rc, HEFT_SOLVE_OK, "%s", solvers[k]);
         cr_expect_lt(e, ACCEPT, "%s: %.3g J", solvers[k], e);
         cr_expect_eq(st.answer, HEFT_ANSWER_BACKSTOP, "%s", solvers[k]);
-        free(lambda);
     }
     hard_family_free(&hp);
+}
+
+/* Lemke's paths that spend their budget without an answer hand the solve
+ * to the approach by PGS and the last Newton stage, as a problem too large
+ * for Lemke's method does: with the budget cut to 0.05 N pivots, these
+ * three members (99 to 148 rows) stopped 2.4e-7 to 9.2e-7 J off on
+ * Lemke's failed paths. */
+Test(hard_family, lemke_paths_out_of_budget_go_on_to_the_approach_by_pgs, .timeout = 120) {
+    const int members[] = {4, 7, 11};
+    const char *solvers[] = {"bpp", "bpp-skyline"};
+    for (int m = 0; m < 3; ++m) {
+        hard_problem hp = hard_family_member(members[m], 150);
+        for (int k = 0; k < 2; ++k) {
+            heft_solver_options o = heft_solver_default_options();
+            o.backstop_pivot_budget = 0.05;
+            heft_solver_stats st;
+            int rc;
+            const double e = solve_from_zero(solvers[k], &o, hp.p, &rc, &st);
+            cr_log_info("member %d (%d rows), %s: %.3g J, %d Lemke pivots, %d PGS sweeps",
+                        members[m], hp.p->n, solvers[k], e, st.backstop_pivots, st.pgs_sweeps);
+            cr_expect_neq(rc, HEFT_SOLVE_FAILED);
+            cr_expect_leq(e, 1e-12, "member %d, %s: %.3g J", members[m], solvers[k], e);
+            /* Lemke's method ran, and the approach's rounds after it: more
+             * sweeps than the restart's one run */
+            cr_expect_gt(st.backstop_pivots, 0, "member %d, %s", members[m], solvers[k]);
+            cr_expect_gt(st.pgs_sweeps, 2 * o.bpp_pgs_sweeps, "member %d, %s: %d sweeps",
+                         members[m], solvers[k], st.pgs_sweeps);
+        }
+        hard_family_free(&hp);
+    }
 }
 
 /* Live and peak bytes through Heft's allocation hooks (a header a block

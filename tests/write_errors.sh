@@ -56,6 +56,10 @@ heft-bench)
     ln -s /dev/full "$scratch/full/results.md"
     expect 1 'cannot write .*results.md' -- "$program" --out "$scratch/full" --scenes pendulum \
         --solvers pgs --steps 2 --reps 1
+    # a hard-family member exported onto a full disk
+    ln -s /dev/full "$scratch/full/hard-0.mlcp"
+    expect 1 'cannot write .*hard-0.mlcp' -- "$program" --hard-family --members 1 --rows 60 \
+        --solvers bpp --export "$scratch/full"
     ;;
 bench-collision)
     expect_stdout 1 'cannot write the standard output' -- "$program" 10
