@@ -68,9 +68,16 @@ typedef struct result {
     double error_max;   /* J, largest MLCP error over the run, or -1 (not exposed) */
     int unconverged;    /* steps with an island left unconverged, or -1 (not exposed) */
     int steps;          /* steps run: fewer than asked when the time budget ran out */
-    double reps_ms[32];
+    double settled_ms;  /* mean over the steps after SETTLE_STEPS, median over the
+                           repetitions, or -1 (no such step) */
+    double reps_ms[32], reps_settled_ms[32];
     int reps;
 } result;
+
+/* The steps a scene takes to land or start moving: the mean after them is
+ * the settled cost, which a long run approaches (the pyramids' first steps
+ * cost tens to hundreds of settled ones under a direct solver) */
+#define SETTLE_STEPS 30
 
 static double now_ms(void) {
     struct timespec t;
@@ -152,7 +159,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         e->pose(w, i, &poses[i]);
         memcpy(start[i], poses[i].p, sizeof start[i]);
     }
-    double total = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
+    double total = 0.0, settled = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
     double error_max = e->mlcp_error ? 0.0 : -1.0;
     int unconverged = e->unconverged ? 0 : -1;
     int timed_solver = e->solver_ms != NULL, done = 0;
@@ -161,8 +168,10 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         const int wall = e->threads > 1;
         const double t0 = wall ? now_ms() : peer_cpu_ms();
         e->step(w, h);
-        total +=
+        const double step_ms =
             (wall ? now_ms() : peer_cpu_ms()) - t0 - (e->overhead_ms ? e->overhead_ms(w) : 0.0);
+        total += step_ms;
+        settled += s >= SETTLE_STEPS ? step_ms : 0.0;
         if (timed_solver) {
             const double ms = e->solver_ms(w);
             timed_solver = ms != -1.0; /* -1: not measured (a difference may be below 0) */
@@ -205,6 +214,8 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
     r->ran = done > 0;
     r->steps = done;
     if (r->reps < 32 && done > 0) {
+        r->reps_settled_ms[r->reps] =
+            done > SETTLE_STEPS ? settled / (double)(done - SETTLE_STEPS) : -1.0;
         r->reps_ms[r->reps++] = total / done;
     }
     r->solver_ms = timed_solver && done > 0 ? solver / done : -1.0;
@@ -360,11 +371,15 @@ int main(int argc, char **argv) {
     if (peer_heft_accept > 0.0) {
         fprintf(md, "Heft's backstop_accept: %g J.\n\n", peer_heft_accept);
     }
-    fprintf(md, "| scene | engine | steps | ms/step | x heft pgs | solver ms/step | sweeps | "
-                "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
-                "non-finite steps | MLCP error max J | unconverged steps |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    fprintf(csv, "scene,engine,steps,ms_per_step,solver_ms_per_step,sweeps_per_step,ms_per_sweep,"
+    fprintf(md,
+            "| scene | engine | steps | ms/step | x heft pgs | ms/step after step %d | "
+            "solver ms/step | sweeps | "
+            "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+            "non-finite steps | MLCP error max J | unconverged steps |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            SETTLE_STEPS);
+    fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,solver_ms_per_step,"
+                 "sweeps_per_step,ms_per_sweep,"
                  "rows,ns_per_row_sweep,"
                  "penetration_m,joint_gap_m,drift_m,nonfinite_steps,mlcp_error_max_j,"
                  "unconverged_steps\n");
@@ -375,6 +390,8 @@ int main(int argc, char **argv) {
             if (r->ran) {
                 qsort(r->reps_ms, (size_t)r->reps, sizeof(double), cmp_double);
                 r->step_ms = r->reps_ms[r->reps / 2];
+                qsort(r->reps_settled_ms, (size_t)r->reps, sizeof(double), cmp_double);
+                r->settled_ms = r->reps_settled_ms[r->reps / 2];
                 if (engines[e] == &peer_heft_pgs) {
                     base = r->step_ms;
                 }
@@ -387,7 +404,11 @@ int main(int argc, char **argv) {
             }
             const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
             char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
-                 rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "";
+                 rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "",
+                 settled[32] = "";
+            if (r->settled_ms >= 0.0) {
+                snprintf(settled, sizeof settled, "%.3f", r->settled_ms);
+            }
             if (r->error_max >= 0.0 || isnan(r->error_max)) {
                 snprintf(error, sizeof error, "%.2e", r->error_max);
             }
@@ -413,14 +434,14 @@ int main(int argc, char **argv) {
                 snprintf(gap, sizeof gap, "%.3g", r->gap);
             }
             fprintf(md,
-                    "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g | %d "
-                    "| %s | %s |\n",
-                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, solver,
+                    "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g "
+                    "| %d | %s | %s |\n",
+                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, settled,
+                    solver, sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite,
+                    error, unconverged);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
+                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, settled, solver,
                     sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite, error,
-                    unconverged);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
-                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, solver, sweeps,
-                    per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite, error,
                     unconverged);
         }
     }
