@@ -1107,6 +1107,9 @@ static void backstop_problem(const char *name, const heft_mlcp *p) {
  * time, backstop counts, which answer was kept) and a summary per solver
  * (solved to 1e-10 J, rescued by the backstop, mean and largest time).
  * --export writes each member as DIR/hard-K.mlcp first, for heft-mlcp. */
+/* bytes of an exported member's path */
+#define HARD_PATH_MAX 4096
+
 static int bench_hard_family(int argc, char **argv) {
     int first = 0, members = 40, rows = 1000, restart = 0;
     char solvers[512] = "bpp,bpp-skyline,bpp-pcg,baraff,pgcg";
@@ -1141,6 +1144,14 @@ static int bench_hard_family(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--export") && i + 1 < argc) {
             export_dir = argv[++i];
+            /* DIR/hard-K.mlcp is built in HARD_PATH_MAX bytes */
+            if (strlen(export_dir) + sizeof "/hard-100000.mlcp" > HARD_PATH_MAX) {
+                fprintf(stderr,
+                        "heft-bench: --export wants a directory of at most %zu characters, not "
+                        "%zu\n",
+                        HARD_PATH_MAX - sizeof "/hard-100000.mlcp", strlen(export_dir));
+                return 2;
+            }
         } else {
             fprintf(stderr, "heft-bench: --hard-family: unknown argument '%s'\n", argv[i]);
             return 2;
@@ -1160,7 +1171,7 @@ static int bench_hard_family(int argc, char **argv) {
         hard_problem hp = hard_family_member(k, rows);
         const heft_mlcp *p = hp.p;
         if (export_dir != NULL) {
-            char path[4096];
+            char path[HARD_PATH_MAX];
             snprintf(path, sizeof path, "%s/hard-%d.mlcp", export_dir, k);
             if (heft_mlcp_write_file(path, p, NULL, NULL) != 0) {
                 fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));

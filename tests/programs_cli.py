@@ -108,6 +108,8 @@ if heft_bench:
     refused(heft_bench, ["--hard-family", "--budget", "0"], "--budget",
             "Lemke's pivots per LCP variable")
     refused(heft_bench, ["--hard-family", "--budget", "nan"], "--budget")
+    refused(heft_bench, ["--hard-family", "--export", "d" * 5000], "--export",
+            "at most 4078 characters, not 5000")
 
 for f in failures:
     print("FAIL:", f)

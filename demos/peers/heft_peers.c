@@ -79,6 +79,9 @@ typedef struct result {
  * cost tens to hundreds of settled ones under a direct solver) */
 #define SETTLE_STEPS 30
 
+/* bytes of an output file's path (--out and the file's name) */
+#define PEERS_PATH_MAX 1024
+
 static double now_ms(void) {
     struct timespec t;
     timespec_get(&t, TIME_UTC);
@@ -316,6 +319,13 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--out") && more) {
             out = argv[++i];
+            /* the files' paths are built in PEERS_PATH_MAX bytes */
+            if (strlen(out) + sizeof "/results.csv" > PEERS_PATH_MAX) {
+                fprintf(stderr,
+                        "heft-peers: --out wants a directory of at most %zu characters, not %zu\n",
+                        PEERS_PATH_MAX - sizeof "/results.csv", strlen(out));
+                return 2;
+            }
         } else {
             usage();
             return 2;
@@ -348,7 +358,7 @@ int main(int argc, char **argv) {
         }
     }
     mkdir(out, 0777);
-    char path[1024];
+    char path[PEERS_PATH_MAX];
     snprintf(path, sizeof path, "%s/results.md", out);
     FILE *md = fopen(path, "w");
     snprintf(path, sizeof path, "%s/results.csv", out);
