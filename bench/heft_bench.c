@@ -53,10 +53,17 @@ static int close_output(FILE *f, const char *path) {
 }
 
 /* Opens DIR/SCENE-SUFFIX for writing, its name into path; NULL (reported
- * and counted as lost output) when it cannot be made. */
+ * and counted as lost output) when it cannot be made, or when the name
+ * does not fit in path_size bytes (a cut name would be another file). */
 static FILE *open_output(const char *dir, const char *scene, const char *suffix, char *path,
                          size_t path_size) {
-    snprintf(path, path_size, "%s/%s-%s", dir, scene, suffix);
+    const int len = snprintf(path, path_size, "%s/%s-%s", dir, scene, suffix);
+    if (len < 0 || (size_t)len >= path_size) {
+        fprintf(stderr, "heft-bench: cannot write %s/%s-%s: the path is longer than %zu bytes\n",
+                dir, scene, suffix, path_size - 1);
+        output_failed = 1;
+        return NULL;
+    }
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));

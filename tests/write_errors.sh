@@ -56,6 +56,10 @@ heft-bench)
     ln -s /dev/full "$scratch/full/results.md"
     expect 1 'cannot write .*results.md' -- "$program" --out "$scratch/full" --scenes pendulum \
         --solvers pgs --steps 2 --reps 1
+    # a file name longer than the program's path buffer: refused, not cut
+    long_dir="$scratch/$(printf 'd%.0s' $(seq 1100))"
+    expect 1 'the path is longer than' -- "$program" --backstop --members 1 --rows 20 \
+        --out "$long_dir"
     # a hard-family member exported onto a full disk
     ln -s /dev/full "$scratch/full/hard-0.mlcp"
     expect 1 'cannot write .*hard-0.mlcp' -- "$program" --hard-family --members 1 --rows 60 \
