@@ -346,8 +346,7 @@ int heft_bpp_skyline_coupled_solve(bpp_state *s, const unsigned char *tight, con
             outside += heft_lu_couple(&src, &e, inverse[t], inverse[findex[t]], kappa[t]);
     int rc = 1;
     if (outside == 0) {
-        for (int k = 0; k < e.m; ++k)
-            ws->k_scale[k] = fmax(fabs(ws->lower[s->k_start[k]]), s->A_sky[s->start[s->k_row[k]]]);
+        heft_lu_scales(&src, &e, ws->k_scale);
         stats->factorizations++;
         if (heft_lu_factor(&e, BPP_LU_DEPENDENT) == 0) {
             for (int k = 0; k < e.m; ++k)

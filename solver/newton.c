@@ -347,8 +347,7 @@ static int direction(heft_newton *ws, const heft_mlcp *p, double shift, int *out
     for (int t = 0; t < n; ++t)
         if (kappa[t] != 0.0)
             *outside += heft_lu_couple(&src, &e, inverse[t], inverse[p->findex[t]], kappa[t]);
-    for (int k = 0; k < e.m; ++k)
-        ws->k_scale[k] = fmax(fabs(ws->lower[ws->k_start[k]]), ws->A_sky[ws->start[ws->k_row[k]]]);
+    heft_lu_scales(&src, &e, ws->k_scale);
     /* Levenberg-Marquardt's shift of the free rows' diagonal: along the
      * near-null directions of a singular or ill-conditioned A_FF (redundant
      * contacts, made regular only by their compliance) the unshifted step

@@ -17,6 +17,11 @@ heft_lu_env heft_lu_gather(const heft_lu_source *src, int kept, double *lower, d
     return e;
 }
 
+void heft_lu_scales(const heft_lu_source *src, const heft_lu_env *e, double *scale) {
+    for (int k = 0; k < e->m; ++k)
+        scale[k] = fmax(fabs(e->lower[e->start[k]]), src->A[src->start[src->row[k]]]);
+}
+
 /* M[i][j] += v for kept rows i and j (A's order), in the kept rows'
  * envelope; 0 when (i, j) lies outside A's envelope, which on two kept rows
  * is outside theirs too. */

@@ -45,10 +45,14 @@ typedef struct heft_lu_source {
 
 /* M = A_FF: A's entries on the kept rows (kept of them, src's layout)
  * gathered into lower and upper (each as large as A's envelope), out (kept
- * entries) cleared. The envelope returned reads scale (filled by the caller
- * before the factorization). */
+ * entries) cleared. The envelope returned reads scale (heft_lu_scales
+ * fills it, after the coupling, before the factorization). */
 heft_lu_env heft_lu_gather(const heft_lu_source *src, int kept, double *lower, double *upper,
                            unsigned char *out, const double *scale);
+
+/* The rows' scales for the dependent-row test into scale (the one e reads):
+ * the larger of |M_kk| (the coupling included) and A's diagonal. */
+void heft_lu_scales(const heft_lu_source *src, const heft_lu_env *e, double *scale);
 
 /* Adds kappa times column t of A to column f of M, on the kept rows (t and f
  * in A's order, f kept). Returns the entries that fell outside the envelope

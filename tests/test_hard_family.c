@@ -25,12 +25,18 @@ typedef struct sweep {
     int solved, backstops, backstop_answers;
 } sweep;
 
-/* heft_solve from lambda = 0; returns the answer's error (J), *rc the
- * status. */
-static double solve_from_zero(const char *solver, const heft_solver_options *o, const heft_mlcp *p,
-                              int *rc, heft_solver_stats *st) {
+/* heft_solve from lambda = 0 with the default options but the restart's
+ * sweeps (-1: the default's) and Lemke's pivot budget (0: the default's);
+ * returns the answer's error (J), *rc the status. */
+static double solve_from_zero(const char *solver, const heft_mlcp *p, int pgs_sweeps,
+                              double pivot_budget, int *rc, heft_solver_stats *st) {
+    heft_solver_options o = heft_solver_default_options();
+    if (pgs_sweeps >= 0)
+        o.bpp_pgs_sweeps = pgs_sweeps;
+    if (pivot_budget > 0.0)
+        o.backstop_pivot_budget = pivot_budget;
     double *lambda = calloc((size_t)p->n, sizeof(double));
-    *rc = heft_solve(solver, o, p, lambda, st);
+    *rc = heft_solve(solver, &o, p, lambda, st);
     const double e = heft_mlcp_measure(p, lambda, NULL).max;
     free(lambda);
     return e;
@@ -41,11 +47,9 @@ static sweep solve_subset(const char *solver, int pgs_sweeps, int members) {
     for (int k = 0; k < members; ++k) {
         hard_problem hp = hard_family_member(k, SUBSET_ROWS);
         const int n = hp.p->n;
-        heft_solver_options o = heft_solver_default_options();
-        o.bpp_pgs_sweeps = pgs_sweeps;
         heft_solver_stats st;
         int rc;
-        const double e = solve_from_zero(solver, &o, hp.p, &rc, &st);
+        const double e = solve_from_zero(solver, hp.p, pgs_sweeps, 0.0, &rc, &st);
         if (rc != HEFT_SOLVE_FAILED && e < ACCEPT)
             r.solved++;
         else
@@ -167,11 +171,9 @@ Test(hard_family, a_problem_whose_paths_fail_ends_with_its_joint_rows_eliminated
     cr_assert_gt(equalities, 0, "member 34 has joint rows");
     const char *solvers[] = {"bpp", "bpp-skyline"};
     for (int k = 0; k < 2; ++k) {
-        heft_solver_options o = heft_solver_default_options();
-        o.bpp_pgs_sweeps = 0;
         heft_solver_stats st;
         int rc;
-        const double e = solve_from_zero(solvers[k], &o, hp.p, &rc, &st);
+        const double e = solve_from_zero(solvers[k], hp.p, 0, 0.0, &rc, &st);
         cr_log_info("%s: %.3g J, %d backstop runs, %d pivots", solvers[k], e, st.backstops,
                     st.backstop_pivots);
         cr_expect_eq(rc, HEFT_SOLVE_OK, "%s", solvers[k]);
@@ -189,14 +191,13 @@ Test(hard_family, a_problem_whose_paths_fail_ends_with_its_joint_rows_eliminated
 Test(hard_family, lemke_paths_out_of_budget_go_on_to_the_approach_by_pgs, .timeout = 120) {
     const int members[] = {4, 7, 11};
     const char *solvers[] = {"bpp", "bpp-skyline"};
+    const int restart = heft_solver_default_options().bpp_pgs_sweeps;
     for (int m = 0; m < 3; ++m) {
         hard_problem hp = hard_family_member(members[m], 150);
         for (int k = 0; k < 2; ++k) {
-            heft_solver_options o = heft_solver_default_options();
-            o.backstop_pivot_budget = 0.05;
             heft_solver_stats st;
             int rc;
-            const double e = solve_from_zero(solvers[k], &o, hp.p, &rc, &st);
+            const double e = solve_from_zero(solvers[k], hp.p, -1, 0.05, &rc, &st);
             cr_log_info("member %d (%d rows), %s: %.3g J, %d Lemke pivots, %d PGS sweeps",
                         members[m], hp.p->n, solvers[k], e, st.backstop_pivots, st.pgs_sweeps);
             cr_expect_neq(rc, HEFT_SOLVE_FAILED);
@@ -204,8 +205,8 @@ Test(hard_family, lemke_paths_out_of_budget_go_on_to_the_approach_by_pgs, .timeo
             /* Lemke's method ran, and the approach's rounds after it: more
              * sweeps than the restart's one run */
             cr_expect_gt(st.backstop_pivots, 0, "member %d, %s", members[m], solvers[k]);
-            cr_expect_gt(st.pgs_sweeps, 2 * o.bpp_pgs_sweeps, "member %d, %s: %d sweeps",
-                         members[m], solvers[k], st.pgs_sweeps);
+            cr_expect_gt(st.pgs_sweeps, 2 * restart, "member %d, %s: %d sweeps", members[m],
+                         solvers[k], st.pgs_sweeps);
         }
         hard_family_free(&hp);
     }
