@@ -8,6 +8,8 @@
  * by side in one process; absolute times are reported with the machine. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,16 +54,28 @@ static int close_output(FILE *f, const char *path) {
     return 0;
 }
 
-/* Opens DIR/SCENE-SUFFIX for writing, its name into path; NULL (reported
- * and counted as lost output) when it cannot be made, or when the name
- * does not fit in path_size bytes (a cut name would be another file). */
+/* Puts DIR/SCENE-SUFFIX, or DIR/SUFFIX when scene is NULL (the files of the
+ * whole run), into path; 0, or -1 (reported and counted as lost output) when
+ * the name does not fit in path_size bytes: a cut name would be another file. */
+static int output_path(const char *dir, const char *scene, const char *suffix, char *path,
+                       size_t path_size) {
+    const char *dash = scene ? "-" : "";
+    scene = scene ? scene : "";
+    const int len = snprintf(path, path_size, "%s/%s%s%s", dir, scene, dash, suffix);
+    if (len < 0 || (size_t)len >= path_size) {
+        fprintf(stderr, "heft-bench: cannot write %s/%s%s%s: the path is longer than %zu bytes\n",
+                dir, scene, dash, suffix, path_size - 1);
+        output_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens the file output_path names for writing; NULL (reported and counted
+ * as lost output) when it cannot be made or its name does not fit. */
 static FILE *open_output(const char *dir, const char *scene, const char *suffix, char *path,
                          size_t path_size) {
-    const int len = snprintf(path, path_size, "%s/%s-%s", dir, scene, suffix);
-    if (len < 0 || (size_t)len >= path_size) {
-        fprintf(stderr, "heft-bench: cannot write %s/%s-%s: the path is longer than %zu bytes\n",
-                dir, scene, suffix, path_size - 1);
-        output_failed = 1;
+    if (output_path(dir, scene, suffix, path, path_size) != 0) {
         return NULL;
     }
     FILE *f = fopen(path, "w");
@@ -70,6 +84,75 @@ static FILE *open_output(const char *dir, const char *scene, const char *suffix,
         output_failed = 1;
     }
     return f;
+}
+
+/* A gnuplot command line, on the heap at the length it needs: the commands
+ * embed --out, and one cut at a fixed size is a shell syntax error that
+ * loses the plot without a word. */
+typedef struct plot_command {
+    char *text;
+    size_t len;
+    int failed; /* out of memory: nothing may run */
+} plot_command;
+
+/* Appends printf-style text. */
+static void plot_command_add(plot_command *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void plot_command_add(plot_command *c, const char *fmt, ...) {
+    if (c->failed) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= SIZE_MAX - c->len) {
+        c->failed = 1;
+        return;
+    }
+    char *text = realloc(c->text, c->len + (size_t)n + 1);
+    if (!text) {
+        c->failed = 1;
+        return;
+    }
+    c->text = text;
+    va_start(ap, fmt);
+    vsnprintf(c->text + c->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    c->len += (size_t)n;
+}
+
+/* Starts a plot command, cd DIR and then gnuplot -e "SCRIPT" when there is
+ * a gnuplot: the script follows, closed by "\" 2>/dev/null". DIR goes to
+ * system()'s sh as one single-quoted word, each ' in it as '\'' (the only
+ * character that ends such a word); it reaches no other layer, as gnuplot
+ * is given names relative to DIR, so a --out with an apostrophe plots like
+ * any other. */
+static void plot_command_start(plot_command *c, const char *dir) {
+    /* "--": a directory named "-" or "-x" is a directory, not an option of cd */
+    plot_command_add(c, "cd -- '");
+    for (const char *q; (q = strchr(dir, '\'')) != NULL; dir = q + 1) {
+        plot_command_add(c, "%.*s'\\''", (int)(q - dir), dir);
+    }
+    plot_command_add(c, "%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"", dir);
+}
+
+/* Runs the command that plots DIR/SCENE-SUFFIX and frees it: 1 when it made
+ * the plot, 0 when not (gnuplot missing or failed), -1 when the command could
+ * not be built (reported and counted as lost output). */
+static int plot_command_run(plot_command *c, const char *scene, const char *suffix) {
+    int rc;
+    if (c->failed || !c->text) {
+        fprintf(stderr, "heft-bench: cannot plot %s-%s: out of memory for its gnuplot command\n",
+                scene, suffix);
+        output_failed = 1;
+        rc = -1;
+    } else {
+        rc = system(c->text) == 0;
+    }
+    free(c->text);
+    memset(c, 0, sizeof *c);
+    return rc;
 }
 
 /* ---- recording: deep copies of the islands' problems --------------------- */
@@ -352,23 +435,22 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
     if (close_output(csv, path) != 0) {
         return 0;
     }
-    char plot[256] = "";
-    for (int k = 0; k < np; ++k) {
-        char one[64];
-        snprintf(one, sizeof one, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "",
-                 scene, 3 + 2 * k, 4 + 2 * k);
-        strncat(plot, one, sizeof plot - strlen(plot) - 1);
-    }
-    char cmd[2048];
-    snprintf(
-        cmd, sizeof cmd,
-        "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+    plot_command cmd = {0};
+    plot_command_start(&cmd, bc->out);
+    plot_command_add(
+        &cmd,
+        "set terminal pngcairo "
         "noenhanced size "
         "700,500; set output '%s-imaginary.png'; set datafile separator ','; set key autotitle "
         "columnhead; set xlabel 'imaginary columns, mean over the solve (%% of columns)'; "
-        "set ylabel 'inner PCG iterations'; set logscale y; plot %s\" 2>/dev/null",
-        bc->out, scene, plot);
-    return system(cmd) == 0;
+        "set ylabel 'inner PCG iterations'; set logscale y; plot ",
+        scene);
+    for (int k = 0; k < np; ++k) {
+        plot_command_add(&cmd, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "", scene,
+                         3 + 2 * k, 4 + 2 * k);
+    }
+    plot_command_add(&cmd, "\" 2>/dev/null");
+    return plot_command_run(&cmd, scene, "imaginary.png") == 1;
 }
 
 /* [Ho 2022] Figure 6.4 without the pivoting: PCG on A lambda = b of the largest
@@ -468,18 +550,19 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
                     (double)its[b][2] / count[b]);
         }
     }
-    char cmd[2048];
-    snprintf(
-        cmd, sizeof cmd,
-        "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+    plot_command cmd = {0};
+    plot_command_start(&cmd, bc->out);
+    plot_command_add(
+        &cmd,
+        "set terminal pngcairo "
         "noenhanced size "
         "700,500; set output '%s-imaginary-pcg.png'; set datafile separator ','; set key autotitle "
         "columnhead; set xlabel 'imaginary columns of IC(0) (%% of the columns)'; "
         "set ylabel 'PCG iterations to 1e-8'; set logscale y; plot for [c=5:7] "
         "'%s-imaginary-pcg.csv' "
         "using 4:c with points\" 2>/dev/null",
-        bc->out, scene, scene);
-    if (system(cmd) == 0) {
+        scene, scene);
+    if (plot_command_run(&cmd, scene, "imaginary-pcg.png") == 1) {
         fprintf(md, "\n![%s PCG against imaginary columns](%s-imaginary-pcg.png)\n", scene, scene);
     }
     fputc('\n', md);
@@ -637,15 +720,21 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
         written = close_output(csv, path) == 0;
     }
     /* plot (bench item 4), when gnuplot is there */
-    snprintf(path, sizeof path,
-             "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
-             "noenhanced size "
-             "900,500; set output '%s-steps.png'; set datafile separator ','; set key autotitle "
-             "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set "
-             "logscale y; "
-             "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
-             bc->out, scene, 3 + ns, scene);
-    int plotted = written && system(path) == 0;
+    int plotted = 0;
+    if (written) {
+        plot_command cmd = {0};
+        plot_command_start(&cmd, bc->out);
+        plot_command_add(
+            &cmd,
+            "set terminal pngcairo "
+            "noenhanced size "
+            "900,500; set output '%s-steps.png'; set datafile separator ','; set key autotitle "
+            "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set "
+            "logscale y; "
+            "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
+            scene, 3 + ns, scene);
+        plotted = plot_command_run(&cmd, scene, "steps.png") == 1;
+    }
 
     /* Markdown tables (bench items 1, 2, 3) */
     int with_tight = 0, largest = 0;
@@ -808,8 +897,7 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
     static const double fractions[] = {0.01, 0.02, 0.05, 0.10, 0.15, 0.20, 0.30, 0.50};
     static const int bands[] = {-1, 40};
     char path[1024];
-    snprintf(path, sizeof path, "%s/break-even.csv", bc->out);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = open_output(bc->out, NULL, "break-even.csv", path, sizeof path);
     if (csv) {
         fprintf(csv, "storage,m,tight_fraction,downdate_ms,refactor_ms,ratio,max_difference\n");
     }
@@ -854,20 +942,17 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
         }
         fputc('\n', md);
     }
-    if (!csv) {
-        fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));
-        output_failed = 1;
-        return;
-    }
-    if (close_output(csv, path) != 0) {
+    if (!csv || close_output(csv, path) != 0) {
         return;
     }
     /* plot: ratio against tight fraction, one line per size, both storages */
     for (int b = 0; b < 2; ++b) {
         const char *storage = bands[b] < 0 ? "dense" : "skyline";
-        snprintf(
-            path, sizeof path,
-            "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal pngcairo "
+        plot_command cmd = {0};
+        plot_command_start(&cmd, bc->out);
+        plot_command_add(
+            &cmd,
+            "set terminal pngcairo "
             "noenhanced size "
             "800,450; set output 'break-even-%s.png'; set datafile separator ','; set logscale y; "
             "set xlabel 'tight variables (%%)'; set ylabel 'downdate time / refactor time'; "
@@ -876,8 +961,8 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
             "using (\\$2==m+0 ? 100*\\$3 : 1/0):6 with linespoints title 'm = '.m, 1 with lines dt "
             "2 "
             "title 'break-even'\" 2>/dev/null",
-            bc->out, storage, storage, storage);
-        if (system(path) == 0) {
+            storage, storage, storage);
+        if (plot_command_run(&cmd, "break-even", storage) == 1) {
             fprintf(md, "![%s break-even](break-even-%s.png)\n\n", storage, storage);
         }
     }
@@ -1274,24 +1359,28 @@ static int bench_backstop(int argc, char **argv) {
         if (close_output(csv, path) != 0)
             return 1;
         /* time against error, one point per problem and variant */
-        char plot[1400] = "";
+        plot_command cmd = {0};
+        plot_command_start(&cmd, out);
+        plot_command_add(
+            &cmd, "set terminal "
+                  "pngcairo noenhanced size 900,600; set output 'backstop-variants.png'; set "
+                  "datafile separator ','; set logscale xy; set format y '%%.0e'; set xlabel "
+                  "'time per solve (ms)'; set ylabel 'error of the answer (J; 1e-300: exact)'; "
+                  "set key outside right; plot ");
+        /* inside the shell's double quotes: the columns' $ escaped, the titles
+         * (some with an apostrophe) in gnuplot's double quotes */
         for (int v = 0; v < BACKSTOP_VARIANTS; ++v) {
-            char one[160];
-            snprintf(one, sizeof one,
-                     "%s'backstop-variants.csv' using ($7 == %d ? $4 : 1/0):5 with points "
-                     "title '%s'",
-                     v ? ", " : "", v, backstop_variants[v]);
-            strncat(plot, one, sizeof plot - strlen(plot) - 1);
+            plot_command_add(
+                &cmd,
+                "%s'backstop-variants.csv' using (\\$7 == %d ? \\$4 : 1/0):5 with points "
+                "title \\\"%s\\\"",
+                v ? ", " : "", v, backstop_variants[v]);
         }
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd,
-                 "cd '%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"set terminal "
-                 "pngcairo noenhanced size 900,600; set output 'backstop-variants.png'; set "
-                 "datafile separator ','; set logscale xy; set format y '%%.0e'; set xlabel "
-                 "'time per solve (ms)'; set ylabel 'error of the answer (J; 1e-300: exact)'; "
-                 "set key outside right; plot %s\" 2>/dev/null",
-                 out, plot);
-        if (system(cmd) != 0)
+        plot_command_add(&cmd, "\" 2>/dev/null");
+        const int plotted = plot_command_run(&cmd, "backstop", "variants.png");
+        if (plotted < 0)
+            return 1;
+        if (plotted == 0)
             fprintf(stderr, "heft-bench: no plot (gnuplot missing or failed)\n");
     }
     return 0;
@@ -1567,12 +1656,16 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    /* before the directory is made: a run that cannot write its results
+     * leaves nothing behind */
+    char path[1024];
+    if (output_path(bc.out, NULL, "results.md", path, sizeof path) != 0) {
+        return 1;
+    }
     if (mkdir(bc.out, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "heft-bench: cannot create %s: %s\n", bc.out, strerror(errno));
         return 2;
     }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/results.md", bc.out);
     FILE *md = fopen(path, "w");
     if (!md) {
         fprintf(stderr, "heft-bench: cannot write %s: %s\n", path, strerror(errno));

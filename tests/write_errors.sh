@@ -34,6 +34,19 @@ expect_stdout() {
     echo "ok: $* > /dev/full -> $err"
 }
 
+# deep_path BASE LENGTH: a path of LENGTH characters under BASE, in parts of
+# 1 to 202 (a file name has at most 255 bytes; printf with no argument left
+# for an empty part would still print one)
+deep_path() {
+    local path=$1 want=$2
+    while [ $((${#path} + 203)) -le "$want" ]; do
+        path="$path/$(printf 'd%.0s' $(seq 200))"
+    done
+    path="$path/$(printf 'e%.0s' $(seq $((want - ${#path} - 1))))"
+    [ ${#path} -eq "$want" ] || fail "a path of ${#path} characters, not $want"
+    printf '%s\n' "$path"
+}
+
 case $kind in
 heft-run)
     expect 1 'cannot write /dev/full' -- "$program" --steps 10 --csv /dev/full
@@ -60,6 +73,68 @@ heft-bench)
     long_dir="$scratch/$(printf 'd%.0s' $(seq 1100))"
     expect 1 'the path is longer than' -- "$program" --backstop --members 1 --rows 20 \
         --out "$long_dir"
+    # a directory of 990 characters: its files fit the path buffers and their
+    # gnuplot commands, longer still, are not cut (a cut one plotted nothing,
+    # without a word). Without gnuplot a stand-in writes the file named by
+    # "set output", so a command that reaches it whole still makes a plot.
+    long_out="$scratch/long-out"
+    rm -rf "$long_out"
+    long_out=$(deep_path "$long_out" 990)
+    mkdir -p "$long_out"
+    plot_path=$PATH
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        mkdir -p "$scratch/long-out/bin"
+        cat >"$scratch/long-out/bin/gnuplot" <<'EOF'
+#!/bin/sh
+[ "$1" = -e ] && out=$(printf '%s\n' "$2" | sed -n "s/.*set output '\([^']*\)'.*/\1/p") &&
+    [ -n "$out" ] && echo "plotted by a stand-in for gnuplot" >"$out"
+EOF
+        chmod +x "$scratch/long-out/bin/gnuplot"
+        plot_path="$scratch/long-out/bin:$PATH"
+    fi
+    err=$(PATH=$plot_path "$program" --out "$long_out" --scenes pendulum --solvers pgs \
+        --steps 2 --reps 1 2>&1 >/dev/null) || fail "a scene run into a long --out: $err"
+    for png in pendulum-steps.png break-even-dense.png break-even-skyline.png; do
+        [ -s "$long_out/$png" ] || fail "no $png in a long --out"
+        grep -q "($png)" "$long_out/results.md" || fail "results.md of a long --out misses $png"
+    done
+    err=$(PATH=$plot_path "$program" --backstop --members 1 --rows 20 --out "$long_out" \
+        2>&1 >/dev/null) || fail "--backstop into a long --out: $err"
+    [ -s "$long_out/backstop-variants.png" ] || fail "no backstop-variants.png in a long --out"
+    echo "ok: plots of a --out of 990 characters"
+    # results.md's path one byte over the buffer (1,013 + "/results.md"):
+    # refused before anything is made, not written under a cut name
+    rm -rf "$scratch/over"
+    mkdir -p "$scratch/over"
+    over=$(deep_path "$scratch/over" 1013)
+    mkdir -p "${over%/*}"
+    expect 1 'cannot write .*/results.md: the path is longer than 1023 bytes' -- "$program" \
+        --out "$over" --scenes pendulum --solvers pgs --steps 2 --reps 1
+    [ -z "$(ls -A "${over%/*}")" ] ||
+        fail "a --out too long for results.md made $(ls -A "${over%/*}")"
+    # results.md fits, break-even.csv (4 bytes longer) does not: refused, the
+    # tables still written, and no break-even.c beside them
+    over=$(deep_path "$scratch/over" 1010)
+    mkdir -p "$over"
+    expect 1 'cannot write .*/break-even.csv: the path is longer than 1023 bytes' -- \
+        "$program" --out "$over" --scenes pendulum --solvers pgs --steps 2 --reps 1
+    [ "$(ls -A "$over")" = results.md ] ||
+        fail "a --out too long for break-even.csv holds $(ls -A "$over")"
+    # a --out with an apostrophe (and the shell's other quotes): the plots'
+    # "cd" gets it as one word, so the plots are made
+    quoted="$scratch/it's \"quoted\" \$HOME \`false\`"
+    rm -rf "$quoted"
+    mkdir -p "$quoted"
+    err=$(PATH=$plot_path "$program" --out "$quoted" --scenes pendulum --solvers pgs \
+        --steps 2 --reps 1 2>&1 >/dev/null) || fail "a scene run into $quoted: $err"
+    for png in pendulum-steps.png break-even-dense.png break-even-skyline.png; do
+        [ -s "$quoted/$png" ] || fail "no $png in $quoted"
+        grep -q "($png)" "$quoted/results.md" || fail "results.md in $quoted misses $png"
+    done
+    err=$(PATH=$plot_path "$program" --backstop --members 1 --rows 20 --out "$quoted" \
+        2>&1 >/dev/null) || fail "--backstop into $quoted: $err"
+    [ -s "$quoted/backstop-variants.png" ] || fail "no backstop-variants.png in $quoted"
+    echo "ok: plots of a --out with quotes in it"
     # a hard-family member exported onto a full disk
     ln -s /dev/full "$scratch/full/hard-0.mlcp"
     expect 1 'cannot write .*hard-0.mlcp' -- "$program" --hard-family --members 1 --rows 60 \
