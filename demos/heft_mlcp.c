@@ -320,6 +320,8 @@ static int cmd_solve(const command_line *c) {
         fprintf(f, "%d", st.updates);
         json_key(f, "body_factorizations", &first);
         fprintf(f, "%d", st.body_factorizations);
+        json_key(f, "envelope", &first);
+        fprintf(f, "%d", st.envelope);
         if (st.delegate != NULL) {
             json_key(f, "delegate", &first);
             json_string(f, st.delegate);

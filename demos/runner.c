@@ -288,6 +288,7 @@ int run_scenario(const run_config *cfg, run_result *r) {
         r->mlcp_error_max = st->error_max > r->mlcp_error_max ? st->error_max : r->mlcp_error_max;
         r->islands_max = st->islands > r->islands_max ? st->islands : r->islands_max;
         r->rows_max = st->rows_max > r->rows_max ? st->rows_max : r->rows_max;
+        r->envelope_max = st->envelope_max > r->envelope_max ? st->envelope_max : r->envelope_max;
         r->fallbacks += st->fallbacks;
         r->not_converged += st->not_converged;
         r->nonfinite_rejected += st->nonfinite_rejected;
@@ -475,8 +476,8 @@ void run_write_json(FILE *f, const run_result *r) {
     fputs(r->check_count ? "\n  ],\n" : "],\n", f);
     fprintf(f,
             "  \"scene\": {\"bodies\": %d, \"rows_max\": %d, \"largest_island_rows\": %d, "
-            "\"islands_max\": %d, \"mass_ratio\": ",
-            r->bodies, r->rows_total_max, r->rows_max, r->islands_max);
+            "\"envelope_max\": %d, \"islands_max\": %d, \"mass_ratio\": ",
+            r->bodies, r->rows_total_max, r->rows_max, r->envelope_max, r->islands_max);
     json_number(f, r->mass_ratio);
     fprintf(f, ", \"out_of_bounds_steps\": %d, \"nonfinite_steps\": %d, \"first_violation\": ",
             r->out_of_bounds_steps, r->nonfinite_steps);

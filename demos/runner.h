@@ -58,6 +58,7 @@ typedef struct run_result {
     double iterations_mean;
     double mlcp_error_max;
     int islands_max, rows_max;
+    int envelope_max;   /* heft_step_stats.envelope_max, largest over the steps */
     int rows_total_max; /* rows over all islands, largest over the steps */
     int bodies;         /* dynamic bodies */
     double mass_ratio;  /* heaviest over lightest dynamic body */

@@ -42,8 +42,8 @@ island_slot *island_slots_claim(heft_world *w, island_slots *set, int64_t key) {
     }
     /* sized ahead for the island the world was reserved for, so that its
      * growth to that size allocates nothing */
-    if (w->reserved_rows > 0 && w->solver->reserve != NULL &&
-        !w->solver->reserve(state, w->reserved_rows, w->reserved_bodies)) {
+    const heft_solver_capacity c = {w->reserved_rows, w->reserved_bodies, w->reserved_envelope};
+    if (w->reserved_rows > 0 && w->solver->reserve != NULL && !w->solver->reserve(state, &c)) {
         w->solver->destroy(state);
         return NULL;
     }

@@ -1081,6 +1081,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->downdates += s->downdates;
         st->updates += s->updates;
         st->body_factorizations += s->body_factorizations;
+        st->envelope_max = s->envelope > st->envelope_max ? s->envelope : st->envelope_max;
         ++*answer_count(st, s->answer);
         st->not_converged += !s->converged;
         st->error_max = s->error_max > st->error_max ? s->error_max : st->error_max;
@@ -1158,6 +1159,7 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->downdates += s->downdates;
     t->updates += s->updates;
     t->body_factorizations += s->body_factorizations;
+    t->envelope_max = s->envelope_max > t->envelope_max ? s->envelope_max : t->envelope_max;
     t->answers_solver += s->answers_solver;
     t->answers_backstop += s->answers_backstop;
     t->answers_pgs += s->answers_pgs;

@@ -110,7 +110,7 @@ struct heft_world {
     int rescue_rows, rescue_bodies;
     /* rows and bodies of the largest island reserved ahead
      * (heft_world_capacity.rows): each new island state is sized for them */
-    int reserved_rows, reserved_bodies;
+    int reserved_rows, reserved_bodies, reserved_envelope;
 
     arena scratch;
     double time;

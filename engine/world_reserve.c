@@ -100,7 +100,9 @@ static size_t scratch_bytes(int rows, int bodies, int joints, int contacts) {
  * state, present and to come, sized for an island of rows rows on the
  * reserved bodies (or the world's). */
 static int reserve_rows(heft_world *w, const heft_world_capacity *c) {
-    const int rows = c->rows;
+    w->reserved_envelope = c->envelope > w->reserved_envelope ? c->envelope : w->reserved_envelope;
+    /* an envelope alone widens the rows reserved before */
+    const int rows = c->rows > 0 ? c->rows : (c->envelope > 0 ? w->reserved_rows : 0);
     if (rows == 0) {
         return 1;
     }
@@ -124,11 +126,11 @@ static int reserve_rows(heft_world *w, const heft_world_capacity *c) {
     if (w->solver->reserve == NULL) {
         return 1;
     }
+    const heft_solver_capacity sc = {w->reserved_rows, w->reserved_bodies, w->reserved_envelope};
     island_slots *sets[2] = {&w->velocity_slots, &w->position_slots};
     for (int k = 0; k < 2; ++k) {
         for (int i = 0; i < sets[k]->count; ++i) {
-            if (!w->solver->reserve(sets[k]->items[i].state, w->reserved_rows,
-                                    w->reserved_bodies)) {
+            if (!w->solver->reserve(sets[k]->items[i].state, &sc)) {
                 return 0;
             }
         }
@@ -156,15 +158,17 @@ heft_result heft_world_reserve(heft_world *w, const heft_world_capacity *c) {
     }
     if (!count_ok("bodies", c->bodies) || !count_ok("shapes", c->shapes) ||
         !count_ok("joints", c->joints) || !count_ok("contacts", c->contacts) ||
-        !count_ok("pairs", c->pairs) || !count_ok("rows", c->rows)) {
+        !count_ok("pairs", c->pairs) || !count_ok("rows", c->rows) ||
+        !count_ok("envelope", c->envelope)) {
         return HEFT_ERROR_INVALID_ARGUMENT;
     }
     if (!reserve_bodies(w, c->bodies) || !reserve_shapes(w, c->shapes) ||
         !reserve_joints(w, c->joints) || !reserve_contacts(w, c->contacts) ||
         !reserve_pairs(w, c->pairs) || !reserve_rows(w, c)) {
         heft_set_error("heft_world_reserve: out of memory (bodies %d, shapes %d, joints %d, "
-                       "contacts %d, pairs %d, rows %d)",
-                       c->bodies, c->shapes, c->joints, c->contacts, c->pairs, c->rows);
+                       "contacts %d, pairs %d, rows %d, envelope %d)",
+                       c->bodies, c->shapes, c->joints, c->contacts, c->pairs, c->rows,
+                       c->envelope);
         return HEFT_ERROR_OUT_OF_MEMORY;
     }
     return HEFT_OK;

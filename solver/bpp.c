@@ -278,6 +278,10 @@ static int imin(int a, int b) {
     return a < b ? a : b;
 }
 
+static int imax(int a, int b) {
+    return a > b ? a : b;
+}
+
 /* ---- the backend -------------------------------------------------------------------- */
 
 static int backend_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
@@ -932,9 +936,11 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
     return best_error <= tau;
 }
 
-static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
-    const size_t un = (size_t)p->n;
-    const size_t nb = p->rows != NULL && p->nbodies > 0 ? (size_t)p->nbodies : 0;
+/* The pivoting's workspaces for n rows on nbodies bodies (structured: the
+ * rows given as Jacobians, which PGS's restart reads through). */
+static int reserve_workspace_size(bpp_state *s, int n, int nbodies, int structured) {
+    const size_t un = (size_t)n;
+    const size_t nb = structured && nbodies > 0 ? (size_t)nbodies : 0;
     return HEFT_RESERVE(s->set, s->set_cap, un) && HEFT_RESERVE(s->next_set, s->next_set_cap, un) &&
            HEFT_RESERVE(s->best_set, s->best_set_cap, un) &&
            HEFT_RESERVE(s->tight, s->tight_cap, un) &&
@@ -951,8 +957,27 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
            HEFT_RESERVE(s->fz_x, s->fz_x_cap, un) && HEFT_RESERVE(s->fz_ax, s->fz_ax_cap, un) &&
            HEFT_RESERVE(s->fz_d, s->fz_d_cap, un) && HEFT_RESERVE(s->fz_t, s->fz_t_cap, un) &&
            HEFT_RESERVE(s->fz_best, s->fz_best_cap, un) &&
-           HEFT_RESERVE(s->pgs_lambda, s->pgs_lambda_cap, un) && heft_pgs_reserve(s->pgs, p) &&
+           HEFT_RESERVE(s->pgs_lambda, s->pgs_lambda_cap, un) &&
+           heft_pgs_reserve_size(s->pgs, n, nbodies, structured) &&
            HEFT_RESERVE(s->measure_work, s->measure_cap, un + 6 * nb);
+}
+
+static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
+    return reserve_workspace_size(s, p->n, p->nbodies, p->rows != NULL);
+}
+
+/* heft_solver_vtable.reserve of bpp-skyline: the pivoting's workspaces, the
+ * skyline's and the Newton stage's, for the engine's structured islands.
+ * Lemke's method (n^2 numbers) and the last stage are left to their first
+ * use: islands reach them rarely, and held ahead they would cost more
+ * memory than every other workspace together. */
+static int bpp_skyline_reserve(void *state, const heft_solver_capacity *c) {
+    bpp_state *s = state;
+    if (s == NULL || c == NULL || c->rows < 0 || c->bodies < 0 || c->envelope < 0)
+        return 0;
+    return reserve_workspace_size(s, c->rows, c->bodies, 1) &&
+           heft_bpp_skyline_reserve(s, c->rows, c->bodies, c->envelope) &&
+           heft_newton_reserve(&s->newton, c->rows, c->bodies, c->envelope);
 }
 
 /* Index sets read off the warm start: a variable at one of its bounds (the
@@ -1287,6 +1312,7 @@ static int polish_near_miss(void *user, const heft_mlcp *p, double *answer, doub
     c->stats->backstops++;
     c->stats->backstop_pivots += r.steps;
     c->stats->newton_steps += r.steps;
+    c->stats->envelope = imax(c->stats->envelope, r.envelope);
     if (r.status == HEFT_NEWTON_FAILED || !(r.error_max < before))
         return 0;
     memcpy(answer, s->fz_x, sizeof(double) * (size_t)p->n);
@@ -1388,6 +1414,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
             budget -= r.steps > 0 ? r.steps : 1;
             stats->backstop_pivots += r.steps;
             stats->newton_steps += r.steps;
+            stats->envelope = imax(stats->envelope, r.envelope);
             if (r.status == HEFT_NEWTON_STALLED)
                 newton_run_keep(s, n, s->fz_t, s->fz_d, tau, &r);
         }
@@ -2078,6 +2105,6 @@ const heft_solver_vtable heft_bpp_skyline_solver = {
     1,
     heft_bpp_save_state,
     heft_bpp_restore_state,
-    1,    /* heft_bpp_answer measures the answer */
-    NULL, /* reserve: workspaces sized at the first solve of each size */
+    1, /* heft_bpp_answer measures the answer */
+    bpp_skyline_reserve,
 };

@@ -347,6 +347,11 @@ int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, doub
  * -1 when out of memory. */
 int heft_bpp_dense_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
 int heft_bpp_skyline_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats);
+/* Sizes the skyline's arrays for islands of up to rows rows on bodies
+ * bodies whose envelope arrays hold at most envelope numbers
+ * (heft_ordering_room; 0: those are sized at their first use). Returns 0
+ * when memory runs out. */
+int heft_bpp_skyline_reserve(bpp_state *s, int rows, int bodies, int envelope);
 
 /* y = A x */
 void heft_bpp_dense_multiply(const bpp_state *s, int n, const double *x, double *y);

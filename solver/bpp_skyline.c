@@ -128,11 +128,34 @@ static int row_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stat
         return -1;
     for (int k = 0; k < n; ++k)
         s->diag[s->ordering.perm[k]] = s->A_sky[s->start[k]];
+    if (heft_ordering_room(&s->ordering) > stats->envelope)
+        stats->envelope = heft_ordering_room(&s->ordering);
     s->factored_valid = 0;
     s->L0_valid = 0;
     s->dirty_from = 0;
     stats->time_assembly_ms += heft_time_ms() - start;
     return 0;
+}
+
+int heft_bpp_skyline_reserve(bpp_state *s, int rows, int bodies, int envelope) {
+    if (rows <= 0)
+        return 1;
+    const size_t un = (size_t)rows, room = envelope > 0 ? (size_t)envelope : 0;
+    return heft_ordering_reserve(&s->ordering, rows, bodies, envelope) &&
+           heft_envelope_work_reserve(&s->env, rows, bodies) &&
+           HEFT_RESERVE(s->start, s->start_cap, un + 1) &&
+           HEFT_RESERVE(s->downdate_cost, s->downdate_cost_cap, un + 1) &&
+           HEFT_RESERVE(s->block_end, s->block_end_cap, un) &&
+           HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) &&
+           HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) &&
+           HEFT_RESERVE(s->px, s->px_cap, un) && HEFT_RESERVE(s->py, s->py_cap, un) &&
+           HEFT_RESERVE(s->sigma, s->sigma_cap, un) && HEFT_RESERVE(s->k_row, s->k_row_cap, un) &&
+           HEFT_RESERVE(s->k_prev, s->k_prev_cap, un) &&
+           HEFT_RESERVE(s->k_last, s->k_last_cap, un) &&
+           HEFT_RESERVE(s->k_start, s->k_start_cap, un + 1) &&
+           (room == 0 || (HEFT_RESERVE(s->A_sky, s->A_sky_cap, room) &&
+                          HEFT_RESERVE(s->L0_sky, s->L0_sky_cap, room) &&
+                          HEFT_RESERVE(s->L_sky, s->L_sky_cap, room)));
 }
 
 /* Body space first (bpp_body.c), where the island has more rows than body

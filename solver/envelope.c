@@ -167,6 +167,17 @@ int heft_envelope_assemble(const heft_mlcp *p, const heft_ordering *o, const siz
     return assemble_structured(p, o, start, values, w);
 }
 
+int heft_envelope_work_reserve(heft_envelope_work *w, int rows, int bodies) {
+    if (rows <= 0)
+        return 1;
+    const size_t un = (size_t)rows, cap = 2 * un + 2;
+    return HEFT_RESERVE(w->body_start, w->body_start_cap, (size_t)(bodies > 0 ? bodies : 0) + 1) &&
+           HEFT_RESERVE(w->body_entries, w->body_entries_cap, 2 * un + 1) &&
+           HEFT_RESERVE(w->jacobian, w->jacobian_cap, 6 * cap) &&
+           HEFT_RESERVE(w->response, w->response_cap, 6 * cap) &&
+           HEFT_RESERVE(w->entry_row, w->entry_row_cap, cap);
+}
+
 void heft_envelope_work_release(heft_envelope_work *w) {
     heft_free(w->jacobian);
     heft_free(w->response);

@@ -33,6 +33,11 @@ typedef struct heft_envelope_work {
 int heft_envelope_assemble(const heft_mlcp *p, const heft_ordering *o, const size_t *start,
                            double *values, heft_envelope_work *w);
 
+/* Sizes w for problems of up to rows rows on bodies bodies (a body's
+ * entries are at most 2 rows), so that assembling them allocates nothing.
+ * Returns 0 when memory runs out. */
+int heft_envelope_work_reserve(heft_envelope_work *w, int rows, int bodies);
+
 void heft_envelope_work_release(heft_envelope_work *w);
 
 #endif

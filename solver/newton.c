@@ -127,6 +127,36 @@ static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
     return 0;
 }
 
+/* The arrays of n entries each (prepare, prepare_rows). */
+static int reserve_rows(heft_newton *ws, size_t un) {
+    return HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) &&
+           HEFT_RESERVE(ws->trial, ws->trial_cap, un) && HEFT_RESERVE(ws->w, ws->w_cap, un) &&
+           HEFT_RESERVE(ws->wt, ws->wt_cap, un) && HEFT_RESERVE(ws->dir, ws->dir_cap, un) &&
+           HEFT_RESERVE(ws->g, ws->g_cap, un) && HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) &&
+           HEFT_RESERVE(ws->diag, ws->diag_cap, un) && HEFT_RESERVE(ws->best, ws->best_cap, un) &&
+           HEFT_RESERVE(ws->set, ws->set_cap, un) &&
+           HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) &&
+           HEFT_RESERVE(ws->px, ws->px_cap, un) && HEFT_RESERVE(ws->py, ws->py_cap, un) &&
+           HEFT_RESERVE(ws->out, ws->out_cap, un) && HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) &&
+           HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) &&
+           HEFT_RESERVE(ws->k_last, ws->k_last_cap, un) &&
+           HEFT_RESERVE(ws->k_start, ws->k_start_cap, un + 1) &&
+           HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) &&
+           HEFT_RESERVE(ws->k_out, ws->k_out_cap, un) &&
+           HEFT_RESERVE(ws->start, ws->start_cap, un + 1);
+}
+
+int heft_newton_reserve(heft_newton *ws, int rows, int bodies, int envelope) {
+    if (rows <= 0)
+        return 1;
+    const size_t un = (size_t)rows, room = envelope > 0 ? (size_t)envelope : 0;
+    return reserve_rows(ws, un) && heft_ordering_reserve(&ws->ordering, rows, bodies, envelope) &&
+           heft_envelope_work_reserve(&ws->env, rows, bodies) &&
+           (room == 0 || (HEFT_RESERVE(ws->A_sky, ws->A_sky_cap, room) &&
+                          HEFT_RESERVE(ws->lower, ws->lower_cap, room) &&
+                          HEFT_RESERVE(ws->upper, ws->upper_cap, room)));
+}
+
 /* Body space when the island allows it (body_space.h), else the rows. */
 static int prepare(heft_newton *ws, const heft_mlcp *p) {
     const int n = p->n;
@@ -446,6 +476,7 @@ void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start,
     result->error_max = INFINITY;
     if (n <= 0 || prepare(ws, p) != 0)
         return;
+    result->envelope = ws->body_active ? 0 : heft_ordering_room(&ws->ordering);
     for (int i = 0; i < n; ++i)
         ws->lambda[i] = isfinite(start[i]) ? start[i] : 0.0;
     clamp_into_boxes(p, ws->lambda);

@@ -39,6 +39,8 @@ typedef struct heft_newton_result {
     int outside;       /* coupling entries dropped for lying outside A's envelope (a
                           dense A with an exact zero where the structure has none) */
     int held_rounds;   /* steps solved again after holding rows that left their boxes */
+    int envelope;      /* numbers in each envelope array (heft_ordering_room), 0 in body
+                          space */
     double error_max;  /* J, heft_mlcp_measure of the answer (INFINITY when none) */
 } heft_newton_result;
 
@@ -79,6 +81,12 @@ typedef struct heft_newton {
 void heft_newton_solve(heft_newton *ws, const heft_mlcp *p, const double *start, double tau,
                        int max_steps, double *answer, double *measure_work,
                        heft_newton_result *result);
+
+/* Sizes ws for problems of up to rows rows on bodies bodies whose
+ * envelope arrays hold at most envelope numbers (heft_ordering_room; 0:
+ * those are sized at their first use), so that solving them in the rows
+ * allocates nothing. Returns 0 when memory runs out. */
+int heft_newton_reserve(heft_newton *ws, int rows, int bodies, int envelope);
 
 void heft_newton_release(heft_newton *ws);
 

@@ -184,7 +184,21 @@ static void finish(heft_ordering *o, int n) {
     for (int k = 0; k < n; ++k)
         o->inverse[o->perm[k]] = k;
     o->envelope = heft_envelope(n, o->xadj, o->adj, o->inverse, o->last);
+    o->tallest = 0;
+    for (int k = 0; k < n; ++k)
+        o->tallest = o->last[k] - k + 1 > o->tallest ? o->last[k] - k + 1 : o->tallest;
     o->n = n;
+}
+
+int heft_ordering_reserve(heft_ordering *o, int rows, int bodies, int envelope) {
+    if (rows <= 0)
+        return 1;
+    const size_t un = (size_t)rows, edges = envelope > 0 ? 2 * (size_t)envelope : 0;
+    return reserve_nodes(o, rows) &&
+           HEFT_RESERVE(o->body_start, o->body_start_cap, (size_t)(bodies > 0 ? bodies : 0) + 1) &&
+           HEFT_RESERVE(o->body_rows, o->body_rows_cap, 2 * un) &&
+           HEFT_RESERVE(o->pairs, o->pairs_cap, 2 * un) &&
+           (edges == 0 || HEFT_RESERVE(o->adj, o->adj_cap, edges));
 }
 
 int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p) {

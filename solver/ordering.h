@@ -13,6 +13,7 @@
 #ifndef HEFT_ORDERING_H
 #define HEFT_ORDERING_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,7 @@ typedef struct heft_ordering {
     int *inverse;    /* inverse[old] = new position */
     int *last;       /* the skyline s of A in the new order (skyline.h) */
     size_t envelope; /* stored entries: sum_k (last[k] - k + 1) */
+    int tallest;     /* the tallest column: max_k (last[k] - k + 1), 0 when n is 0 */
     /* what the ordering was computed from: a dense A's pattern (key), or the
      * structured form's body pair of every row (pairs, 2 n, the static world
      * as -1) and its body count */
@@ -59,6 +61,20 @@ int heft_ordering_from_structure(heft_ordering *o, const heft_mlcp *p);
 
 /* The same from the nonzero pattern of a dense symmetric A (n x n). */
 int heft_ordering_from_dense(heft_ordering *o, int n, const double *A);
+
+/* The numbers an envelope array laid out by o holds once grown
+ * (heft_skyline_room): its rows times its tallest column, at most INT_MAX. */
+static inline int heft_ordering_room(const heft_ordering *o) {
+    const size_t room = (size_t)o->n * (size_t)o->tallest;
+    return room < (size_t)INT_MAX ? (int)room : INT_MAX;
+}
+
+/* Sizes o's arrays for a problem of up to rows rows on bodies bodies whose
+ * room (heft_ordering_room) is at most envelope, so that computing its
+ * ordering allocates nothing: every edge of the graph lies in the envelope
+ * below the diagonal, so the graph holds at most 2 envelope entries.
+ * Returns 0 when memory runs out. */
+int heft_ordering_reserve(heft_ordering *o, int rows, int bodies, int envelope);
 
 void heft_ordering_release(heft_ordering *o);
 

@@ -765,6 +765,8 @@ static int newton_from_seen(const heft_mlcp *p, pgcg_state *s, int have_best, in
         stats->backstops++;
         stats->backstop_pivots += r.steps;
         stats->newton_steps += r.steps;
+        if (r.envelope > stats->envelope)
+            stats->envelope = r.envelope;
         left -= r.steps > 0 ? r.steps : 1;
         if (r.status != HEFT_NEWTON_FAILED && r.error_max < s->newton_error) {
             s->newton_error = r.error_max;

@@ -1075,10 +1075,12 @@ static int pgs_restore_state(void *state, const void *buffer, size_t size);
  * need, the light bodies' blocks at their largest included: a block per
  * body at most, each of at most PGS_BLOCK_MAX rows, a row in at most two
  * blocks (a joint between two light bodies). */
-static int pgs_reserve(void *state, int rows, int bodies) {
+static int pgs_reserve(void *state, const heft_solver_capacity *c) {
     pgs_state *s = state;
-    if (s == NULL || rows < 0 || bodies < 0 || !heft_pgs_reserve_size(state, rows, bodies, 1))
+    if (s == NULL || c == NULL || c->rows < 0 || c->bodies < 0 ||
+        !heft_pgs_reserve_size(state, c->rows, c->bodies, 1))
         return 0;
+    const int rows = c->rows, bodies = c->bodies;
     if (!(s->options.pgs_light_ratio > 0.0))
         return 1;
     const size_t n = 2 * (size_t)rows, nb = (size_t)bodies;

@@ -531,10 +531,10 @@ static void two_workers_finish(void *handle, void *user) {
     (void)user;
 }
 
-static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *sum,
-                                      int *rows_first, int *rows_max) {
+static long falling_chain_run(const char *solver, int reserve_rows, int envelope, int workers,
+                              heft_vec3 *sum, int *rows_first, int *rows_max, int *envelope_max) {
     heft_world_def wd = heft_default_world_def();
-    wd.solver = "pgs";
+    wd.solver = solver;
     heft_world *w = heft_world_create(&wd);
     cr_assert_not_null(w, "%s", heft_last_error());
     if (workers)
@@ -547,7 +547,8 @@ static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *
     c.joints = FALL_LINKS;
     c.contacts = 4 * FALL_LINKS;
     c.pairs = FALL_LINKS * (FALL_LINKS + 1) / 2;
-    c.rows = reserve_rows ? 3 * c.joints + 3 * c.contacts : 0;
+    c.rows = reserve_rows;
+    c.envelope = envelope;
     cr_assert_eq(heft_world_reserve(w, &c), HEFT_OK, "%s", heft_last_error());
     scenario_add_ground(w);
     const heft_vec3 pivot = heft_v3(0.0, 0.0, 2.0);
@@ -576,11 +577,13 @@ static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *
     counting_allocator_install();
     cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
     *rows_first = *rows_max = heft_world_stats(w)->rows_max;
+    *envelope_max = heft_world_stats(w)->envelope_max;
     counting_allocator_calls = 0;
     for (int i = 1; i < 300; ++i) {
         cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
-        const int r = heft_world_stats(w)->rows_max;
-        *rows_max = r > *rows_max ? r : *rows_max;
+        const heft_step_stats *st = heft_world_stats(w);
+        *rows_max = st->rows_max > *rows_max ? st->rows_max : *rows_max;
+        *envelope_max = st->envelope_max > *envelope_max ? st->envelope_max : *envelope_max;
     }
     const long during = counting_allocator_calls;
     *sum = heft_v3(0.0, 0.0, 0.0);
@@ -589,6 +592,13 @@ static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *
     heft_world_destroy(w);
     heft_set_allocator(NULL);
     return during;
+}
+
+static long falling_chain_allocations(int reserve_rows, int workers, heft_vec3 *sum,
+                                      int *rows_first, int *rows_max) {
+    int envelope;
+    const int rows = reserve_rows ? 3 * FALL_LINKS + 3 * 4 * FALL_LINKS : 0;
+    return falling_chain_run("pgs", rows, 0, workers, sum, rows_first, rows_max, &envelope);
 }
 
 /* heft_world_capacity.rows sizes the step's scratch, the rescue's and pgs's
@@ -617,4 +627,39 @@ Test(allocation, a_world_reserved_for_its_largest_island_allocates_nothing_as_th
 
 Test(allocation, a_reserved_world_with_workers_allocates_nothing_as_the_island_grows) {
     reserved_rows_allocate_nothing(1);
+}
+
+/* heft_world_capacity.envelope sizes bpp-skyline's envelopes (its own and
+ * its Newton stage's) and its ordering's graph ahead, beside the rows: a
+ * run reserved for the rows and the envelope a first run reported
+ * (heft_step_stats.rows_max, envelope_max) allocates nothing after its
+ * first step, where the first run grew its arrays as the island did, and a
+ * run reserved for the rows alone grew its envelopes. The bodies move bit
+ * for bit the same. */
+Test(allocation, a_world_reserved_for_its_rows_and_envelope_allocates_nothing_under_bpp_skyline) {
+    heft_vec3 first_sum, rows_sum, reserved_sum;
+    int first, largest, envelope, first_rows, largest_rows, envelope_rows, first_again,
+        largest_again, envelope_again;
+    const long grown =
+        falling_chain_run("bpp-skyline", 0, 0, 0, &first_sum, &first, &largest, &envelope);
+    cr_assert_geq(largest, 2 * first, "the island grew from %d to %d rows", first, largest);
+    cr_assert_geq(envelope, largest, "the envelope's room is reported (%d)", envelope);
+    cr_assert_leq(envelope, largest * largest);
+    cr_assert_gt(grown, 0, "without a reservation the growth allocates (%ld)", grown);
+    const long rows_only = falling_chain_run("bpp-skyline", largest, 0, 0, &rows_sum, &first_rows,
+                                             &largest_rows, &envelope_rows);
+    const long reserved = falling_chain_run("bpp-skyline", largest, envelope, 0, &reserved_sum,
+                                            &first_again, &largest_again, &envelope_again);
+    cr_log_info("rows %d -> %d, envelope %d: %ld allocations unreserved, %ld with the rows alone, "
+                "%ld with the rows and the envelope",
+                first, largest, envelope, grown, rows_only, reserved);
+    cr_assert_gt(rows_only, 0, "the rows alone leave the envelopes to grow (%ld)", rows_only);
+    cr_assert_eq(largest_again, largest);
+    cr_assert_eq(envelope_again, envelope);
+    cr_assert_eq(reserved, 0, "%ld allocations with %d rows and an envelope of %d reserved",
+                 reserved, largest, envelope);
+    cr_assert(first_sum.x == reserved_sum.x && first_sum.y == reserved_sum.y &&
+                  first_sum.z == reserved_sum.z && rows_sum.x == reserved_sum.x &&
+                  rows_sum.y == reserved_sum.y && rows_sum.z == reserved_sum.z,
+              "the reservation changed the motion");
 }

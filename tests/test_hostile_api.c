@@ -221,9 +221,10 @@ Test(hostile_api, world_functions_refuse_hostile_values) {
     REFUSED(heft_world_reserve(world, NULL));
     const int counts[] = {-1, INT_MIN, HEFT_CAPACITY_MAX + 1, INT_MAX};
     for (int k = 0; k < 4; ++k) {
-        for (int field = 0; field < 6; ++field) {
+        for (int field = 0; field < 7; ++field) {
             heft_world_capacity c = {0};
-            int *f[] = {&c.bodies, &c.shapes, &c.joints, &c.contacts, &c.pairs, &c.rows};
+            int *f[] = {&c.bodies, &c.shapes, &c.joints,  &c.contacts,
+                        &c.pairs,  &c.rows,   &c.envelope};
             *f[field] = counts[k];
             REFUSED(heft_world_reserve(world, &c));
         }

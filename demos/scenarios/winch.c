@@ -47,7 +47,12 @@ struct scenario {
  * under pgs once the chain is wound (127 in the first minute), reserved
  * twice over; pairs: every pair of links and each link with the drum and
  * the ground, all of which can come within a contact margin on the drum
- * (696 measured at the peak, 441 in the first minute). */
+ * (696 measured at the peak, 441 in the first minute). Rows: the island
+ * reaches 762 under pgs and 516 under bpp-skyline in ten minutes; envelope:
+ * bpp-skyline's arrays hold 77,400 numbers at the peak (516 rows times a
+ * tallest column of 150, the chain wound in layers on the drum, whose
+ * contact rows all meet through it), reserved with some headroom so that
+ * they do not grow in the seventh minute. */
 static heft_result winch_reserve(heft_world *w) {
     heft_world_capacity c = {0};
     c.bodies = WINCH_LINKS + 2;
@@ -55,6 +60,8 @@ static heft_result winch_reserve(heft_world *w) {
     c.joints = WINCH_LINKS + 1;
     c.contacts = 8 * WINCH_LINKS;
     c.pairs = WINCH_LINKS * (WINCH_LINKS - 1) / 2 + 2 * WINCH_LINKS;
+    c.rows = 16 * WINCH_LINKS;
+    c.envelope = 90000;
     return heft_world_reserve(w, &c);
 }
 

@@ -180,8 +180,13 @@ typedef struct heft_world_capacity {
                      overlap, touching or not (heft_world_contact_pairs) */
     int rows;     /* constraint rows of the largest island (heft_step_stats.rows_max: its
                      joints' rows and three a contact point): the step's scratch, the
-                     rescue's and, for a solver that can size ahead (pgs), each island's
-                     workspaces; a count of 0 beside it is taken as the world's present one */
+                     rescue's and, for a solver that can size ahead (pgs, bpp-skyline),
+                     each island's workspaces; a count of 0 beside it is taken as the
+                     world's present one */
+    int envelope; /* with rows: numbers in an envelope array of the largest island, its
+                     rows times its envelope's tallest column (heft_step_stats.
+                     envelope_max): each island state of bpp-skyline sizes its envelope
+                     arrays (and its Newton stage's) and its ordering's graph for it */
 } heft_world_capacity;
 
 /* Grows the world's arrays to hold capacity; never shrinks them, and the
@@ -263,6 +268,9 @@ typedef struct heft_step_stats {
     int downdates;
     int updates;             /* row additions to a sparse factor (bpp-sparse) */
     int body_factorizations; /* of the factorizations, bpp-skyline's in body space */
+    int envelope_max;        /* the numbers in the envelope arrays the islands' velocity
+                                solves held (heft_solver_stats.envelope), the largest over
+                                islands and substeps: heft_world_capacity.envelope */
     /* Island solves by the answer kept (heft_answer_source), summed over the
      * substeps: with one substep they add up to islands_solved. answers_pgs counts a pivoting
      * solver's own restart answer and the engine's rescue alike (fallbacks tells them apart). */

@@ -146,6 +146,16 @@ HEFT_API heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lam
 
 /* ---- solvers ------------------------------------------------------------ */
 
+/* What a solver's reserve() sizes a state for: the largest problem it will
+ * be given. */
+typedef struct heft_solver_capacity {
+    int rows;     /* rows of the largest problem */
+    int bodies;   /* bodies of its structured form */
+    int envelope; /* numbers in each envelope array of the largest problem: its rows
+                     times the tallest column of their envelope in the solver's
+                     ordering (heft_solver_stats.envelope); 0 sizes none */
+} heft_solver_capacity;
+
 /* A solver: one table of functions registered under a short name.
  * create() makes the persistent state of one island (warm starts, index sets,
  * symbolic factorizations); solve() answers one problem into lambda (length
@@ -181,12 +191,12 @@ typedef struct heft_solver_vtable {
      * a second time; 0 (or left out of an initializer): the engine measures
      * it. */
     int measures_answer;
-    /* Sizes a state's workspaces for problems of up to rows rows on bodies
-     * bodies, so that solving them allocates nothing (heft_world_reserve's
-     * rows); returns 0 when memory runs out (the state stays usable). NULL
+    /* Sizes a state's workspaces for the problems capacity describes, so
+     * that solving them allocates nothing (heft_world_reserve's rows and
+     * envelope); returns 0 when memory runs out (the state stays usable). NULL
      * (or left out of an initializer) in a solver that sizes them at its
      * first solve of each size. */
-    int (*reserve)(void *state, int rows, int bodies);
+    int (*reserve)(void *state, const heft_solver_capacity *capacity);
 } heft_solver_vtable;
 
 /* Return codes of solve(). */

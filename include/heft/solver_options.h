@@ -179,6 +179,11 @@ typedef struct heft_solver_stats {
     long preconditioned_columns_sum;
     int body_factorizations; /* bpp-skyline: of the factorizations, those of the body-space
                                 matrix M + J_F^T E_F^-1 J_F (bpp.md "Solves in body space") */
+    int envelope;            /* bpp-skyline and the pivoting family's Newton stage: the
+                                numbers each of its envelope arrays held, the rows times
+                                the tallest column of their envelope in its ordering (at
+                                most INT_MAX), 0 when it held none (body space, a dense
+                                A): what heft_solver_capacity.envelope sizes ahead */
 } heft_solver_stats;
 
 #ifdef __cplusplus
