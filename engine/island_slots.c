@@ -41,11 +41,11 @@ island_slot *island_slots_claim(heft_world *w, island_slots *set, int64_t key) {
         return NULL;
     }
     /* sized ahead for the island the world was reserved for, so that its
-     * growth to that size allocates nothing */
+     * growth to that size allocates nothing; a state that memory was too
+     * short to size is still usable, and sizes itself as it solves */
     const heft_solver_capacity c = {w->reserved_rows, w->reserved_bodies, w->reserved_envelope};
-    if (w->reserved_rows > 0 && w->solver->reserve != NULL && !w->solver->reserve(state, &c)) {
-        w->solver->destroy(state);
-        return NULL;
+    if (w->reserved_rows > 0 && w->solver->reserve != NULL) {
+        (void)w->solver->reserve(state, &c);
     }
     /* insert in key order */
     memmove(&set->items[at + 1], &set->items[at], sizeof(island_slot) * (size_t)(set->count - at));

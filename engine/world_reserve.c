@@ -100,10 +100,11 @@ static size_t scratch_bytes(int rows, int bodies, int joints, int contacts) {
  * state, present and to come, sized for an island of rows rows on the
  * reserved bodies (or the world's). */
 static int reserve_rows(heft_world *w, const heft_world_capacity *c) {
-    w->reserved_envelope = c->envelope > w->reserved_envelope ? c->envelope : w->reserved_envelope;
-    /* an envelope alone widens the rows reserved before */
+    const int envelope = c->envelope > w->reserved_envelope ? c->envelope : w->reserved_envelope;
+    /* an envelope alone widens the rows reserved before, or waits for them */
     const int rows = c->rows > 0 ? c->rows : (c->envelope > 0 ? w->reserved_rows : 0);
     if (rows == 0) {
+        w->reserved_envelope = envelope;
         return 1;
     }
     const int bodies = c->bodies > 0 ? c->bodies : w->body_live;
@@ -118,23 +119,28 @@ static int reserve_rows(heft_world *w, const heft_world_capacity *c) {
             return 0;
         }
     }
-    w->reserved_rows = rows > w->reserved_rows ? rows : w->reserved_rows;
-    w->reserved_bodies = bodies > w->reserved_bodies ? bodies : w->reserved_bodies;
-    if (!island_workers_reserve(w, w->reserved_rows, w->reserved_bodies)) {
+    /* the capacity is taken on only once everything is sized: after a
+     * reservation that ran out of memory the islands made later are sized
+     * as before it */
+    const heft_solver_capacity sc = {rows > w->reserved_rows ? rows : w->reserved_rows,
+                                     bodies > w->reserved_bodies ? bodies : w->reserved_bodies,
+                                     envelope};
+    if (!island_workers_reserve(w, sc.rows, sc.bodies)) {
         return 0;
     }
-    if (w->solver->reserve == NULL) {
-        return 1;
-    }
-    const heft_solver_capacity sc = {w->reserved_rows, w->reserved_bodies, w->reserved_envelope};
-    island_slots *sets[2] = {&w->velocity_slots, &w->position_slots};
-    for (int k = 0; k < 2; ++k) {
-        for (int i = 0; i < sets[k]->count; ++i) {
-            if (!w->solver->reserve(sets[k]->items[i].state, &sc)) {
-                return 0;
+    if (w->solver->reserve != NULL) {
+        island_slots *sets[2] = {&w->velocity_slots, &w->position_slots};
+        for (int k = 0; k < 2; ++k) {
+            for (int i = 0; i < sets[k]->count; ++i) {
+                if (!w->solver->reserve(sets[k]->items[i].state, &sc)) {
+                    return 0;
+                }
             }
         }
     }
+    w->reserved_rows = sc.rows;
+    w->reserved_bodies = sc.bodies;
+    w->reserved_envelope = sc.envelope;
     return 1;
 }
 

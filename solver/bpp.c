@@ -966,18 +966,54 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
     return reserve_workspace_size(s, p->n, p->nbodies, p->rows != NULL);
 }
 
-/* heft_solver_vtable.reserve of bpp-skyline: the pivoting's workspaces, the
- * skyline's and the Newton stage's, for the engine's structured islands.
- * Lemke's method (n^2 numbers) and the last stage are left to their first
- * use: islands reach them rarely, and held ahead they would cost more
- * memory than every other workspace together. */
+/* Grows a kept array to count elements, its first used ones kept (a
+ * workspace's growth drops its contents; these hold the last answer). */
+static int grow_keeping(void **array, size_t *cap, size_t count, size_t used, size_t elem) {
+    if (count <= *cap && *array != NULL)
+        return 1;
+    if (count > SIZE_MAX / elem)
+        return 0;
+    void *fresh = heft_alloc(count * elem);
+    if (fresh == NULL)
+        return 0;
+    if (*array != NULL && used > 0)
+        memcpy(fresh, *array, used * elem);
+    heft_free(*array);
+    *array = fresh;
+    *cap = count;
+    return 1;
+}
+
+/* heft_solver_vtable.reserve of bpp-skyline: the pivoting's workspaces (its
+ * restart's PGS included), the skyline's and the Newton stage's, for the
+ * engine's structured islands. Lemke's method (n^2 numbers), the last
+ * stage, the friction coupling's dense system and the solves in body space
+ * are left to their first use: islands reach them rarely, and held ahead
+ * they would cost more memory than every other workspace together. A state
+ * that has solved keeps what its next solve starts from: the last answer's
+ * sets and impulses are kept through the growth, and the orderings, whose
+ * arrays may move, are computed again (the same, from the same rows). */
 static int bpp_skyline_reserve(void *state, const heft_solver_capacity *c) {
     bpp_state *s = state;
     if (s == NULL || c == NULL || c->rows < 0 || c->bodies < 0 || c->envelope < 0)
         return 0;
-    return reserve_workspace_size(s, c->rows, c->bodies, 1) &&
-           heft_bpp_skyline_reserve(s, c->rows, c->bodies, c->envelope) &&
-           heft_newton_reserve(&s->newton, c->rows, c->bodies, c->envelope);
+    s->ordering_valid = 0;
+    s->newton.ordering_valid = 0;
+    const size_t un = (size_t)c->rows, kept = s->kept_n > 0 ? (size_t)s->kept_n : 0;
+    const heft_solver_capacity restart = {c->rows, c->bodies, 0};
+    int ok = grow_keeping((void **)&s->kept_set, &s->kept_set_cap, un, kept, sizeof *s->kept_set) &&
+             grow_keeping((void **)&s->kept_lambda, &s->kept_lambda_cap, un, kept,
+                          sizeof *s->kept_lambda) &&
+             reserve_workspace_size(s, c->rows, c->bodies, 1) &&
+             heft_pgs_solver.reserve(s->pgs, &restart) &&
+             heft_bpp_skyline_reserve(s, c->rows, c->bodies, c->envelope) &&
+             heft_newton_reserve(&s->newton, c->rows, c->bodies, c->envelope);
+    for (int k = 0; ok && k < BPP_NEWTON_RUNS; ++k) {
+        bpp_newton_run *run = &s->newton_runs[k];
+        ok = HEFT_RESERVE(run->start, run->start_cap, un) &&
+             HEFT_RESERVE(run->answer, run->answer_cap, un);
+    }
+    return ok;
 }
 
 /* Index sets read off the warm start: a variable at one of its bounds (the

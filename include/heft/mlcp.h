@@ -193,9 +193,12 @@ typedef struct heft_solver_vtable {
     int measures_answer;
     /* Sizes a state's workspaces for the problems capacity describes, so
      * that solving them allocates nothing (heft_world_reserve's rows and
-     * envelope); returns 0 when memory runs out (the state stays usable). NULL
-     * (or left out of an initializer) in a solver that sizes them at its
-     * first solve of each size. */
+     * envelope). It may be called on a state that has solved, between
+     * solves: what the next solve starts from (kept index sets, warm
+     * data) must survive it, so that the solves after are the same bits.
+     * Returns 0 when memory runs out (the state stays usable). NULL (or
+     * left out of an initializer) in a solver that sizes them at its first
+     * solve of each size. */
     int (*reserve)(void *state, const heft_solver_capacity *capacity);
 } heft_solver_vtable;
 
