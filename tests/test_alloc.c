@@ -694,3 +694,75 @@ Test(allocation, a_reservation_between_steps_changes_no_bit_of_the_motion) {
         cr_assert_eq(envelope_late, envelope, "%s", solvers[k]);
     }
 }
+
+/* An allocator that refuses any block above 64 MB and records the largest
+ * block asked for. */
+#define CAPPED_LIMIT ((size_t)64 << 20)
+static size_t capped_largest;
+
+static void *capped_alloc(size_t n, void *user) {
+    (void)user;
+    capped_largest = n > capped_largest ? n : capped_largest;
+    return n > CAPPED_LIMIT ? NULL : malloc(n);
+}
+
+static void *capped_realloc(void *p, size_t n, void *user) {
+    (void)user;
+    capped_largest = n > capped_largest ? n : capped_largest;
+    return n > CAPPED_LIMIT ? NULL : realloc(p, n);
+}
+
+static void capped_free(void *p, void *user) {
+    (void)user;
+    free(p);
+}
+
+/* A reservation that runs out of memory leaves the world's capacity as it
+ * was: the island states made after it are not sized for what it asked
+ * (each would ask for the same blocks again, 134 MB an envelope array),
+ * and the world steps on. Two boxes resting apart on the ground under
+ * bpp-skyline: the first's island state exists when the reservation of an
+ * envelope of HEFT_CAPACITY_MAX numbers fails; the second box, added
+ * after, makes a new island state. */
+Test(allocation, a_reservation_out_of_memory_leaves_the_capacity_as_it_was) {
+    static const heft_allocator capped = {capped_alloc, capped_realloc, capped_free, NULL};
+    heft_set_allocator(&capped);
+    heft_world_def wd = heft_default_world_def();
+    wd.solver = "bpp-skyline";
+    heft_world *w = heft_world_create(&wd);
+    cr_assert_not_null(w, "%s", heft_last_error());
+    scenario_add_ground(w);
+    heft_shape_def sd = heft_default_shape_def();
+    sd.type = HEFT_SHAPE_BOX;
+    sd.half_extents = heft_v3(0.5, 0.5, 0.5);
+    const heft_body_id first =
+        scenario_add_body(w, NULL, heft_v3(0.0, 0.0, 0.5), heft_quat_identity(), 1.0,
+                          heft_inertia_box(1.0, sd.half_extents), &sd);
+    cr_assert(heft_body_is_valid(w, first), "%s", heft_last_error());
+    for (int i = 0; i < 5; ++i)
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+    heft_world_capacity c = {0};
+    c.rows = 64;
+    c.envelope = HEFT_CAPACITY_MAX;
+    capped_largest = 0;
+    cr_assert_eq(heft_world_reserve(w, &c), HEFT_ERROR_OUT_OF_MEMORY);
+    cr_assert_gt(capped_largest, CAPPED_LIMIT, "the reservation asked for %zu bytes",
+                 capped_largest);
+    const heft_body_id second =
+        scenario_add_body(w, NULL, heft_v3(5.0, 0.0, 0.5), heft_quat_identity(), 1.0,
+                          heft_inertia_box(1.0, sd.half_extents), &sd);
+    cr_assert(heft_body_is_valid(w, second), "%s", heft_last_error());
+    capped_largest = 0;
+    for (int i = 0; i < 30; ++i)
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK, "%s", heft_last_error());
+    const heft_step_stats *st = heft_world_stats(w);
+    const int islands = st->islands_solved;
+    const double z = heft_body_position(w, second).z;
+    heft_world_destroy(w);
+    heft_set_allocator(NULL);
+    cr_assert_eq(islands, 2, "two islands solved (%d)", islands);
+    cr_assert_lt(capped_largest, (size_t)1 << 20,
+                 "after the failed reservation the steps asked for a block of %zu bytes",
+                 capped_largest);
+    cr_assert(z > 0.49 && z < 0.51, "the second box rests on the ground (z %g)", z);
+}
