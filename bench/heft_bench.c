@@ -123,18 +123,21 @@ static void plot_command_add(plot_command *c, const char *fmt, ...) {
 }
 
 /* Starts a plot command, cd DIR and then gnuplot -e "SCRIPT" when there is
- * a gnuplot: the script follows, closed by "\" 2>/dev/null". DIR goes to
- * system()'s sh as one single-quoted word, each ' in it as '\'' (the only
- * character that ends such a word); it reaches no other layer, as gnuplot
- * is given names relative to DIR, so a --out with an apostrophe plots like
- * any other. */
-static void plot_command_start(plot_command *c, const char *dir) {
+ * a gnuplot, the script begun with a PNG terminal of SIZE ("W,H") reading
+ * comma-separated data: the rest of the script follows (its output file
+ * first), and plot_command_run closes it. DIR goes to system()'s sh as one
+ * single-quoted word, each ' in it as '\'' (the only character that ends
+ * such a word); it reaches no other layer, as gnuplot is given names
+ * relative to DIR, so a --out with an apostrophe plots like any other. */
+static void plot_command_start(plot_command *c, const char *dir, const char *size) {
     /* "--": a directory named "-" or "-x" is a directory, not an option of cd */
     plot_command_add(c, "cd -- '");
     for (const char *q; (q = strchr(dir, '\'')) != NULL; dir = q + 1) {
         plot_command_add(c, "%.*s'\\''", (int)(q - dir), dir);
     }
     plot_command_add(c, "%s' && command -v gnuplot >/dev/null 2>&1 && gnuplot -e \"", dir);
+    plot_command_add(c, "set terminal pngcairo noenhanced size %s; set datafile separator ','; ",
+                     size);
 }
 
 /* Runs the command that plots DIR/SCENE-SUFFIX and frees it: 1 when it made
@@ -142,6 +145,7 @@ static void plot_command_start(plot_command *c, const char *dir) {
  * not be built (reported and counted as lost output). */
 static int plot_command_run(plot_command *c, const char *scene, const char *suffix) {
     int rc;
+    plot_command_add(c, "\" 2>/dev/null");
     if (c->failed || !c->text) {
         fprintf(stderr, "heft-bench: cannot plot %s-%s: out of memory for its gnuplot command\n",
                 scene, suffix);
@@ -436,12 +440,10 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
         return 0;
     }
     plot_command cmd = {0};
-    plot_command_start(&cmd, bc->out);
+    plot_command_start(&cmd, bc->out, "700,500");
     plot_command_add(
         &cmd,
-        "set terminal pngcairo "
-        "noenhanced size "
-        "700,500; set output '%s-imaginary.png'; set datafile separator ','; set key autotitle "
+        "set output '%s-imaginary.png'; set key autotitle "
         "columnhead; set xlabel 'imaginary columns, mean over the solve (%% of columns)'; "
         "set ylabel 'inner PCG iterations'; set logscale y; plot ",
         scene);
@@ -449,7 +451,6 @@ static int write_figure_6_4(const bench_config *bc, const char *scene, const rec
         plot_command_add(&cmd, "%s'%s-imaginary.csv' using %d:%d with points", k ? ", " : "", scene,
                          3 + 2 * k, 4 + 2 * k);
     }
-    plot_command_add(&cmd, "\" 2>/dev/null");
     return plot_command_run(&cmd, scene, "imaginary.png") == 1;
 }
 
@@ -551,17 +552,14 @@ static int bench_imaginary_pcg(const bench_config *bc, const char *scene, const 
         }
     }
     plot_command cmd = {0};
-    plot_command_start(&cmd, bc->out);
-    plot_command_add(
-        &cmd,
-        "set terminal pngcairo "
-        "noenhanced size "
-        "700,500; set output '%s-imaginary-pcg.png'; set datafile separator ','; set key autotitle "
-        "columnhead; set xlabel 'imaginary columns of IC(0) (%% of the columns)'; "
-        "set ylabel 'PCG iterations to 1e-8'; set logscale y; plot for [c=5:7] "
-        "'%s-imaginary-pcg.csv' "
-        "using 4:c with points\" 2>/dev/null",
-        scene, scene);
+    plot_command_start(&cmd, bc->out, "700,500");
+    plot_command_add(&cmd,
+                     "set output '%s-imaginary-pcg.png'; set key autotitle "
+                     "columnhead; set xlabel 'imaginary columns of IC(0) (%% of the columns)'; "
+                     "set ylabel 'PCG iterations to 1e-8'; set logscale y; plot for [c=5:7] "
+                     "'%s-imaginary-pcg.csv' "
+                     "using 4:c with points",
+                     scene, scene);
     if (plot_command_run(&cmd, scene, "imaginary-pcg.png") == 1) {
         fprintf(md, "\n![%s PCG against imaginary columns](%s-imaginary-pcg.png)\n", scene, scene);
     }
@@ -723,15 +721,13 @@ static int bench_scene(const bench_config *bc, const char *scene_name, const cha
     int plotted = 0;
     if (written) {
         plot_command cmd = {0};
-        plot_command_start(&cmd, bc->out);
+        plot_command_start(&cmd, bc->out, "900,500");
         plot_command_add(
             &cmd,
-            "set terminal pngcairo "
-            "noenhanced size "
-            "900,500; set output '%s-steps.png'; set datafile separator ','; set key autotitle "
+            "set output '%s-steps.png'; set key autotitle "
             "columnhead outside; set xlabel 'step'; set ylabel 'solve time per step (ms)'; set "
             "logscale y; "
-            "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines\" 2>/dev/null",
+            "plot for [c=4:%d] '%s-steps.csv' using 1:c with lines",
             scene, 3 + ns, scene);
         plotted = plot_command_run(&cmd, scene, "steps.png") == 1;
     }
@@ -949,18 +945,16 @@ static void bench_break_even(const bench_config *bc, FILE *md) {
     for (int b = 0; b < 2; ++b) {
         const char *storage = bands[b] < 0 ? "dense" : "skyline";
         plot_command cmd = {0};
-        plot_command_start(&cmd, bc->out);
+        plot_command_start(&cmd, bc->out, "800,450");
         plot_command_add(
             &cmd,
-            "set terminal pngcairo "
-            "noenhanced size "
-            "800,450; set output 'break-even-%s.png'; set datafile separator ','; set logscale y; "
+            "set output 'break-even-%s.png'; set logscale y; "
             "set xlabel 'tight variables (%%)'; set ylabel 'downdate time / refactor time'; "
             "set title '%s storage'; set key left top; "
             "plot for [m in '50 100 200 500 1000 2000'] '< grep ^%s, break-even.csv' "
             "using (\\$2==m+0 ? 100*\\$3 : 1/0):6 with linespoints title 'm = '.m, 1 with lines dt "
             "2 "
-            "title 'break-even'\" 2>/dev/null",
+            "title 'break-even'",
             storage, storage, storage);
         if (plot_command_run(&cmd, "break-even", storage) == 1) {
             fprintf(md, "![%s break-even](break-even-%s.png)\n\n", storage, storage);
@@ -1360,13 +1354,12 @@ static int bench_backstop(int argc, char **argv) {
             return 1;
         /* time against error, one point per problem and variant */
         plot_command cmd = {0};
-        plot_command_start(&cmd, out);
+        plot_command_start(&cmd, out, "900,600");
         plot_command_add(
-            &cmd, "set terminal "
-                  "pngcairo noenhanced size 900,600; set output 'backstop-variants.png'; set "
-                  "datafile separator ','; set logscale xy; set format y '%%.0e'; set xlabel "
-                  "'time per solve (ms)'; set ylabel 'error of the answer (J; 1e-300: exact)'; "
-                  "set key outside right; plot ");
+            &cmd,
+            "set output 'backstop-variants.png'; set logscale xy; set format y '%%.0e'; set xlabel "
+            "'time per solve (ms)'; set ylabel 'error of the answer (J; 1e-300: exact)'; "
+            "set key outside right; plot ");
         /* inside the shell's double quotes: the columns' $ escaped, the titles
          * (some with an apostrophe) in gnuplot's double quotes */
         for (int v = 0; v < BACKSTOP_VARIANTS; ++v) {
@@ -1376,7 +1369,6 @@ static int bench_backstop(int argc, char **argv) {
                 "title \\\"%s\\\"",
                 v ? ", " : "", v, backstop_variants[v]);
         }
-        plot_command_add(&cmd, "\" 2>/dev/null");
         const int plotted = plot_command_run(&cmd, "backstop", "variants.png");
         if (plotted < 0)
             return 1;

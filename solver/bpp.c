@@ -966,24 +966,6 @@ static int reserve_workspace(bpp_state *s, const heft_mlcp *p) {
     return reserve_workspace_size(s, p->n, p->nbodies, p->rows != NULL);
 }
 
-/* Grows a kept array to count elements, its first used ones kept (a
- * workspace's growth drops its contents; these hold the last answer). */
-static int grow_keeping(void **array, size_t *cap, size_t count, size_t used, size_t elem) {
-    if (count <= *cap && *array != NULL)
-        return 1;
-    if (count > SIZE_MAX / elem)
-        return 0;
-    void *fresh = heft_alloc(count * elem);
-    if (fresh == NULL)
-        return 0;
-    if (*array != NULL && used > 0)
-        memcpy(fresh, *array, used * elem);
-    heft_free(*array);
-    *array = fresh;
-    *cap = count;
-    return 1;
-}
-
 /* heft_solver_vtable.reserve of bpp-skyline: the pivoting's workspaces (its
  * restart's PGS included), the skyline's and the Newton stage's, for the
  * engine's structured islands. Lemke's method (n^2 numbers), the last
@@ -1001,9 +983,8 @@ static int bpp_skyline_reserve(void *state, const heft_solver_capacity *c) {
     s->newton.ordering_valid = 0;
     const size_t un = (size_t)c->rows, kept = s->kept_n > 0 ? (size_t)s->kept_n : 0;
     const heft_solver_capacity restart = {c->rows, c->bodies, 0};
-    int ok = grow_keeping((void **)&s->kept_set, &s->kept_set_cap, un, kept, sizeof *s->kept_set) &&
-             grow_keeping((void **)&s->kept_lambda, &s->kept_lambda_cap, un, kept,
-                          sizeof *s->kept_lambda) &&
+    int ok = HEFT_RESERVE_KEEPING(s->kept_set, s->kept_set_cap, un, kept) &&
+             HEFT_RESERVE_KEEPING(s->kept_lambda, s->kept_lambda_cap, un, kept) &&
              reserve_workspace_size(s, c->rows, c->bodies, 1) &&
              heft_pgs_solver.reserve(s->pgs, &restart) &&
              heft_bpp_skyline_reserve(s, c->rows, c->bodies, c->envelope) &&

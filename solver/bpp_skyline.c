@@ -82,6 +82,17 @@ static int downdating_costs_more(const bpp_state *s, int n, const unsigned char 
     return down > refactor;
 }
 
+/* The arrays of n entries a solve in the rows needs (row_prepare). */
+static int reserve_row_vectors(bpp_state *s, size_t un) {
+    return HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) &&
+           HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) &&
+           HEFT_RESERVE(s->px, s->px_cap, un) && HEFT_RESERVE(s->py, s->py_cap, un) &&
+           HEFT_RESERVE(s->sigma, s->sigma_cap, un) && HEFT_RESERVE(s->k_row, s->k_row_cap, un) &&
+           HEFT_RESERVE(s->k_prev, s->k_prev_cap, un) &&
+           HEFT_RESERVE(s->k_last, s->k_last_cap, un) &&
+           HEFT_RESERVE(s->k_start, s->k_start_cap, un + 1);
+}
+
 static int row_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stats) {
     const int n = p->n;
     const size_t un = (size_t)n;
@@ -116,20 +127,14 @@ static int row_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *stat
         !HEFT_RESERVE(s->L0_sky, s->L0_sky_cap,
                       heft_skyline_room(n, last, stored, s->L0_sky_cap)) ||
         !HEFT_RESERVE(s->L_sky, s->L_sky_cap, heft_skyline_room(n, last, stored, s->L_sky_cap)) ||
-        !HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) ||
-        !HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) ||
-        !HEFT_RESERVE(s->px, s->px_cap, un) || !HEFT_RESERVE(s->py, s->py_cap, un) ||
-        !HEFT_RESERVE(s->sigma, s->sigma_cap, un) || !HEFT_RESERVE(s->k_row, s->k_row_cap, un) ||
-        !HEFT_RESERVE(s->k_prev, s->k_prev_cap, un) ||
-        !HEFT_RESERVE(s->k_last, s->k_last_cap, un) ||
-        !HEFT_RESERVE(s->k_start, s->k_start_cap, un + 1))
+        !reserve_row_vectors(s, un))
         return -1;
     if (heft_envelope_assemble(p, &s->ordering, s->start, s->A_sky, &s->env) != 0)
         return -1;
     for (int k = 0; k < n; ++k)
         s->diag[s->ordering.perm[k]] = s->A_sky[s->start[k]];
-    if (heft_ordering_room(&s->ordering) > stats->envelope)
-        stats->envelope = heft_ordering_room(&s->ordering);
+    const int room = heft_ordering_room(&s->ordering);
+    stats->envelope = room > stats->envelope ? room : stats->envelope;
     s->factored_valid = 0;
     s->L0_valid = 0;
     s->dirty_from = 0;
@@ -145,14 +150,7 @@ int heft_bpp_skyline_reserve(bpp_state *s, int rows, int bodies, int envelope) {
            heft_envelope_work_reserve(&s->env, rows, bodies) &&
            HEFT_RESERVE(s->start, s->start_cap, un + 1) &&
            HEFT_RESERVE(s->downdate_cost, s->downdate_cost_cap, un + 1) &&
-           HEFT_RESERVE(s->block_end, s->block_end_cap, un) &&
-           HEFT_RESERVE(s->tight_perm, s->tight_perm_cap, un) &&
-           HEFT_RESERVE(s->factored_tight, s->factored_tight_cap, un) &&
-           HEFT_RESERVE(s->px, s->px_cap, un) && HEFT_RESERVE(s->py, s->py_cap, un) &&
-           HEFT_RESERVE(s->sigma, s->sigma_cap, un) && HEFT_RESERVE(s->k_row, s->k_row_cap, un) &&
-           HEFT_RESERVE(s->k_prev, s->k_prev_cap, un) &&
-           HEFT_RESERVE(s->k_last, s->k_last_cap, un) &&
-           HEFT_RESERVE(s->k_start, s->k_start_cap, un + 1) &&
+           HEFT_RESERVE(s->block_end, s->block_end_cap, un) && reserve_row_vectors(s, un) &&
            (room == 0 || (HEFT_RESERVE(s->A_sky, s->A_sky_cap, room) &&
                           HEFT_RESERVE(s->L0_sky, s->L0_sky_cap, room) &&
                           HEFT_RESERVE(s->L_sky, s->L_sky_cap, room)));

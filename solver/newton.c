@@ -88,6 +88,29 @@
 
 enum { NEWTON_FREE = 0, NEWTON_AT_LO = 1, NEWTON_AT_HI = 2, NEWTON_HELD = 3 };
 
+/* The arrays of n entries the rows' envelope needs beside reserve_vectors'
+ * (prepare_rows, after prepare). */
+static int reserve_row_vectors(heft_newton *ws, size_t un) {
+    return HEFT_RESERVE(ws->py, ws->py_cap, un) && HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) &&
+           HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) &&
+           HEFT_RESERVE(ws->k_last, ws->k_last_cap, un) &&
+           HEFT_RESERVE(ws->k_start, ws->k_start_cap, un + 1) &&
+           HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) &&
+           HEFT_RESERVE(ws->k_out, ws->k_out_cap, un);
+}
+
+/* The arrays of n entries every start needs (prepare). */
+static int reserve_vectors(heft_newton *ws, size_t un) {
+    return HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) &&
+           HEFT_RESERVE(ws->trial, ws->trial_cap, un) && HEFT_RESERVE(ws->w, ws->w_cap, un) &&
+           HEFT_RESERVE(ws->wt, ws->wt_cap, un) && HEFT_RESERVE(ws->dir, ws->dir_cap, un) &&
+           HEFT_RESERVE(ws->g, ws->g_cap, un) && HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) &&
+           HEFT_RESERVE(ws->diag, ws->diag_cap, un) && HEFT_RESERVE(ws->best, ws->best_cap, un) &&
+           HEFT_RESERVE(ws->set, ws->set_cap, un) &&
+           HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) &&
+           HEFT_RESERVE(ws->px, ws->px_cap, un) && HEFT_RESERVE(ws->out, ws->out_cap, un);
+}
+
 /* The rows' envelope: the ordering (kept while the topology holds), A in
  * it, the LU's two envelopes and diag. */
 static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
@@ -112,13 +135,7 @@ static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
                       heft_skyline_room(n, last, stored, ws->lower_cap)) ||
         !HEFT_RESERVE(ws->upper, ws->upper_cap,
                       heft_skyline_room(n, last, stored, ws->upper_cap)) ||
-        !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->py, ws->py_cap, un) ||
-        !HEFT_RESERVE(ws->out, ws->out_cap, un) || !HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) ||
-        !HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) ||
-        !HEFT_RESERVE(ws->k_last, ws->k_last_cap, un) ||
-        !HEFT_RESERVE(ws->k_start, ws->k_start_cap, un + 1) ||
-        !HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) ||
-        !HEFT_RESERVE(ws->k_out, ws->k_out_cap, un))
+        !reserve_row_vectors(ws, un))
         return -1;
     if (heft_envelope_assemble(p, &ws->ordering, ws->start, ws->A_sky, &ws->env) != 0)
         return -1;
@@ -127,30 +144,13 @@ static int prepare_rows(heft_newton *ws, const heft_mlcp *p) {
     return 0;
 }
 
-/* The arrays of n entries each (prepare, prepare_rows). */
-static int reserve_rows(heft_newton *ws, size_t un) {
-    return HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) &&
-           HEFT_RESERVE(ws->trial, ws->trial_cap, un) && HEFT_RESERVE(ws->w, ws->w_cap, un) &&
-           HEFT_RESERVE(ws->wt, ws->wt_cap, un) && HEFT_RESERVE(ws->dir, ws->dir_cap, un) &&
-           HEFT_RESERVE(ws->g, ws->g_cap, un) && HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) &&
-           HEFT_RESERVE(ws->diag, ws->diag_cap, un) && HEFT_RESERVE(ws->best, ws->best_cap, un) &&
-           HEFT_RESERVE(ws->set, ws->set_cap, un) &&
-           HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) &&
-           HEFT_RESERVE(ws->px, ws->px_cap, un) && HEFT_RESERVE(ws->py, ws->py_cap, un) &&
-           HEFT_RESERVE(ws->out, ws->out_cap, un) && HEFT_RESERVE(ws->k_row, ws->k_row_cap, un) &&
-           HEFT_RESERVE(ws->k_prev, ws->k_prev_cap, un) &&
-           HEFT_RESERVE(ws->k_last, ws->k_last_cap, un) &&
-           HEFT_RESERVE(ws->k_start, ws->k_start_cap, un + 1) &&
-           HEFT_RESERVE(ws->k_scale, ws->k_scale_cap, un) &&
-           HEFT_RESERVE(ws->k_out, ws->k_out_cap, un) &&
-           HEFT_RESERVE(ws->start, ws->start_cap, un + 1);
-}
-
 int heft_newton_reserve(heft_newton *ws, int rows, int bodies, int envelope) {
     if (rows <= 0)
         return 1;
     const size_t un = (size_t)rows, room = envelope > 0 ? (size_t)envelope : 0;
-    return reserve_rows(ws, un) && heft_ordering_reserve(&ws->ordering, rows, bodies, envelope) &&
+    return reserve_vectors(ws, un) && reserve_row_vectors(ws, un) &&
+           HEFT_RESERVE(ws->start, ws->start_cap, un + 1) &&
+           heft_ordering_reserve(&ws->ordering, rows, bodies, envelope) &&
            heft_envelope_work_reserve(&ws->env, rows, bodies) &&
            (room == 0 || (HEFT_RESERVE(ws->A_sky, ws->A_sky_cap, room) &&
                           HEFT_RESERVE(ws->lower, ws->lower_cap, room) &&
@@ -161,14 +161,7 @@ int heft_newton_reserve(heft_newton *ws, int rows, int bodies, int envelope) {
 static int prepare(heft_newton *ws, const heft_mlcp *p) {
     const int n = p->n;
     const size_t un = (size_t)n;
-    if (!HEFT_RESERVE(ws->lambda, ws->lambda_cap, un) ||
-        !HEFT_RESERVE(ws->trial, ws->trial_cap, un) || !HEFT_RESERVE(ws->w, ws->w_cap, un) ||
-        !HEFT_RESERVE(ws->wt, ws->wt_cap, un) || !HEFT_RESERVE(ws->dir, ws->dir_cap, un) ||
-        !HEFT_RESERVE(ws->g, ws->g_cap, un) || !HEFT_RESERVE(ws->kappa, ws->kappa_cap, un) ||
-        !HEFT_RESERVE(ws->diag, ws->diag_cap, un) || !HEFT_RESERVE(ws->best, ws->best_cap, un) ||
-        !HEFT_RESERVE(ws->set, ws->set_cap, un) ||
-        !HEFT_RESERVE(ws->trial_set, ws->trial_set_cap, un) ||
-        !HEFT_RESERVE(ws->px, ws->px_cap, un) || !HEFT_RESERVE(ws->out, ws->out_cap, un))
+    if (!reserve_vectors(ws, un))
         return -1;
     ws->body_active = 0;
     const int taken =

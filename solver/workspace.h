@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "array.h"
 #include "mlcp.h"
@@ -41,6 +42,32 @@ static inline void *heft_workspace_grow(void *old, size_t *cap, size_t count, si
 /* HEFT_RESERVE(array, cap, count): grows a typed array; true on success. */
 #define HEFT_RESERVE(array, cap, count)                                                            \
     (((array) = heft_workspace_grow((array), &(cap), (size_t)(count), sizeof *(array))) != NULL)
+
+/* As heft_workspace_grow, but the array's first used elements are kept
+ * (an array that holds what the next solve starts from, grown between
+ * solves); on failure old stays as it was. Returns 1, or 0 when out of
+ * memory. */
+static inline int heft_workspace_grow_keeping(void **array, size_t *cap, size_t count, size_t used,
+                                              size_t elem) {
+    if (count <= *cap && *array != NULL)
+        return 1;
+    if (elem == 0 || count > SIZE_MAX / elem)
+        return 0;
+    void *fresh = heft_alloc(count * elem);
+    if (fresh == NULL)
+        return 0;
+    if (*array != NULL && used > 0)
+        memcpy(fresh, *array, (used < *cap ? used : *cap) * elem);
+    heft_free(*array);
+    *array = fresh;
+    *cap = count;
+    return 1;
+}
+
+/* HEFT_RESERVE_KEEPING(array, cap, count, used): the same for a typed array. */
+#define HEFT_RESERVE_KEEPING(array, cap, count, used)                                              \
+    heft_workspace_grow_keeping((void **)&(array), &(cap), (size_t)(count), (size_t)(used),        \
+                                sizeof *(array))
 
 /* Sorts a short int array ascending in place (insertion sort: the index
  * lists of a sparse column, a few dozen entries). */

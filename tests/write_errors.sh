@@ -92,15 +92,20 @@ EOF
         chmod +x "$scratch/long-out/bin/gnuplot"
         plot_path="$scratch/long-out/bin:$PATH"
     fi
-    err=$(PATH=$plot_path "$program" --out "$long_out" --scenes pendulum --solvers pgs \
-        --steps 2 --reps 1 2>&1 >/dev/null) || fail "a scene run into a long --out: $err"
-    for png in pendulum-steps.png break-even-dense.png break-even-skyline.png; do
-        [ -s "$long_out/$png" ] || fail "no $png in a long --out"
-        grep -q "($png)" "$long_out/results.md" || fail "results.md of a long --out misses $png"
-    done
-    err=$(PATH=$plot_path "$program" --backstop --members 1 --rows 20 --out "$long_out" \
-        2>&1 >/dev/null) || fail "--backstop into a long --out: $err"
-    [ -s "$long_out/backstop-variants.png" ] || fail "no backstop-variants.png in a long --out"
+    # a scene run and --backstop into DIR make every plot, linked from results.md
+    plots_made() {
+        local dir=$1 png err
+        err=$(PATH=$plot_path "$program" --out "$dir" --scenes pendulum --solvers pgs \
+            --steps 2 --reps 1 2>&1 >/dev/null) || fail "a scene run into $dir: $err"
+        for png in pendulum-steps.png break-even-dense.png break-even-skyline.png; do
+            [ -s "$dir/$png" ] || fail "no $png in $dir"
+            grep -q "($png)" "$dir/results.md" || fail "results.md in $dir misses $png"
+        done
+        err=$(PATH=$plot_path "$program" --backstop --members 1 --rows 20 --out "$dir" \
+            2>&1 >/dev/null) || fail "--backstop into $dir: $err"
+        [ -s "$dir/backstop-variants.png" ] || fail "no backstop-variants.png in $dir"
+    }
+    plots_made "$long_out"
     echo "ok: plots of a --out of 990 characters"
     # results.md's path one byte over the buffer (1,013 + "/results.md"):
     # refused before anything is made, not written under a cut name
@@ -125,15 +130,7 @@ EOF
     quoted="$scratch/it's \"quoted\" \$HOME \`false\`"
     rm -rf "$quoted"
     mkdir -p "$quoted"
-    err=$(PATH=$plot_path "$program" --out "$quoted" --scenes pendulum --solvers pgs \
-        --steps 2 --reps 1 2>&1 >/dev/null) || fail "a scene run into $quoted: $err"
-    for png in pendulum-steps.png break-even-dense.png break-even-skyline.png; do
-        [ -s "$quoted/$png" ] || fail "no $png in $quoted"
-        grep -q "($png)" "$quoted/results.md" || fail "results.md in $quoted misses $png"
-    done
-    err=$(PATH=$plot_path "$program" --backstop --members 1 --rows 20 --out "$quoted" \
-        2>&1 >/dev/null) || fail "--backstop into $quoted: $err"
-    [ -s "$quoted/backstop-variants.png" ] || fail "no backstop-variants.png in $quoted"
+    plots_made "$quoted"
     echo "ok: plots of a --out with quotes in it"
     # a hard-family member exported onto a full disk
     ln -s /dev/full "$scratch/full/hard-0.mlcp"
