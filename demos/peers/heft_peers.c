@@ -72,7 +72,19 @@ typedef struct result {
                            repetitions, or -1 (no such step) */
     double reps_ms[32], reps_settled_ms[32];
     int reps;
+    /* each repetition's means by its index, NAN where the engine did not
+     * run: the paired ratios against --versus */
+    double rep_ms[32], rep_settled_ms[32];
 } result;
+
+/* The median and range, over the repetitions both ran, of an engine's mean
+ * step over the reference engine's in the same repetition: the two runs of a
+ * repetition are seconds apart, so a machine whose speed wanders between
+ * repetitions moves both. count 0: no repetition to pair. */
+typedef struct paired {
+    double median, lo, hi;
+    int count;
+} paired;
 
 /* The steps a scene takes to land or start moving: the mean after them is
  * the settled cost, which a long run approaches (the pyramids' first steps
@@ -139,6 +151,44 @@ static double chain_gap(const peer_engine *e, void *w, const peer_scene *scene, 
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+static paired pair_reps(const double *mine, const double *ref, int reps) {
+    double q[32];
+    paired out = {0.0, 0.0, 0.0, 0};
+    for (int k = 0; k < reps && k < 32; ++k) {
+        if (mine[k] > 0.0 && ref[k] > 0.0 && isfinite(mine[k]) && isfinite(ref[k])) {
+            q[out.count++] = mine[k] / ref[k];
+        }
+    }
+    if (out.count == 0) {
+        return out;
+    }
+    qsort(q, (size_t)out.count, sizeof(double), cmp_double);
+    /* an even count: the mean of the two middle ratios */
+    out.median = 0.5 * (q[(out.count - 1) / 2] + q[out.count / 2]);
+    out.lo = q[0];
+    out.hi = q[out.count - 1];
+    return out;
+}
+
+/* "3.31 (3.12-3.40)": the median paired ratio and its range; "" when none. */
+static void format_paired(char *out, size_t len, paired r) {
+    out[0] = '\0';
+    if (r.count == 1) {
+        snprintf(out, len, "%.2f", r.median);
+    } else if (r.count > 1) {
+        snprintf(out, len, "%.2f (%.2f-%.2f)", r.median, r.lo, r.hi);
+    }
+}
+
+/* The same for the CSV: median, low, high, or three empty fields. */
+static void format_paired_csv(char *out, size_t len, paired r) {
+    if (r.count > 0) {
+        snprintf(out, len, "%.6g,%.6g,%.6g", r.median, r.lo, r.hi);
+    } else {
+        snprintf(out, len, ",,");
+    }
 }
 
 /* One run of one engine on one scene: times every step and keeps the
@@ -259,13 +309,15 @@ static void machine(char *out, size_t len) {
 
 static void usage(void) {
     fprintf(stderr, "usage: heft-peers [--scenes LIST] [--engines LIST] [--steps N] [--reps N] "
-                    "[--budget S] [--tolerance J] [--accept J] [--out DIR]\n"
+                    "[--budget S] [--tolerance J] [--accept J] [--versus ENGINE] [--out DIR]\n"
                     "scenes: pyramid10 pyramid20 boxes1000 chain100 (default all); engines by the "
                     "names of the table (default all found). Times are means over the steps, "
                     "medians over the repetitions, engines rotated between repetitions; an engine "
                     "stops a scene after --budget seconds of wall time (default 120); "
                     "--tolerance sets Heft's solver tolerance (default the engine's, 1e-12 J); "
-                    "--accept its backstop_accept (default 0: the tolerance).\n");
+                    "--accept its backstop_accept (default 0: the tolerance); --versus the engine "
+                    "every engine's time is divided by, repetition by repetition (default "
+                    "bullet).\n");
 }
 
 static int listed(const char *list, const char *name) {
@@ -282,7 +334,7 @@ static int listed(const char *list, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    const char *scenes = NULL, *names = NULL, *out = "bench-peers";
+    const char *scenes = NULL, *names = NULL, *out = "bench-peers", *versus = "bullet";
     int steps = 300, reps = 3;
     double budget = 120.0;
     for (int i = 1; i < argc; ++i) {
@@ -317,6 +369,17 @@ int main(int argc, char **argv) {
                         argv[i]);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--versus") && more) {
+            versus = argv[++i];
+            int known = 0;
+            for (int e = 0; e < ENGINE_COUNT; ++e) {
+                known = known || !strcmp(engines[e]->name, versus);
+            }
+            if (!known) {
+                fprintf(stderr, "heft-peers: --versus wants an engine of this build, not '%s'\n",
+                        versus);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--out") && more) {
             out = argv[++i];
             /* the files' paths are built in PEERS_PATH_MAX bytes */
@@ -340,6 +403,13 @@ int main(int argc, char **argv) {
     }
     const double h = 1.0 / 60.0;
     static result results[SCENE_COUNT][ENGINE_COUNT > 0 ? ENGINE_COUNT : 1];
+    for (int sc = 0; sc < SCENE_COUNT; ++sc) {
+        for (int e = 0; e < ENGINE_COUNT; ++e) {
+            for (int k = 0; k < 32; ++k) {
+                results[sc][e].rep_ms[k] = results[sc][e].rep_settled_ms[k] = NAN;
+            }
+        }
+    }
     char where[400];
     machine(where, sizeof where);
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
@@ -353,7 +423,13 @@ int main(int argc, char **argv) {
                     continue;
                 }
                 fprintf(stderr, "%s %s rep %d\n", scene_specs[sc].name, engines[e]->name, rep);
-                run_once(engines[e], &scene_specs[sc], steps, h, 1e3 * budget, &results[sc][e]);
+                result *r = &results[sc][e];
+                const int before = r->reps;
+                run_once(engines[e], &scene_specs[sc], steps, h, 1e3 * budget, r);
+                if (r->reps > before) {
+                    r->rep_ms[rep] = r->reps_ms[r->reps - 1];
+                    r->rep_settled_ms[rep] = r->reps_settled_ms[r->reps - 1];
+                }
             }
         }
     }
@@ -382,19 +458,32 @@ int main(int argc, char **argv) {
         fprintf(md, "Heft's backstop_accept: %g J.\n\n", peer_heft_accept);
     }
     fprintf(md,
-            "| scene | engine | steps | ms/step | x heft pgs | ms/step after step %d | "
-            "solver ms/step | sweeps | "
+            "`x %s`: each repetition's mean step divided by %s's in the same repetition, the "
+            "median over the repetitions and, in brackets, the lowest and highest.\n\n",
+            versus, versus);
+    fprintf(md,
+            "| scene | engine | steps | ms/step | x heft pgs | x %s | ms/step after step %d | "
+            "x %s after step %d | solver ms/step | sweeps | "
             "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
             "non-finite steps | MLCP error max J | unconverged steps |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-            SETTLE_STEPS);
-    fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,solver_ms_per_step,"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+            versus, SETTLE_STEPS, versus, SETTLE_STEPS);
+    fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,"
+                 "versus_ratio,versus_ratio_low,versus_ratio_high,"
+                 "settled_versus_ratio,settled_versus_ratio_low,settled_versus_ratio_high,"
+                 "solver_ms_per_step,"
                  "sweeps_per_step,ms_per_sweep,"
                  "rows,ns_per_row_sweep,"
                  "penetration_m,joint_gap_m,drift_m,nonfinite_steps,mlcp_error_max_j,"
                  "unconverged_steps\n");
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
         double base = -1.0;
+        const result *ref = NULL;
+        for (int e = 0; e < ENGINE_COUNT; ++e) {
+            if (!strcmp(engines[e]->name, versus) && results[sc][e].ran) {
+                ref = &results[sc][e];
+            }
+        }
         for (int e = 0; e < ENGINE_COUNT; ++e) {
             result *r = &results[sc][e];
             if (r->ran) {
@@ -415,7 +504,16 @@ int main(int argc, char **argv) {
             const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
             char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
                  rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "",
-                 settled[32] = "";
+                 settled[32] = "", vs[48] = "", vs_settled[48] = "", vs_csv[80] = ",,",
+                 vs_settled_csv[80] = ",,";
+            if (ref != NULL) {
+                const paired all = pair_reps(r->rep_ms, ref->rep_ms, reps);
+                const paired later = pair_reps(r->rep_settled_ms, ref->rep_settled_ms, reps);
+                format_paired(vs, sizeof vs, all);
+                format_paired(vs_settled, sizeof vs_settled, later);
+                format_paired_csv(vs_csv, sizeof vs_csv, all);
+                format_paired_csv(vs_settled_csv, sizeof vs_settled_csv, later);
+            }
             if (r->settled_ms >= 0.0) {
                 snprintf(settled, sizeof settled, "%.3f", r->settled_ms);
             }
@@ -443,16 +541,17 @@ int main(int argc, char **argv) {
             if (chain) {
                 snprintf(gap, sizeof gap, "%.3g", r->gap);
             }
-            fprintf(md,
-                    "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %.3g | %s | %.3g "
-                    "| %d | %s | %s |\n",
-                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, settled,
-                    solver, sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite,
-                    error, unconverged);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
-                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, settled, solver,
-                    sweeps, per, rows, per_row, r->penetration, gap, r->drift, r->nonfinite, error,
-                    unconverged);
+            fprintf(
+                md,
+                "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.3g | %s "
+                "| %.3g | %d | %s | %s |\n",
+                scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, vs, settled,
+                vs_settled, solver, sweeps, per, rows, per_row, r->penetration, gap, r->drift,
+                r->nonfinite, error, unconverged);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
+                    scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, settled, vs_csv,
+                    vs_settled_csv, solver, sweeps, per, rows, per_row, r->penetration, gap,
+                    r->drift, r->nonfinite, error, unconverged);
         }
     }
     const int md_bad = ferror(md) | fclose(md);
