@@ -50,6 +50,10 @@ typedef struct island_slots {
     int count, capacity;
 } island_slots;
 
+/* the step's kinds of task world_tasks_run keeps a record of (there are
+ * about twenty); a kind beyond them is always handed out */
+#define WORLD_TASK_KINDS 32
+
 struct heft_world {
     heft_world_def def;
     heft_solver_options solver_options; /* heft_world_set_solver_options */
@@ -105,6 +109,14 @@ struct heft_world {
     void *task_user;
     int worker_count;
     island_worker *workers;
+    /* the step's tasks that last ran too briefly to pay for the task
+     * system's round trip, and run on the stepping thread for now
+     * (world_tasks_run); cleared with the task system */
+    struct world_task_kind {
+        heft_task_fn *task;
+        int on_caller; /* calls left on the stepping thread before it is handed out again */
+    } task_kinds[WORLD_TASK_KINDS];
+    int task_kind_count;
     /* rows and bodies the rescues' scratch is reserved for (island_tasks.c),
      * ahead of the largest island */
     int rescue_rows, rescue_bodies;

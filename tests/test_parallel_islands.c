@@ -384,6 +384,100 @@ Test(parallel_islands, task_system_removed_gives_serial_step) {
     task_pool_destroy(pool);
 }
 
+/* ---- small tasks on the stepping thread ---------------------------------------------- */
+
+/* A task system that runs each task at once on the calling thread, its
+ * items split between two worker indices, and counts the tasks handed to
+ * it: the round trip is the call itself, so no task is quicker handed out
+ * than run by the step (island_tasks.c, world_tasks_run). */
+static int tasks_handed_out;
+
+static void *counting_enqueue(heft_task_fn *task, int count, int min_range, void *context,
+                              void *user) {
+    (void)min_range;
+    (void)user;
+    tasks_handed_out++;
+    task(0, count / 2, 0, context);
+    task(count / 2, count, 1, context);
+    return NULL;
+}
+
+static void counting_finish(void *handle, void *user) {
+    (void)handle;
+    (void)user;
+}
+
+/* Falling spheres, no ground: one body carrying `shapes` spheres (one
+ * island, so the only task above one range is the shapes' boxes), or
+ * `bodies` bodies of one sphere each far apart (the bodies' free
+ * velocities, the shapes' boxes and the islands, one item each). With a
+ * task system (the counting one) *first gets the tasks handed out at the
+ * first step and the return the tasks handed out after it; *hash the state
+ * at the end. */
+static int handed_out_after_first(int shapes, int bodies, int steps, int tasks, int *first,
+                                  uint64_t *hash) {
+    heft_world *w = heft_world_create(NULL);
+    cr_assert_not_null(w);
+    if (tasks) {
+        cr_assert_eq(heft_world_set_task_system(w, counting_enqueue, counting_finish, NULL, 2),
+                     HEFT_OK);
+    }
+    const int count = bodies > 0 ? bodies : 1;
+    heft_body_id *ids = malloc(sizeof *ids * (size_t)count);
+    cr_assert_not_null(ids);
+    for (int i = 0; i < count; ++i) {
+        heft_body_def bd = heft_default_body_def();
+        bd.position = heft_v3(3.0 * (i % 64), 3.0 * (i / 64), 0.0);
+        bd.linear_velocity = heft_v3(0.0, 0.0, 0.01 * i);
+        bd.angular_velocity = heft_v3(0.0, 0.3, 0.0);
+        ids[i] = heft_create_body(w, &bd);
+        const int own = bodies > 0 ? 1 : shapes;
+        for (int k = 0; k < own; ++k) {
+            heft_shape_def sd = heft_default_shape_def();
+            sd.radius = 0.1;
+            sd.local_position = heft_v3(0.25 * k, 0.0, 0.0);
+            cr_assert(heft_shape_is_valid(w, heft_create_shape(w, ids[i], &sd)), "%s",
+                      heft_last_error());
+        }
+    }
+    int handed = 0;
+    for (int step = 0; step < steps; ++step) {
+        const int before = tasks_handed_out;
+        cr_assert_eq(heft_world_step(w, 1.0 / 60.0), HEFT_OK);
+        if (step == 0) {
+            *first = tasks_handed_out - before;
+        } else {
+            handed += tasks_handed_out - before;
+        }
+    }
+    *hash = state_hash(w, ids, count);
+    free(ids);
+    heft_world_destroy(w);
+    return handed;
+}
+
+/* A task that the step ran quicker than the round trip took runs on the
+ * stepping thread from then on (but for one call in 64, handed out again
+ * to measure): 40 spheres' boxes, a few microseconds. Tasks of hundreds
+ * of microseconds (4,000 bodies) are handed out every step. The motion is
+ * the serial step's either way, to the bit. */
+Test(parallel_islands, tasks_too_small_to_share_run_on_the_stepping_thread) {
+    int first;
+    uint64_t hash, serial;
+    const int small = handed_out_after_first(40, 0, 60, 1, &first, &hash);
+    cr_assert_eq(first, 1, "%d tasks at the first step of one body of 40 spheres", first);
+    /* a step preempted inside the task may hand it out again once */
+    cr_assert_leq(small, 3, "%d tasks handed out over 59 steps after the first", small);
+    handed_out_after_first(40, 0, 60, 0, &first, &serial);
+    cr_assert_eq(hash, serial, "40 spheres: the motion differs from the serial step's");
+
+    const int large = handed_out_after_first(0, 4000, 12, 1, &first, &hash);
+    cr_assert_eq(first, 3, "%d tasks at the first step of 4,000 bodies", first);
+    cr_assert_eq(large, 3 * 11, "%d tasks handed out over 11 steps of 4,000 bodies", large);
+    handed_out_after_first(0, 4000, 12, 0, &first, &serial);
+    cr_assert_eq(hash, serial, "4,000 bodies: the motion differs from the serial step's");
+}
+
 /* ---- the narrowphase on the workers ------------------------------------------------ */
 
 enum { FIELD_N = 41, DROPPED = 240, FIELD_STEPS = 240 };
