@@ -459,8 +459,9 @@ static int handed_out_after_first(int shapes, int bodies, int steps, int tasks, 
 /* A task that the step ran quicker than the round trip took runs on the
  * stepping thread from then on (but for one call in 64, handed out again
  * to measure): 40 spheres' boxes, a few microseconds. Tasks of hundreds
- * of microseconds (4,000 bodies) are handed out every step. The motion is
- * the serial step's either way, to the bit. */
+ * of microseconds (10,000 bodies; 10 ns an item would still be 100 us) are
+ * handed out every step. The motion is the serial step's either way, to
+ * the bit. */
 Test(parallel_islands, tasks_too_small_to_share_run_on_the_stepping_thread) {
     int first;
     uint64_t hash, serial;
@@ -471,11 +472,11 @@ Test(parallel_islands, tasks_too_small_to_share_run_on_the_stepping_thread) {
     handed_out_after_first(40, 0, 60, 0, &first, &serial);
     cr_assert_eq(hash, serial, "40 spheres: the motion differs from the serial step's");
 
-    const int large = handed_out_after_first(0, 4000, 12, 1, &first, &hash);
-    cr_assert_eq(first, 3, "%d tasks at the first step of 4,000 bodies", first);
-    cr_assert_eq(large, 3 * 11, "%d tasks handed out over 11 steps of 4,000 bodies", large);
-    handed_out_after_first(0, 4000, 12, 0, &first, &serial);
-    cr_assert_eq(hash, serial, "4,000 bodies: the motion differs from the serial step's");
+    const int large = handed_out_after_first(0, 10000, 12, 1, &first, &hash);
+    cr_assert_eq(first, 3, "%d tasks at the first step of 10,000 bodies", first);
+    cr_assert_eq(large, 3 * 11, "%d tasks handed out over 11 steps of 10,000 bodies", large);
+    handed_out_after_first(0, 10000, 12, 0, &first, &serial);
+    cr_assert_eq(hash, serial, "10,000 bodies: the motion differs from the serial step's");
 }
 
 /* ---- the narrowphase on the workers ------------------------------------------------ */
