@@ -162,20 +162,25 @@ int island_workers_reserve(heft_world *w, int rows, int bodies) {
  * beside its items; on the stepping thread, only its items. So the step
  * times both: the wall clock from enqueue to finish, and each range's own
  * time (summed per worker index, which two ranges never share at once).
- * A task whose ranges took less time in all than the whole round trip
- * would have been quicker on the stepping thread, and runs there from the
- * next step on, while its items take at most TASK_CALLER_MAX_US; every
- * TASK_PROBE_CALLS calls it is handed out again, to see whether that still
- * holds (the pool's threads may have been busy elsewhere when it was
- * measured). On a 2-core EPYC a pool's round trip costs 3 to 5 us, and on
- * the 100-link chain two threads took 0.099 ms a step against 0.066 on
- * one: its six small tasks each paid the trip. A task of more than
- * TASK_CALLER_MAX_US is always handed out (the islands of 1,000 boxes take
- * about a millisecond), so a hiccup of the pool cannot keep the step on
- * one thread. Which thread runs an item never changes a result
- * (docs/tasks.md), only the time. */
+ * A task whose items would take less time on the stepping thread than the
+ * whole round trip took, and at most TASK_CALLER_MAX_US, runs there from
+ * the next step on; every TASK_PROBE_CALLS calls it is handed out again,
+ * to see whether that still holds (the pool's threads may have been busy
+ * elsewhere when it was measured). Their time on one thread is their
+ * ranges' time on the workers, or the time they last took on the stepping
+ * thread when that was less: spread over two cores they read data the
+ * other core wrote, so they run slower there than alone, and a task handed
+ * out is run on the stepping thread once (after TASK_FIRST_PROBE calls,
+ * then every TASK_PROBE_CALLS) to learn it. On a 2-core EPYC a pool's
+ * round trip costs 3 to 5 us, and on the 100-link chain two threads took
+ * 0.099 ms a step against 0.066 on one: its six small tasks each paid the
+ * trip. A task of more than TASK_CALLER_MAX_US on the workers is always
+ * handed out (the islands of 1,000 boxes take about a millisecond), so a
+ * hiccup of the pool cannot keep the step on one thread. Which thread runs
+ * an item never changes a result (docs/tasks.md), only the time. */
 #define TASK_CALLER_MAX_US 50.0
 #define TASK_PROBE_CALLS 64
+#define TASK_FIRST_PROBE 2
 
 /* The record of task's kind, made when there is room, else NULL. */
 static struct world_task_kind *task_kind(heft_world *w, heft_task_fn *task) {
@@ -187,6 +192,8 @@ static struct world_task_kind *task_kind(heft_world *w, heft_task_fn *task) {
     struct world_task_kind *kind = &w->task_kinds[w->task_kind_count++];
     kind->task = task;
     kind->on_caller = 0;
+    kind->shared_left = TASK_FIRST_PROBE;
+    kind->caller_us = -1.0;
     return kind;
 }
 
@@ -222,6 +229,7 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
         const double start = heft_time_ms();
         task(0, count, 0, context); /* worker 0's scratch is free, as above */
         const double us = 1e3 * (heft_time_ms() - start);
+        kind->caller_us = us;
         kind->on_caller = us <= TASK_CALLER_MAX_US ? kind->on_caller - 1 : 0;
         return;
     }
@@ -234,12 +242,22 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
     if (handle) {
         w->finish_task(handle, w->task_user);
     }
-    const double wall = heft_time_ms() - start;
-    double busy = 0.0;
+    const double wall_us = 1e3 * (heft_time_ms() - start);
+    double busy_us = 0.0;
     for (int k = 0; k < w->worker_count; ++k)
-        busy += timed.busy_ms[k];
-    if (kind != NULL)
-        kind->on_caller = busy < wall && 1e3 * busy <= TASK_CALLER_MAX_US ? TASK_PROBE_CALLS : 0;
+        busy_us += 1e3 * timed.busy_ms[k];
+    if (kind == NULL || busy_us > TASK_CALLER_MAX_US)
+        return;
+    /* its items on one thread: their time on the workers, or less when the
+     * stepping thread ran them faster itself (their data in its caches) */
+    const double alone_us =
+        kind->caller_us >= 0.0 && kind->caller_us < busy_us ? kind->caller_us : busy_us;
+    if (alone_us < wall_us) {
+        kind->on_caller = TASK_PROBE_CALLS;
+    } else if (--kind->shared_left <= 0) {
+        kind->shared_left = TASK_PROBE_CALLS;
+        kind->on_caller = 1; /* once on the stepping thread, to time it there */
+    }
 }
 
 void island_tasks_run(heft_world *w, heft_task_fn *task, int count, void *context) {

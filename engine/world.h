@@ -114,7 +114,9 @@ struct heft_world {
      * (world_tasks_run); cleared with the task system */
     struct world_task_kind {
         heft_task_fn *task;
-        int on_caller; /* calls left on the stepping thread before it is handed out again */
+        int on_caller;    /* calls left on the stepping thread before it is handed out again */
+        int shared_left;  /* calls handed out before one on the stepping thread, to time it */
+        double caller_us; /* its last time on the stepping thread, us; -1: not yet run there */
     } task_kinds[WORLD_TASK_KINDS];
     int task_kind_count;
     /* rows and bodies the rescues' scratch is reserved for (island_tasks.c),
