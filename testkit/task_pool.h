@@ -26,4 +26,12 @@ void task_pool_finish(void *handle, void *user);
 /* Sets the pool as world's task system. */
 heft_result task_pool_attach(task_pool *pool, heft_world *world);
 
+/* A task system without threads (worker_count 2): each task runs at once on
+ * the calling thread, its items split between worker indices 0 and 1, so
+ * the workers' scratch and rescues are used as with threads. user, when not
+ * NULL, points to an int counting the tasks handed to it. */
+void *task_inline_enqueue(heft_task_fn *task, int item_count, int min_range, void *task_context,
+                          void *user);
+void task_inline_finish(void *handle, void *user);
+
 #endif

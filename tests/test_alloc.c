@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 
 #include "counting_allocator.h"
+#include "task_pool.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,22 +516,6 @@ Test(allocation, a_reordered_island_fits_the_skyline_envelope_sized_for_its_rows
  * the island's state) and, in *sum, its bodies' positions summed at the
  * end; *rows_first and *rows_max: the island's rows at the first step and
  * at its largest. */
-/* A task system that runs each task at once, its items split between two
- * worker indices: the workers' scratch and rescues are used as with threads. */
-static void *two_workers_enqueue(heft_task_fn *task, int count, int min_range, void *context,
-                                 void *user) {
-    (void)min_range;
-    (void)user;
-    task(0, count / 2, 0, context);
-    task(count / 2, count, 1, context);
-    return NULL;
-}
-
-static void two_workers_finish(void *handle, void *user) {
-    (void)handle;
-    (void)user;
-}
-
 static long falling_chain_run(const char *solver, int reserve_rows, int envelope, int reserve_at,
                               int workers, heft_vec3 *sum, int *rows_first, int *rows_max,
                               int *envelope_max) {
@@ -540,7 +525,7 @@ static long falling_chain_run(const char *solver, int reserve_rows, int envelope
     cr_assert_not_null(w, "%s", heft_last_error());
     if (workers)
         cr_assert_eq(
-            heft_world_set_task_system(w, two_workers_enqueue, two_workers_finish, NULL, 2),
+            heft_world_set_task_system(w, task_inline_enqueue, task_inline_finish, NULL, 2),
             HEFT_OK, "%s", heft_last_error());
     heft_world_capacity c = {0};
     c.bodies = FALL_LINKS + 1;

@@ -386,32 +386,17 @@ Test(parallel_islands, task_system_removed_gives_serial_step) {
 
 /* ---- small tasks on the stepping thread ---------------------------------------------- */
 
-/* A task system that runs each task at once on the calling thread, its
- * items split between two worker indices, and counts the tasks handed to
- * it: the round trip is the call itself, so no task is quicker handed out
- * than run by the step (island_tasks.c, world_tasks_run). */
+/* Tasks handed to the inline task system (task_pool.h), which runs each at
+ * once on the calling thread: the round trip is the call itself, so no task
+ * is quicker handed out than run by the step (island_tasks.c,
+ * world_tasks_run). */
 static int tasks_handed_out;
-
-static void *counting_enqueue(heft_task_fn *task, int count, int min_range, void *context,
-                              void *user) {
-    (void)min_range;
-    (void)user;
-    tasks_handed_out++;
-    task(0, count / 2, 0, context);
-    task(count / 2, count, 1, context);
-    return NULL;
-}
-
-static void counting_finish(void *handle, void *user) {
-    (void)handle;
-    (void)user;
-}
 
 /* Falling spheres, no ground: one body carrying `shapes` spheres (one
  * island, so the only task above one range is the shapes' boxes), or
  * `bodies` bodies of one sphere each far apart (the bodies' free
  * velocities, the shapes' boxes and the islands, one item each). With a
- * task system (the counting one) *first gets the tasks handed out at the
+ * task system (the inline one, counting) *first gets the tasks handed out at the
  * first step and the return the tasks handed out after it; *hash the state
  * at the end. */
 static int handed_out_after_first(int shapes, int bodies, int steps, int tasks, int *first,
@@ -419,7 +404,8 @@ static int handed_out_after_first(int shapes, int bodies, int steps, int tasks, 
     heft_world *w = heft_world_create(NULL);
     cr_assert_not_null(w);
     if (tasks) {
-        cr_assert_eq(heft_world_set_task_system(w, counting_enqueue, counting_finish, NULL, 2),
+        cr_assert_eq(heft_world_set_task_system(w, task_inline_enqueue, task_inline_finish,
+                                                &tasks_handed_out, 2),
                      HEFT_OK);
     }
     const int count = bodies > 0 ? bodies : 1;
