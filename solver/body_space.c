@@ -149,8 +149,9 @@ static double row_diagonal(const heft_mlcp *p, int i) {
     return heft_row_self_coupling(p, i) + p->epsilon[i];
 }
 
-/* heft_body_space_fits, with A_ii into diag when it is not NULL */
-static int fits(const heft_mlcp *p, double least, double *diag) {
+/* heft_body_space_fits, with A_ii into diag when it is not NULL, read from
+ * known when it is not NULL */
+static int fits(const heft_mlcp *p, double least, const double *known, double *diag) {
     const int n = p->n, nb = p->nbodies;
     if (p->rows == NULL || p->epsilon == NULL || nb < 1 || p->bodies == NULL ||
         (double)n < HEFT_BODY_SPACE_ROW_RATIO * 6.0 * (double)nb || !heft_mlcp_structure_valid(p))
@@ -162,7 +163,7 @@ static int fits(const heft_mlcp *p, double least, double *diag) {
             return 0;
     }
     for (int i = 0; i < n; ++i) {
-        const double d = row_diagonal(p, i);
+        const double d = known != NULL ? known[i] : row_diagonal(p, i);
         if (!(p->epsilon[i] > 0.0) || !(p->epsilon[i] >= least * d) || !isfinite(d) ||
             !isfinite(1.0 / p->epsilon[i]))
             return 0;
@@ -173,12 +174,13 @@ static int fits(const heft_mlcp *p, double least, double *diag) {
 }
 
 int heft_body_space_fits(const heft_mlcp *p, double least) {
-    return fits(p, least, NULL);
+    return fits(p, least, NULL, NULL);
 }
 
-int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag) {
+int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, const double *known,
+                         double *diag) {
     const int n = p->n, nb = p->nbodies;
-    if (!fits(p, least, diag))
+    if (!fits(p, least, known, diag))
         return 0;
     if (!HEFT_RESERVE(b->mass, b->mass_cap, 7 * (size_t)nb) ||
         !HEFT_RESERVE(b->vel, b->vel_cap, 6 * (size_t)nb))

@@ -71,9 +71,12 @@ typedef struct heft_body_space {
 int heft_body_space_fits(const heft_mlcp *p, double least);
 
 /* Takes p when it fits: fills diag (n) with A_ii and orders the bodies
- * (kept while the rows' body pairs stay the same). Returns 1 when taken,
- * 0 when not, -1 when out of memory. */
-int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, double *diag);
+ * (kept while the rows' body pairs stay the same). known: the rows' A_ii of
+ * the structured form when the caller has them (heft_mlcp_diagonal's of a
+ * problem without a dense A), else NULL. Returns 1 when taken, 0 when not,
+ * -1 when out of memory. */
+int heft_body_space_take(heft_body_space *b, const heft_mlcp *p, double least, const double *known,
+                         double *diag);
 
 /* y = A x (n each) */
 void heft_body_space_multiply(heft_body_space *b, const double *x, double *y);

@@ -230,6 +230,7 @@ void heft_bpp_destroy(void *state) {
                       s->rhs,
                       s->x,
                       s->diag,
+                      s->row_diag,
                       s->measure_work,
                       s->A_own,
                       s->factor,
@@ -726,6 +727,18 @@ static int couple_friction(const heft_mlcp *p, bpp_state *s, heft_solver_stats *
 /* cap of the epsilon-active set, relative to the largest impulse */
 #define BPP_ACTIVE_EPS 1e-3
 
+/* The error measure of x on the solve's problem, the rows' A_ii computed at
+ * its first measure and kept: a settled step measures twice (the warm start,
+ * the answer), and the diagonal was a third of each. */
+static heft_mlcp_error bpp_measure(bpp_state *s, const heft_mlcp *p, const double *x) {
+    if (!s->row_diag_ready) {
+        for (int i = 0; i < p->n; ++i)
+            s->row_diag[i] = heft_mlcp_diagonal(p, i);
+        s->row_diag_ready = 1;
+    }
+    return heft_mlcp_measure_diagonal(p, x, s->row_diag, s->measure_work);
+}
+
 /* f(x) = 1/2 x^T A x - b^T x; ax gets A x */
 static double frozen_objective(bpp_state *s, const heft_mlcp *p, const double *x, double *ax) {
     backend_multiply(s, p->n, x, ax);
@@ -921,7 +934,7 @@ static int frozen_boxes(const heft_mlcp *p, bpp_state *s, const double *start, d
             found = 1;
             break;
         }
-        const double e = heft_mlcp_measure(p, s->fz_x, s->measure_work).max;
+        const double e = bpp_measure(s, p, s->fz_x).max;
         if (!(e >= best_error)) {
             best_error = e;
             memcpy(s->fz_best, s->fz_x, vec);
@@ -950,6 +963,7 @@ static int reserve_workspace_size(bpp_state *s, int n, int nbodies, int structur
            HEFT_RESERVE(s->best_lambda, s->best_lambda_cap, un) &&
            HEFT_RESERVE(s->w, s->w_cap, un) && HEFT_RESERVE(s->rhs, s->rhs_cap, un) &&
            HEFT_RESERVE(s->x, s->x_cap, un) && HEFT_RESERVE(s->diag, s->diag_cap, un) &&
+           HEFT_RESERVE(s->row_diag, s->row_diag_cap, un) &&
            HEFT_RESERVE(s->coupled, s->coupled_cap, un) &&
            HEFT_RESERVE(s->normal_slot, s->normal_slot_cap, un) &&
            HEFT_RESERVE(s->normals, s->normals_cap, un) && HEFT_RESERVE(s->u, s->u_cap, un) &&
@@ -1321,7 +1335,7 @@ static int polish_near_miss(void *user, const heft_mlcp *p, double *answer, doub
     bpp_state *s = c->s;
     if (c->left <= 0)
         return 0;
-    const double before = heft_mlcp_measure(p, answer, s->measure_work).max;
+    const double before = bpp_measure(s, p, answer).max;
     heft_newton_result r;
     heft_newton_solve(&s->newton, p, answer, tau, imin(c->steps, c->left), s->fz_x, s->measure_work,
                       &r);
@@ -1391,7 +1405,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
             continue;
         memcpy(s->fz_t, points[k], vec);
         heft_bpp_clamp_answer(p, s->fz_t);
-        error[k] = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        error[k] = bpp_measure(s, p, s->fz_t).max;
         if (!(error[k] < INFINITY) || !(error[k] <= reach))
             continue;
         start_best = fmin(start_best, error[k]);
@@ -1406,7 +1420,7 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
         return -1; /* no start near enough */
     if (used == 0) {
         memset(s->fz_t, 0, vec);
-        start_best = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        start_best = bpp_measure(s, p, s->fz_t).max;
         points = NULL;
         used = 1;
     }
@@ -1469,7 +1483,7 @@ static int approach_by_pgs(const heft_mlcp *p, bpp_state *s, const double *const
         for (int i = 0; i < n; ++i)
             s->fz_t[i] = isfinite(points[k][i]) ? points[k][i] : 0.0;
         heft_bpp_clamp_answer(p, s->fz_t);
-        const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        const double e = bpp_measure(s, p, s->fz_t).max;
         if (e < start) {
             start = e;
             memcpy(s->fz_d, s->fz_t, vec);
@@ -1492,7 +1506,7 @@ static int approach_by_pgs(const heft_mlcp *p, bpp_state *s, const double *const
         if (!finite)
             break;
         heft_bpp_clamp_answer(p, s->fz_t);
-        const double e = heft_mlcp_measure(p, s->fz_t, s->measure_work).max;
+        const double e = bpp_measure(s, p, s->fz_t).max;
         if (e < best) {
             best = e;
             memcpy(s->fz_x, s->fz_t, vec);
@@ -1561,7 +1575,7 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
     if (!nonzero)
         return 0;
     heft_bpp_clamp_answer(p, s->lambda);
-    const heft_mlcp_error err = heft_mlcp_measure(p, s->lambda, s->measure_work);
+    const heft_mlcp_error err = bpp_measure(s, p, s->lambda);
     /* within the acceptance line too, so that heft_bpp_answer keeps it as
      * it is (a looser tolerance would have it compared with zero and the
      * warm start again, and perhaps not converged) */
@@ -1572,7 +1586,7 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
         return 0;
     stats->answer = HEFT_ANSWER_SOLVER;
     bpp_answer a = {s->lambda,       s->set, s->kept_lambda, s->kept_set, &s->kept_n,
-                    s->measure_work, 1,      s->x,           &err};
+                    s->measure_work, 1,      s->x,           &err,        s->row_diag};
     return heft_bpp_answer(p, &a, 1, start, lambda_out, stats) == HEFT_SOLVE_OK;
 }
 
@@ -1670,6 +1684,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         s->kept_n = -1;
         return HEFT_SOLVE_FAILED;
     }
+    s->row_diag_ready = 0; /* this problem's, at its first measure */
     const double tau =
         s->options.tolerance > BPP_TOLERANCE_FLOOR ? s->options.tolerance : BPP_TOLERANCE_FLOOR;
     const int max_steps = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
@@ -1828,7 +1843,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         for (int k = 0; k < ng && solved < 0 && stats->backstops == backstops_before; ++k) {
             memcpy(s->fz_t, guesses[k], vec);
             heft_bpp_clamp_answer(p, s->fz_t);
-            nearest = fmin(nearest, heft_mlcp_measure(p, s->fz_t, s->measure_work).max);
+            nearest = fmin(nearest, bpp_measure(s, p, s->fz_t).max);
         }
         /* Lemke's method declined the problem (too large) */
         const int declined = solved < 0 && stats->backstops == backstops_before;
@@ -1904,15 +1919,15 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             memcpy(s->fz_x, s->fz_best, vec);
             const double *from[1] = {s->fz_x};
             /* an answer within BPP_POLISH_REACH had its polish already */
-            if (!(heft_mlcp_measure(p, s->fz_best, s->measure_work).max <= BPP_POLISH_REACH) &&
+            if (!(bpp_measure(s, p, s->fz_best).max <= BPP_POLISH_REACH) &&
                 newton_stage(p, s, from, 1, tau, INFINITY, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
                              BPP_NEWTON_POLISH_STEPS, stats) < 0)
                 memcpy(s->fz_best, s->fz_x, vec);
-            const double e = heft_mlcp_measure(p, s->fz_best, s->measure_work).max;
+            const double e = bpp_measure(s, p, s->fz_best).max;
             double kept = INFINITY;
             if (frozen >= 0) {
                 heft_bpp_clamp_answer(p, s->lambda);
-                kept = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+                kept = bpp_measure(s, p, s->lambda).max;
             }
             if (e < kept) {
                 memcpy(s->lambda, s->fz_best, vec);
@@ -1934,7 +1949,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                                     : heft_bpp_eliminated(p, &s->options, &s->elim, from, tau,
                                                           s->fz_t, s->fz_x, s->measure_work, stats);
         if (found >= 0) {
-            const double e = heft_mlcp_measure(p, s->fz_x, s->measure_work).max;
+            const double e = bpp_measure(s, p, s->fz_x).max;
             if (found > 0 || e < nearest) {
                 memcpy(s->lambda, s->fz_x, vec);
                 heft_bpp_read_sets(p, s->lambda, s->set);
@@ -1962,7 +1977,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
         double kept = INFINITY;
         if (have_best || frozen >= 0) {
             heft_bpp_clamp_answer(p, s->lambda);
-            kept = heft_mlcp_measure(p, s->lambda, s->measure_work).max;
+            kept = bpp_measure(s, p, s->lambda).max;
         }
         if (!(kept <= pgs_error)) {
             memcpy(s->lambda, s->pgs_lambda, vec);
@@ -1981,8 +1996,11 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
      * solve started the next step of a pyramid of 15 boxes better than the
      * sets read off the answer PGS polished from them (4 steps of 300
      * failed against all) */
-    bpp_answer a = {s->lambda,       s->set, s->kept_lambda, s->kept_set, &s->kept_n,
-                    s->measure_work, warm,   s->x,           NULL};
+    bpp_answer a = {s->lambda,      s->set,
+                    s->kept_lambda, s->kept_set,
+                    &s->kept_n,     s->measure_work,
+                    warm,           s->x,
+                    NULL,           s->row_diag_ready ? s->row_diag : NULL};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 
@@ -2042,8 +2060,9 @@ int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, doub
     /* an answer measured already was clamped before it was measured */
     if (a->measured == NULL)
         heft_bpp_clamp_answer(p, a->lambda);
-    heft_mlcp_error err =
-        a->measured != NULL ? *a->measured : heft_mlcp_measure(p, a->lambda, a->measure_work);
+    heft_mlcp_error err = a->measured != NULL
+                              ? *a->measured
+                              : heft_mlcp_measure_diagonal(p, a->lambda, a->diag, a->measure_work);
     if (!(err.max <= BPP_ACCEPTED)) {
         /* The pivoting's own test passed on an answer the error measure
          * refuses only when the backend's A is not the problem's (a
@@ -2057,7 +2076,7 @@ int heft_bpp_answer(const heft_mlcp *p, const bpp_answer *a, int converged, doub
         if (kept != HEFT_ANSWER_SOLVER) {
             stats->answer = kept;
             converged = 0;
-            err = heft_mlcp_measure(p, a->lambda, a->measure_work);
+            err = heft_mlcp_measure_diagonal(p, a->lambda, a->diag, a->measure_work);
         }
     }
     memcpy(lambda_out, a->lambda, vec);

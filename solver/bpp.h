@@ -87,6 +87,10 @@ typedef struct bpp_state {
     uint8_t *set, *next_set, *best_set;
     unsigned char *tight;
     double *lambda, *best_lambda, *w, *rhs, *x, *diag, *measure_work;
+    /* the rows' A_ii as the error measure takes them (heft_mlcp_diagonal),
+     * made at a solve's first measure and kept to its end (bpp_measure) */
+    double *row_diag;
+    int row_diag_ready;
 
     /* friction rows tight on the box of a free normal row (bpp.c "coupling") */
     uint8_t *coupled;    /* per row */
@@ -174,12 +178,13 @@ typedef struct bpp_state {
     int nested;
 
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
-        lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, measure_cap, A_own_cap,
-        factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap, L0_sky_cap,
-        L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap, k_row_cap,
-        k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap, normal_slot_cap,
-        normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2],
-        fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, row_diag_cap, measure_cap,
+        A_own_cap, factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap,
+        L0_sky_cap, L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap,
+        k_row_cap, k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap,
+        normal_slot_cap, normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2],
+        wood_rows_cap[2], fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap,
+        fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */
@@ -330,6 +335,9 @@ typedef struct bpp_answer {
     /* the measure of the answer as it is, clamped, when the caller has it
      * (the answer is then not clamped again), else NULL */
     const heft_mlcp_error *measured;
+    /* the rows' A_ii when the caller has them (heft_mlcp_diagonal's, to
+     * the bit), else NULL */
+    const double *diag;
 } bpp_answer;
 
 /* An answer above the acceptance line (1e-10 J) is replaced by lambda = 0

@@ -57,7 +57,10 @@ int heft_bpp_body_prepare(bpp_state *s, const heft_mlcp *p, heft_solver_stats *s
         s->body = b;
     }
     const double start = heft_time_ms();
-    const int taken = heft_body_space_take(&b->space, p, s->body_min_compliance, s->diag);
+    /* the error measure's A_ii, when this solve has measured already, are
+     * the structured form's where there is no dense A */
+    const double *known = s->row_diag_ready && p->A == NULL ? s->row_diag : NULL;
+    const int taken = heft_body_space_take(&b->space, p, s->body_min_compliance, known, s->diag);
     stats->time_assembly_ms += heft_time_ms() - start;
     if (taken <= 0)
         return taken;

@@ -6,6 +6,7 @@
  * The problem's error is the maximum and the sum of e_i, in joules. */
 #include "mlcp.h"
 #include "row_math.h"
+#include "solve_frame.h"
 
 #include <math.h>
 
@@ -51,9 +52,10 @@ static double row_error(double lambda, double w, double d, double lo, double hi)
     return 0.5 * change * change * d;
 }
 
-/* d_i is heft_mlcp_diagonal's, computed inline: a call a row cost as much
- * as the residual. */
-heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work) {
+/* d_i is the caller's (diag) or heft_mlcp_diagonal's, computed inline: a
+ * call a row cost as much as the residual. */
+heft_mlcp_error heft_mlcp_measure_diagonal(const heft_mlcp *p, const double *lambda,
+                                           const double *diag, double *work) {
     heft_mlcp_error err = {0.0, 0.0, -1, 0, 0};
     const int n = p->n;
     if (n <= 0)
@@ -79,7 +81,7 @@ heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, doub
             err.nonfinite++;
         else if (outside_bounds(lambda[i], lo, hi))
             err.bound_violations++;
-        const double d = heft_row_diagonal(p, i);
+        const double d = diag != NULL ? diag[i] : heft_row_diagonal(p, i);
         const double e = row_error(lambda[i], w[i], d, lo, hi);
         err.sum += e;
         if (err.worst_row < 0 || e > err.max) {
@@ -89,4 +91,8 @@ heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, doub
     }
     heft_free(owned);
     return err;
+}
+
+heft_mlcp_error heft_mlcp_measure(const heft_mlcp *p, const double *lambda, double *work) {
+    return heft_mlcp_measure_diagonal(p, lambda, NULL, work);
 }

@@ -165,8 +165,9 @@ static int prepare(heft_newton *ws, const heft_mlcp *p) {
         return -1;
     ws->body_active = 0;
     const int taken =
-        ws->body_off ? 0
-                     : heft_body_space_take(&ws->body, p, HEFT_BODY_SPACE_MIN_COMPLIANCE, ws->diag);
+        ws->body_off
+            ? 0
+            : heft_body_space_take(&ws->body, p, HEFT_BODY_SPACE_MIN_COMPLIANCE, NULL, ws->diag);
     if (taken < 0)
         return -1;
     if (taken == 0)

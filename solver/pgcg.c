@@ -953,7 +953,7 @@ static int pgcg_solve(void *state, const heft_mlcp *p, double *lambda_out,
     }
     stats->answer = source;
     bpp_answer a = {s->lambda,       s->set, s->kept_lambda, s->kept_set, &s->kept_n,
-                    s->measure_work, warm,   s->cx,          NULL};
+                    s->measure_work, warm,   s->cx,          NULL,        NULL};
     return heft_bpp_answer(p, &a, converged, start, lambda_out, stats);
 }
 

@@ -15,6 +15,7 @@
 #include "dense_cholesky.h"
 #include "mlcp.h"
 #include "planted.h"
+#include "solve_frame.h"
 #include "testdata.h"
 
 /* The files carry the dense A beside the structured form; a test that
@@ -174,7 +175,7 @@ Test(bpp_body, k_assembled_by_runs_of_a_body_pair_is_k_row_by_row_to_the_bit) {
     double *diag = malloc(sizeof(double) * (size_t)n);
     heft_body_space b;
     memset(&b, 0, sizeof b);
-    cr_assert_eq(heft_body_space_take(&b, p, 0.0, diag), 1);
+    cr_assert_eq(heft_body_space_take(&b, p, 0.0, NULL, diag), 1);
     const size_t stored = b.start[b.m];
     double *rowwise = malloc(sizeof(double) * stored), *runs = malloc(sizeof(double) * stored);
     unsigned char *tight = malloc((size_t)n);
@@ -548,4 +549,47 @@ Test(bpp_body, the_newton_stage_goes_back_to_rows_mid_start) {
     cr_assert(!active[0] && !active[1], "both starts ended on rows");
     cr_assert_eq(res[0].status, res[1].status);
     cr_assert_leq(res[0].error_max, 1e-9);
+}
+
+/* The pivoting solvers measure a problem with its rows' A_ii computed once
+ * and hand them to body space: that is right only when they are, to the
+ * bit, what the error measure and body space compute row by row. On the
+ * pyramid island (1,740 rows, no dense A) and a random answer: the same
+ * A_ii, the same body-space diagonal when handed in, the same measure. */
+Test(bpp_body, the_measures_diagonal_given_is_the_one_computed_to_the_bit) {
+    heft_mlcp *p = read_structured("pyramid10-step1.mlcp");
+    cr_assert_null(p->A);
+    const int n = p->n;
+    double *known = malloc(sizeof(double) * (size_t)n);
+    double *diag = malloc(sizeof(double) * (size_t)n), *again = malloc(sizeof(double) * (size_t)n);
+    double *x = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i)
+        known[i] = heft_mlcp_diagonal(p, i);
+    heft_body_space b;
+    memset(&b, 0, sizeof b);
+    cr_assert_eq(heft_body_space_take(&b, p, 0.0, NULL, diag), 1);
+    cr_assert_eq(heft_body_space_take(&b, p, 0.0, known, again), 1);
+    cr_assert_eq(memcmp(diag, known, sizeof(double) * (size_t)n), 0);
+    cr_assert_eq(memcmp(again, known, sizeof(double) * (size_t)n), 0);
+    planted_rng rng = {5};
+    for (int i = 0; i < n; ++i)
+        x[i] = planted_uniform(&rng, 0.0, 2.0);
+    heft_bpp_clamp_answer(p, x);
+    const heft_mlcp_error e = heft_mlcp_measure(p, x, NULL);
+    const heft_mlcp_error g = heft_mlcp_measure_diagonal(p, x, known, NULL);
+    cr_assert_gt(e.max, 0.0);
+    cr_assert_eq(memcmp(&e.max, &g.max, sizeof e.max), 0);
+    cr_assert_eq(memcmp(&e.sum, &g.sum, sizeof e.sum), 0);
+    cr_assert_eq(e.worst_row, g.worst_row);
+    /* a diagonal that is not the problem's changes the measure: the test
+     * above can fail */
+    known[e.worst_row] *= 2.0;
+    const heft_mlcp_error h = heft_mlcp_measure_diagonal(p, x, known, NULL);
+    cr_assert_neq(h.sum, e.sum);
+    heft_body_space_release(&b);
+    free(known);
+    free(diag);
+    free(again);
+    free(x);
+    heft_mlcp_destroy(p);
 }
