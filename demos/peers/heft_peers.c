@@ -4,11 +4,15 @@
  * as a Markdown table and writes it with a CSV (and a gnuplot PNG when
  * gnuplot is installed) into --out. docs/benchmarks.md "Against the peers". */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "peers.h"
 
@@ -75,6 +79,9 @@ typedef struct result {
     /* each repetition's means by its index, NAN where the engine did not
      * run: the paired ratios against --versus */
     double rep_ms[32], rep_settled_ms[32];
+    /* the lowest cores_free() and the longest round_trip_ns() measured
+     * before its repetitions, NAN: none */
+    double cores_free_low, round_trip_high;
 } result;
 
 /* The median and range, over the repetitions both ran, of an engine's mean
@@ -307,6 +314,100 @@ static void machine(char *out, size_t len) {
     snprintf(out, len, "%s, %d cores, load average %.1f at the start", model, cores, load);
 }
 
+/* The probe of cores_free(): a fixed stretch of dependent integer work
+ * (xorshift), about 5 ms on the machines of docs/benchmarks.md */
+#define PROBE_ITERATIONS 5000000L
+#define PROBE_THREADS_MAX 8
+
+static void *probe_work(void *arg) {
+    uint64_t x = 88172645463325252ull;
+    for (long i = 0; i < PROBE_ITERATIONS; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    *(uint64_t *)arg = x;
+    return NULL;
+}
+
+/* ms of the probe on `threads` threads at once (the calling one among them) */
+static double probe_ms(int threads) {
+    pthread_t helpers[PROBE_THREADS_MAX];
+    uint64_t sink[PROBE_THREADS_MAX];
+    const double t0 = now_ms();
+    int started = 1;
+    for (int k = 1; k < threads; ++k) {
+        if (pthread_create(&helpers[started], NULL, probe_work, &sink[k]) == 0) {
+            ++started;
+        }
+    }
+    probe_work(&sink[0]);
+    for (int k = 1; k < started; ++k) {
+        pthread_join(helpers[k], NULL);
+    }
+    return started == threads ? now_ms() - t0 : NAN;
+}
+
+/* How many cores the next run finds free: the probe alone (the least of
+ * three runs), then on every core at once (the middle of three), their
+ * ratio times the cores. 2.0 on two cores: both free; 1.0: one core's worth
+ * left, as when another tenant of a virtual machine takes the second. The
+ * engines stepping on several threads read their speed-up off it; a
+ * one-thread engine's time is CPU time and moves less. */
+static double cores_free(void) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const int cores =
+        online < 1 ? 1 : (online > PROBE_THREADS_MAX ? PROBE_THREADS_MAX : (int)online);
+    double alone = INFINITY, together[3];
+    for (int k = 0; k < 3; ++k) {
+        alone = fmin(alone, probe_ms(1));
+        together[k] = probe_ms(cores);
+    }
+    qsort(together, 3, sizeof together[0], cmp_double);
+    return cores * alone / together[1];
+}
+
+/* The round trips of round_trip_ns(), about 10 ms in all */
+#define ROUND_TRIPS 20000
+
+typedef struct bounce {
+    _Alignas(64) atomic_int ball;
+} bounce;
+
+static void *bounce_back(void *arg) {
+    bounce *b = arg;
+    for (int i = 0; i < ROUND_TRIPS; ++i) {
+        while (atomic_load_explicit(&b->ball, memory_order_acquire) != 2 * i + 1) {
+        }
+        atomic_store_explicit(&b->ball, 2 * i + 2, memory_order_release);
+    }
+    return NULL;
+}
+
+/* ns for a cache line to go to another core and back: one thread sets a
+ * counter, another answers, in turn. A step on several threads hands out
+ * some ten tasks, each claimed and finished through shared counters, and
+ * its islands' data cross cores between tasks, so the engines' speed-up
+ * depends on it where cores_free() sees nothing (docs/benchmarks.md "Two
+ * threads on a virtual machine"). NAN when the thread could not start. */
+static double round_trip_ns(void) {
+    static bounce b;
+    atomic_store(&b.ball, 0);
+    pthread_t other;
+    if (pthread_create(&other, NULL, bounce_back, &b) != 0) {
+        return NAN;
+    }
+    const double t0 = now_ms();
+    for (int i = 0; i < ROUND_TRIPS; ++i) {
+        atomic_store_explicit(&b.ball, 2 * i + 1, memory_order_release);
+        while (atomic_load_explicit(&b.ball, memory_order_acquire) != 2 * i + 2) {
+        }
+    }
+    const double t = now_ms() - t0;
+    pthread_join(other, NULL);
+    return 1e6 * t / ROUND_TRIPS;
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: heft-peers [--scenes LIST] [--engines LIST] [--steps N] [--reps N] "
                     "[--budget S] [--tolerance J] [--accept J] [--versus ENGINE] [--out DIR]\n"
@@ -408,6 +509,7 @@ int main(int argc, char **argv) {
             for (int k = 0; k < 32; ++k) {
                 results[sc][e].rep_ms[k] = results[sc][e].rep_settled_ms[k] = NAN;
             }
+            results[sc][e].cores_free_low = results[sc][e].round_trip_high = NAN;
         }
     }
     char where[400];
@@ -422,8 +524,17 @@ int main(int argc, char **argv) {
                 if (!listed(names, engines[e]->name)) {
                     continue;
                 }
-                fprintf(stderr, "%s %s rep %d\n", scene_specs[sc].name, engines[e]->name, rep);
                 result *r = &results[sc][e];
+                const double free_now = cores_free();
+                if (isfinite(free_now) && !(free_now >= r->cores_free_low)) {
+                    r->cores_free_low = free_now;
+                }
+                const double trip = round_trip_ns();
+                if (isfinite(trip) && !(trip <= r->round_trip_high)) {
+                    r->round_trip_high = trip;
+                }
+                fprintf(stderr, "%s %s rep %d (cores free %.2f, round trip %.0f ns)\n",
+                        scene_specs[sc].name, engines[e]->name, rep, free_now, trip);
                 const int before = r->reps;
                 run_once(engines[e], &scene_specs[sc], steps, h, 1e3 * budget, r);
                 if (r->reps > before) {
@@ -461,13 +572,21 @@ int main(int argc, char **argv) {
             "`x %s`: each repetition's mean step divided by %s's in the same repetition, the "
             "median over the repetitions and, in brackets, the lowest and highest.\n\n",
             versus, versus);
-    fprintf(md,
-            "| scene | engine | steps | ms/step | x heft pgs | x %s | ms/step after step %d | "
-            "x %s after step %d | solver ms/step | sweeps | "
-            "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
-            "non-finite steps | MLCP error max J | unconverged steps |\n"
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-            versus, SETTLE_STEPS, versus, SETTLE_STEPS);
+    fprintf(md, "`cores free`: the fewest of the machine's cores a fixed loop found free just "
+                "before the engine's repetitions (its time alone over its time on every core "
+                "at once, times the cores): below the core count, another program took part "
+                "of the machine, and the engines stepping on several threads lost their "
+                "speed-up. `round trip ns`: the longest time, over the same repetitions, for "
+                "a cache line to go from one core to another and back; it sets what a task "
+                "handed to another core costs.\n\n");
+    fprintf(
+        md,
+        "| scene | engine | steps | ms/step | x heft pgs | x %s | ms/step after step %d | "
+        "x %s after step %d | solver ms/step | sweeps | "
+        "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+        "non-finite steps | MLCP error max J | unconverged steps | cores free | round trip ns |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        versus, SETTLE_STEPS, versus, SETTLE_STEPS);
     fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,"
                  "versus_ratio,versus_ratio_low,versus_ratio_high,"
                  "settled_versus_ratio,settled_versus_ratio_low,settled_versus_ratio_high,"
@@ -475,7 +594,7 @@ int main(int argc, char **argv) {
                  "sweeps_per_step,ms_per_sweep,"
                  "rows,ns_per_row_sweep,"
                  "penetration_m,joint_gap_m,drift_m,nonfinite_steps,mlcp_error_max_j,"
-                 "unconverged_steps\n");
+                 "unconverged_steps,cores_free_low,round_trip_ns_high\n");
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
         double base = -1.0;
         const result *ref = NULL;
@@ -505,7 +624,13 @@ int main(int argc, char **argv) {
             char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
                  rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "",
                  settled[32] = "", vs[48] = "", vs_settled[48] = "", vs_csv[80] = ",,",
-                 vs_settled_csv[80] = ",,";
+                 vs_settled_csv[80] = ",,", free[32] = "", trip[32] = "";
+            if (isfinite(r->cores_free_low)) {
+                snprintf(free, sizeof free, "%.2f", r->cores_free_low);
+            }
+            if (isfinite(r->round_trip_high)) {
+                snprintf(trip, sizeof trip, "%.0f", r->round_trip_high);
+            }
             if (ref != NULL) {
                 const paired all = pair_reps(r->rep_ms, ref->rep_ms, reps);
                 const paired later = pair_reps(r->rep_settled_ms, ref->rep_settled_ms, reps);
@@ -544,14 +669,14 @@ int main(int argc, char **argv) {
             fprintf(
                 md,
                 "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.3g | %s "
-                "| %.3g | %d | %s | %s |\n",
+                "| %.3g | %d | %s | %s | %s | %s |\n",
                 scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, vs, settled,
                 vs_settled, solver, sweeps, per, rows, per_row, r->penetration, gap, r->drift,
-                r->nonfinite, error, unconverged);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s\n",
+                r->nonfinite, error, unconverged, free, trip);
+            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s,%s,%s\n",
                     scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, settled, vs_csv,
                     vs_settled_csv, solver, sweeps, per, rows, per_row, r->penetration, gap,
-                    r->drift, r->nonfinite, error, unconverged);
+                    r->drift, r->nonfinite, error, unconverged, free, trip);
         }
     }
     const int md_bad = ferror(md) | fclose(md);
