@@ -270,10 +270,16 @@ void heft_body_space_multiply(heft_body_space *b, const double *x, double *y) {
     for (int i = 0; i < b->n; ++i) {
         const heft_mlcp_row *r = &p->rows[i];
         double yi = p->epsilon[i] * x[i];
-        if (r->a >= 0)
+        if (r->a >= 0 && r->b >= 0) {
+            double da, db;
+            heft_dot6_pair(r->ja, &vel[6 * r->a], r->jb, &vel[6 * r->b], &da, &db);
+            yi += da;
+            yi += db;
+        } else if (r->a >= 0) {
             yi += heft_dot6(r->ja, &vel[6 * r->a]);
-        if (r->b >= 0)
+        } else if (r->b >= 0) {
             yi += heft_dot6(r->jb, &vel[6 * r->b]);
+        }
         y[i] = yi;
     }
 }
@@ -562,6 +568,14 @@ void heft_body_space_spread(const heft_body_space *b, const heft_mlcp_row *row, 
 
 double heft_body_space_gather(const heft_body_space *b, const heft_mlcp_row *row, const double *v) {
     double s = 0.0;
+    if (row->a >= 0 && row->b >= 0) {
+        double da, db;
+        heft_dot6_pair(row->ja, &v[6 * b->place[row->a]], row->jb, &v[6 * b->place[row->b]], &da,
+                       &db);
+        s += da;
+        s += db;
+        return s;
+    }
     if (row->a >= 0)
         s += heft_dot6(row->ja, &v[6 * b->place[row->a]]);
     if (row->b >= 0)

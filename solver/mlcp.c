@@ -183,24 +183,14 @@ static void residual_structured(const heft_mlcp *problem, const double *lambda, 
         const heft_mlcp_row *r = &p->rows[i];
         double wi = heft_row_epsilon(p, i) * lambda[i] - p->b[i];
         const int a = heft_row_body(p, r->a) >= 0, b = heft_row_body(p, r->b) >= 0;
-#if defined(__SSE2__)
         if (a && b) {
-            /* both sides' products at once, side a in the low lane, each
-             * summed in heft_dot6's order and added to wi in turn */
-            const double *va = &dv[6 * (size_t)r->a], *vb = &dv[6 * (size_t)r->b];
-            const double *ja = r->ja, *jb = r->jb;
-            __m128d d = _mm_mul_pd(_mm_set_pd(jb[0], ja[0]), _mm_set_pd(vb[0], va[0]));
-            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[1], ja[1]), _mm_set_pd(vb[1], va[1])));
-            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[2], ja[2]), _mm_set_pd(vb[2], va[2])));
-            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[3], ja[3]), _mm_set_pd(vb[3], va[3])));
-            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[4], ja[4]), _mm_set_pd(vb[4], va[4])));
-            d = _mm_add_pd(d, _mm_mul_pd(_mm_set_pd(jb[5], ja[5]), _mm_set_pd(vb[5], va[5])));
-            wi += _mm_cvtsd_f64(d);
-            wi += _mm_cvtsd_f64(_mm_unpackhi_pd(d, d));
+            double da, db;
+            heft_dot6_pair(r->ja, &dv[6 * (size_t)r->a], r->jb, &dv[6 * (size_t)r->b], &da, &db);
+            wi += da;
+            wi += db;
             w[i] = wi;
             continue;
         }
-#endif
         if (a)
             wi += heft_dot6(r->ja, &dv[6 * (size_t)r->a]);
         if (b)
