@@ -677,6 +677,12 @@ __attribute__((target("avx"))) static void sub_scaled_six_avx(double *restrict y
         v = _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a4[e]), v4));
         _mm256_storeu_pd(&y[e], _mm256_sub_pd(v, _mm256_mul_pd(_mm256_loadu_pd(&a5[e]), v5)));
     }
+    /* The upper halves of the registers zeroed before any SSE2 code runs:
+     * gcc put no vzeroupper before the call below nor at the return, and
+     * with the halves left in use every later SSE2 instruction of the
+     * thread paid for them (a settled step of the base-10 pyramid, after a
+     * landing that ran this, took 2.7 times as long). */
+    _mm256_zeroupper();
     sub_scaled_n(y, a, s, b, LU_PANEL, e, to); /* the last one to three entries */
 }
 #endif
