@@ -54,6 +54,10 @@ int heft_skyline_first_reaching(const int *last, int k);
  * functions below). Returns 0, or k + 1 when the pivot of column k is not
  * positive and finite. */
 int heft_skyline_factor(heft_skyline s, const unsigned char *removed);
+/* The same with its four-column passes on AVX where the processor has it
+ * (wide != 0, what heft_skyline_factor does) or on SSE2 alone (wide 0): the
+ * same bits either way (tests/test_skyline.c). */
+int heft_skyline_factor_wide(heft_skyline s, const unsigned char *removed, int wide);
 
 /* The envelope of the kept rows (removed[r] == 0) alone, in their order:
  * row[k] is the k-th kept row, prev[r] the place of the last kept row at or

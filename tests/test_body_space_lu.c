@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avx_state.h"
 #include "body_space.h"
 #include "planted.h"
 #include "skyline.h"
@@ -302,47 +303,20 @@ Test(body_space_lu, non_finite_entries_spread_as_in_the_plain_loop) {
     }
 }
 
-/* The AVX passes give the registers' upper halves back unused. Left in use,
- * every later SSE2 instruction of the thread pays for them: on the AMD EPYC
- * of docs/benchmarks.md a settled step of the base-10 pyramid, after a
- * landing whose Newton stage ran these passes, took 2.7 times as long.
- * XGETBV with ECX = 1 tells which register states are in use (bit 2: the
- * upper halves of ymm0-15); skipped where the processor has no AVX or
- * cannot tell. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#include <immintrin.h>
-
-static int avx_state_readable(void) {
-    unsigned a, b, c, d;
-    if (!__builtin_cpu_supports("avx") || !__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
-        return 0;
-    if (__get_cpuid_max(0, NULL) < 0xd)
-        return 0;
-    __cpuid_count(0xd, 1, a, b, c, d);
-    return (a >> 2) & 1u;
-}
-
-static int upper_halves_in_use(void) {
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
-    return (lo >> 2) & 1u;
-}
-
-__attribute__((target("avx"))) static void zero_upper_halves(void) {
-    _mm256_zeroupper();
-}
-
+/* The AVX passes give the registers' upper halves back unused: left in
+ * use, every later SSE2 instruction of the thread pays for them (on the AMD
+ * EPYC of docs/benchmarks.md a settled step of the base-10 pyramid, after a
+ * landing whose Newton stage ran these passes, took 2.7 times as long).
+ * Skipped where the processor has no AVX or cannot tell. */
 Test(body_space_lu, the_avx_passes_leave_the_upper_halves_unused) {
     if (!avx_state_readable())
         cr_skip_test("no AVX, or XGETBV cannot read which states are in use");
     lu_case c = random_case(4242u, 240, -1);
     const heft_body_space b = layout_of(&c);
-    zero_upper_halves();
-    cr_assert_eq(upper_halves_in_use(), 0, "clean before the factorization");
+    avx_zero_upper_halves();
+    cr_assert_eq(avx_upper_halves_in_use(), 0, "clean before the factorization");
     cr_assert_eq(heft_body_space_lu_wide(&b, c.lower, c.upper, 1), 0);
-    const int dirty = upper_halves_in_use();
+    const int dirty = avx_upper_halves_in_use();
     cr_assert_eq(dirty, 0, "the upper halves of ymm0-15 are left in use");
     free_case(&c);
 }
-#endif
