@@ -1,7 +1,7 @@
 /* Which of the processor's register states are in use (XGETBV with
  * ECX = 1), for tests of the kernels written for AVX: a kernel that leaves
  * the upper halves of ymm0-15 in use makes every later SSE2 instruction of
- * the thread pay for them (docs/benchmarks.md "Settled steps"). Header
+ * the thread pay for them (docs/bpp.md "Solves in body space"). Header
  * only; x86-64 with gcc or clang, else avx_state_readable() is 0. */
 #ifndef HEFT_TESTKIT_AVX_STATE_H
 #define HEFT_TESTKIT_AVX_STATE_H
