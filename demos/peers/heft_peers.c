@@ -354,17 +354,18 @@ static double probe_ms(int threads) {
     return started == threads ? now_ms() - t0 : NAN;
 }
 
+/* The cores the probes use: those online, at most PROBE_THREADS_MAX */
+static int probe_cores(void) {
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online < 1 ? 1 : (online > PROBE_THREADS_MAX ? PROBE_THREADS_MAX : (int)online);
+}
+
 /* How many cores the next run finds free: the probe alone (the least of
  * three runs), then on every core at once (the middle of three), their
  * ratio times the cores. 2.0 on two cores: both free; 1.0: one core's worth
  * left, as when another tenant of a virtual machine takes the second. The
  * engines stepping on several threads read their speed-up off it; a
  * one-thread engine's time is CPU time and moves less. */
-static int probe_cores(void) {
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online < 1 ? 1 : (online > PROBE_THREADS_MAX ? PROBE_THREADS_MAX : (int)online);
-}
-
 static double cores_free(void) {
     const int cores = probe_cores();
     double alone = INFINITY, together[3];
@@ -542,9 +543,7 @@ int main(int argc, char **argv) {
                     const int before = r->reps;
                     run_once(engines[e], &scene_specs[sc], steps, h, 1e3 * budget, r);
                     const double free_after = cores_free();
-                    const double low = isfinite(free_before) && isfinite(free_after)
-                                           ? fmin(free_before, free_after)
-                                           : (isfinite(free_before) ? free_before : free_after);
+                    const double low = fmin(free_before, free_after); /* a NaN ignored */
                     if (isfinite(low) && low < probe_cores() - 0.5 && attempt < RERUNS_MAX &&
                         r->reps > before) {
                         /* its times dropped; the accuracy it measured is the next run's */
