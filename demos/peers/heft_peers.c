@@ -64,6 +64,7 @@ typedef struct result {
     double step_ms;     /* mean over the steps, median over the repetitions */
     double solver_ms;   /* mean per step of the solver's iterations, or -1 */
     double sweeps;      /* mean iterations per step, or -1 */
+    double row_passes;  /* mean rows swept per step over every pass, or -1 */
     double rows;        /* mean rows of the solve per step, or -1 */
     double penetration; /* m, deepest over the run */
     double gap;         /* m, chain: widest joint gap over the run */
@@ -225,7 +226,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
         e->pose(w, i, &poses[i]);
         memcpy(start[i], poses[i].p, sizeof start[i]);
     }
-    double total = 0.0, settled = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0;
+    double total = 0.0, settled = 0.0, solver = 0.0, sweeps = 0.0, rows = 0.0, row_passes = 0.0;
     double error_max = e->mlcp_error ? 0.0 : -1.0;
     int unconverged = e->unconverged ? 0 : -1;
     int timed_solver = e->solver_ms != NULL, done = 0;
@@ -242,8 +243,12 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
             const double ms = e->solver_ms(w);
             timed_solver = ms != -1.0; /* -1: not measured (a difference may be below 0) */
             solver += ms;
-            sweeps += e->solver_iterations(w);
-            rows += e->solver_rows ? e->solver_rows(w) : 0;
+            const int iterations = e->solver_iterations(w);
+            const int step_rows = e->solver_rows ? e->solver_rows(w) : 0;
+            sweeps += iterations;
+            rows += step_rows;
+            row_passes += e->solver_row_passes ? e->solver_row_passes(w)
+                                               : (double)iterations * (double)step_rows;
         }
         if (e->mlcp_error) {
             const double err = e->mlcp_error(w);
@@ -287,6 +292,7 @@ static void run_once(const peer_engine *e, const scene_spec *spec, int steps, do
     r->solver_ms = timed_solver && done > 0 ? solver / done : -1.0;
     r->sweeps = timed_solver && done > 0 ? sweeps / done : -1.0;
     r->rows = timed_solver && done > 0 && e->solver_rows ? rows / done : -1.0;
+    r->row_passes = r->rows >= 0.0 ? row_passes / done : -1.0;
     free(poses);
     free(start);
     e->destroy(w);
@@ -596,6 +602,12 @@ int main(int argc, char **argv) {
             "`x %s`: each repetition's mean step divided by %s's in the same repetition, the "
             "median over the repetitions and, in brackets, the lowest and highest.\n\n",
             versus, versus);
+    fprintf(md, "`sweeps`: the solver's iterations a step (Heft's `pgs`: its velocity sweeps, "
+                "the most any island ran). `passes`: the sweeps over the rows a step, every "
+                "island's weighted by its rows, with Heft's position sweeps, which `pgs` runs "
+                "after the velocity sweeps while contacts are pressed into one another "
+                "(Bullet's split impulse is timed inside its iterations). `ms/pass` and "
+                "`ns/row/pass` divide the solver's time by them.\n\n");
     fprintf(md,
             "`cores free`: the fewest of the machine's cores a fixed loop found free just "
             "before and after the engine's repetitions (its time alone over its time on "
@@ -609,17 +621,18 @@ int main(int argc, char **argv) {
     fprintf(
         md,
         "| scene | engine | steps | ms/step | x heft pgs | x %s | ms/step after step %d | "
-        "x %s after step %d | solver ms/step | sweeps | "
-        "ms/sweep | rows | ns/row/sweep | penetration m | joint gap m | drift m | "
+        "x %s after step %d | solver ms/step | sweeps | passes | "
+        "ms/pass | rows | ns/row/pass | penetration m | joint gap m | drift m | "
         "non-finite steps | MLCP error max J | unconverged steps | cores free | round trip ns |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "\n",
         versus, SETTLE_STEPS, versus, SETTLE_STEPS);
     fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,"
                  "versus_ratio,versus_ratio_low,versus_ratio_high,"
                  "settled_versus_ratio,settled_versus_ratio_low,settled_versus_ratio_high,"
                  "solver_ms_per_step,"
-                 "sweeps_per_step,ms_per_sweep,"
-                 "rows,ns_per_row_sweep,"
+                 "sweeps_per_step,passes_per_step,ms_per_pass,"
+                 "rows,ns_per_row_pass,"
                  "penetration_m,joint_gap_m,drift_m,nonfinite_steps,mlcp_error_max_j,"
                  "unconverged_steps,cores_free_low,round_trip_ns_high,reruns\n");
     for (int sc = 0; sc < SCENE_COUNT; ++sc) {
@@ -648,10 +661,10 @@ int main(int argc, char **argv) {
                 continue;
             }
             const int chain = scene_specs[sc].scene.kind == PEER_CHAIN;
-            char ratio[32] = "", solver[32] = "", sweeps[32] = "", per[32] = "", gap[32] = "",
-                 rows[32] = "", per_row[32] = "", error[32] = "", unconverged[32] = "",
-                 settled[32] = "", vs[48] = "", vs_settled[48] = "", vs_csv[80] = ",,",
-                 vs_settled_csv[80] = ",,", free[32] = "", trip[32] = "";
+            char ratio[32] = "", solver[32] = "", sweeps[32] = "", passes[32] = "", per[32] = "",
+                 gap[32] = "", rows[32] = "", per_row[32] = "", error[32] = "",
+                 unconverged[32] = "", settled[32] = "", vs[48] = "", vs_settled[48] = "",
+                 vs_csv[80] = ",,", vs_settled_csv[80] = ",,", free[32] = "", trip[32] = "";
             if (isfinite(r->cores_free_low)) {
                 snprintf(free, sizeof free, "%.2f", r->cores_free_low);
             }
@@ -681,13 +694,13 @@ int main(int argc, char **argv) {
             if (r->solver_ms >= 0.0) {
                 snprintf(solver, sizeof solver, "%.3f", r->solver_ms);
                 snprintf(sweeps, sizeof sweeps, "%.1f", r->sweeps);
-                if (r->sweeps > 0.0) {
-                    snprintf(per, sizeof per, "%.4f", r->solver_ms / r->sweeps);
-                }
-                if (r->rows > 0.0 && r->sweeps > 0.0) {
+                if (r->rows > 0.0 && r->row_passes > 0.0) {
+                    /* a pass: one sweep over the rows, velocity or position */
+                    const double per_step = r->row_passes / r->rows;
+                    snprintf(passes, sizeof passes, "%.1f", per_step);
+                    snprintf(per, sizeof per, "%.4f", r->solver_ms / per_step);
                     snprintf(rows, sizeof rows, "%.0f", r->rows);
-                    snprintf(per_row, sizeof per_row, "%.1f",
-                             1e6 * r->solver_ms / (r->sweeps * r->rows));
+                    snprintf(per_row, sizeof per_row, "%.1f", 1e6 * r->solver_ms / r->row_passes);
                 }
             }
             if (chain) {
@@ -695,14 +708,15 @@ int main(int argc, char **argv) {
             }
             fprintf(
                 md,
-                "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.3g | %s "
-                "| %.3g | %d | %s | %s | %s | %s | %d |\n",
+                "| %s | %s | %d | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.3g "
+                "| %s | %.3g | %d | %s | %s | %s | %s | %d |\n",
                 scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, ratio, vs, settled,
-                vs_settled, solver, sweeps, per, rows, per_row, r->penetration, gap, r->drift,
-                r->nonfinite, error, unconverged, free, trip, r->reruns);
-            fprintf(csv, "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s,%s,%s,%d\n",
+                vs_settled, solver, sweeps, passes, per, rows, per_row, r->penetration, gap,
+                r->drift, r->nonfinite, error, unconverged, free, trip, r->reruns);
+            fprintf(csv,
+                    "%s,%s,%d,%.6g,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.6g,%s,%.6g,%d,%s,%s,%s,%s,%d\n",
                     scene_specs[sc].name, engines[e]->name, r->steps, r->step_ms, settled, vs_csv,
-                    vs_settled_csv, solver, sweeps, per, rows, per_row, r->penetration, gap,
+                    vs_settled_csv, solver, sweeps, passes, per, rows, per_row, r->penetration, gap,
                     r->drift, r->nonfinite, error, unconverged, free, trip, r->reruns);
         }
     }

@@ -195,4 +195,5 @@ extern "C" const peer_engine peer_bullet = {"bullet",
                                             bullet_destroy,
                                             1,        // one thread
                                             nullptr,  // no MLCP error exposed
-                                            nullptr}; // nor a convergence flag
+                                            nullptr,  // nor a convergence flag
+                                            nullptr}; // one pass over the rows an iteration

@@ -21,6 +21,7 @@ typedef struct heft_peer {
     double callback_ms; /* CPU time spent replaying, taken off the step's time */
     int sweeps;         /* the most any island of the last step ran */
     int rows;           /* rows of the last step's islands */
+    double row_passes;  /* the replays' rows times their sweeps, velocity and position */
 } heft_peer;
 
 /* Island callback. With pgs, the island's problem is solved again by two PGS
@@ -51,6 +52,9 @@ static void on_island(void *user, int index, const heft_mlcp *p, const double *l
         const double t1 = peer_cpu_ms();
         pgs->solve(s->pgs, p, s->lambda, &st);
         const double t2 = peer_cpu_ms();
+        /* the position pass's sweeps (inner_iterations) go over the rows
+         * as the velocity's do, and are in the time */
+        s->row_passes += (double)p->n * (double)(st.iterations + st.inner_iterations);
         pgs->solve(s->pgs_setup, p, s->lambda, &st);
         const double t3 = peer_cpu_ms();
         s->solve_ms += (t2 - t1) - (t3 - t2);
@@ -196,6 +200,7 @@ static void heft_peer_step(void *world, double h) {
     s->callback_ms = 0.0;
     s->sweeps = 0;
     s->rows = 0;
+    s->row_passes = 0.0;
     heft_world_step(s->world, h);
     if (!s->replay) {
         const heft_step_stats *st = heft_world_stats(s->world);
@@ -259,6 +264,10 @@ static int heft_peer_solver_rows(void *world) {
     return ((heft_peer *)world)->rows;
 }
 
+static double heft_peer_solver_row_passes(void *world) {
+    return ((heft_peer *)world)->row_passes;
+}
+
 static void heft_peer_destroy(void *world) {
     heft_peer *s = world;
     if (s) {
@@ -288,6 +297,7 @@ static void heft_peer_destroy(void *world) {
                             .solver_ms = heft_peer_solver_ms,                                      \
                             .solver_iterations = heft_peer_solver_iterations,                      \
                             .solver_rows = heft_peer_solver_rows,                                  \
+                            .solver_row_passes = heft_peer_solver_row_passes,                      \
                             .overhead_ms = heft_peer_overhead_ms,                                  \
                             .mlcp_error = heft_peer_mlcp_error,                                    \
                             .unconverged = heft_peer_unconverged,                                  \

@@ -67,6 +67,10 @@ typedef struct peer_engine {
      * unconverged; NULL when the engine does not expose them. */
     double (*mlcp_error)(void *world);
     int (*unconverged)(void *world);
+    /* the rows the timed iterations swept in the last step, summed over
+     * every pass over an island's rows (Heft's position sweeps are passes
+     * too) and every island; NULL: the iterations times the rows */
+    double (*solver_row_passes)(void *world);
 } peer_engine;
 
 /* The adapters; heft_peers.c lists those compiled in. */
