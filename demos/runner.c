@@ -12,7 +12,7 @@ static void csv_header(FILE *f) {
                "fallbacks,joint_gap_max,solves,not_converged,pivot_steps,restarts,pgs_sweeps,"
                "rescue_sweeps,frozen_rounds,backstops,backstop_pivots,newton_steps,factorizations,"
                "downdates,updates,body_factorizations,answers_solver,answers_backstop,answers_pgs,"
-               "answers_warm_start,answers_zero\n");
+               "answers_warm_start,answers_zero,inner_iterations\n");
 }
 
 /* The step's island solves, substeps included: every solve keeps one answer
@@ -37,6 +37,7 @@ static void add_counts(run_result *r, const heft_step_stats *st) {
     r->downdates += st->downdates;
     r->updates += st->updates;
     r->body_factorizations += st->body_factorizations;
+    r->inner_iterations += st->inner_iterations_sum;
     r->answers_solver += st->answers_solver;
     r->answers_backstop += st->answers_backstop;
     r->answers_pgs += st->answers_pgs;
@@ -302,14 +303,15 @@ int run_scenario(const run_config *cfg, run_result *r) {
             fprintf(
                 cfg->csv,
                 "%d,%.6f,%d,%d,%d,%d,%.6e,%.6f,%.6f,%d,%.6e,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,"
-                "%d,%d,%d,%d,%d,%d\n",
+                "%d,%d,%d,%d,%d,%d,%d\n",
                 step, heft_world_time(r->world), st->islands, st->rows, st->contacts,
                 st->iterations_max, st->error_max, st->time_solve_ms, st->time_total_ms,
                 st->fallbacks, gap_max, step_solves(st), st->not_converged, st->pivot_steps,
                 st->restarts, st->pgs_sweeps, st->rescue_sweeps, st->frozen_rounds, st->backstops,
                 st->backstop_pivots, st->newton_steps, st->factorizations, st->downdates,
                 st->updates, st->body_factorizations, st->answers_solver, st->answers_backstop,
-                st->answers_pgs, st->answers_warm_start, st->answers_zero);
+                st->answers_pgs, st->answers_warm_start, st->answers_zero,
+                st->inner_iterations_sum);
         }
         if (cfg->csv && ferror(cfg->csv)) {
             /* a full disk or a closed pipe: stop now, not after a long run */
@@ -449,11 +451,12 @@ void run_write_json(FILE *f, const run_result *r) {
             "\"backstop_pivots\": %ld, \"newton_steps\": %ld, \"factorizations\": %ld, "
             "\"downdates\": %ld, \"updates\": %ld, \"body_factorizations\": %ld, "
             "\"answers_solver\": %ld, \"answers_backstop\": %ld, \"answers_pgs\": %ld, "
-            "\"answers_warm_start\": %ld, \"answers_zero\": %ld",
+            "\"answers_warm_start\": %ld, \"answers_zero\": %ld, \"inner_iterations\": %ld",
             r->solves, r->pivot_steps, r->restarts, r->pgs_sweeps, r->rescue_sweeps,
             r->frozen_rounds, r->backstops, r->backstop_pivots, r->newton_steps, r->factorizations,
             r->downdates, r->updates, r->body_factorizations, r->answers_solver,
-            r->answers_backstop, r->answers_pgs, r->answers_warm_start, r->answers_zero);
+            r->answers_backstop, r->answers_pgs, r->answers_warm_start, r->answers_zero,
+            r->inner_iterations);
     if (r->delegate_count > 0) {
         fputs(", \"delegates\": {", f);
         for (int k = 0; k < r->delegate_count; ++k) {

@@ -73,7 +73,8 @@ typedef struct run_result {
     /* the solvers' counts of heft_step_stats, summed over the steps */
     long solves; /* island solves, substeps included */
     long pivot_steps, restarts, pgs_sweeps, rescue_sweeps, frozen_rounds, backstops,
-        backstop_pivots, newton_steps, factorizations, downdates, updates, body_factorizations;
+        backstop_pivots, newton_steps, factorizations, downdates, updates, body_factorizations,
+        inner_iterations;
     long answers_solver, answers_backstop, answers_pgs, answers_warm_start, answers_zero;
     /* the solver "auto" handed each island solve to (heft_solver_stats.delegate),
      * counted over the last substep of every step; none under another solver */

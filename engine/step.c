@@ -1066,6 +1066,7 @@ static heft_result step_once(heft_world *w, double h, heft_step_stats *st) {
         st->rows += ist->rows;
         st->rows_max = ist->rows > st->rows_max ? ist->rows : st->rows_max;
         st->iterations_sum += s->iterations;
+        st->inner_iterations_sum += s->inner_iterations;
         st->iterations_max =
             s->iterations > st->iterations_max ? s->iterations : st->iterations_max;
         st->fallbacks += ist->pgs_fallback;
@@ -1129,6 +1130,7 @@ static void stats_merge(heft_step_stats *t, const heft_step_stats *s) {
     t->contacts = imax(t->contacts, s->contacts);
     t->iterations_max = imax(t->iterations_max, s->iterations_max);
     t->iterations_sum += s->iterations_sum;
+    t->inner_iterations_sum += s->inner_iterations_sum;
     t->fallbacks += s->fallbacks;
     t->not_converged += s->not_converged;
     t->nonfinite_rejected += s->nonfinite_rejected;

@@ -46,7 +46,8 @@ for scene in ["pendulum", "hanging-chain", "box-on-ground"]:
 COUNTS = ["solves", "pivot_steps", "restarts", "pgs_sweeps", "rescue_sweeps", "frozen_rounds",
           "backstops", "backstop_pivots", "newton_steps", "factorizations", "downdates", "updates",
           "body_factorizations",
-          "answers_solver", "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero"]
+          "answers_solver", "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero",
+          "inner_iterations"]
 ANSWERS = ["answers_solver", "answers_backstop", "answers_pgs", "answers_warm_start", "answers_zero"]
 listing = subprocess.run([exe, "--list"], check=True, capture_output=True, text=True).stdout
 scenes = []

@@ -328,3 +328,52 @@ Test(pgs_position, a_latched_state_saves_and_restores_its_memory) {
     free(y);
     planted_free(&pp);
 }
+
+/* ---- the position sweeps in the step's statistics --------------------------- */
+
+typedef struct inner_watch {
+    long step_sum;   /* heft_step_stats.inner_iterations_sum over the steps */
+    long island_sum; /* the islands' solver.inner_iterations over the steps */
+    long velocity;   /* the islands' solver.iterations over the steps */
+    int steps;
+} inner_watch;
+
+static void watch_inner(void *user, heft_world *w, int step) {
+    inner_watch *c = user;
+    (void)step;
+    const heft_step_stats *st = heft_world_stats(w);
+    c->step_sum += st->inner_iterations_sum;
+    for (int i = 0; i < st->islands; ++i) {
+        heft_island_stats ist;
+        cr_assert_eq(heft_world_island_stats(w, i, &ist), HEFT_OK);
+        c->island_sum += ist.solver.inner_iterations;
+        c->velocity += ist.solver.iterations;
+    }
+    ++c->steps;
+}
+
+/* The stacks of five boxes under pgs: the contacts press into one another,
+ * so each solve runs position sweeps after its velocity sweeps, and the
+ * step's statistics count them (inner_iterations_sum, heft-run's
+ * stats.inner_iterations): the islands' own counts summed, step by step,
+ * and not a small part of the velocity sweeps. */
+Test(pgs_position, the_steps_statistics_count_the_position_sweeps) {
+    run_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.scenario = "stacking";
+    cfg.solver = "pgs";
+    cfg.steps = 30;
+    inner_watch watch = {0, 0, 0, 0};
+    cfg.frame = watch_inner;
+    cfg.frame_user = &watch;
+    run_result r;
+    cr_assert_eq(run_scenario(&cfg, &r), 0, "%s", r.error);
+    cr_log_info("stacked boxes, pgs, 30 steps: %ld position sweeps, %ld velocity sweeps",
+                watch.step_sum, watch.velocity);
+    cr_assert_eq(watch.steps, 30);
+    cr_assert_eq(watch.step_sum, watch.island_sum);
+    cr_assert_eq(r.inner_iterations, watch.step_sum);
+    cr_assert_gt(watch.step_sum, watch.velocity / 10, "%ld position sweeps against %ld",
+                 watch.step_sum, watch.velocity);
+    run_result_free(&r);
+}

@@ -61,7 +61,8 @@ static void stats_panel(viewer *v, float x, float y, float w) {
     line(&c, white, "step     %d   t = %.2f s   x%g", v->step_index, heft_world_time(v->world),
          v->time_scale);
     line(&c, white, "step     %.3f ms  (solve %.3f ms)", st->time_total_ms, st->time_solve_ms);
-    line(&c, white, "iters    %d max, %d sum", st->iterations_max, st->iterations_sum);
+    line(&c, white, "iters    %d max, %d sum, inner %d", st->iterations_max, st->iterations_sum,
+         st->inner_iterations_sum);
     line(&c, white, "tight    %d rows", tight_rows(v));
     line(&c, st->error_max > 1e-3 ? bad : white, "MLCP err %.2e J", st->error_max);
     line(&c, white, "bodies   %d   joints %d", heft_world_body_count(v->world),

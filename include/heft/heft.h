@@ -296,6 +296,11 @@ typedef struct heft_step_stats {
                                          does not act, reported as it is where it does */
     int islands_sleeping;             /* sleeping islands after the step (docs/sleeping.md) */
     int bodies_sleeping;              /* dynamic bodies in them */
+    int inner_iterations_sum;         /* the solvers' inner iterations (heft_solver_stats.
+                                         inner_iterations) over islands and substeps: pgs's
+                                         position sweeps, the PCG iterations of bpp-pcg and
+                                         pgcg, the pivoting family's coupled-friction solves,
+                                         cr's restarts */
 } heft_step_stats;
 
 HEFT_API const heft_step_stats *heft_world_stats(const heft_world *world);
