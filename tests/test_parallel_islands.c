@@ -453,8 +453,13 @@ Test(parallel_islands, tasks_too_small_to_share_run_on_the_stepping_thread) {
     uint64_t hash, serial;
     const int small = handed_out_after_first(40, 0, 60, 1, &first, &hash);
     cr_assert_eq(first, 1, "%d tasks at the first step of one body of 40 spheres", first);
-    /* a step preempted inside the task may hand it out again once */
-    cr_assert_leq(small, 3, "%d tasks handed out over 59 steps after the first", small);
+    /* Which thread runs it is decided by the time it took: a step
+     * preempted inside the task hands it out again, and under the
+     * sanitizers on a busy machine its 40 items now and then take longer
+     * than the 50 us a task may take on the stepping thread (10 of the 59
+     * steps in one such run). Without the rule it is handed out at every
+     * step (59). */
+    cr_assert_lt(small, 30, "%d tasks handed out over 59 steps after the first", small);
     handed_out_after_first(40, 0, 60, 0, &first, &serial);
     cr_assert_eq(hash, serial, "40 spheres: the motion differs from the serial step's");
 
