@@ -459,6 +459,7 @@ Test(parallel_islands, tasks_too_small_to_share_run_on_the_stepping_thread) {
      * than the 50 us a task may take on the stepping thread (10 of the 59
      * steps in one such run). Without the rule it is handed out at every
      * step (59). */
+    cr_log_info("one body of 40 spheres: %d tasks handed out over 59 steps after the first", small);
     cr_assert_lt(small, 30, "%d tasks handed out over 59 steps after the first", small);
     handed_out_after_first(40, 0, 60, 0, &first, &serial);
     cr_assert_eq(hash, serial, "40 spheres: the motion differs from the serial step's");
