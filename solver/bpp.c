@@ -131,6 +131,17 @@
  * step 25 (tests/test_newton.c) needs the start 6e-8 J off: its answer is
  * where the approach by PGS below finds the point the stage ends from */
 #define BPP_NEWTON_LAST_FAR 1e6
+/* On an island too large for Lemke's method the earlier Newton stages
+ * skip a start more than this many times farther off than the best answer
+ * the stage has found: what follows them there (the last Newton stage, the
+ * approach by PGS) goes on from the nearest point, so a far start's steps
+ * are lost. On the pyramid of base 20's landing (7,080 rows) the starts
+ * 3e-3 to 5e-3 J off, run after one that had come to 1e-10 J, took 37
+ * Newton steps and 0.3 s of its two steps' 1.6 s and gained nothing. Under
+ * the cap every start runs: on the winch's island of step 3,793 the far
+ * start is the one that ends the solve, and without it Lemke's method took
+ * 6,600 pivots (tests/test_newton.c) */
+#define BPP_NEWTON_SKIP_FAR 1e6
 /* When Lemke's method declines the island and no point of the solve is
  * near enough for the last Newton stage (BPP_NEWTON_LAST_REACH): PGS,
  * chained this many times
@@ -1277,6 +1288,20 @@ static int backstop_pivots(double budget, int N) {
     return v >= (double)INT_MAX ? INT_MAX : (int)v;
 }
 
+/* The backstop's variable cap of options (the build's when 0, -1 when
+ * Lemke's method is off) */
+static int backstop_cap(const heft_solver_options *options) {
+    return options->backstop_max_variables == HEFT_BACKSTOP_BUILD_CAP
+               ? BPP_BACKSTOP_MAX_VARIABLES
+               : options->backstop_max_variables;
+}
+
+/* 1 when Lemke's method will not take p (off, or p's LCP above the cap) */
+static int lemke_declines(const heft_mlcp *p, const heft_solver_options *options) {
+    const int cap = backstop_cap(options);
+    return cap < 0 || heft_lemke_size(p) > cap;
+}
+
 int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, heft_lemke *ws,
                       const double *A, const double *const *guesses, int nguesses, double tau,
                       double *answer, double *measure_work, heft_solver_stats *stats) {
@@ -1290,9 +1315,7 @@ int heft_bpp_backstop_polished(const heft_mlcp *p, const heft_solver_options *op
                                int (*polish)(void *, const heft_mlcp *, double *, double),
                                void *polish_user, double reach, double *answer,
                                double *measure_work, heft_solver_stats *stats) {
-    const int cap = options->backstop_max_variables == HEFT_BACKSTOP_BUILD_CAP
-                        ? BPP_BACKSTOP_MAX_VARIABLES
-                        : options->backstop_max_variables;
+    const int cap = backstop_cap(options);
     if (cap < 0) /* HEFT_BACKSTOP_OFF, or below it when the options were not checked */
         return -1;
     heft_lemke_options o = heft_lemke_default_options(p->n, tau);
@@ -1393,7 +1416,7 @@ static void newton_run_keep(bpp_state *s, int n, const double *start, const doub
  * holds the best answer found, better than every start (clamped), -1 when
  * there is none (and when no start is within reach: no stage is run). */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
-                        double tau, double reach, int steps, int per_start,
+                        double tau, double reach, double far, int steps, int per_start,
                         heft_solver_stats *stats) {
     const int n = p->n;
     const size_t vec = sizeof(double) * (size_t)n;
@@ -1428,6 +1451,8 @@ static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *p
     int budget = steps;
     stats->backstops++;
     for (int k = 0; k < used && budget > 0; ++k) {
+        if (points != NULL && found < INFINITY && error[order[k]] > far * found)
+            break; /* this start and the ones after it (sorted) are too far */
         if (points != NULL)
             memcpy(s->fz_t, points[order[k]], vec);
         heft_newton_result r;
@@ -1523,7 +1548,8 @@ static int approach_by_pgs(const heft_mlcp *p, bpp_state *s, const double *const
         return 0; /* PGS's own answer: never called converged */
     const double *near[1] = {s->fz_x};
     s->newton.last_stage = 1;
-    const int found = newton_stage(p, s, near, 1, tau, INFINITY, newton_steps, newton_steps, stats);
+    const int found =
+        newton_stage(p, s, near, 1, tau, INFINITY, INFINITY, newton_steps, newton_steps, stats);
     s->newton.last_stage = 0;
     if (found >= 0) {
         *from_pgs = 0;
@@ -1693,6 +1719,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     if (warm && warm_start_answers(p, s, tau, start, lambda_out, stats))
         return HEFT_SOLVE_OK;
     s->newton_run_count = s->newton_run_next = 0; /* starts of this solve only */
+    const double far = lemke_declines(p, &s->options) ? BPP_NEWTON_SKIP_FAR : INFINITY;
 
     if (backend_prepare(s, p, stats) != 0) {
         s->ordering_valid = 0;
@@ -1743,7 +1770,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, INFINITY,
+            if (newton_stage(p, s, points, 3, tau, INFINITY, far,
                              imin(BPP_NEWTON_EARLY_STEPS, max_steps), BPP_NEWTON_START_STEPS,
                              stats) > 0) {
                 memcpy(s->lambda, s->fz_best, vec);
@@ -1806,7 +1833,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
         const int solved =
-            newton_stage(p, s, points, 4, tau, INFINITY, imin(BPP_NEWTON_STEPS, 2 * max_steps),
+            newton_stage(p, s, points, 4, tau, INFINITY, far, imin(BPP_NEWTON_STEPS, 2 * max_steps),
                          BPP_NEWTON_START_STEPS, stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
@@ -1859,7 +1886,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
              * one, and goes on from the best point seen while it makes
              * progress (the first guess is the earlier stage's answer) */
             s->newton.last_stage = 1;
-            int found = newton_stage(p, s, guesses, ng, accept, BPP_NEWTON_LAST_FAR * tau,
+            int found = newton_stage(p, s, guesses, ng, accept, BPP_NEWTON_LAST_FAR * tau, INFINITY,
                                      imin(BPP_NEWTON_LAST_STEPS, 5 * max_steps),
                                      BPP_NEWTON_LAST_STEPS, stats);
             s->newton.last_stage = 0;
@@ -1920,8 +1947,9 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *from[1] = {s->fz_x};
             /* an answer within BPP_POLISH_REACH had its polish already */
             if (!(bpp_measure(s, p, s->fz_best).max <= BPP_POLISH_REACH) &&
-                newton_stage(p, s, from, 1, tau, INFINITY, imin(BPP_NEWTON_POLISH_STEPS, max_steps),
-                             BPP_NEWTON_POLISH_STEPS, stats) < 0)
+                newton_stage(p, s, from, 1, tau, INFINITY, INFINITY,
+                             imin(BPP_NEWTON_POLISH_STEPS, max_steps), BPP_NEWTON_POLISH_STEPS,
+                             stats) < 0)
                 memcpy(s->fz_best, s->fz_x, vec);
             const double e = bpp_measure(s, p, s->fz_best).max;
             double kept = INFINITY;
