@@ -32,7 +32,8 @@ static int clip_plane(const clip_vertex *in, int n, int closed, heft_vec3 s, dou
     int kept = 0;
     for (int i = 0; i < n; ++i) {
         const double d = heft_v3_dot(s, in[i].p) - offset;
-        dist[i] = d > tol || d < -tol ? d : 0.0; /* NaN stays NaN */
+        /* written so that a NaN distance stays NaN: its vertex is dropped */
+        dist[i] = d <= tol && d >= -tol ? 0.0 : d;
         kept += dist[i] <= 0.0;
     }
     int m = 0;

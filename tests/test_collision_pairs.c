@@ -215,6 +215,33 @@ Test(collision_pairs, a_box_on_a_box_of_its_size_keeps_its_corners_along_shared_
     cr_assert_eq(wrong, 0, "%d of 20000 poses without the overlap's four corners", wrong);
 }
 
+/* The band of the side planes keeps a vertex as on the plane only for a
+ * number: an incident vertex with a NaN coordinate is dropped, as it was
+ * before the band, and the rest of the square clips as usual. */
+Test(collision_pairs, clipping_drops_an_incident_vertex_that_is_not_a_number) {
+    feature ref = {0}, inc = {0};
+    const heft_vec3 square[4] = {V(-1, -1, 0), V(1, -1, 0), V(1, 1, 0), V(-1, 1, 0)};
+    ref.count = inc.count = 4;
+    for (int i = 0; i < 4; ++i) {
+        ref.v[i] = square[i];
+        inc.v[i] = heft_v3(0.5 * square[i].x, 0.5 * square[i].y, -0.01);
+        ref.vid[i] = inc.vid[i] = (uint16_t)i;
+        ref.eid[i] = inc.eid[i] = (uint16_t)i;
+    }
+    ref.normal = V(0, 0, 1);
+    inc.normal = V(0, 0, -1);
+    contact_point out[2 * FEATURE_MAX + 8];
+    cr_assert_eq(clip_features(&ref, &inc, 1, 0.0, 0.0, 0.05, out, 2 * FEATURE_MAX + 8), 4);
+    inc.v[2].x = NAN;
+    const int n = clip_features(&ref, &inc, 1, 0.0, 0.0, 0.05, out, 2 * FEATURE_MAX + 8);
+    for (int k = 0; k < n; ++k) {
+        cr_assert(isfinite(out[k].point.x) && isfinite(out[k].point.y) &&
+                      isfinite(out[k].point.z) && isfinite(out[k].separation),
+                  "point %d of %d is not finite", k, n);
+    }
+    cr_assert_geq(n, 1);
+}
+
 Test(collision_pairs, box_box_rotated_nearly_parallel_edge_on_face_and_edge_edge) {
     /* turned 30 degrees about z: the corners turn with it */
     double r = HEFT_PI / 6;
