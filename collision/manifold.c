@@ -14,11 +14,12 @@ typedef struct clip_vertex {
  * on it: kept as it is, and a segment that ends there is not cut. Faces of
  * one size resting on one another (stacked boxes, a pyramid's boxes side
  * by side) put incident edges along the side planes, where the cut of a
- * segment whose ends lie a rounding or a solver's settling (1e-9 to 1e-7
+ * segment whose ends lie a rounding or a solver's settling (1e-10 to 1e-7
  * m) to either side lands anywhere along it: on the pyramid of base 20 a
  * corner of one contact went from 5.0 to 7.3 mm and back every step, its
  * impulses were carried over to a point of another feature, and the
- * island's warm start never answered (docs/collision.md "Manifolds"). */
+ * island's warm start answered on 19 of 270 settled steps (222 with the
+ * band; docs/collision.md "Clipping along shared sides"). */
 #define CLIP_ON_PLANE 1e-6
 
 /* Keeps the part of the polyline (closed if closed) with s . x <= offset,

@@ -112,7 +112,8 @@ Test(newton, above_lemkes_cap_a_far_start_is_left_out) {
         cr_assert(st.converged, "restart %d: %.3e J", restart, st.error_max);
         cr_assert_leq(heft_mlcp_measure(p, lambda, NULL).max, o.tolerance);
         cr_log_info("restart %d: %d Newton steps", restart, st.newton_steps);
-        cr_assert_leq(st.newton_steps, 95, "restart %d: %d Newton steps", restart, st.newton_steps);
+        cr_assert_leq(st.newton_steps, 100, "restart %d: %d Newton steps", restart,
+                      st.newton_steps);
         free(lambda);
     }
     heft_mlcp_destroy(p);

@@ -623,9 +623,10 @@ int main(int argc, char **argv) {
         "| scene | engine | steps | ms/step | x heft pgs | x %s | ms/step after step %d | "
         "x %s after step %d | solver ms/step | sweeps | passes | "
         "ms/pass | rows | ns/row/pass | penetration m | joint gap m | drift m | "
-        "non-finite steps | MLCP error max J | unconverged steps | cores free | round trip ns |\n"
+        "non-finite steps | MLCP error max J | unconverged steps | cores free | round trip ns | "
+        "reruns |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-        "\n",
+        "---|\n",
         versus, SETTLE_STEPS, versus, SETTLE_STEPS);
     fprintf(csv, "scene,engine,steps,ms_per_step,settled_ms_per_step,"
                  "versus_ratio,versus_ratio_low,versus_ratio_high,"
