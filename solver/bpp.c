@@ -1413,9 +1413,10 @@ static void newton_run_keep(bpp_state *s, int n, const double *start, const doub
  * others while the step budget lasts: a start from which the min-map's
  * kinks stalled the line search was, on the winch, an answer from
  * another. Once a start has run, those more than far times the best
- * answer's error off are left out (BPP_NEWTON_SKIP_FAR). Returns 1 when s->fz_best holds an answer
- * within tau, 0 when it holds the best answer found, better than every start (clamped), -1 when
- * there is none (and when no start is within reach: no stage is run). */
+ * answer's error off are left out (BPP_NEWTON_SKIP_FAR). Returns 1 when
+ * s->fz_best holds an answer within tau, 0 when it holds the best answer
+ * found, better than every start (clamped), -1 when there is none (and
+ * when no start is within reach: no stage is run). */
 static int newton_stage(const heft_mlcp *p, bpp_state *s, const double *const *points, int count,
                         double tau, double reach, double far, int steps, int per_start,
                         heft_solver_stats *stats) {
