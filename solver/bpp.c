@@ -1296,10 +1296,13 @@ static int backstop_cap(const heft_solver_options *options) {
                : options->backstop_max_variables;
 }
 
-/* 1 when Lemke's method will not take p (off, or p's LCP above the cap) */
-static int lemke_declines(const heft_mlcp *p, const heft_solver_options *options) {
+/* The far factor of the Newton stages before Lemke's method: the starts
+ * more than BPP_NEWTON_SKIP_FAR times the best answer's error off are left
+ * out where Lemke's method will not take p (off, or p's LCP above the
+ * cap), none elsewhere. */
+static double newton_far(const heft_mlcp *p, const heft_solver_options *options) {
     const int cap = backstop_cap(options);
-    return cap < 0 || heft_lemke_size(p) > cap;
+    return cap < 0 || heft_lemke_size(p) > cap ? BPP_NEWTON_SKIP_FAR : INFINITY;
 }
 
 int heft_bpp_backstop(const heft_mlcp *p, const heft_solver_options *options, heft_lemke *ws,
@@ -1721,7 +1724,6 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     if (warm && warm_start_answers(p, s, tau, start, lambda_out, stats))
         return HEFT_SOLVE_OK;
     s->newton_run_count = s->newton_run_next = 0; /* starts of this solve only */
-    const double far = lemke_declines(p, &s->options) ? BPP_NEWTON_SKIP_FAR : INFINITY;
 
     if (backend_prepare(s, p, stats) != 0) {
         s->ordering_valid = 0;
@@ -1772,7 +1774,7 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
             const double *points[3] = {fr == 0 ? s->lambda : NULL,
                                        best.found ? s->best_lambda : NULL,
                                        warm ? p->lambda0 : NULL};
-            if (newton_stage(p, s, points, 3, tau, INFINITY, far,
+            if (newton_stage(p, s, points, 3, tau, INFINITY, newton_far(p, &s->options),
                              imin(BPP_NEWTON_EARLY_STEPS, max_steps), BPP_NEWTON_START_STEPS,
                              stats) > 0) {
                 memcpy(s->lambda, s->fz_best, vec);
@@ -1835,8 +1837,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
                                    pgs_answered ? s->pgs_lambda : NULL,
                                    have_best ? s->best_lambda : NULL, warm ? p->lambda0 : NULL};
         const int solved =
-            newton_stage(p, s, points, 4, tau, INFINITY, far, imin(BPP_NEWTON_STEPS, 2 * max_steps),
-                         BPP_NEWTON_START_STEPS, stats);
+            newton_stage(p, s, points, 4, tau, INFINITY, newton_far(p, &s->options),
+                         imin(BPP_NEWTON_STEPS, 2 * max_steps), BPP_NEWTON_START_STEPS, stats);
         if (solved >= 0) {
             memcpy(s->lambda, s->fz_best, vec);
             heft_bpp_read_sets(p, s->lambda, s->set);
