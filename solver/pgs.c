@@ -724,20 +724,31 @@ static double sweep_plain(int n, const pgs_state *s) {
     return largest;
 }
 
-/* sweep_plain with the same numbers, faster:
+/* sweep_plain's and sweep_share's numbers, faster: a sweep on x against b
+ * (by position) in the box shifted by -v, v the velocity sweeps' answer in
+ * the position pass and NULL, taken as zeros, in the velocity sweeps (the
+ * shift then changes no bit: y - (+0) is y, and a normal row's total
+ * 0 + x_f is x_f wherever it pushes).
  *
- * - A row whose box is [0, 0] (a friction row whose normal row pushes
- *   nothing) is not computed: the clamp makes its new impulse a zero of
- *   either sign whatever its target, so a row at zero does not move (delta
- *   is a zero, which the sweep skips anyway) and any other goes to +0 with
- *   delta = -lambda_i exactly (x - (+-0) is x, x + (-x) is +0). That holds
- *   for every target but NaN, which finite data (finite_rows, b) cannot give
- *   while the sweep's numbers stay finite.
+ * - A friction row whose normal row's total v_f + x_f pushes nothing has
+ *   the box [-0 - v_i, 0 - v_i], a single point: -v_i, or a zero of either
+ *   sign when v_i is zero. Whatever its target the clamp gives that point,
+ *   so its delta is -v_i - x_i exactly (a zero when both are, which the
+ *   sweep skips anyway; -x_i when v_i is zero, x + (-x) being +0), and the
+ *   target is not computed. That holds for every target but NaN, which
+ *   finite data (finite_rows, b, v) cannot give while the sweep's numbers
+ *   stay finite.
  * - The clamp is written as branches, which the compiler keeps, not as a
  *   select: a predicted branch puts nothing between target and delta on the
  *   path from one row's dv to the next row's, a min or max does.
- * - The box is read from the local arrays, no call. */
-static double sweep_rows(int n, const pgs_state *s) {
+ * - The box is read from the local arrays, no call.
+ * - The largest energy is kept by a branch that is predicted, NaN noted
+ *   apart (any NaN energy makes the sweep's NaN, as larger_energy does):
+ *   nothing carries it from one row to the next but a compare. */
+static inline __attribute__((always_inline)) double sweep_boxed(int n, const pgs_state *s,
+                                                                double *restrict x,
+                                                                const double *restrict b,
+                                                                const double *restrict v) {
     const double *restrict rows = s->rows;
     const int32_t *restrict side = s->side;
     const int32_t *restrict normal = s->normal;
@@ -746,42 +757,52 @@ static double sweep_rows(int n, const pgs_state *s) {
     const double *restrict diagonal = s->diagonal;
     const double *restrict step = s->step;
     const double *restrict eps = s->epsilon;
-    const double *restrict b = s->b_at;
-    double *restrict lambda = s->lambda_at;
     double *restrict dv = s->dv;
     double largest = 0.0;
+    int not_a_number = 0;
     for (int i = 0; i < n; ++i) {
         const double *row = &rows[PGS_ROW * (size_t)i];
         double *dva = &dv[side[2 * i]], *dvb = &dv[side[2 * i + 1]];
         const int32_t f = normal[i];
+        const double vi = v != NULL ? v[i] : 0.0;
+        const double total = f >= 0 ? (v != NULL ? v[f] : 0.0) + x[f] : 0.0;
         double delta;
-        if (f >= 0 && !(lambda[f] > 0.0)) {
-            /* a friction row whose normal row pushes nothing: the box [-0, 0] */
-            if (lambda[i] == 0.0)
+        if (f >= 0 && !(total > 0.0)) {
+            delta = -vi - x[i];
+            if (delta == 0.0)
                 continue;
-            delta = -lambda[i];
         } else {
-            double lo = lo_at[i], hi = hi_at[i];
-            if (f >= 0) { /* lambda_f > 0 here */
-                hi = hi_at[i] * lambda[f];
-                lo = -hi;
+            double lo = lo_at[i] - vi, hi = hi_at[i] - vi;
+            if (f >= 0) {
+                const double limit = hi_at[i] * total;
+                lo = -limit - vi;
+                hi = limit - vi;
             }
-            const double rest = lambda[i] - step[i] * (eps[i] * lambda[i] - b[i]);
+            const double rest = x[i] - step[i] * (eps[i] * x[i] - b[i]);
             const double target = diagonal[i] > 0.0 ? rest - row_velocity(row, dva, dvb) : 0.0;
             if (target < lo)
-                delta = lo - lambda[i];
+                delta = lo - x[i];
             else if (target > hi)
-                delta = hi - lambda[i];
+                delta = hi - x[i];
             else
-                delta = target - lambda[i];
+                delta = target - x[i];
             if (delta == 0.0)
                 continue;
         }
-        lambda[i] += delta;
+        x[i] += delta;
         row_apply(delta, row, dva, dvb);
-        largest = larger_energy(largest, 0.5 * delta * delta * diagonal[i]);
+        const double e = 0.5 * delta * delta * diagonal[i];
+        if (e > largest)
+            largest = e;
+        else if (e != e)
+            not_a_number = 1;
     }
-    return largest;
+    return not_a_number ? NAN : largest;
+}
+
+/* sweep_plain's numbers (sweep_boxed) */
+static double sweep_rows(int n, const pgs_state *s) {
+    return sweep_boxed(n, s, s->lambda_at, s->b_at, NULL);
 }
 
 /* After a sweep: each light body's block solved exactly with every other row
@@ -898,6 +919,23 @@ static double sweep_share(int n, const pgs_state *s) {
     return largest;
 }
 
+/* sweep_share's numbers (sweep_boxed): the share against the bias, in the
+ * box shifted by the velocity sweeps' answer. */
+static double sweep_share_rows(int n, const pgs_state *s) {
+    return sweep_boxed(n, s, s->share_at, s->b_at, s->lambda_at);
+}
+
+/* Whether the position pass may sweep with sweep_share_rows and stay exact:
+ * the velocity sweeps' rows fast, the bias (b_at) and their answer v finite. */
+static int share_may_be_fast(int n, const pgs_state *s) {
+    if (!sweep_may_be_fast(n, s))
+        return 0;
+    int finite = 1;
+    for (int i = 0; i < n; ++i)
+        finite = finite && isfinite(s->lambda_at[i]);
+    return finite;
+}
+
 /* The position pass (by position): up to as many sweeps as the velocity's
  * on A share = bias from zero, the share added to lambda_at and remembered
  * by row; *sweeps counts them. Returns 0 when the share did not converge. */
@@ -913,9 +951,10 @@ static int position_pass(const heft_mlcp *p, pgs_state *s, int *sweeps) {
     if (has_bias) {
         memset(s->dv, 0, sizeof(double) * (6 * (size_t)p->nbodies + 6));
         const int most = s->options.max_iterations;
+        const int fast = share_may_be_fast(n, s);
         converged = 0;
         for (int k = 0; k < most && !converged; ++k) {
-            double largest = sweep_share(n, s);
+            double largest = fast ? sweep_share_rows(n, s) : sweep_share(n, s);
             if (s->nblocks > 0)
                 largest = larger_energy(largest, block_pass(s, share, s->b_at));
             ++*sweeps;

@@ -31,6 +31,9 @@ static int expect_same_bits(const heft_mlcp *p, const heft_solver_options *o, co
     cr_assert_eq(rp, rf, "%s: status %d plain, %d default", what, rp, rf);
     cr_assert_eq(sp.iterations, sf.iterations, "%s: %d sweeps plain, %d default", what,
                  sp.iterations, sf.iterations);
+    cr_assert_eq(sp.inner_iterations, sf.inner_iterations,
+                 "%s: %d position sweeps plain, %d default", what, sp.inner_iterations,
+                 sf.inner_iterations);
     int differ = 0, boxed_at_zero = 0;
     for (int i = 0; i < p->n; ++i) {
         differ += memcmp(&lp[i], &lf[i], sizeof(double)) != 0;
@@ -91,6 +94,82 @@ Test(pgs_sweep, random_islands_give_the_plain_sweeps_bits) {
     }
     cr_log_info("random islands: %d friction rows ended boxed at [0, 0]", boxed);
     cr_assert_gt(boxed, 100, "the skip was hardly exercised: %d rows", boxed);
+}
+
+/* The position pass (docs/pgs.md "A light chain under a heavy load"): random
+ * islands whose contacts' normal rows carry a position bias of either sign,
+ * warm started, after 1, 3 and 10 sweeps of each pass. Where a bias pulls a
+ * contact together, its normal row's total impulse (velocity answer plus
+ * share) goes to zero though its velocity answer pushes: its friction rows'
+ * box is then the single point -v_i, which the default state takes without
+ * computing the row. The test counts those rows: the velocity answer v from
+ * the same sweeps on b - bias without the split, and the rows whose normal
+ * row pushes in v and not in the answer. */
+Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
+    int pulled_apart = 0, position_sweeps = 0;
+    for (int seed = 1; seed <= 6; ++seed) {
+        const int n = 240;
+        planted_problem pp = planted_structured(n, 0.1, 0, (uint64_t)seed);
+        heft_mlcp *p = pp.p;
+        planted_rng rng = {(uint64_t)seed * 104729u};
+        double *lambda0 = malloc(sizeof(double) * (size_t)n);
+        double *bias = malloc(sizeof(double) * (size_t)n);
+        double *b = malloc(sizeof(double) * (size_t)n);
+        double *velocity_b = malloc(sizeof(double) * (size_t)n);
+        double *v = malloc(sizeof(double) * (size_t)n);
+        double *lambda = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; ++i) {
+            lambda0[i] = planted_uniform(&rng, -1.0, 1.0);
+            const int normal = p->kind[i] == HEFT_ROW_NORMAL;
+            bias[i] = normal ? planted_uniform(&rng, -1.0, 1.0) : 0.0;
+            b[i] = p->b[i];
+            velocity_b[i] = b[i] - bias[i];
+        }
+        p->lambda0 = lambda0;
+        const int sweeps[3] = {1, 3, 10};
+        for (int k = 0; k < 3; ++k) {
+            heft_solver_options o = heft_solver_default_options();
+            o.tolerance = 0.0;
+            o.max_iterations = sweeps[k];
+            o.warm_start = 1;
+            char what[96];
+            snprintf(what, sizeof what, "seed %d, %d sweeps, with a position bias", seed,
+                     sweeps[k]);
+            p->bias = bias;
+            expect_same_bits(p, &o, what);
+            void *state = heft_pgs_solver.create(&o);
+            heft_solver_stats st;
+            heft_pgs_solver.solve(state, p, lambda, &st);
+            position_sweeps += st.inner_iterations;
+            heft_pgs_solver.destroy(state);
+            /* the velocity answer: the same sweeps on b - bias, no split */
+            p->bias = NULL;
+            p->b = velocity_b;
+            state = heft_pgs_solver.create(&o);
+            heft_pgs_solver.solve(state, p, v, &st);
+            heft_pgs_solver.destroy(state);
+            p->b = b;
+            for (int i = 0; i < n; ++i) {
+                const int32_t f = p->findex != NULL ? p->findex[i] : -1;
+                pulled_apart += f >= 0 && v[f] > 0.0 && !(lambda[f] > 0.0) && v[i] != 0.0;
+            }
+        }
+        p->lambda0 = NULL;
+        p->bias = NULL;
+        free(lambda0);
+        free(bias);
+        free(b);
+        free(velocity_b);
+        free(v);
+        free(lambda);
+        planted_free(&pp);
+    }
+    cr_log_info("position pass: %d sweeps, %d friction rows on a contact pulled apart",
+                position_sweeps, pulled_apart);
+    cr_assert_gt(position_sweeps, 6 * 10, "the position pass hardly ran: %d sweeps",
+                 position_sweeps);
+    cr_assert_gt(pulled_apart, 20, "the pulled-apart box was hardly exercised: %d rows",
+                 pulled_apart);
 }
 
 /* The island of the pyramid of base 10 (1,740 rows, 580 contact points, 180
