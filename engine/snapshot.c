@@ -1140,7 +1140,7 @@ static const section_kind sections[] = {
     {SECTION_CONTACTS, 3, save_contacts, load_contacts},
     /* before the solver states: their keys are checked against its next id */
     {SECTION_SLEEP, 1, save_sleep, load_sleep},
-    {SECTION_SOLVER, 3, save_solver, load_solver},
+    {SECTION_SOLVER, 2, save_solver, load_solver},
     {SECTION_BROAD, 1, save_broad, load_broad},
     {SECTION_SENSORS, 1, save_sensors, load_sensors},
 };

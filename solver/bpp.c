@@ -201,7 +201,6 @@ void heft_bpp_reset(void *state) {
     if (s == NULL)
         return;
     s->kept_n = -1;
-    s->last_warm = s->before_ready = 0;
     s->ordering_valid = 0;
     s->wood_n = 0;
     heft_bpp_body_forget(s);
@@ -232,7 +231,6 @@ void heft_bpp_destroy(void *state) {
     }
     void *arrays[] = {s->kept_set,
                       s->kept_lambda,
-                      s->before_lambda,
                       s->set,
                       s->next_set,
                       s->best_set,
@@ -972,7 +970,6 @@ static int reserve_workspace_size(bpp_state *s, int n, int nbodies, int structur
            HEFT_RESERVE(s->tight, s->tight_cap, un) &&
            HEFT_RESERVE(s->kept_set, s->kept_set_cap, un) &&
            HEFT_RESERVE(s->kept_lambda, s->kept_lambda_cap, un) &&
-           HEFT_RESERVE(s->before_lambda, s->before_lambda_cap, un) &&
            HEFT_RESERVE(s->lambda, s->lambda_cap, un) &&
            HEFT_RESERVE(s->best_lambda, s->best_lambda_cap, un) &&
            HEFT_RESERVE(s->w, s->w_cap, un) && HEFT_RESERVE(s->rhs, s->rhs_cap, un) &&
@@ -1013,7 +1010,6 @@ static int bpp_skyline_reserve(void *state, const heft_solver_capacity *c) {
     const heft_solver_capacity restart = {c->rows, c->bodies, 0};
     int ok = HEFT_RESERVE_KEEPING(s->kept_set, s->kept_set_cap, un, kept) &&
              HEFT_RESERVE_KEEPING(s->kept_lambda, s->kept_lambda_cap, un, kept) &&
-             HEFT_RESERVE_KEEPING(s->before_lambda, s->before_lambda_cap, un, kept) &&
              reserve_workspace_size(s, c->rows, c->bodies, 1) &&
              heft_pgs_solver.reserve(s->pgs, &restart) &&
              heft_bpp_skyline_reserve(s, c->rows, c->bodies, c->envelope) &&
@@ -1625,22 +1621,6 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
     return heft_bpp_answer(p, &a, 1, start, lambda_out, stats) == HEFT_SOLVE_OK;
 }
 
-/* The midpoint of the last two answers (by row position) as the warm
- * start, answering as warm_start_answers does: when the one before the last
- * answered with its warm start, delta off the exact answer within the
- * tolerance, the last solve's exact answer took that error back and lies
- * -delta off; their midpoint is the rest itself, and answering it keeps the
- * next warm start within the tolerance. Returns 1 when it answered. */
-static int midpoint_answers(const heft_mlcp *p, bpp_state *s, double tau, double start,
-                            double *lambda_out, heft_solver_stats *stats) {
-    double *m = s->best_lambda; /* free until the pivoting starts */
-    for (int i = 0; i < p->n; ++i)
-        m[i] = 0.5 * (s->kept_lambda[i] + s->before_lambda[i]);
-    heft_mlcp q = *p;
-    q.lambda0 = m;
-    return warm_start_answers(&q, s, tau, start, lambda_out, stats);
-}
-
 /* The equality rows eliminated: Baraff's auxiliary problem (baraff.c,
  * [Baraff 1996] §8) from the best point a solve has seen, when every stage
  * before left a problem with joints open. Lemke's method splits a free row
@@ -1741,24 +1721,8 @@ int heft_bpp_solve(void *state, const heft_mlcp *p, double *lambda_out, heft_sol
     const int max_steps = s->options.max_pivots > 0 ? s->options.max_pivots : 1;
     const size_t vec = sizeof(double) * (size_t)n;
     const int warm = s->options.warm_start && p->lambda0 != NULL;
-    /* The warm-start swing (docs/bpp.md): after a warm start answered and
-     * an exact solve took its error back, the midpoint of the last two
-     * answers is the rest that neither was; tried before the warm start. */
-    const int after_warm = s->last_warm && s->kept_n == n;
-    const int midpoint = s->before_ready && s->kept_n == n;
-    s->last_warm = s->before_ready = 0;
-    if (warm && midpoint && midpoint_answers(p, s, tau, start, lambda_out, stats)) {
-        s->last_warm = 1;
+    if (warm && warm_start_answers(p, s, tau, start, lambda_out, stats))
         return HEFT_SOLVE_OK;
-    }
-    if (warm && warm_start_answers(p, s, tau, start, lambda_out, stats)) {
-        s->last_warm = 1;
-        return HEFT_SOLVE_OK;
-    }
-    if (after_warm) { /* the answer the warm start gave, before this one replaces it */
-        memcpy(s->before_lambda, s->kept_lambda, vec);
-        s->before_ready = 1;
-    }
     s->newton_run_count = s->newton_run_next = 0; /* starts of this solve only */
 
     if (backend_prepare(s, p, stats) != 0) {

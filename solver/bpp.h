@@ -80,12 +80,7 @@ typedef struct bpp_state {
     int kept_n;          /* size of the kept sets, -1: none */
     uint8_t *kept_set;   /* the index sets of the last answer */
     double *kept_lambda; /* the last answer: friction bounds of kept tight rows */
-    /* The warm-start swing (docs/bpp.md): whether the last solve answered
-     * with its warm start, and the answer before the last (valid while
-     * before_ready and kept_n is the problem's size). */
-    int last_warm, before_ready;
-    double *before_lambda;
-    int ordering_valid; /* bpp-skyline: ordering below matches ordering.key */
+    int ordering_valid;  /* bpp-skyline: ordering below matches ordering.key */
     heft_ordering ordering;
 
     /* ---- pivoting workspace, problem order, n entries each ---- */
@@ -183,13 +178,13 @@ typedef struct bpp_state {
     int nested;
 
     size_t set_cap, next_set_cap, best_set_cap, tight_cap, kept_set_cap, kept_lambda_cap,
-        before_lambda_cap, lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap,
-        row_diag_cap, measure_cap, A_own_cap, factor_cap, factor0_cap, free_rows_cap, sigma_cap,
-        start_cap, A_sky_cap, L0_sky_cap, L_sky_cap, tight_perm_cap, px_cap, py_cap,
-        downdate_cost_cap, block_end_cap, k_row_cap, k_prev_cap, k_last_cap, k_start_cap,
-        factored_tight_cap, coupled_cap, normal_slot_cap, normals_cap, coupling_cap,
-        coupling_pivot_cap, u_cap, wood_cap[2], wood_rows_cap[2], fz_lo_cap, fz_hi_cap, fz_x_cap,
-        fz_ax_cap, fz_d_cap, fz_t_cap, fz_best_cap;
+        lambda_cap, best_lambda_cap, w_cap, rhs_cap, x_cap, diag_cap, row_diag_cap, measure_cap,
+        A_own_cap, factor_cap, factor0_cap, free_rows_cap, sigma_cap, start_cap, A_sky_cap,
+        L0_sky_cap, L_sky_cap, tight_perm_cap, px_cap, py_cap, downdate_cost_cap, block_end_cap,
+        k_row_cap, k_prev_cap, k_last_cap, k_start_cap, factored_tight_cap, coupled_cap,
+        normal_slot_cap, normals_cap, coupling_cap, coupling_pivot_cap, u_cap, wood_cap[2],
+        wood_rows_cap[2], fz_lo_cap, fz_hi_cap, fz_x_cap, fz_ax_cap, fz_d_cap, fz_t_cap,
+        fz_best_cap;
 } bpp_state;
 
 /* ---- the solver functions (bpp.c), shared by the vtables of every backend ----------- */

@@ -2,9 +2,7 @@
  * what one solve leaves the next, so that a restored island solves its next
  * problem exactly as the original would. The kept index sets and answer
  * start the next solve ([Lefebvre 2020] Alg. 2.1 line 1); bpp-pcg also
- * starts its Woodbury solves from the last coupling's; the warm-start
- * swing's memory says whether the last solve answered with its warm start
- * and holds the answer before the last. The RCM ordering and
+ * starts its Woodbury solves from the last coupling's. The RCM ordering and
  * the factors are rebuilt from the problem at the next solve, the same. */
 #include "bpp.h"
 #include "state_bytes.h"
@@ -24,11 +22,6 @@ size_t heft_bpp_save_state(const void *state, void *buffer, size_t capacity) {
         state_put(&w, s->wood_rows[cur], sizeof(int) * (size_t)k);
         state_put(&w, s->wood[cur], sizeof(double) * (size_t)(k + 1) * (size_t)wood_n);
     }
-    const int before = s->before_ready && s->kept_n > 0;
-    state_put_int(&w, s->last_warm && s->kept_n > 0);
-    state_put_int(&w, before);
-    if (before)
-        state_put(&w, s->before_lambda, sizeof(double) * (size_t)s->kept_n);
     return w.size;
 }
 
@@ -59,19 +52,10 @@ int heft_bpp_restore_state(void *state, const void *buffer, size_t size) {
         s->wood_cur = 0;
         s->wood_k[0] = k;
     }
-    const int32_t last_warm = state_get_int(&r, 0, 1);
-    const int32_t before = state_get_int(&r, 0, kept > 0 ? 1 : 0);
-    if (r.bad)
-        goto refused;
-    if (before && (!HEFT_RESERVE(s->before_lambda, s->before_lambda_cap, (size_t)kept) ||
-                   !state_get(&r, s->before_lambda, sizeof(double) * (size_t)kept)))
-        goto refused;
     if (r.at != size)
         goto refused;
     s->kept_n = kept;
     s->wood_n = wood_n;
-    s->last_warm = last_warm;
-    s->before_ready = before;
     return 0;
 refused:
     heft_bpp_reset(s);

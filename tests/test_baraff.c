@@ -271,14 +271,9 @@ Test(baraff, bad_input_fails_cleanly_or_falls_back) {
 
 /* ---- the engine's scenes --------------------------------------------------------------- */
 
-/* bpp keeps a state from solve to solve as baraff does (a warm start that
- * answers within the tolerance, the midpoint of the last two answers after
- * a swing: docs/bpp.md), so the reference solves every island in turn with
- * one state of its own. */
 typedef struct scene_record {
     int problems, joint_islands;
     double worst_joints, worst_impulse, worst_error;
-    void *bpp;
 } scene_record;
 
 /* J^T lambda, 6 per body: the impulse the bodies feel, unique even where
@@ -301,7 +296,7 @@ static void compare_with_bpp(void *user, int step, int island, const heft_mlcp *
     scene_record *rec = user;
     double *ref = malloc(sizeof(double) * (size_t)p->n);
     heft_solver_stats sb;
-    cr_assert_eq(heft_solver_find("bpp")->solve(rec->bpp, p, ref, &sb), HEFT_SOLVE_OK);
+    cr_assert_eq(heft_solve("bpp", NULL, p, ref, &sb), HEFT_SOLVE_OK);
     int all_eq = 1;
     for (int i = 0; i < p->n; ++i)
         all_eq = all_eq && isinf(p->lo[i]) && isinf(p->hi[i]) && p->findex[i] < 0;
@@ -325,7 +320,6 @@ Test(baraff_scenes, scenes_match_bpp) {
     const char *scenes[3] = {"hanging-chain", "pendulum", "box-on-ground"};
     for (int s = 0; s < 3; ++s) {
         scene_record rec = {0};
-        rec.bpp = heft_solver_find("bpp")->create(NULL);
         run_config cfg = {0};
         cfg.scenario = scenes[s];
         cfg.solver = "baraff";
@@ -344,7 +338,6 @@ Test(baraff_scenes, scenes_match_bpp) {
         cr_assert(rec.worst_error < 1e-10, "%s: %g", scenes[s], rec.worst_error);
         cr_assert_eq(r.fallbacks, 0);
         run_result_free(&r);
-        heft_solver_find("bpp")->destroy(rec.bpp);
     }
 }
 
