@@ -1581,6 +1581,14 @@ static int same_sets(const heft_mlcp *p, const double *lambda, const uint8_t *a,
     return 1;
 }
 
+/* A warm start within this fraction of the tolerance answers whatever sets it
+ * reads as: it is exact to round-off, and another exact answer on other sets
+ * is no better. A contact that pushes nothing and closes at exactly zero
+ * speed reads as tight where the pivoting held it free; on the settled
+ * pyramid of base 20, warm starts 1e-22 J off were refused on such sets and
+ * each step factored again for an answer no nearer (docs/bpp.md). */
+#define BPP_WARM_EXACT 1e-6
+
 /* A warm start that already answers the problem within tau is the answer:
  * nothing is assembled or factored (0 pivoting steps). On the 1,000 boxes
  * settling, about 58% of the warm-started island solves end here (their
@@ -1590,8 +1598,9 @@ static int same_sets(const heft_mlcp *p, const double *lambda, const uint8_t *a,
  * of base 10 (one island of 1,740 rows) answers within the tolerance but on
  * other sets left the pyramid a little off its exact rest, and the next
  * solve then took 2 to 5 pivoting steps where it takes one after an exact
- * answer (428 factorizations in 300 steps against 391). Returns 1 when it
- * answered (lambda_out, stats and the kept sets filled). */
+ * answer (428 factorizations in 300 steps against 391). Unless it is exact
+ * to round-off (BPP_WARM_EXACT). Returns 1 when it answered (lambda_out,
+ * stats and the kept sets filled). */
 static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, double start,
                               double *lambda_out, heft_solver_stats *stats) {
     const int n = p->n;
@@ -1613,7 +1622,8 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
     if (!(err.max <= tau && err.max <= BPP_ACCEPTED) || err.nonfinite > 0)
         return 0;
     heft_bpp_read_sets(p, s->lambda, s->set);
-    if (s->kept_n == n && s->kept_set != NULL && !same_sets(p, s->lambda, s->set, s->kept_set))
+    if (s->kept_n == n && s->kept_set != NULL && !(err.max <= tau * BPP_WARM_EXACT) &&
+        !same_sets(p, s->lambda, s->set, s->kept_set))
         return 0;
     stats->answer = HEFT_ANSWER_SOLVER;
     bpp_answer a = {s->lambda,       s->set, s->kept_lambda, s->kept_set, &s->kept_n,

@@ -1025,3 +1025,52 @@ Test(bpp, the_restart_from_pgs_solves_every_hard_planted_friction_problem, .time
     /* the 6 left have 240 rows: LCPs above the solvers' backstop cap */
     cr_expect_leq(without, 6, "without the restart, with the backstop: %d unsolved", without);
 }
+
+/* A warm start exact to round-off answers whatever sets it reads as. Row 1
+ * of A = I, b = (1, 0), lambda >= 0 is degenerate at the answer (1, 0):
+ * lambda_1 = 0 and w_1 = 0. Pivoting from all free holds it free; the same
+ * answer as a warm start reads it as tight at its bound, so a check of the
+ * sets against the last answer's refused the exact warm start and factored
+ * again for the same answer (on the settled pyramid of base 20, warm starts
+ * 1e-22 J off were refused so, step after step). */
+Test(bpp, an_exact_warm_start_answers_on_other_sets) {
+    const char *const names[] = {"bpp", "bpp-downdate", "bpp-skyline", "bpp-pcg"};
+    heft_mlcp *p = heft_mlcp_create(2, 0, HEFT_MLCP_DENSE);
+    const double A[4] = {1, 0, 0, 1};
+    memcpy(p->A, A, sizeof A);
+    p->b[0] = 1.0;
+    p->b[1] = 0.0;
+    p->lo[0] = p->lo[1] = 0.0;
+    double lambda0[2] = {0.0, 0.0};
+    p->lambda0 = lambda0;
+    for (int k = 0; k < 4; ++k) {
+        const heft_solver_vtable *vt = heft_solver_find(names[k]);
+        const heft_solver_options o = heft_solver_default_options();
+        void *state = vt->create(&o);
+        double lambda[2];
+        heft_solver_stats st;
+        lambda0[0] = lambda0[1] = 0.0;
+        cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK, "%s", names[k]);
+        cr_assert_gt(st.factorizations, 0, "%s", names[k]);
+        cr_assert_eq(lambda[0], 1.0, "%s", names[k]);
+        cr_assert_eq(lambda[1], 0.0, "%s", names[k]);
+        /* 1e-10 off: 5e-21 J, within a millionth of the tolerance */
+        lambda0[0] = 1.0 + 1e-10;
+        lambda0[1] = 0.0;
+        cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK, "%s", names[k]);
+        cr_assert_eq(st.factorizations, 0, "%s: the exact warm start refused", names[k]);
+        cr_assert_eq(st.iterations, 0, "%s", names[k]);
+        cr_assert(st.converged && st.error_max > 0.0 && st.error_max <= 1e-20, "%s: %g J", names[k],
+                  st.error_max);
+        cr_assert_eq(lambda[0], lambda0[0], "%s", names[k]);
+        cr_assert_eq(lambda[1], 0.0, "%s", names[k]);
+        /* 1e-4 off (5e-9 J): pivoted from, to the answer */
+        lambda0[0] = 1.0 + 1e-4;
+        cr_assert_eq(vt->solve(state, p, lambda, &st), HEFT_SOLVE_OK, "%s", names[k]);
+        cr_assert_gt(st.factorizations, 0, "%s", names[k]);
+        cr_assert(fabs(lambda[0] - 1.0) <= 1e-15 && lambda[1] == 0.0, "%s", names[k]);
+        vt->destroy(state);
+    }
+    p->lambda0 = NULL;
+    heft_mlcp_destroy(p);
+}
