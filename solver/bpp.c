@@ -1581,12 +1581,13 @@ static int same_sets(const heft_mlcp *p, const double *lambda, const uint8_t *a,
     return 1;
 }
 
-/* A warm start within this fraction of the tolerance answers whatever sets it
- * reads as: it is exact to round-off, and another exact answer on other sets
- * is no better. A contact that pushes nothing and closes at exactly zero
- * speed reads as tight where the pivoting held it free; on the settled
- * pyramid of base 20, warm starts 1e-22 J off were refused on such sets and
- * each step factored again for an answer no nearer (docs/bpp.md). */
+/* A warm start within this fraction of the acceptance line (the tolerance,
+ * at most BPP_ACCEPTED) answers whatever sets it reads as: it is exact to
+ * round-off, and another exact answer on other sets is no better. A
+ * contact that pushes nothing and closes at exactly zero speed reads as
+ * tight where the pivoting held it free; on the settled pyramid of base 20,
+ * warm starts 1e-22 J off were refused on such sets and each step factored
+ * again for an answer no nearer (docs/bpp.md). */
 #define BPP_WARM_EXACT 1e-6
 
 /* A warm start that already answers the problem within tau is the answer:
@@ -1622,7 +1623,8 @@ static int warm_start_answers(const heft_mlcp *p, bpp_state *s, double tau, doub
     if (!(err.max <= tau && err.max <= BPP_ACCEPTED) || err.nonfinite > 0)
         return 0;
     heft_bpp_read_sets(p, s->lambda, s->set);
-    if (s->kept_n == n && s->kept_set != NULL && !(err.max <= tau * BPP_WARM_EXACT) &&
+    if (s->kept_n == n && s->kept_set != NULL &&
+        !(err.max <= fmin(tau, BPP_ACCEPTED) * BPP_WARM_EXACT) &&
         !same_sets(p, s->lambda, s->set, s->kept_set))
         return 0;
     stats->answer = HEFT_ANSWER_SOLVER;

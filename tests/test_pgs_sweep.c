@@ -114,7 +114,7 @@ Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
         planted_rng rng = {(uint64_t)seed * 104729u};
         double *lambda0 = malloc(sizeof(double) * (size_t)n);
         double *bias = malloc(sizeof(double) * (size_t)n);
-        double *b = malloc(sizeof(double) * (size_t)n);
+        double *const b = p->b; /* the problem's own, swapped for velocity_b below */
         double *velocity_b = malloc(sizeof(double) * (size_t)n);
         double *v = malloc(sizeof(double) * (size_t)n);
         double *lambda = malloc(sizeof(double) * (size_t)n);
@@ -122,7 +122,6 @@ Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
             lambda0[i] = planted_uniform(&rng, -1.0, 1.0);
             const int normal = p->kind[i] == HEFT_ROW_NORMAL;
             bias[i] = normal ? planted_uniform(&rng, -1.0, 1.0) : 0.0;
-            b[i] = p->b[i];
             velocity_b[i] = b[i] - bias[i];
         }
         p->lambda0 = lambda0;
@@ -158,7 +157,6 @@ Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
         p->bias = NULL;
         free(lambda0);
         free(bias);
-        free(b);
         free(velocity_b);
         free(v);
         free(lambda);
@@ -247,6 +245,7 @@ static void compare_on_chain(void *user, int step, int island, const heft_mlcp *
     const int rp = heft_pgs_solver.solve(rec->plain, p, rec->lp, &sp);
     const int rf = heft_pgs_solver.solve(rec->fast, p, rec->lf, &sf);
     rec->differ += rp != rf || sp.iterations != sf.iterations ||
+                   sp.inner_iterations != sf.inner_iterations ||
                    memcmp(rec->lp, rec->lf, sizeof(double) * (size_t)p->n) != 0;
     rec->solved++;
 }
