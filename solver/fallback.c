@@ -16,6 +16,7 @@
 
 #include "mlcp.h"
 #include "pgs.h"
+#include "row_math.h"
 #include "workspace.h"
 
 struct heft_fallback {
@@ -57,13 +58,6 @@ int heft_fallback_reserve(heft_fallback *f, int rows, int bodies) {
            heft_pgs_reserve_size(f->pgs, rows, bodies, 1);
 }
 
-static int all_finite(const double *x, int n) {
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
 int heft_solve_with_fallback(heft_fallback *f, const heft_solver_vtable *solver, void *state,
                              const heft_mlcp *p, double *lambda, heft_solver_stats *stats,
                              heft_fallback_report *report) {
@@ -72,12 +66,12 @@ int heft_solve_with_fallback(heft_fallback *f, const heft_solver_vtable *solver,
     int kept_rescue = 0, sweeps = 0;
     memset(stats, 0, sizeof *stats);
     int rc = state != NULL ? solver->solve(state, p, lambda, stats) : HEFT_SOLVE_FAILED;
-    if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, n)) {
+    if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, n)) {
         heft_solver_stats fs;
         memset(&fs, 0, sizeof fs);
         rc = f != NULL ? heft_pgs_solver.solve(f->pgs, p, lambda, &fs) : HEFT_SOLVE_FAILED;
         stats->answer = HEFT_ANSWER_PGS;
-        if (rc == HEFT_SOLVE_FAILED || !all_finite(lambda, n)) {
+        if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, n)) {
             memset(lambda, 0, vec);
             stats->answer = HEFT_ANSWER_ZERO;
         }
@@ -111,7 +105,7 @@ int heft_solve_with_fallback(heft_fallback *f, const heft_solver_vtable *solver,
             memset(&fs, 0, sizeof fs);
             const int prc = heft_pgs_solver.solve(f->pgs, &from, f->tried, &fs);
             sweeps += fs.iterations;
-            if (prc != HEFT_SOLVE_FAILED && all_finite(f->tried, n)) {
+            if (prc != HEFT_SOLVE_FAILED && heft_all_finite(f->tried, n)) {
                 const heft_mlcp_error pe = heft_mlcp_measure(p, f->tried, work);
                 if (pe.max < e.max) {
                     memcpy(lambda, f->tried, vec);

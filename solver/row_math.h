@@ -25,6 +25,14 @@ static inline void heft_body_inverse_mass_times(const heft_mlcp_body *body, cons
     out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
 }
 
+/* 1 when every one of the n numbers of x is finite */
+static inline int heft_all_finite(const double *x, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 static inline double heft_dot6(const double x[6], const double y[6]) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
 }

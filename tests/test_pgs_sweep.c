@@ -17,10 +17,12 @@
 #include "runner.h"
 
 /* Solves p with a plain and a default state under options o and expects the
- * same status, sweeps and answer, bit for bit. Returns the friction rows
- * whose normal row ends at zero (their box [0, 0]: the rows the default
- * state skipped in its last sweep). */
-static int expect_same_bits(const heft_mlcp *p, const heft_solver_options *o, const char *what) {
+ * same status, sweeps and answer, bit for bit; the default state's answer
+ * and statistics into answer and stats when not NULL. Returns the friction
+ * rows whose normal row ends at zero (their box [0, 0]: the rows the
+ * default state skipped in its last sweep). */
+static int expect_same_bits(const heft_mlcp *p, const heft_solver_options *o, const char *what,
+                            double *answer, heft_solver_stats *stats) {
     void *plain = heft_pgs_solver.create(o), *fast = heft_pgs_solver.create(o);
     cr_assert(plain != NULL && fast != NULL);
     heft_pgs_plain_sweep(plain, 1);
@@ -42,11 +44,23 @@ static int expect_same_bits(const heft_mlcp *p, const heft_solver_options *o, co
     }
     cr_assert_eq(differ, 0, "%s: %d of %d impulses differ", what, differ, p->n);
     cr_assert_eq(memcmp(&sp.error_max, &sf.error_max, sizeof(double)), 0);
+    if (answer != NULL)
+        memcpy(answer, lf, sizeof(double) * (size_t)p->n);
+    if (stats != NULL)
+        *stats = sf;
     free(lp);
     free(lf);
     heft_pgs_solver.destroy(plain);
     heft_pgs_solver.destroy(fast);
     return boxed_at_zero;
+}
+
+/* n impulses uniform in [-1, 1] (malloc'd) */
+static double *uniform_impulses(planted_rng *rng, int n) {
+    double *x = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; ++i)
+        x[i] = planted_uniform(rng, -1.0, 1.0);
+    return x;
 }
 
 /* Random islands with friction and static sides, cold and warm started from
@@ -60,9 +74,7 @@ Test(pgs_sweep, random_islands_give_the_plain_sweeps_bits) {
         planted_problem pp = planted_structured(n, 0.1, 0, (uint64_t)seed);
         heft_mlcp *p = pp.p;
         planted_rng rng = {(uint64_t)seed * 7919u};
-        double *lambda0 = malloc(sizeof(double) * (size_t)n);
-        for (int i = 0; i < n; ++i)
-            lambda0[i] = planted_uniform(&rng, -1.0, 1.0);
+        double *lambda0 = uniform_impulses(&rng, n);
         /* every third normal row at zero; its friction rows at -0 or pushing */
         for (int i = 0; i < n; ++i) {
             const int32_t f = p->findex != NULL ? p->findex[i] : -1;
@@ -86,7 +98,7 @@ Test(pgs_sweep, random_islands_give_the_plain_sweeps_bits) {
                 char what[96];
                 snprintf(what, sizeof what, "seed %d, %d sweeps, %s", seed, sweeps[k],
                          warm ? "warm" : "cold");
-                boxed += expect_same_bits(p, &o, what);
+                boxed += expect_same_bits(p, &o, what, NULL, NULL);
             }
         p->lambda0 = NULL;
         free(lambda0);
@@ -112,16 +124,15 @@ Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
         planted_problem pp = planted_structured(n, 0.1, 0, (uint64_t)seed);
         heft_mlcp *p = pp.p;
         planted_rng rng = {(uint64_t)seed * 104729u};
-        double *lambda0 = malloc(sizeof(double) * (size_t)n);
-        double *bias = malloc(sizeof(double) * (size_t)n);
+        double *lambda0 = uniform_impulses(&rng, n);
+        double *bias = uniform_impulses(&rng, n);
         double *const b = p->b; /* the problem's own, swapped for velocity_b below */
         double *velocity_b = malloc(sizeof(double) * (size_t)n);
         double *v = malloc(sizeof(double) * (size_t)n);
         double *lambda = malloc(sizeof(double) * (size_t)n);
         for (int i = 0; i < n; ++i) {
-            lambda0[i] = planted_uniform(&rng, -1.0, 1.0);
-            const int normal = p->kind[i] == HEFT_ROW_NORMAL;
-            bias[i] = normal ? planted_uniform(&rng, -1.0, 1.0) : 0.0;
+            if (p->kind[i] != HEFT_ROW_NORMAL)
+                bias[i] = 0.0; /* only the contacts' normal rows correct positions */
             velocity_b[i] = b[i] - bias[i];
         }
         p->lambda0 = lambda0;
@@ -135,16 +146,13 @@ Test(pgs_sweep, position_pass_gives_the_plain_sweeps_bits) {
             snprintf(what, sizeof what, "seed %d, %d sweeps, with a position bias", seed,
                      sweeps[k]);
             p->bias = bias;
-            expect_same_bits(p, &o, what);
-            void *state = heft_pgs_solver.create(&o);
             heft_solver_stats st;
-            heft_pgs_solver.solve(state, p, lambda, &st);
+            expect_same_bits(p, &o, what, lambda, &st);
             position_sweeps += st.inner_iterations;
-            heft_pgs_solver.destroy(state);
             /* the velocity answer: the same sweeps on b - bias, no split */
             p->bias = NULL;
             p->b = velocity_b;
-            state = heft_pgs_solver.create(&o);
+            void *state = heft_pgs_solver.create(&o);
             heft_pgs_solver.solve(state, p, v, &st);
             heft_pgs_solver.destroy(state);
             p->b = b;
@@ -194,7 +202,7 @@ static void compare_on_pyramid(void *user, int step, int island, const heft_mlcp
             char what[96];
             snprintf(what, sizeof what, "pyramid step %d, %d sweeps, %s", step, sweeps[k],
                      warm ? "warm" : "cold");
-            const int boxed = expect_same_bits(p, &o, what);
+            const int boxed = expect_same_bits(p, &o, what, NULL, NULL);
             if (k == 2 && warm) {
                 cr_log_info("pyramid of base 10, step %d: %d rows, %d friction rows boxed at "
                             "[0, 0] at the answer",
