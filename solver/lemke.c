@@ -99,6 +99,24 @@ enum { ROLE_POS, ROLE_NEG, ROLE_MULT, ROLE_SLIP };
 #define LEMKE_REFACTOR_PIVOTS 64
 #define LEMKE_REFACTOR_PIVOT_RATIO 1e-6
 
+/* The largest |v_k| of n entries, a NaN passed over as fmax passes it,
+ * written as comparisons: gcc calls the library's fmax, and these loops run
+ * over the N entries of every pivot's column. */
+static double largest_magnitude(const double *v, int n) {
+    double largest = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const double m = fabs(v[k]);
+        if (m > largest)
+            largest = m;
+    }
+    return largest;
+}
+
+/* fmax(x, 0.0) without the call: NaN gives 0, -0 stays -0, as there */
+static inline double at_least_zero(double x) {
+    return x >= 0.0 ? x : 0.0;
+}
+
 static int friction(const heft_mlcp *p, int i) {
     return p->findex != NULL && p->findex[i] >= 0;
 }
@@ -496,7 +514,9 @@ static int sparse_pivot(heft_lemke *ws, int N, int r, const double *a) {
     double largest = 0.0;
     int nz = 0;
     for (int i = 0; i < N; ++i) {
-        largest = fmax(largest, fabs(a[i]));
+        const double m = fabs(a[i]);
+        if (m > largest)
+            largest = m;
         if (i != r && a[i] != 0.0) {
             ws->x[i] -= a[i] * ws->x[r];
             ++nz;
@@ -700,9 +720,7 @@ static int crash_pivot(heft_lemke *ws, const heft_mlcp *p, int N, int v, int r, 
         return 0;
     const int nz = lcp_column(ws, p, N, v, ws->col, idx);
     basis_solve(ws, N, ws->col, idx, nz, ws->a);
-    double largest = 0.0;
-    for (int e = 0; e < N; ++e)
-        largest = fmax(largest, fabs(ws->a[e]));
+    const double largest = largest_magnitude(ws->a, N);
     if (!(fabs(ws->a[r]) > LEMKE_CRASH_TOL * largest))
         return 0; /* dependent on the columns already in */
     basis_pivot(ws, p, N, r, ws->a, v);
@@ -818,9 +836,7 @@ static int end_at_z0(heft_lemke *ws, const heft_mlcp *p, int N, int leaving, int
     const int nz = lcp_column(ws, p, N, leaving, ws->col, idx);
     basis_solve(ws, N, ws->col, idx, nz, ws->a);
     const int rz = ws->where[2 * N];
-    double largest = 0.0;
-    for (int k = 0; k < N; ++k)
-        largest = fmax(largest, fabs(ws->a[k]));
+    const double largest = largest_magnitude(ws->a, N);
     if (rz < 0 || !(fabs(ws->a[rz]) > LEMKE_PIVOT_TOL * largest))
         return HEFT_LEMKE_RAY;
     basis_pivot(ws, p, N, rz, ws->a, leaving);
@@ -877,14 +893,11 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
             return end_at_z0(ws, p, N, leaving, idx, pivots);
         const int nz = lcp_column(ws, p, N, entering, ws->col, idx);
         basis_solve(ws, N, ws->col, idx, nz, ws->a);
-        double largest = 0.0;
-        for (int k = 0; k < N; ++k)
-            largest = fmax(largest, fabs(ws->a[k]));
-        const double tol = LEMKE_PIVOT_TOL * largest;
+        const double tol = LEMKE_PIVOT_TOL * largest_magnitude(ws->a, N);
         double theta = INFINITY;
         for (int k = 0; k < N; ++k)
             if (ws->a[k] > tol) {
-                const double ratio = fmax(ws->x[k], 0.0) / ws->a[k];
+                const double ratio = at_least_zero(ws->x[k]) / ws->a[k];
                 if (ratio < theta)
                     theta = ratio;
             }
@@ -902,10 +915,10 @@ static int lemke_path(heft_lemke *ws, const heft_mlcp *p, int N, const double *d
          * there, and the refined answer is measured anyway */
         const int rz = ws->where[z0];
         if (rz >= 0 && ws->a[rz] > tol &&
-            fmax(ws->x[rz], 0.0) / ws->a[rz] <= theta + LEMKE_Z0_TIE_TOL * (theta + qscale))
+            at_least_zero(ws->x[rz]) / ws->a[rz] <= theta + LEMKE_Z0_TIE_TOL * (theta + qscale))
             r = rz;
         for (int k = 0; k < N && r != rz; ++k) {
-            if (!(ws->a[k] > tol) || fmax(ws->x[k], 0.0) / ws->a[k] > ties)
+            if (!(ws->a[k] > tol) || at_least_zero(ws->x[k]) / ws->a[k] > ties)
                 continue;
             if (r < 0 || lexico_smaller(ws, N, ws->a, r, k))
                 r = k;
