@@ -198,11 +198,19 @@ static struct world_task_kind *task_kind(heft_world *w, heft_task_fn *task) {
 }
 
 /* A task handed out through run_timed: the engine's task, its context, and
- * the time its ranges took on each worker index. */
+ * the time its ranges took on each worker index, each worker's sum on a
+ * cache line of its own. As one array, the end of every range on one core
+ * wrote the line the other core was writing too (and the line of the task
+ * and context it reads at every range), which then went back and forth
+ * between the cores: on the 1,000 boxes of heft-bench-tasks, in the VM's
+ * slow state, two workers took 1.43x less time than one against 1.48x with
+ * the sums apart (three alternations). */
 typedef struct timed_task {
     heft_task_fn *task;
     void *context;
-    double busy_ms[HEFT_MAX_WORKERS];
+    struct {
+        _Alignas(64) double ms;
+    } busy[HEFT_MAX_WORKERS];
 } timed_task;
 
 static void run_timed(int begin, int end, int worker, void *context) {
@@ -210,7 +218,7 @@ static void run_timed(int begin, int end, int worker, void *context) {
     const double start = heft_time_ms();
     t->task(begin, end, worker, t->context);
     if ((unsigned)worker < HEFT_MAX_WORKERS)
-        t->busy_ms[worker] += heft_time_ms() - start;
+        t->busy[worker].ms += heft_time_ms() - start;
 }
 
 void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range, void *context) {
@@ -236,7 +244,8 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
     timed_task timed;
     timed.task = task;
     timed.context = context;
-    memset(timed.busy_ms, 0, sizeof timed.busy_ms);
+    for (int k = 0; k < w->worker_count; ++k)
+        timed.busy[k].ms = 0.0;
     const double start = heft_time_ms();
     void *handle = w->enqueue_task(run_timed, count, min_range, &timed, w->task_user);
     if (handle) {
@@ -245,7 +254,7 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
     const double wall_us = 1e3 * (heft_time_ms() - start);
     double busy_us = 0.0;
     for (int k = 0; k < w->worker_count; ++k)
-        busy_us += 1e3 * timed.busy_ms[k];
+        busy_us += 1e3 * timed.busy[k].ms;
     if (kind == NULL || busy_us > TASK_CALLER_MAX_US)
         return;
     /* its items on one thread: their time on the workers, or less when the
