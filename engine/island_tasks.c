@@ -199,12 +199,12 @@ static struct world_task_kind *task_kind(heft_world *w, heft_task_fn *task) {
 
 /* A task handed out through run_timed: the engine's task, its context, and
  * the time its ranges took on each worker index, each worker's sum on a
- * cache line of its own. As one array, the end of every range on one core
- * wrote the line the other core was writing too (and the line of the task
- * and context it reads at every range), which then went back and forth
- * between the cores: on the 1,000 boxes of heft-bench-tasks, in the VM's
- * slow state, two workers took 1.43x less time than one against 1.48x with
- * the sums apart (three alternations). */
+ * cache line of its own: in one array, the ends of ranges on two cores
+ * would write one line (with the task and context every range reads) and
+ * pass it back and forth between them. On the 1,000 boxes of
+ * heft-bench-tasks, in the VM's slow state, two workers stepped 1.48x
+ * faster than one with the sums apart and 1.43x with them in one array
+ * (three alternations). */
 typedef struct timed_task {
     heft_task_fn *task;
     void *context;
