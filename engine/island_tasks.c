@@ -208,6 +208,7 @@ static struct world_task_kind *task_kind(heft_world *w, heft_task_fn *task) {
 typedef struct timed_task {
     heft_task_fn *task;
     void *context;
+    int workers; /* the sums kept: the world's worker count */
     struct {
         _Alignas(64) double ms;
     } busy[HEFT_MAX_WORKERS];
@@ -217,7 +218,7 @@ static void run_timed(int begin, int end, int worker, void *context) {
     timed_task *t = context;
     const double start = heft_time_ms();
     t->task(begin, end, worker, t->context);
-    if ((unsigned)worker < HEFT_MAX_WORKERS)
+    if ((unsigned)worker < (unsigned)t->workers)
         t->busy[worker].ms += heft_time_ms() - start;
 }
 
@@ -244,6 +245,7 @@ void world_tasks_run(heft_world *w, heft_task_fn *task, int count, int min_range
     timed_task timed;
     timed.task = task;
     timed.context = context;
+    timed.workers = w->worker_count;
     for (int k = 0; k < w->worker_count; ++k)
         timed.busy[k].ms = 0.0;
     const double start = heft_time_ms();

@@ -66,12 +66,12 @@ int heft_solve_with_fallback(heft_fallback *f, const heft_solver_vtable *solver,
     int kept_rescue = 0, sweeps = 0;
     memset(stats, 0, sizeof *stats);
     int rc = state != NULL ? solver->solve(state, p, lambda, stats) : HEFT_SOLVE_FAILED;
-    if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, n)) {
+    if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, (size_t)n)) {
         heft_solver_stats fs;
         memset(&fs, 0, sizeof fs);
         rc = f != NULL ? heft_pgs_solver.solve(f->pgs, p, lambda, &fs) : HEFT_SOLVE_FAILED;
         stats->answer = HEFT_ANSWER_PGS;
-        if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, n)) {
+        if (rc == HEFT_SOLVE_FAILED || !heft_all_finite(lambda, (size_t)n)) {
             memset(lambda, 0, vec);
             stats->answer = HEFT_ANSWER_ZERO;
         }
@@ -105,7 +105,7 @@ int heft_solve_with_fallback(heft_fallback *f, const heft_solver_vtable *solver,
             memset(&fs, 0, sizeof fs);
             const int prc = heft_pgs_solver.solve(f->pgs, &from, f->tried, &fs);
             sweeps += fs.iterations;
-            if (prc != HEFT_SOLVE_FAILED && heft_all_finite(f->tried, n)) {
+            if (prc != HEFT_SOLVE_FAILED && heft_all_finite(f->tried, (size_t)n)) {
                 const heft_mlcp_error pe = heft_mlcp_measure(p, f->tried, work);
                 if (pe.max < e.max) {
                     memcpy(lambda, f->tried, vec);

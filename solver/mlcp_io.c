@@ -846,13 +846,6 @@ int heft_mlcp_read_file(const char *path, heft_mlcp **out, double **solution, ch
 
 /* ---- the writer ---------------------------------------------------------- */
 
-static int all_finite(const double *x, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
 /* Everything the reader checks, so that what is written can be read. */
 static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
                     const double *solution) {
@@ -863,15 +856,15 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
         p->rows != NULL && p->nbodies >= 0 && (p->nbodies == 0 || p->bodies != NULL);
     if (A == NULL && !structured)
         return 0;
-    if (A != NULL && !all_finite(A, (size_t)n * (size_t)n))
+    if (A != NULL && !heft_all_finite(A, (size_t)n * (size_t)n))
         return 0;
     int wi, wj;
     if (A != NULL && worst_asymmetry(A, n, &wi, &wj) > HEFT_MLCP_SYMMETRY_TOLERANCE)
         return 0;
-    if (!all_finite(p->b, (size_t)n))
+    if (!heft_all_finite(p->b, (size_t)n))
         return 0;
-    if ((lambda0 != NULL && !all_finite(lambda0, (size_t)n)) ||
-        (solution != NULL && !all_finite(solution, (size_t)n)))
+    if ((lambda0 != NULL && !heft_all_finite(lambda0, (size_t)n)) ||
+        (solution != NULL && !heft_all_finite(solution, (size_t)n)))
         return 0;
     for (int i = 0; i < n; ++i) {
         const int32_t f = p->findex != NULL ? p->findex[i] : -1;
@@ -888,14 +881,14 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
     }
     if (structured) {
         for (int k = 0; k < p->nbodies; ++k)
-            if (!all_finite(&p->bodies[k].inv_mass, 1) ||
-                !all_finite(p->bodies[k].inv_inertia, 6) || p->bodies[k].inv_mass < 0.0)
+            if (!heft_all_finite(&p->bodies[k].inv_mass, 1) ||
+                !heft_all_finite(p->bodies[k].inv_inertia, 6) || p->bodies[k].inv_mass < 0.0)
                 return 0;
         for (int i = 0; i < n; ++i) {
             const heft_mlcp_row *row = &p->rows[i];
             if (row->a < -1 || row->a >= p->nbodies || row->b < -1 || row->b >= p->nbodies)
                 return 0;
-            if (!all_finite(row->ja, 6) || !all_finite(row->jb, 6))
+            if (!heft_all_finite(row->ja, 6) || !heft_all_finite(row->jb, 6))
                 return 0;
             const double eps = p->epsilon != NULL ? p->epsilon[i] : 0.0;
             if (!isfinite(eps) || eps < 0.0)
@@ -986,7 +979,7 @@ int heft_mlcp_write(FILE *f, const heft_mlcp *p, const double *lambda0, const do
             return -1;
         }
         heft_mlcp_assemble_dense(p, assembled);
-        if (!all_finite(assembled, (size_t)n * (size_t)n)) {
+        if (!heft_all_finite(assembled, (size_t)n * (size_t)n)) {
             heft_free(assembled);
             errno = EINVAL;
             return -1;

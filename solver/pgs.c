@@ -839,7 +839,7 @@ static double block_pass(const pgs_state *s, double *restrict x, const double *r
 /* Whether the sweeps may be sweep_rows' and stay exact: the rows and b
  * finite. */
 static int sweep_may_be_fast(int n, const pgs_state *s) {
-    return !s->plain_sweep && s->finite_rows && heft_all_finite(s->b_at, n);
+    return !s->plain_sweep && s->finite_rows && heft_all_finite(s->b_at, (size_t)n);
 }
 
 /* One sweep on the dense A; returns the largest 0.5 delta^2 d_i. */
@@ -923,7 +923,7 @@ static double sweep_share_rows(int n, const pgs_state *s) {
 /* Whether the position pass may sweep with sweep_share_rows and stay exact:
  * the velocity sweeps' rows fast, the bias (b_at) and their answer v finite. */
 static int share_may_be_fast(int n, const pgs_state *s) {
-    return sweep_may_be_fast(n, s) && heft_all_finite(s->lambda_at, n);
+    return sweep_may_be_fast(n, s) && heft_all_finite(s->lambda_at, (size_t)n);
 }
 
 /* The position pass (by position): up to as many sweeps as the velocity's

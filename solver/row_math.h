@@ -25,9 +25,9 @@ static inline void heft_body_inverse_mass_times(const heft_mlcp_body *body, cons
     out[5] = I[2] * j[3] + I[4] * j[4] + I[5] * j[5];
 }
 
-/* 1 when every one of the n numbers of x is finite */
-static inline int heft_all_finite(const double *x, int n) {
-    for (int i = 0; i < n; ++i)
+/* 1 when every one of the count numbers of x is finite */
+static inline int heft_all_finite(const double *x, size_t count) {
+    for (size_t i = 0; i < count; ++i)
         if (!isfinite(x[i]))
             return 0;
     return 1;
