@@ -881,8 +881,8 @@ static int writable(const heft_mlcp *p, const double *A, const double *lambda0,
     }
     if (structured) {
         for (int k = 0; k < p->nbodies; ++k)
-            if (!heft_all_finite(&p->bodies[k].inv_mass, 1) ||
-                !heft_all_finite(p->bodies[k].inv_inertia, 6) || p->bodies[k].inv_mass < 0.0)
+            if (!isfinite(p->bodies[k].inv_mass) || !heft_all_finite(p->bodies[k].inv_inertia, 6) ||
+                p->bodies[k].inv_mass < 0.0)
                 return 0;
         for (int i = 0; i < n; ++i) {
             const heft_mlcp_row *row = &p->rows[i];
